@@ -1,0 +1,204 @@
+// Store: the sourced, dated fact store on RocksDB.
+//
+// One process writes (Store::Open); any number read at the same time as
+// secondary instances (Store::OpenSecondary) that call CatchUp() before each
+// query. Key layout and format version: engine/README.md.
+//
+// Every write is one atomic RocksDB WriteBatch: a document version with all of
+// its facts (and the retractions it causes) is all in or all out, whatever
+// happens to the process.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/fact.h"
+#include "engine/status.h"
+
+namespace chipkg {
+
+struct StoreOptions {
+  bool create_if_missing = true;
+  size_t block_cache_bytes = 64 << 20;
+};
+
+// Which claims a read sees.
+struct ReadView {
+  // Transaction time: the store as it was right after this transaction.
+  // nullopt = now. A fact is visible if asserted_tx <= as_of_tx and it was not
+  // retracted at or before as_of_tx.
+  std::optional<TxId> as_of_tx;
+  // Valid time: only claims whose valid_as_of is on or before this date
+  // (compared at the claim date's precision: a month counts from its first day).
+  // Claims with no valid date are kept. nullopt = no filter.
+  std::optional<Date> valid_on;
+  // true: every claim ever asserted, retracted ones included (history).
+  bool include_retracted = false;
+};
+
+// A range over the value encoding of one predicate. Bounds are values of the
+// same kind (numbers in the canonical unit); an absent bound is open.
+struct ValueRange {
+  std::optional<Value> lower;
+  bool lower_inclusive = true;
+  std::optional<Value> upper;
+  bool upper_inclusive = true;
+  // Restrict to one kind (e.g. only quantities, skipping not-published markers).
+  std::optional<ValueKind> kind;
+};
+
+struct WriteSummary {
+  TxId tx = 0;              // 0 when nothing was written
+  bool new_version = false; // false: content identical to the latest version, nothing written
+  uint32_t version = 0;     // the version now latest
+  size_t facts_added = 0;
+  size_t facts_retracted = 0;
+  size_t facts_kept = 0;    // stated again by the new version, left as they were
+};
+
+struct StoreStats {
+  uint64_t facts = 0;             // every fact ever asserted
+  uint64_t live_facts = 0;
+  uint64_t retracted_facts = 0;
+  uint64_t not_published_facts = 0;
+  uint64_t documents = 0;
+  uint64_t document_versions = 0;
+  uint64_t entities = 0;
+  uint64_t transactions = 0;
+  uint64_t disk_bytes = 0;  // SST and log files
+};
+
+struct ImportStats {
+  uint64_t facts = 0;
+  uint64_t documents = 0;
+  uint64_t entities = 0;
+};
+
+class BulkWriter;
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Opens (or creates) the store at `path` for reading and writing. Fails with
+  // Busy if another process has it open for writing, with FormatMismatch if
+  // the directory holds a store of another storage-format version (the
+  // message names both versions and what to do).
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options = {});
+
+  // Opens the store at `path` as a RocksDB secondary instance, for a reader
+  // that runs while another process writes. `secondary_dir` holds the
+  // reader's own logs (a fresh temporary directory is fine). Writes fail.
+  static Result<std::unique_ptr<Store>> OpenSecondary(const std::string& path, const std::string& secondary_dir,
+                                                      const StoreOptions& options = {});
+
+  // Secondary instances: catch up with what the writer has committed. A no-op on a primary.
+  virtual Status CatchUp() = 0;
+  virtual bool read_only() const = 0;
+
+  // ---- Writes -----------------------------------------------------------
+
+  // Stores a new version of `doc` with every fact it states, in one atomic
+  // write. If `version.text` hashes to the latest version's content_hash,
+  // nothing is written (summary.new_version == false) except the document's
+  // validators (etag, last_modified). Otherwise the facts the previous version
+  // stated that `facts` states again (same subject, predicate, value content,
+  // qualifiers, rule and derivation) are kept as they were; the rest of the
+  // previous version's live facts are retracted, and new ones asserted.
+  // Fact::id, asserted_tx and provenance.document_version/run_id are set by
+  // the store. Fails with InvalidArgument if a fact's span lies outside the
+  // text or its excerpt differs from the text at its span.
+  virtual Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version,
+                                                    std::vector<Fact> facts, const std::string& run_id) = 0;
+
+  // Updates only the document record (title, kind, validators) without a new version.
+  virtual Status PutDocument(const Document& doc) = 0;
+
+  // Creates or replaces an entity and indexes its name and aliases.
+  virtual Status PutEntity(const Entity& entity) = 0;
+
+  // Small named settings kept with the store by other modules (entity-match
+  // decisions, ingest state). Keys are namespaced by the caller: "match/...".
+  virtual Status PutMeta(const std::string& key, const std::string& value) = 0;
+  virtual Result<std::string> GetMeta(const std::string& key) const = 0;  // NotFound if absent
+  virtual Result<std::vector<std::pair<std::string, std::string>>> ListMeta(const std::string& prefix) const = 0;
+
+  // Bulk path for large loads (Import, the benchmark corpus): see BulkWriter.
+  virtual Result<std::unique_ptr<BulkWriter>> StartBulk() = 0;
+
+  // ---- Reads ------------------------------------------------------------
+
+  virtual Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const ReadView& view = {}) const = 0;
+  virtual Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const std::string& predicate,
+                                               const ReadView& view = {}) const = 0;
+  // Facts of `predicate` whose value lies in `range`, in value order.
+  virtual Result<std::vector<Fact>> FactsInRange(const std::string& predicate, const ValueRange& range,
+                                                 const ReadView& view = {}) const = 0;
+  // Facts whose value is a reference to `object`.
+  virtual Result<std::vector<Fact>> FactsReferencing(const EntityId& object, const ReadView& view = {}) const = 0;
+  // Facts read from one document (any version unless `version` is set).
+  virtual Result<std::vector<Fact>> FactsFromDocument(const std::string& document_id,
+                                                      std::optional<uint32_t> version = std::nullopt,
+                                                      const ReadView& view = {}) const = 0;
+  // Every claim ever made on subject+predicate, retracted ones included, in assertion order.
+  virtual Result<std::vector<Fact>> History(const EntityId& subject, const std::string& predicate) const = 0;
+  virtual Result<Fact> GetFact(uint64_t fact_id) const = 0;
+  // Subjects with at least one visible fact of `predicate`.
+  virtual Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view = {}) const = 0;
+
+  virtual Result<Entity> GetEntity(const EntityId& id) const = 0;
+  // Looks an entity up by id, name or alias, ignoring case, spaces and punctuation.
+  virtual Result<Entity> FindEntity(const std::string& name_or_alias) const = 0;
+  virtual Result<std::vector<Entity>> ListEntities(const std::string& kind = "") const = 0;
+
+  virtual Result<Document> GetDocument(const std::string& document_id) const = 0;
+  virtual Result<std::vector<Document>> ListDocuments() const = 0;
+  virtual Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version) const = 0;
+  virtual Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const = 0;
+  virtual Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
+                                                                    bool with_text = false) const = 0;
+
+  virtual Result<std::vector<Transaction>> ListTransactions() const = 0;
+  virtual TxId LastTx() const = 0;
+  virtual Result<StoreStats> Statistics() const = 0;
+
+  // ---- Export and import ------------------------------------------------
+
+  // Writes the whole store as JSON Lines: one object per line, tagged by
+  // "type": "format", "tx", "entity", "document", "version", "fact". Every
+  // field is kept; Import of the output reproduces the store exactly.
+  virtual Status Export(std::ostream& out) const = 0;
+  // Reads an Export into an empty store through the bulk path.
+  virtual Result<ImportStats> Import(std::istream& in) = 0;
+};
+
+// Loads many documents, entities and facts without one write per fact: the
+// writer sorts keys in memory-bounded runs, writes SST files (on all cores)
+// and ingests them with IngestExternalFile in Finish(). Nothing is visible
+// before Finish() returns OK; after a failure nothing is. Each fact is
+// asserted in one transaction for the whole load; facts must name documents
+// added in the same load or already stored. Not for retractions: only adds.
+class BulkWriter {
+ public:
+  virtual ~BulkWriter() = default;
+  virtual Status AddEntity(const Entity& entity) = 0;
+  virtual Status AddDocumentVersion(const Document& doc, DocumentVersion version) = 0;
+  // provenance.document_version must name a version added here or stored.
+  virtual Status AddFact(Fact fact) = 0;
+  virtual Result<ImportStats> Finish(const std::string& run_id) = 0;
+};
+
+// Normalises a name for alias matching: lower case, letters and digits only.
+// "AWS Trainium (Trn1)" -> "awstrainiumtrn1".
+std::string NormalizeAlias(const std::string& name);
+
+// Hex SHA-256 of `bytes` (document content hashes).
+std::string Sha256Hex(const std::string& bytes);
+
+}  // namespace chipkg
