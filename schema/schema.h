@@ -81,6 +81,25 @@ struct DerivationDef {
   std::string file;
 };
 
+// How one column of a structured dataset (CSV/JSON) maps to claims.
+//   column epoch-ml-hardware "Memory (bytes)" memory unit=B
+//   column epoch-ml-hardware "Tensor-FP16/BF16 performance (FLOP/s)" peak_throughput unit=FLOP/s format=bf16 sparsity=dense
+//   column epoch-ml-hardware "Energy efficiency" perf_per_watt unit=op/s/W derived="Max performance / TDP (W)"
+//   column epoch-ml-hardware "Hardware name" role=name
+// Roles other than "value": name (the row's subject), kind (entity kind of the subject), citation (URLs the
+// row cites), price_citation, as_of (the row's as-of date), note (free text kept with every claim of the row).
+struct ColumnDef {
+  std::string dataset;
+  std::string header;
+  std::string role = "value";
+  std::string predicate;   // role value
+  std::string unit;        // spelling of the unit the cells are in (value role, quantities)
+  Qualifiers qualifiers;
+  std::string derived;     // non-empty: the cell is a figure the dataset derives itself; what from
+  int line = 0;
+  std::string file;
+};
+
 struct QuantityParse {
   double canonical = 0;
   std::string dimension;
@@ -126,6 +145,8 @@ class Schema {
   const std::vector<DerivationDef>& derivations() const { return derivations_; }
   const std::vector<LabelDef>& labels() const { return labels_; }
   const std::vector<UnitDef>& units() const { return units_; }
+  // Column mappings of one dataset, in declaration order (empty if none).
+  std::vector<const ColumnDef*> ColumnsOf(const std::string& dataset) const;
   const std::vector<std::string>& entity_kinds() const { return entity_kinds_; }
   const std::vector<std::string>& qualifier_keys() const { return qualifier_keys_; }
   const std::vector<std::string>& not_published_phrases() const { return not_published_; }
@@ -142,6 +163,7 @@ class Schema {
   std::vector<LabelDef> labels_;
   std::vector<EntityDef> entities_;
   std::vector<DerivationDef> derivations_;
+  std::vector<ColumnDef> columns_;
   std::vector<std::string> not_published_;
   std::map<std::string, std::map<std::string, double>> tables_;
   std::map<std::string, size_t> entity_index_;  // NormalizeAlias(name) -> entities_ index

@@ -1,0 +1,70 @@
+// The ingest pipeline: fetch each source, store a new document version only
+// when its content changed, extract and annotate its facts, and write them
+// (with the retractions the change causes) in one atomic write per document.
+//
+// One failing source never stops the others; its failure is reported.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/fact.h"
+#include "engine/status.h"
+
+namespace chipkg {
+
+class Fetcher;
+class Schema;
+class Store;
+
+struct SourceSpec {
+  std::string location;  // local path, file://, http:// or https:// URL
+  std::string site;      // e.g. "aws.amazon.com"; derived from the URL host when empty
+  std::string kind;      // "vendor", "press", "aggregator", ...
+  std::string title;
+  std::string format;    // "page" (default: extract as a web page) or a dataset name declared by
+                         // `column` lines in schema/ (e.g. "epoch-ml-hardware"), read as CSV
+  std::string id;        // document id; derived from the location when empty
+};
+
+// Reads a manifest: a JSON array of objects {"location": ..., "site", "kind", "title", "format", "id"}
+// (or of plain strings). Relative locations resolve against the manifest's directory.
+Result<std::vector<SourceSpec>> LoadManifest(const std::string& path);
+
+struct SourceOutcome {
+  std::string location;
+  std::string document_id;
+  enum class State { kNew, kChanged, kUnchanged, kFailed } state = State::kFailed;
+  std::string error;  // kFailed: why
+  size_t facts_added = 0;
+  size_t facts_retracted = 0;
+};
+
+struct IngestReport {
+  std::string run_id;
+  std::vector<SourceOutcome> sources;
+  std::vector<Entity> new_entities;  // names that matched no known entity
+  size_t documents_new = 0, documents_changed = 0, documents_unchanged = 0, documents_failed = 0;
+  size_t facts_added = 0, facts_retracted = 0;
+  double seconds = 0;
+  std::string SummaryLine() const;  // one line for cron logs
+};
+
+struct IngestOptions {
+  std::string run_id;  // generated from the time when empty
+};
+
+// Ingests `sources` into `store`. Returns an error only when nothing could be
+// attempted (e.g. the store is read-only); per-source failures are in the report.
+Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
+                                   Fetcher& fetcher, const IngestOptions& options = {});
+
+// The same with the default fetcher (libcurl for URLs, the file system for paths).
+Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
+                                   const IngestOptions& options = {});
+
+// The bundled corpus: datasets/manifest.json of the source tree or install.
+std::string DefaultManifestPath();
+
+}  // namespace chipkg
