@@ -1,7 +1,58 @@
-// chipkg: the command-line entry point. Subcommands are dispatched here.
+// chipkg: the command-line entry point. With no command it opens the REPL;
+// otherwise it runs one command and exits (0 ok, 1 failed, 2 bad usage).
 #include <cstdio>
+#include <string>
 
-int main(int, char**) {
-  std::fprintf(stderr, "chipkg: not built yet\n");
-  return 2;
+#include "tools/chipkg/cli.h"
+
+namespace {
+
+using chipkg::cli::Args;
+
+// Every option any command takes, and whether it takes a value. One table so
+// that a misspelt option is caught with a suggestion whatever the command.
+const std::vector<std::pair<std::string, bool>> kKnownOptions = {
+    {"db", true},       {"format", true},   {"manifest", true}, {"site", true},   {"kind", true},
+    {"title", true},    {"id", true},       {"dataset", true},  {"tolerance", true}, {"help", false},
+    {"version", false}, {"quiet", false},   {"output", true},   {"n", true},      {"corpus", true},
+    {"work", true},     {"keep", false},    {"no-ingest", false},
+};
+
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out,
+               "chipkg: a source-tracked knowledge graph about AI hardware\n\n"
+               "usage: chipkg [--db PATH] [COMMAND [ARGS...]]\n"
+               "  (no command)  open the REPL on the store (filled from the bundled datasets if empty)\n");
+  for (const auto& c : chipkg::cli::Registry()) {
+    std::fprintf(out, "  %-44s %s\n", c.usage.c_str(), c.summary.c_str());
+  }
+  std::fprintf(out,
+               "\noptions: --db PATH (default $CHIPKG_DB or ~/.chipkg/store), --format text|json|csv\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions);
+  if (!parsed.ok()) {
+    chipkg::cli::PrintError(parsed.status());
+    std::fprintf(stderr, "run 'chipkg help' for usage\n");
+    return chipkg::cli::kExitUsage;
+  }
+  const Args& args = *parsed;
+  if (args.Has("version")) {
+    std::printf("chipkg 0.1\n");
+    return 0;
+  }
+  std::string command = args.command.empty() ? "repl" : args.command;
+  if (command == "help" || args.Has("help")) {
+    PrintUsage(stdout);
+    return 0;
+  }
+  for (const auto& c : chipkg::cli::Registry()) {
+    if (c.name == command) return c.run(args);
+  }
+  chipkg::cli::PrintError("unknown command '" + command + "'");
+  PrintUsage(stderr);
+  return chipkg::cli::kExitUsage;
 }

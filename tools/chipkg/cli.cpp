@@ -1,0 +1,141 @@
+#include "tools/chipkg/cli.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+namespace chipkg::cli {
+
+bool Args::Has(const std::string& name) const {
+  return std::any_of(options.begin(), options.end(), [&](const auto& o) { return o.first == name; });
+}
+
+std::optional<std::string> Args::Get(const std::string& name) const {
+  for (auto it = options.rbegin(); it != options.rend(); ++it) {
+    if (it->first == name) return it->second;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Args::GetAll(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : options) {
+    if (k == name) out.push_back(v);
+  }
+  return out;
+}
+
+namespace {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known) {
+  Args args;
+  bool only_positional = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (only_positional || a.size() < 2 || a.rfind("--", 0) != 0) {
+      if (a == "-" || only_positional || a.empty() || a[0] != '-') {
+        if (args.command.empty() && args.positional.empty() && !only_positional) {
+          args.command = a;
+        } else {
+          args.positional.push_back(a);
+        }
+        continue;
+      }
+      return Status::InvalidArgument("unknown option '" + a + "' (options are spelled --name)");
+    }
+    if (a == "--") {
+      only_positional = true;
+      continue;
+    }
+    std::string name = a.substr(2), value;
+    bool has_inline_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_inline_value = true;
+    }
+    auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == name; });
+    if (it == known.end()) {
+      std::string best;
+      size_t best_d = 3;
+      for (const auto& k : known) {
+        size_t d = EditDistance(name, k.first);
+        if (d < best_d) best_d = d, best = k.first;
+      }
+      return Status::InvalidArgument("unknown option '--" + name + "'" +
+                                     (best.empty() ? "" : " (did you mean '--" + best + "'?)"));
+    }
+    if (it->second && !has_inline_value) {
+      if (i + 1 >= argc) return Status::InvalidArgument("option '--" + name + "' needs a value");
+      value = argv[++i];
+    } else if (!it->second && has_inline_value) {
+      return Status::InvalidArgument("option '--" + name + "' takes no value");
+    }
+    args.options.emplace_back(name, value);
+  }
+  return args;
+}
+
+std::string StorePath(const Args& args) {
+  if (auto db = args.Get("db")) return *db;
+  if (const char* env = std::getenv("CHIPKG_DB"); env && *env) return env;
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.chipkg/store";
+}
+
+Result<Schema> LoadSchema() { return Schema::LoadDirectory(Schema::DefaultDirectory()); }
+
+Result<std::unique_ptr<Store>> OpenForReading(const std::string& path) {
+  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) {
+    return Status::NotFound("no chipkg store at " + path + " (run 'chipkg ingest --manifest FILE' first)");
+  }
+  // A secondary instance keeps its own info logs; the directory is private to
+  // this process and removed at exit.
+  std::error_code ec;
+  auto base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::random_device rd;
+  auto dir = base / ("chipkg-reader-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  static std::vector<std::filesystem::path> reader_dirs;
+  if (reader_dirs.empty()) {
+    std::atexit([] {
+      std::error_code ignored;
+      for (const auto& d : reader_dirs) std::filesystem::remove_all(d, ignored);
+    });
+  }
+  reader_dirs.push_back(dir);
+  auto store = Store::OpenSecondary(path, dir.string());
+  if (!store.ok()) return store.status();
+  auto st = (*store)->CatchUp();
+  if (!st.ok()) return st;
+  return store;
+}
+
+void PrintError(const std::string& message) { std::fprintf(stderr, "chipkg: %s\n", message.c_str()); }
+void PrintError(const Status& status) { PrintError(status.message()); }
+
+std::vector<Command>& Registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+}  // namespace chipkg::cli

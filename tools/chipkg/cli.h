@@ -1,0 +1,66 @@
+// Shared pieces of the chipkg command: parsed arguments, store opening, and
+// the command table. Each command is a function returning the process exit
+// status: 0 success, 1 the operation failed (some sources failed, a query
+// error), 2 bad usage or configuration.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/store.h"
+#include "schema/schema.h"
+
+namespace chipkg::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Args {
+  std::string command;
+  std::vector<std::string> positional;
+  // --name value or --name=value; a flag without a value maps to "".
+  std::vector<std::pair<std::string, std::string>> options;
+
+  bool Has(const std::string& name) const;
+  std::optional<std::string> Get(const std::string& name) const;
+  std::vector<std::string> GetAll(const std::string& name) const;
+};
+
+// Splits argv into the command, its positional arguments and its options.
+// `value_options` lists the options that take a value. Unknown options are
+// reported against `known` (name -> takes value) with the nearest name.
+Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known);
+
+// The store path: --db, else $CHIPKG_DB, else ~/.chipkg/store.
+std::string StorePath(const Args& args);
+
+// Loads the schema from $CHIPKG_SCHEMA_DIR or the source tree's schema/.
+Result<Schema> LoadSchema();
+
+// Opens the store for reading while another process may write: a RocksDB
+// secondary instance in a private temporary directory, caught up.
+Result<std::unique_ptr<Store>> OpenForReading(const std::string& path);
+
+// Prints "chipkg: <message>" on stderr.
+void PrintError(const std::string& message);
+void PrintError(const Status& status);
+
+using CommandFn = std::function<int(const Args&)>;
+struct Command {
+  std::string name;
+  std::string usage;    // "ingest [--manifest FILE] PATH|URL..."
+  std::string summary;  // one line
+  CommandFn run;
+};
+
+// Commands registered by the command files (ingest, query, repl, ...).
+std::vector<Command>& Registry();
+struct RegisterCommand {
+  explicit RegisterCommand(Command command) { Registry().push_back(std::move(command)); }
+};
+
+}  // namespace chipkg::cli

@@ -1,0 +1,88 @@
+// chipkg ingest: the cron entry point.
+//
+//   chipkg ingest PATH|URL... [--site S] [--kind K] [--dataset NAME]
+//   chipkg ingest --manifest FILE
+//
+// Exit status: 0 every source fetched, 1 some sources failed, 2 bad usage or
+// configuration (including another ingest holding the store). One summary
+// line per run and one line per failure, on stderr.
+#include <cstdio>
+#include <filesystem>
+
+#include "ingest/lock.h"
+#include "ingest/pipeline.h"
+#include "tools/chipkg/cli.h"
+
+namespace chipkg::cli {
+namespace {
+
+int RunIngest(const Args& args) {
+  std::vector<SourceSpec> sources;
+  for (const auto& manifest : args.GetAll("manifest")) {
+    auto loaded = LoadManifest(manifest);
+    if (!loaded.ok()) {
+      PrintError(loaded.status());
+      return kExitUsage;
+    }
+    sources.insert(sources.end(), loaded->begin(), loaded->end());
+  }
+  for (const auto& location : args.positional) {
+    SourceSpec spec;
+    spec.location = location;
+    spec.site = args.Get("site").value_or("");
+    spec.kind = args.Get("kind").value_or("");
+    spec.format = args.Get("dataset").value_or("");
+    spec.title = args.Get("title").value_or("");
+    sources.push_back(spec);
+  }
+  if (sources.empty()) {
+    PrintError("usage: chipkg ingest [--manifest FILE] [PATH|URL...]: nothing to ingest");
+    return kExitUsage;
+  }
+  auto schema = LoadSchema();
+  if (!schema.ok()) {
+    PrintError(schema.status());
+    return kExitUsage;
+  }
+  const std::string path = StorePath(args);
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) {
+    PrintError("cannot create store directory " + path + ": " + ec.message());
+    return kExitUsage;
+  }
+  auto lock = RunLock::Acquire(path + "/ingest.lock");
+  if (!lock.ok()) {
+    PrintError(lock.status());
+    return kExitUsage;
+  }
+  auto store = Store::Open(path);
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitUsage;
+  }
+  auto report = IngestSources(**store, *schema, sources);
+  if (!report.ok()) {
+    PrintError(report.status());
+    return kExitFailed;
+  }
+  for (const auto& s : report->sources) {
+    if (s.state == SourceOutcome::State::kFailed) {
+      std::fprintf(stderr, "chipkg ingest: failed %s: %s\n", s.location.c_str(), s.error.c_str());
+    }
+  }
+  if (!args.Has("quiet")) {
+    for (const auto& e : report->new_entities) {
+      std::fprintf(stderr, "chipkg ingest: new entity %s (%s) \"%s\": add an alias in schema/ if it is known\n",
+                   e.id.c_str(), e.kind.c_str(), e.name.c_str());
+    }
+  }
+  std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
+  return report->documents_failed > 0 ? kExitFailed : kExitOk;
+}
+
+const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
+                               "fetch, extract and store documents (incremental; for cron)", RunIngest});
+
+}  // namespace
+}  // namespace chipkg::cli

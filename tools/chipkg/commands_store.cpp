@@ -1,0 +1,95 @@
+// Store-level commands: stats, export, import.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "tools/chipkg/cli.h"
+
+namespace chipkg::cli {
+namespace {
+
+int RunStats(const Args& args) {
+  auto store = OpenForReading(StorePath(args));
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  auto stats = (*store)->Statistics();
+  if (!stats.ok()) {
+    PrintError(stats.status());
+    return kExitFailed;
+  }
+  const StoreStats& s = *stats;
+  std::printf("store              %s\n", StorePath(args).c_str());
+  std::printf("facts              %llu (%llu live, %llu retracted, %llu not published)\n",
+              (unsigned long long)s.facts, (unsigned long long)s.live_facts,
+              (unsigned long long)s.retracted_facts, (unsigned long long)s.not_published_facts);
+  std::printf("entities           %llu\n", (unsigned long long)s.entities);
+  std::printf("documents          %llu (%llu versions)\n", (unsigned long long)s.documents,
+              (unsigned long long)s.document_versions);
+  std::printf("transactions       %llu\n", (unsigned long long)s.transactions);
+  std::printf("size on disk       %.1f MB\n", s.disk_bytes / 1e6);
+  return kExitOk;
+}
+
+int RunExport(const Args& args) {
+  auto store = OpenForReading(StorePath(args));
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  Status st;
+  if (args.positional.empty() || args.positional[0] == "-") {
+    st = (*store)->Export(std::cout);
+    std::cout.flush();
+  } else {
+    std::ofstream out(args.positional[0], std::ios::binary);
+    if (!out) {
+      PrintError("cannot write " + args.positional[0]);
+      return kExitFailed;
+    }
+    st = (*store)->Export(out);
+    out.close();
+    if (st.ok() && !out) st = Status::IOError("writing " + args.positional[0] + " failed");
+  }
+  if (!st.ok()) {
+    PrintError(st);
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+int RunImport(const Args& args) {
+  if (args.positional.size() != 1) {
+    PrintError("usage: chipkg import FILE.jsonl (into an empty store)");
+    return kExitUsage;
+  }
+  std::ifstream in(args.positional[0], std::ios::binary);
+  if (!in) {
+    PrintError("cannot read " + args.positional[0]);
+    return kExitFailed;
+  }
+  auto store = Store::Open(StorePath(args));
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  auto stats = (*store)->Import(in);
+  if (!stats.ok()) {
+    PrintError(stats.status().WithContext(args.positional[0]));
+    return kExitFailed;
+  }
+  std::fprintf(stderr, "imported %llu facts, %llu documents, %llu entities\n",
+               (unsigned long long)stats->facts, (unsigned long long)stats->documents,
+               (unsigned long long)stats->entities);
+  return kExitOk;
+}
+
+const RegisterCommand kStats({"stats", "stats", "counts of facts, entities, documents; size on disk", RunStats});
+const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JSON Lines (stdout by default)",
+                               RunExport});
+const RegisterCommand kImport({"import", "import FILE", "load a JSON Lines export into an empty store",
+                               RunImport});
+
+}  // namespace
+}  // namespace chipkg::cli
