@@ -40,6 +40,12 @@ struct ReadView {
   std::optional<Date> valid_on;
   // true: every claim ever asserted, retracted ones included (history).
   bool include_retracted = false;
+  // false: leave the provenance fields that live apart from the fact's core
+  // (section, span, excerpt, prefix, suffix, row, column, attribution,
+  // citations, note, rule_version, run_id, formula) empty, so a large scan
+  // reads no excerpts. document_id, document_version, rule and derivation are
+  // always filled.
+  bool with_provenance = true;
 };
 
 // A range over the value encoding of one predicate. Bounds are values of the

@@ -47,17 +47,54 @@ class EntityResolver {
   virtual std::vector<Entity> NewEntities() const = 0;
   // Automatic matches made since construction, to be recorded for review.
   virtual std::vector<MatchRecord> NewMatches() const = 0;
+  // Says that a source lists `names` as different entities of `kind` (the rows
+  // of a dataset). A resolver with a normaliser then never lets one of them
+  // match, by normalising, an entity that another one names exactly or has
+  // already been resolved to: "Huawei Ascend 910 (320 TFLOPS)" stays apart
+  // from "Huawei Ascend 910". Call before resolving them. A resolver without a
+  // normaliser cannot merge distinct names and may keep the default no-op.
+  virtual Status DeclareDistinct(const std::string& kind, const std::vector<std::string>& names) {
+    (void)kind;
+    (void)names;
+    return Status::OK();
+  }
 };
 
-// The resolver used by ingest: schema aliases, then the store's entities, then
-// the normaliser (never re-making a rejected match), then a new entity.
-// `store` may be null (schema only). Both must outlive the resolver.
+// The resolver used by ingest, in this order:
+//  1. exact: the schema's ids, names and aliases, then the store's entities
+//     (Store::FindEntity), then entities this resolver created; kind must agree;
+//  2. a match a person confirmed earlier (match/ records; Resolution::method
+//     "confirmed match", exact = true);
+//  3. the normaliser, on entities of the same kind (schema, store, created
+//     here), trying in turn: case and punctuation; dropping vendor prefixes (the
+//     names and aliases of known organizations, not for organizations
+//     themselves); dropping a trailing generation "1" ("Trainium1"); dropping
+//     parenthesised text ("AWS Trainium (Trn1)", "TSMC (all chips TSMC makes →)").
+//     Candidate names are also compared with their vendor prefix dropped. A step
+//     that matches two entities is ambiguous and matches neither. A match a
+//     person rejected is never made again. Matches are exact = false and are
+//     returned by NewMatches() unless already recorded;
+//  4. otherwise a new entity, id MakeEntityId(kind, name) (suffixed -2, -3, ...
+//     if that id is taken), returned by NewEntities().
+// The same name (after NormalizeAlias) always resolves to the same entity
+// within one resolver. `store` may be null (schema only). Both must outlive
+// the resolver. Store errors other than NotFound are returned.
 std::unique_ptr<EntityResolver> MakeEntityResolver(const Schema& schema, const Store* store);
 
 // Slug for a new entity id: "<kind-prefix>:<lower-case-words-joined-by-dashes>".
+// Kind prefixes: organization -> org, process_node -> node, instance_type ->
+// instance, data_center -> dc, rack_design -> rack; other kinds are their own
+// prefix. A '.' between digits or letters is kept ("llm:llama-3.1-8b",
+// "instance:trn1.32xlarge"); other ASCII punctuation separates words; UTF-8
+// letters are kept as written.
 EntityId MakeEntityId(const std::string& kind, const std::string& name);
 
-// Review of automatic matches, kept in the store's meta under "match/".
+// Review of automatic matches, kept in the store's meta under
+// "match/<kind>/<NormalizeAlias(name)>/<entity>" as a JSON object with the
+// MatchRecord fields. RecordMatches never overwrites a decision already made
+// (a record that is confirmed or rejected stays so). DecideMatch decides the
+// pending records of (kind, name); with none pending, the single record of
+// that name (to change one's mind); NotFound if there is none.
 Result<std::vector<MatchRecord>> ListMatches(const Store& store);
 Status RecordMatches(Store& store, const std::vector<MatchRecord>& matches);
 Status DecideMatch(Store& store, const std::string& kind, const std::string& name, bool confirm);

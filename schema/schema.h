@@ -7,9 +7,12 @@
 // and what is wrong (Status::InvalidArgument).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/fact.h"
@@ -18,6 +21,8 @@
 namespace chipkg {
 
 struct UnitDef {
+  // A spelling that starts with "$" is written around the number: "$/hr"
+  // reads "$1.34/hr", "$ per hour" reads "$9.532 per hour", "$" reads "$100".
   std::string spelling;   // as written: "GB", "GiB", "TB/s", "TFLOPS", "W", "nm"
   std::string dimension;  // "bytes", "bytes_per_second", "flops", "ops", "watts", "meters", "usd", ...
   double factor = 1;      // canonical = number * factor
@@ -25,7 +30,7 @@ struct UnitDef {
 
 struct DimensionDef {
   std::string name;            // "bytes"
-  std::string canonical_unit;  // "B"
+  std::string canonical_unit;  // "B"; "1" for a plain number (count, ratio), which needs no unit declaration
   std::string display_unit;    // default unit to show: "GB"
 };
 
@@ -66,7 +71,61 @@ struct EntityDef {
   std::map<std::string, std::string> properties;  // extra key=value pairs given in the file
 };
 
-// A derived attribute or predicate, evaluated by the query layer.
+// A parsed derive formula: a small expression tree the query layer evaluates.
+//
+//   formula  := sum [ ("<=" | "<" | ">=" | ">") sum ]      at most one comparison, at the top
+//   sum      := product { ("+" | "-") product }
+//   product  := unary { ("*" | "/") unary }
+//   unary    := "-" unary | primary
+//   primary  := NUMBER | "(" sum ")" | NAME | PARAM "." NAME | TABLE "(" PARAM ")"
+//
+// "model.parameters * bytes_per_parameter(precision) <= memory" parses to
+//   kCompare(<=, kBinary(*, kParamPredicate{param=model, name=parameters},
+//                           kTableLookup{name=bytes_per_parameter, param=precision}),
+//            kPredicate{name=memory})
+// The loader checks every name: a kPredicate names a quantity predicate or an
+// attribute (a predicate with fixed qualifiers) of the subject; a
+// kParamPredicate names a declared parameter and a quantity predicate of the
+// entity passed for it; a kTableLookup names a table and a parameter whose
+// argument (a table key such as "int8") selects the entry.
+struct Expr {
+  enum class Kind : uint8_t {
+    kNumber,          // number
+    kPredicate,       // name: predicate or attribute of the subject
+    kParamPredicate,  // param.name: predicate `name` of the entity passed as `param`
+    kTableLookup,     // name(param): entry of table `name` at the key passed as `param`
+    kBinary,          // operands[0] op operands[1], op one of + - * /
+    kCompare,         // operands[0] op operands[1], op one of < <= > >=; true = 1, false = 0
+  };
+  enum class Op : uint8_t { kNone, kAdd, kSub, kMul, kDiv, kLess, kLessEqual, kGreater, kGreaterEqual };
+
+  Kind kind = Kind::kNumber;
+  Op op = Op::kNone;
+  double number = 0;          // kNumber
+  std::string name;           // kPredicate, kParamPredicate, kTableLookup
+  std::string param;          // kParamPredicate, kTableLookup
+  std::vector<Expr> operands; // kBinary, kCompare: exactly two
+
+  // Every operation parenthesised except the comparison at the top, for
+  // messages and tests; it parses back to the same tree:
+  // "(model.parameters * bytes_per_parameter(precision)) <= memory".
+  std::string ToString() const;
+};
+
+// Parses a formula (grammar above) without checking names; errors say where
+// ("column 12: expected an operand"). Nesting is bounded, so hostile input
+// fails cleanly instead of exhausting the stack.
+Result<Expr> ParseFormula(const std::string& formula);
+
+// Evaluates `expr` with `leaf` supplying the value of every kPredicate,
+// kParamPredicate and kTableLookup node. nullopt if a leaf has no value, or on
+// division by zero. Comparisons give 1 or 0.
+std::optional<double> EvaluateExpr(const Expr& expr,
+                                   const std::function<std::optional<double>(const Expr& leaf)>& leaf);
+
+// A derived attribute or predicate, evaluated by the query layer. Its name
+// may equal a predicate's: the predicate holds what pages state (a page's own
+// perf-per-watt figure), the derivation what chipkg computes from other claims.
 //   derive perf_per_watt  = peak_throughput / tdp           (attribute)
 //   derive price_per_chip_hour = instance_price / chips      (attribute)
 //   derive fits(model, precision) = model.parameters * bytes_per_parameter(precision) <= memory
@@ -74,6 +133,7 @@ struct DerivationDef {
   std::string name;
   std::vector<std::string> params;  // empty for an attribute
   std::string formula;              // as written in the file
+  Expr expr;                        // `formula` parsed; names checked at load. kCompare at the top = a predicate
   std::string result_dimension;     // for attributes: dimension of the result, or "ratio"
   std::string display_unit;
   std::string description;
@@ -103,39 +163,62 @@ struct ColumnDef {
 struct QuantityParse {
   double canonical = 0;
   std::string dimension;
-  std::string unit;  // spelling found
+  std::string unit;     // spelling found ("" for a plain number of a unitless dimension)
   size_t consumed = 0;  // bytes of the input used ("2,900 GB/s" -> 10)
+  double number = 0;    // the number as written, before conversion ("2,900" -> 2900)
 };
 
 class Schema {
  public:
-  // Loads every *.schema file under `dir` (recursively, in name order). Errors
-  // name the file and line.
+  // Loads every *.schema file under `dir` (recursively, in path order). A
+  // reference may point to a later file: names are checked once all files are
+  // read. Errors are "FILE:LINE: message", one per line, the first first.
   static Result<Schema> LoadDirectory(const std::string& dir);
   // Loads from in-memory text (tests); `name` stands for the file name in errors.
   static Result<Schema> LoadText(const std::string& text, const std::string& name);
+  // Several in-memory files {name, text}, as LoadDirectory reads them (tests).
+  static Result<Schema> LoadTexts(const std::vector<std::pair<std::string, std::string>>& files);
   // The schema/ directory of a source tree or install: $CHIPKG_SCHEMA_DIR, or the one compiled in.
   static std::string DefaultDirectory();
 
   const PredicateDef* FindPredicate(const std::string& name) const;
   const AttributeDef* FindAttribute(const std::string& name) const;
   const DimensionDef* FindDimension(const std::string& name) const;
-  const UnitDef* FindUnit(const std::string& spelling) const;  // exact spelling, then case-insensitive
+  // Exact spelling, then case-insensitive; a spelling two dimensions share
+  // ("B": bytes, billions of parameters) gives the first declared.
+  const UnitDef* FindUnit(const std::string& spelling) const;
+  // The unit of `dimension` with that spelling (exact, then case-insensitive).
+  const UnitDef* FindUnit(const std::string& spelling, const std::string& dimension) const;
   const DerivationDef* FindDerivation(const std::string& name) const;
-  // Label lookup for extractors: site-specific first, then generic. Matching
-  // ignores case, surrounding space and trailing ':'.
+  // Label lookup for extractors: labels of `site` first (then of its parent
+  // domains: "docs.aws.amazon.com" also finds site=aws.amazon.com and
+  // site=amazon.com), then generic ones. Matching ignores case and
+  // surrounding space, drops a trailing ':' and collapses inner space.
   const LabelDef* FindLabel(const std::string& label, const std::string& site = "") const;
   // Entity by id, name or alias (NormalizeAlias on both sides).
   const EntityDef* ResolveEntity(const std::string& name) const;
-  // True if `text` contains a phrase the schema lists as meaning "not published".
+  // True if `text` contains a phrase the schema lists as meaning "not
+  // published", ignoring case, runs of space and curly versus straight quotes.
   bool SaysNotPublished(const std::string& text) const;
 
-  // "2,900 GB/s", "32 GiB", "3.4 PFLOPS", "$1.34/hr", "500 W": a number with a
-  // unit the schema knows. With `dimension` set, only units of that dimension.
+  // "2,900 GB/s", "32 GiB", "3.4 PFLOPS", "$1.34/hr", "$0.596 per chip-hour",
+  // "5nm", "1T", "9.8e12 byte/s", "~500 W", "up to 16 GB": a number at the
+  // start of `text` (after space, "~", "≈", "about", "up to") with a unit the
+  // schema knows. The longest spelling that is not followed by a letter, a
+  // digit or '/' wins ("GB/s" over "GB"; "W/cm2" is refused, not read as W); case must match unless only one reading is possible
+  // ("tflops" is TFLOPS, "gb/s" is refused: GB/s or Gb/s). With `dimension`
+  // set, only units of that dimension, and a dimension whose canonical unit
+  // is "1" takes a plain number. Without it, a spelling two dimensions share
+  // resolves to the first declared ("70 B" is bytes; pass "parameters").
   std::optional<QuantityParse> ParseQuantity(const std::string& text, const std::string& dimension = "") const;
-  // Converts a canonical number of `dimension` to `unit` (for display).
-  std::optional<double> FromCanonical(double canonical, const std::string& unit) const;
-  // Formats a canonical quantity in the dimension's display unit: "2900 GB/s".
+  // Converts a canonical number to `unit` (for display). `dimension` picks
+  // between dimensions sharing a spelling; empty = the first declared.
+  std::optional<double> FromCanonical(double canonical, const std::string& unit,
+                                      const std::string& dimension = "") const;
+  // Formats a canonical quantity in `unit` (a unit of `dimension`), or in the
+  // dimension's display unit: "2900 GB/s", "34.36 GB", "0.596 USD/h". Four
+  // significant digits, but never fewer than the integer digits (2900, not
+  // 2.9e3), trailing zeros dropped; scientific beyond 1e15 or below 1e-4.
   std::string FormatQuantity(double canonical, const std::string& dimension,
                              const std::string& unit = "") const;
 
@@ -145,6 +228,7 @@ class Schema {
   const std::vector<DerivationDef>& derivations() const { return derivations_; }
   const std::vector<LabelDef>& labels() const { return labels_; }
   const std::vector<UnitDef>& units() const { return units_; }
+  const std::vector<DimensionDef>& dimensions() const { return dimensions_; }
   // Column mappings of one dataset, in declaration order (empty if none).
   std::vector<const ColumnDef*> ColumnsOf(const std::string& dataset) const;
   const std::vector<std::string>& entity_kinds() const { return entity_kinds_; }
@@ -154,6 +238,8 @@ class Schema {
   const std::map<std::string, std::map<std::string, double>>& tables() const { return tables_; }
 
  private:
+  friend class SchemaBuilder;  // schema/loader.cpp: fills and checks everything below
+
   std::vector<std::string> entity_kinds_;
   std::vector<std::string> qualifier_keys_;
   std::vector<DimensionDef> dimensions_;
@@ -167,6 +253,17 @@ class Schema {
   std::vector<std::string> not_published_;
   std::map<std::string, std::map<std::string, double>> tables_;
   std::map<std::string, size_t> entity_index_;  // NormalizeAlias(name) -> entities_ index
+  // Lookup indexes into the vectors above (indexes, not pointers, so a copied
+  // or moved Schema stays valid).
+  std::map<std::string, size_t> entity_id_index_;     // exact id -> entities_
+  std::map<std::string, size_t> predicate_index_;
+  std::map<std::string, size_t> attribute_index_;
+  std::map<std::string, size_t> dimension_index_;
+  std::map<std::string, size_t> derivation_index_;
+  std::map<std::string, std::vector<size_t>> unit_index_;        // spelling -> units_, declaration order
+  std::map<std::string, std::vector<size_t>> unit_folded_index_; // lower-case spelling -> units_
+  std::map<std::pair<std::string, std::string>, size_t> label_index_;  // (site, normalised label) -> labels_
+  std::vector<std::string> not_published_folded_;                      // phrases, folded for matching
 };
 
 }  // namespace chipkg

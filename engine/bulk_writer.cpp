@@ -1,0 +1,529 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "engine/bulk_writer_impl.h"
+
+namespace chipkg::internal {
+
+namespace fs = std::filesystem;
+using codec::CoreRecord;
+
+namespace {
+
+uint64_t VersionKey(uint32_t did, uint32_t version) { return (uint64_t{did} << 32) | version; }
+
+// Runs the tasks on up to `threads` threads; returns the first error.
+Status RunParallel(std::vector<std::function<Status()>> tasks, unsigned threads) {
+  std::atomic<size_t> next{0};
+  std::vector<Status> results(tasks.size());
+  auto worker = [&] {
+    for (size_t i = next++; i < tasks.size(); i = next++) results[i] = tasks[i]();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && t < tasks.size(); ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& th : pool) th.join();
+  for (auto& r : results) {
+    if (!r.ok()) return r;
+  }
+  return Status::OK();
+}
+
+std::atomic<uint64_t> bulk_sequence{0};
+
+}  // namespace
+
+BulkWriterImpl::BulkWriterImpl(StoreImpl* store, bool raw, BulkBudget budget)
+    : store_(store), raw_(raw), budget_(budget) {}
+
+BulkWriterImpl::~BulkWriterImpl() {
+  if (!finished_) {
+    stream_.reset();  // stops the writer thread before its files go
+    Cleanup();
+    store_->EndBulk(nullptr);
+  }
+}
+
+void BulkWriterImpl::Cleanup() {
+  stream_.reset();
+  facts_sink_.reset();
+  prov_sink_.reset();
+  spo_.reset();
+  pos_.reset();
+  doc_.reset();
+  ref_.reset();
+  versions_.reset();
+  if (!dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+}
+
+Status BulkWriterImpl::Init() {
+  c_ = store_->counters();
+  if (raw_) {
+    auto meta = store_->ListMeta("");
+    if (!meta.ok()) return meta.status();
+    if (c_.last_tx != 0 || c_.facts != 0 || c_.entities != 0 || c_.documents != 0 || !meta->empty()) {
+      return Status::InvalidArgument("import needs an empty store; " + store_->path() + " already holds " +
+                                     std::to_string(c_.facts) + " facts, " + std::to_string(c_.entities) +
+                                     " entities and " + std::to_string(c_.documents) + " documents");
+    }
+  }
+  dir_ = store_->path() + "/bulk-tmp-" + std::to_string(::getpid()) + "-" + std::to_string(bulk_sequence++);
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return Status::IOError("cannot create bulk directory " + dir_ + ": " + ec.message());
+
+  interner_ = std::make_unique<Interner>(&store_->dictionary(), static_cast<uint32_t>(c_.next_dict));
+  if (!raw_) {
+    tx_ = c_.last_tx + 1;
+    run_dict_id_ = interner_->Reserve();
+  }
+  facts_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kFactsCf), dir_, "facts");
+  prov_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kProvCf), dir_, "prov");
+  stream_ = std::make_unique<BackgroundSinks>(std::vector<SstSink*>{facts_sink_.get(), prov_sink_.get()});
+  const size_t idx = budget_.index_bytes;
+  spo_ = std::make_unique<RunSorter>(dir_, "spo", idx * 3 / 10);
+  pos_ = std::make_unique<RunSorter>(dir_, "pos", idx * 3 / 10);
+  doc_ = std::make_unique<RunSorter>(dir_, "doc", idx * 3 / 10);
+  ref_ = std::make_unique<RunSorter>(dir_, "ref", idx / 10);
+  versions_ = std::make_unique<RunSorter>(dir_, "versions", budget_.versions_bytes);
+  return Status::OK();
+}
+
+Status BulkWriterImpl::Failed(Status s) {
+  if (failed_.ok()) failed_ = s;
+  return s;
+}
+
+#define CHIPKG_BULK_CHECK()                                                                  \
+  do {                                                                                       \
+    if (!failed_.ok()) return failed_;                                                       \
+    if (finished_) return Status::InvalidArgument("bulk load on " + store_->path() + " already finished"); \
+  } while (0)
+
+Result<BulkWriterImpl::DocState*> BulkWriterImpl::Doc(const std::string& id, bool create) {
+  auto it = docs_.find(id);
+  if (it != docs_.end()) return &it->second;
+  DocState d;
+  d.id = id;
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, store_->dictionary().Find(id));
+  if (did) {
+    d.did = *did;
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> latest, store_->LatestVersionNumber(*did));
+    d.latest = latest.value_or(0);
+    auto stored = store_->GetDocument(id);
+    if (stored.ok()) {
+      d.stored = true;
+    } else if (!stored.status().IsNotFound()) {
+      return stored.status();
+    }
+  }
+  if (!d.stored && d.latest == 0 && !create) {
+    return Status::NotFound("document " + id + " is neither stored nor added in this load");
+  }
+  if (!did) {
+    CHIPKG_ASSIGN_OR_RETURN(d.did, interner_->Intern(id));
+  }
+  return &docs_.emplace(id, d).first->second;
+}
+
+Result<bool> BulkWriterImpl::VersionExists(DocState* d, uint32_t version) {
+  if (version == 0) return false;
+  if (versions_added_.count(VersionKey(d->did, version))) return true;
+  if (version > d->latest) return false;
+  // Stored versions are numbered 1..latest without gaps.
+  return true;
+}
+
+void BulkWriterImpl::CacheText(uint64_t key, std::string text) {
+  text_sizes_[key] = text.size();
+  if (text.size() > budget_.text_cache_bytes) return;
+  while (text_bytes_ + text.size() > budget_.text_cache_bytes && !text_order_.empty()) {
+    auto it = texts_.find(text_order_.front());
+    text_order_.pop_front();
+    if (it != texts_.end()) {
+      text_bytes_ -= it->second.size();
+      texts_.erase(it);
+    }
+  }
+  text_bytes_ += text.size();
+  text_order_.push_back(key);
+  texts_[key] = std::move(text);
+}
+
+Result<const std::string*> BulkWriterImpl::TextFor(DocState* d, uint32_t version, uint64_t* size) {
+  const uint64_t key = VersionKey(d->did, version);
+  auto it = texts_.find(key);
+  if (it != texts_.end()) {
+    *size = it->second.size();
+    return &it->second;
+  }
+  auto sz = text_sizes_.find(key);
+  if (sz != text_sizes_.end()) {
+    *size = sz->second;  // added here but no longer cached: only the bounds can be checked
+    return static_cast<const std::string*>(nullptr);
+  }
+  if (stored_text_.first != key || stored_text_.second.empty()) {
+    CHIPKG_ASSIGN_OR_RETURN(DocumentVersion v, store_->GetDocumentVersion(d->id, version));
+    stored_text_ = {key, std::move(v.text)};
+  }
+  *size = stored_text_.second.size();
+  return &stored_text_.second;
+}
+
+Status BulkWriterImpl::AddEntity(const Entity& entity) {
+  CHIPKG_BULK_CHECK();
+  if (entity.id.empty()) return Failed(Status::InvalidArgument("bulk AddEntity: empty entity id"));
+  entities_[entity.id] = entity;
+  wrote_anything_ = true;
+  return Status::OK();
+}
+
+Status BulkWriterImpl::AddDocument(const Document& doc) {
+  CHIPKG_BULK_CHECK();
+  if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocument: empty document id"));
+  auto d = Doc(doc.id, true);
+  if (!d.ok()) return Failed(d.status());
+  documents_[doc.id] = doc;
+  wrote_anything_ = true;
+  return Status::OK();
+}
+
+Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion version) {
+  CHIPKG_BULK_CHECK();
+  const std::string where = "bulk load, document " + doc.id;
+  if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocumentVersion: empty document id"));
+  if (!version.document_id.empty() && version.document_id != doc.id) {
+    return Failed(Status::InvalidArgument(where + ": version names document " + version.document_id));
+  }
+  if (version.as_of && !codec::IsStorableDate(*version.as_of)) {
+    return Failed(Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date"));
+  }
+  auto state = Doc(doc.id, true);
+  if (!state.ok()) return Failed(state.status());
+  DocState* d = *state;
+  version.document_id = doc.id;
+  const std::string hash = Sha256Hex(version.text);
+  if (raw_) {
+    if (version.version == 0) return Failed(Status::InvalidArgument(where + ": version number 0"));
+    auto exists = VersionExists(d, version.version);
+    if (!exists.ok()) return Failed(exists.status());
+    if (*exists) {
+      return Failed(Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " given twice"));
+    }
+    if (!txs_.count(version.tx)) {
+      return Failed(Status::InvalidArgument(where + " version " + std::to_string(version.version) +
+                                            ": names transaction " + std::to_string(version.tx) +
+                                            " which is not in the import"));
+    }
+    if (version.content_hash != hash) {
+      return Failed(Status::Corruption(where + " version " + std::to_string(version.version) +
+                                       ": content_hash does not match the text (" + hash + ")"));
+    }
+  } else {
+    version.version = d->latest + 1;
+    version.tx = tx_;
+    version.content_hash = hash;
+  }
+  d->latest = std::max(d->latest, version.version);
+  versions_added_.insert(VersionKey(d->did, version.version));
+  if (!documents_.count(doc.id) || !raw_) documents_[doc.id] = doc;
+
+  std::string meta;
+  codec::EncodeVersionMeta(version, &meta);
+  Status s = versions_->Add(codec::VersionMetaKey(d->did, version.version), meta);
+  if (s.ok()) s = versions_->Add(codec::VersionTextKey(d->did, version.version), version.text);
+  if (!s.ok()) return Failed(s);
+  CacheText(VersionKey(d->did, version.version), std::move(version.text));
+  ++c_.versions;
+  wrote_anything_ = true;
+  return Status::OK();
+}
+
+Status BulkWriterImpl::AddTransaction(const Transaction& tx) {
+  CHIPKG_BULK_CHECK();
+  if (!raw_) return Status::InvalidArgument("AddTransaction is for imports only");
+  if (tx.id == 0) return Failed(Status::InvalidArgument("import: transaction id 0"));
+  if (!txs_.emplace(tx.id, tx).second) {
+    return Failed(Status::InvalidArgument("import: transaction " + std::to_string(tx.id) + " given twice"));
+  }
+  wrote_anything_ = true;
+  return Status::OK();
+}
+
+Status BulkWriterImpl::AddUserMeta(const std::string& key, const std::string& value) {
+  CHIPKG_BULK_CHECK();
+  if (key.empty()) return Failed(Status::InvalidArgument("import: meta entry with an empty key"));
+  user_meta_[key] = value;
+  wrote_anything_ = true;
+  return Status::OK();
+}
+
+Status BulkWriterImpl::AddFact(Fact fact) {
+  CHIPKG_BULK_CHECK();
+  Provenance& p = fact.provenance;
+  const std::string where = "bulk load, fact (" + fact.subject + " " + fact.predicate + ")";
+  auto state = Doc(p.document_id, false);
+  if (!state.ok()) return Failed(state.status().WithContext(where));
+  DocState* d = *state;
+  if (p.document_version == 0 && !raw_) p.document_version = d->latest;
+  auto exists = VersionExists(d, p.document_version);
+  if (!exists.ok()) return Failed(exists.status());
+  if (!*exists) {
+    return Failed(Status::InvalidArgument(where + ": document " + p.document_id + " has no version " +
+                                          std::to_string(p.document_version)));
+  }
+  uint64_t text_size = 0;
+  auto text = TextFor(d, p.document_version, &text_size);
+  if (!text.ok()) return Failed(text.status().WithContext(where));
+  if (*text != nullptr) {
+    Status s = CheckSpan(p, **text, where);
+    if (!s.ok()) return Failed(s);
+  } else if (p.span_begin > p.span_end || p.span_end > text_size || p.span_end - p.span_begin != p.excerpt.size()) {
+    return Failed(Status::InvalidArgument(where + ": span [" + std::to_string(p.span_begin) + ", " +
+                                          std::to_string(p.span_end) + ") does not fit the text (" +
+                                          std::to_string(text_size) + " bytes) or its excerpt"));
+  }
+
+  CoreRecord core;
+  Status s = BuildCore(fact, interner_.get(), where, &core);
+  if (!s.ok()) return Failed(s);
+  uint32_t run = run_dict_id_;
+  uint64_t id = 0;
+  if (raw_) {
+    id = fact.id;
+    if (id == 0 || id <= last_fact_id_) {
+      return Failed(Status::InvalidArgument(where + ": fact id " + std::to_string(id) +
+                                            " is not above the previous one (" + std::to_string(last_fact_id_) + ")"));
+    }
+    if (!txs_.count(fact.asserted_tx) || (fact.retracted_tx != 0 && (!txs_.count(fact.retracted_tx) ||
+                                                                     fact.retracted_tx < fact.asserted_tx))) {
+      return Failed(Status::InvalidArgument(where + " " + std::to_string(id) + ": asserted_tx " +
+                                            std::to_string(fact.asserted_tx) + " / retracted_tx " +
+                                            std::to_string(fact.retracted_tx) + " name no imported transaction"));
+    }
+    core.asserted_tx = fact.asserted_tx;
+    core.retracted_tx = fact.retracted_tx;
+    auto r = interner_->Intern(p.run_id);
+    if (!r.ok()) return Failed(r.status());
+    run = *r;
+  } else {
+    id = c_.next_fact;
+    core.asserted_tx = tx_;
+    core.retracted_tx = 0;
+  }
+  last_fact_id_ = id;
+  c_.next_fact = std::max(c_.next_fact, id + 1);
+  core.document = d->did;
+  core.document_version = p.document_version;
+
+  core_buf_.clear();
+  codec::EncodeCore(core, &core_buf_);
+  prov_buf_.clear();
+  codec::EncodeProv(p, run, &prov_buf_);
+  const std::string fkey = codec::FactKey(id);
+  vkey_buf_.clear();
+  codec::AppendValueKey(core, &vkey_buf_);
+  s = stream_->Put(0, fkey, core_buf_);
+  if (s.ok()) s = stream_->Put(1, fkey, prov_buf_);
+  if (s.ok()) s = spo_->Add(codec::SpoKey(core.subject, core.predicate, id), core_buf_);
+  if (s.ok()) s = pos_->Add(codec::PosKey(core.predicate, vkey_buf_, id), core_buf_);
+  if (s.ok()) s = doc_->Add(codec::DocKey(core.document, core.document_version, id), core_buf_);
+  if (s.ok() && core.kind == ValueKind::kEntity) s = ref_->Add(codec::RefKey(core.entity, id), core_buf_);
+  if (!s.ok()) return Failed(s);
+
+  ++c_.facts;
+  ++stats_.facts;
+  if (core.retracted_tx == 0) {
+    ++c_.live;
+    if (core.kind == ValueKind::kNotPublished) ++c_.not_published;
+  } else {
+    ++c_.retracted;
+  }
+  wrote_anything_ = true;
+  return Status::OK();
+}
+
+Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args) {
+  CHIPKG_RETURN_IF_ERROR(stream_->Finish());
+
+  std::vector<std::pair<std::string, uint32_t>> reverse_only;
+  if (!raw_) {
+    Transaction t;
+    t.id = tx_;
+    t.time_micros = NowMicros();
+    t.run_id = run_id;
+    t.description = "bulk load: " + std::to_string(stats_.facts) + " facts, " + std::to_string(documents_.size()) +
+                    " documents, " + std::to_string(entities_.size()) + " entities";
+    txs_[tx_] = t;
+    // The facts name the reserved id; the forward entry goes to the id the
+    // string already has (or a new one), so every id decodes to run_id.
+    CHIPKG_RETURN_IF_ERROR(interner_->Intern(run_id).status());
+    reverse_only.emplace_back(run_id, run_dict_id_);
+  }
+
+  auto sink_for = [&](int cf) { return std::make_unique<SstSink>(store_->SstOptions(cf), dir_, codec::CfName(cf)); };
+  std::vector<std::pair<int, std::unique_ptr<SstSink>>> small;
+
+  // dict: 'F' string -> id, then 'R' id -> string.
+  {
+    auto sink = sink_for(codec::kDictCf);
+    std::vector<std::pair<std::string, uint32_t>> forward = interner_->added();
+    std::sort(forward.begin(), forward.end());
+    std::string idv;
+    for (const auto& [s, id] : forward) {
+      idv.clear();
+      codec::PutU32(&idv, id);
+      CHIPKG_RETURN_IF_ERROR(sink->Put(codec::DictForwardKey(s), idv));
+    }
+    std::vector<std::pair<uint32_t, const std::string*>> reverse;
+    for (const auto& [s, id] : interner_->added()) reverse.emplace_back(id, &s);
+    for (const auto& [s, id] : reverse_only) reverse.emplace_back(id, &s);
+    std::sort(reverse.begin(), reverse.end());
+    for (const auto& [id, s] : reverse) CHIPKG_RETURN_IF_ERROR(sink->Put(codec::DictReverseKey(id), *s));
+    small.emplace_back(codec::kDictCf, std::move(sink));
+  }
+  // entities and their alias keys; stale keys of a replaced entity are deleted.
+  {
+    auto sink = sink_for(codec::kEntitiesCf);
+    std::map<std::string, std::optional<uint8_t>> alias;
+    std::string value;
+    for (const auto& [id, e] : entities_) {
+      auto stored = store_->GetEntity(id);
+      if (stored.ok()) {
+        for (const auto& [norm, rank] : AliasEntries(*stored)) alias.emplace(codec::AliasKey(norm, id), std::nullopt);
+      } else if (stored.status().IsNotFound()) {
+        ++c_.entities;
+      } else {
+        return stored.status();
+      }
+      for (const auto& [norm, rank] : AliasEntries(e)) alias[codec::AliasKey(norm, id)] = rank;
+      value.clear();
+      codec::EncodeEntity(e, &value);
+      CHIPKG_RETURN_IF_ERROR(sink->Put(id, value));
+    }
+    small.emplace_back(codec::kEntitiesCf, std::move(sink));
+    auto alias_sink = sink_for(codec::kAliasCf);
+    for (const auto& [key, rank] : alias) {
+      if (rank) {
+        CHIPKG_RETURN_IF_ERROR(alias_sink->Put(key, std::string(1, static_cast<char>(*rank))));
+      } else {
+        CHIPKG_RETURN_IF_ERROR(alias_sink->Delete(key));
+      }
+    }
+    small.emplace_back(codec::kAliasCf, std::move(alias_sink));
+  }
+  {
+    auto sink = sink_for(codec::kDocumentsCf);
+    std::string value;
+    for (const auto& [id, doc] : documents_) {
+      auto it = docs_.find(id);
+      if (it == docs_.end() || !it->second.stored) ++c_.documents;
+      value.clear();
+      codec::EncodeDocument(doc, &value);
+      CHIPKG_RETURN_IF_ERROR(sink->Put(id, value));
+    }
+    small.emplace_back(codec::kDocumentsCf, std::move(sink));
+  }
+  {
+    auto sink = sink_for(codec::kTxCf);
+    std::string value;
+    for (const auto& [id, t] : txs_) {
+      value.clear();
+      codec::EncodeTx(t, &value);
+      CHIPKG_RETURN_IF_ERROR(sink->Put(codec::TxKey(id), value));
+      c_.last_tx = std::max(c_.last_tx, id);
+      ++c_.transactions;
+    }
+    small.emplace_back(codec::kTxCf, std::move(sink));
+  }
+  {
+    auto sink = sink_for(codec::kUserMetaCf);
+    for (const auto& [k, v] : user_meta_) CHIPKG_RETURN_IF_ERROR(sink->Put(k, v));
+    small.emplace_back(codec::kUserMetaCf, std::move(sink));
+  }
+  c_.next_dict = interner_->next_id();
+  {
+    auto sink = sink_for(codec::kMetaCf);
+    std::map<std::string, std::string> counters;
+    c_.ForEach([&](const char* name, uint64_t& field) {
+      std::string v;
+      codec::PutU64(&v, field);
+      counters[codec::CounterKey(name)] = v;
+    });
+    for (const auto& [k, v] : counters) CHIPKG_RETURN_IF_ERROR(sink->Put(k, v));
+    small.emplace_back(codec::kMetaCf, std::move(sink));
+  }
+
+  // The large sorters, one per task, on every core.
+  std::vector<std::pair<int, RunSorter*>> sorted = {{codec::kPosCf, pos_.get()},
+                                                    {codec::kSpoCf, spo_.get()},
+                                                    {codec::kDocCf, doc_.get()},
+                                                    {codec::kVersionsCf, versions_.get()},
+                                                    {codec::kRefCf, ref_.get()}};
+  std::vector<std::unique_ptr<SstSink>> sorted_sinks;
+  std::vector<std::function<Status()>> tasks;
+  for (auto& [cf, sorter] : sorted) {
+    sorted_sinks.push_back(sink_for(cf));
+    SstSink* sink = sorted_sinks.back().get();
+    RunSorter* s = sorter;
+    tasks.push_back([s, sink] {
+      CHIPKG_RETURN_IF_ERROR(s->Drain(sink));
+      return sink->Finish();
+    });
+  }
+  for (auto& [cf, sink] : small) CHIPKG_RETURN_IF_ERROR(sink->Finish());
+  CHIPKG_RETURN_IF_ERROR(RunParallel(std::move(tasks), std::max(2u, std::thread::hardware_concurrency())));
+
+  auto add_arg = [&](int cf, const SstSink& sink) {
+    if (sink.files().empty()) return;
+    rocksdb::IngestExternalFileArg arg;
+    arg.column_family = store_->cf(cf);
+    arg.external_files = sink.files();
+    arg.options.move_files = true;
+    arg.options.snapshot_consistency = true;
+    arg.options.allow_global_seqno = true;
+    arg.options.allow_blocking_flush = true;
+    args->push_back(std::move(arg));
+  };
+  add_arg(codec::kFactsCf, *facts_sink_);
+  add_arg(codec::kProvCf, *prov_sink_);
+  for (size_t i = 0; i < sorted.size(); ++i) add_arg(sorted[i].first, *sorted_sinks[i]);
+  for (auto& [cf, sink] : small) add_arg(cf, *sink);
+  return Status::OK();
+}
+
+Result<ImportStats> BulkWriterImpl::Finish(const std::string& run_id) {
+  CHIPKG_BULK_CHECK();
+  finished_ = true;
+  stats_.documents = documents_.size();
+  stats_.entities = entities_.size();
+  if (!wrote_anything_) {
+    Cleanup();
+    store_->EndBulk(nullptr);
+    return stats_;
+  }
+  std::vector<rocksdb::IngestExternalFileArg> args;
+  Status s = BuildFiles(run_id, &args);
+  if (s.ok()) {
+    s = FromRocks(store_->db()->IngestExternalFiles(args), "ingesting the bulk load into " + store_->path());
+  }
+  if (!s.ok()) {
+    Cleanup();
+    store_->EndBulk(nullptr);
+    return s;
+  }
+  store_->dictionary().Remember(interner_->added());
+  store_->EndBulk(&c_);
+  Cleanup();
+  return stats_;
+}
+
+}  // namespace chipkg::internal

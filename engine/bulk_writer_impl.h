@@ -1,0 +1,100 @@
+// engine/bulk_writer_impl.h (internal to engine/): the BulkWriter behind
+// Store::StartBulk and Store::Import.
+//
+// Facts and provenance are keyed by fact id, which only grows, so they stream
+// straight into SST files on a background thread. The index CFs (spo, pos,
+// doc, ref) and versions go through memory-bounded RunSorters. Entities,
+// documents and transactions are few and kept in maps. Finish() drains the
+// sorters on all cores and ingests every file of every CF in one atomic
+// IngestExternalFiles call, counters included, so a failure anywhere leaves
+// the store as it was.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engine/sst_sort.h"
+#include "engine/store_impl.h"
+
+namespace chipkg::internal {
+
+// Memory the bulk writer may hold, split over its sorters and text cache.
+struct BulkBudget {
+  size_t index_bytes = 640ull << 20;      // spo, pos, doc, ref together
+  size_t versions_bytes = 128ull << 20;   // version records and texts
+  size_t text_cache_bytes = 192ull << 20;  // texts kept to check excerpts
+};
+
+class BulkWriterImpl final : public BulkWriter {
+ public:
+  // raw = Import: fact ids, transactions, versions and run ids are kept as
+  // given instead of being assigned.
+  BulkWriterImpl(StoreImpl* store, bool raw, BulkBudget budget = {});
+  ~BulkWriterImpl() override;
+  Status Init();
+
+  Status AddEntity(const Entity& entity) override;
+  Status AddDocumentVersion(const Document& doc, DocumentVersion version) override;
+  Status AddFact(Fact fact) override;
+  Result<ImportStats> Finish(const std::string& run_id) override;
+
+  // Import only.
+  Status AddTransaction(const Transaction& tx);
+  Status AddDocument(const Document& doc);
+  Status AddUserMeta(const std::string& key, const std::string& value);
+
+ private:
+  struct DocState {
+    std::string id;
+    uint32_t did = 0;
+    uint32_t latest = 0;  // 0: no version yet
+    bool stored = false;  // the document record exists in the store
+  };
+  Status Failed(Status s);
+  Result<DocState*> Doc(const std::string& id, bool create);
+  Result<bool> VersionExists(DocState* d, uint32_t version);
+  Result<const std::string*> TextFor(DocState* d, uint32_t version, uint64_t* size);
+  void CacheText(uint64_t key, std::string text);
+  Status BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args);
+  void Cleanup();
+
+  StoreImpl* store_;
+  bool raw_;
+  BulkBudget budget_;
+  bool finished_ = false;
+  Status failed_;
+  std::string dir_;
+  Counters c_;
+  std::unique_ptr<Interner> interner_;
+  TxId tx_ = 0;              // the load's transaction (not raw)
+  uint32_t run_dict_id_ = 0;  // reserved dictionary id for the run id given to Finish (not raw)
+  uint64_t last_fact_id_ = 0;
+
+  std::map<std::string, Entity> entities_;
+  std::map<std::string, Document> documents_;
+  std::unordered_map<std::string, DocState> docs_;
+  std::set<uint64_t> versions_added_;  // did << 32 | version
+  std::unordered_map<uint64_t, std::string> texts_;
+  std::unordered_map<uint64_t, uint64_t> text_sizes_;
+  std::deque<uint64_t> text_order_;
+  size_t text_bytes_ = 0;
+  std::pair<uint64_t, std::string> stored_text_;  // last text read from the store
+  std::map<TxId, Transaction> txs_;
+  std::map<std::string, std::string> user_meta_;
+
+  std::unique_ptr<SstSink> facts_sink_, prov_sink_;
+  std::unique_ptr<BackgroundSinks> stream_;
+  std::unique_ptr<RunSorter> spo_, pos_, doc_, ref_, versions_;
+  ImportStats stats_;
+  bool wrote_anything_ = false;
+  std::string core_buf_, prov_buf_, key_buf_, vkey_buf_;
+};
+
+}  // namespace chipkg::internal

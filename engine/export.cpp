@@ -1,0 +1,394 @@
+// Export and Import: the whole store as JSON Lines (format in engine/README.md).
+//
+// Everything a store holds is written with its original ids and transaction
+// numbers, so that Import(Export(s)) answers every read exactly as s does and
+// Export(Import(Export(s))) == Export(s) byte for byte. Dictionary ids are
+// internal and not exported. Strings that are not valid UTF-8 (a span cut
+// inside a multi-byte character) are written as {"hex": "..."}.
+#include <cmath>
+#include <istream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "engine/bulk_writer_impl.h"
+#include "engine/store_impl.h"
+
+namespace chipkg::internal {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      n = 1;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      n = 2;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff)) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+Json Str(const std::string& s) {
+  if (IsValidUtf8(s)) return s;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : s) {
+    hex.push_back(kHex[c >> 4]);
+    hex.push_back(kHex[c & 15]);
+  }
+  return Json{{"hex", hex}};
+}
+
+std::string ReadStr(const Json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_object() && j.contains("hex")) {
+    const std::string hex = j.at("hex").get<std::string>();
+    if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex string");
+    std::string out;
+    for (size_t i = 0; i < hex.size(); i += 2) {
+      out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    }
+    return out;
+  }
+  throw std::runtime_error("expected a string, found " + j.dump());
+}
+
+Json Number(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  return d;
+}
+
+double ReadNumber(const Json& j) {
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "inf") return HUGE_VAL;
+    if (s == "-inf") return -HUGE_VAL;
+    throw std::runtime_error("expected a number, found " + j.dump());
+  }
+  return j.get<double>();
+}
+
+Json DateJson(const Date& d) { return d.ToString(); }
+
+Date ReadDate(const Json& j) {
+  auto d = Date::Parse(j.get<std::string>());
+  if (!d) throw std::runtime_error("not an ISO date: " + j.dump());
+  return *d;
+}
+
+Json StrList(const std::vector<std::string>& v) {
+  Json a = Json::array();
+  for (const auto& s : v) a.push_back(Str(s));
+  return a;
+}
+
+std::vector<std::string> ReadStrList(const Json& j) {
+  std::vector<std::string> out;
+  for (const auto& e : j) out.push_back(ReadStr(e));
+  return out;
+}
+
+Json FactJson(const Fact& f) {
+  Json value;
+  value["kind"] = ValueKindName(f.value.kind);
+  switch (f.value.kind) {
+    case ValueKind::kQuantity:
+      value["number"] = Number(f.value.number);
+      value["dimension"] = Str(f.value.dimension);
+      break;
+    case ValueKind::kDate: value["date"] = DateJson(f.value.date); break;
+    case ValueKind::kEntity: value["id"] = Str(f.value.text); break;
+    case ValueKind::kText: value["text"] = Str(f.value.text); break;
+    case ValueKind::kBool: value["value"] = f.value.number != 0; break;
+    case ValueKind::kNotPublished: break;
+  }
+  value["original"] = Str(f.value.original);
+  Json qualifiers = Json::array();
+  for (const auto& [k, v] : f.qualifiers) qualifiers.push_back(Json::array({Str(k), Str(v)}));
+  const Provenance& p = f.provenance;
+  Json prov;
+  prov["document_id"] = Str(p.document_id);
+  prov["document_version"] = p.document_version;
+  prov["section"] = Str(p.section);
+  prov["span_begin"] = p.span_begin;
+  prov["span_end"] = p.span_end;
+  prov["excerpt"] = Str(p.excerpt);
+  prov["prefix"] = Str(p.prefix);
+  prov["suffix"] = Str(p.suffix);
+  prov["row"] = p.row;
+  prov["column"] = Str(p.column);
+  prov["attribution"] = Str(p.attribution);
+  prov["citations"] = StrList(p.citations);
+  prov["note"] = Str(p.note);
+  prov["rule"] = Str(p.rule);
+  prov["rule_version"] = Str(p.rule_version);
+  prov["run_id"] = Str(p.run_id);
+  prov["derivation"] = p.derivation == Derivation::kStatedDerived ? "stated_derived" : "stated";
+  prov["formula"] = Str(p.formula);
+
+  Json j;
+  j["type"] = "fact";
+  j["id"] = f.id;
+  j["subject"] = Str(f.subject);
+  j["predicate"] = Str(f.predicate);
+  j["value"] = std::move(value);
+  j["qualifiers"] = std::move(qualifiers);
+  j["valid_as_of"] = f.valid_as_of ? DateJson(*f.valid_as_of) : Json();
+  j["asserted_tx"] = f.asserted_tx;
+  j["retracted_tx"] = f.retracted_tx;
+  j["provenance"] = std::move(prov);
+  return j;
+}
+
+Fact ReadFact(const Json& j) {
+  Fact f;
+  f.id = j.at("id").get<uint64_t>();
+  f.subject = ReadStr(j.at("subject"));
+  f.predicate = ReadStr(j.at("predicate"));
+  const Json& v = j.at("value");
+  const std::string kind = v.at("kind").get<std::string>();
+  const std::string original = ReadStr(v.at("original"));
+  if (kind == "quantity") {
+    f.value = Value::Quantity(ReadNumber(v.at("number")), ReadStr(v.at("dimension")), original);
+  } else if (kind == "date") {
+    f.value = Value::OfDate(ReadDate(v.at("date")), original);
+  } else if (kind == "entity") {
+    f.value = Value::Entity(ReadStr(v.at("id")), original);
+  } else if (kind == "text") {
+    f.value = Value::Text(ReadStr(v.at("text")));
+    f.value.original = original;
+  } else if (kind == "bool") {
+    f.value = Value::Bool(v.at("value").get<bool>(), original);
+  } else if (kind == "not_published") {
+    f.value = Value::NotPublished(original);
+  } else {
+    throw std::runtime_error("unknown value kind '" + kind + "'");
+  }
+  for (const auto& q : j.at("qualifiers")) {
+    if (!q.is_array() || q.size() != 2) throw std::runtime_error("a qualifier is not a [key, value] pair");
+    f.qualifiers[ReadStr(q[0])] = ReadStr(q[1]);
+  }
+  if (!j.at("valid_as_of").is_null()) f.valid_as_of = ReadDate(j.at("valid_as_of"));
+  f.asserted_tx = j.at("asserted_tx").get<uint64_t>();
+  f.retracted_tx = j.at("retracted_tx").get<uint64_t>();
+  const Json& p = j.at("provenance");
+  Provenance& pr = f.provenance;
+  pr.document_id = ReadStr(p.at("document_id"));
+  pr.document_version = p.at("document_version").get<uint32_t>();
+  pr.section = ReadStr(p.at("section"));
+  pr.span_begin = p.at("span_begin").get<uint32_t>();
+  pr.span_end = p.at("span_end").get<uint32_t>();
+  pr.excerpt = ReadStr(p.at("excerpt"));
+  pr.prefix = ReadStr(p.at("prefix"));
+  pr.suffix = ReadStr(p.at("suffix"));
+  pr.row = p.at("row").get<int64_t>();
+  pr.column = ReadStr(p.at("column"));
+  pr.attribution = ReadStr(p.at("attribution"));
+  pr.citations = ReadStrList(p.at("citations"));
+  pr.note = ReadStr(p.at("note"));
+  pr.rule = ReadStr(p.at("rule"));
+  pr.rule_version = ReadStr(p.at("rule_version"));
+  pr.run_id = ReadStr(p.at("run_id"));
+  const std::string derivation = p.at("derivation").get<std::string>();
+  if (derivation == "stated") {
+    pr.derivation = Derivation::kStated;
+  } else if (derivation == "stated_derived") {
+    pr.derivation = Derivation::kStatedDerived;
+  } else {
+    throw std::runtime_error("unknown derivation '" + derivation + "'");
+  }
+  pr.formula = ReadStr(p.at("formula"));
+  return f;
+}
+
+Json DocumentJson(const Document& d) {
+  Json j;
+  j["type"] = "document";
+  j["id"] = Str(d.id);
+  j["url"] = Str(d.url);
+  j["title"] = Str(d.title);
+  j["site"] = Str(d.site);
+  j["kind"] = Str(d.kind);
+  j["etag"] = Str(d.etag);
+  j["last_modified"] = Str(d.last_modified);
+  return j;
+}
+
+Json VersionJson(const DocumentVersion& v) {
+  Json j;
+  j["type"] = "version";
+  j["document_id"] = Str(v.document_id);
+  j["version"] = v.version;
+  j["content_hash"] = v.content_hash;
+  j["fetched_at"] = v.fetched_at;
+  j["as_of"] = v.as_of ? DateJson(*v.as_of) : Json();
+  j["content_type"] = Str(v.content_type);
+  j["tx"] = v.tx;
+  j["text"] = Str(v.text);
+  return j;
+}
+
+void WriteLine(std::ostream& out, const Json& j) { out << j.dump() << '\n'; }
+
+}  // namespace
+
+Status StoreImpl::Export(std::ostream& out) const {
+  try {
+    WriteLine(out, Json{{"type", "format"}, {"format", codec::kFormatVersion}});
+    CHIPKG_ASSIGN_OR_RETURN(std::vector<Transaction> txs, ListTransactions());
+    for (const auto& t : txs) {
+      WriteLine(out, Json{{"type", "tx"},
+                          {"id", t.id},
+                          {"time_micros", t.time_micros},
+                          {"run_id", Str(t.run_id)},
+                          {"description", Str(t.description)}});
+    }
+    CHIPKG_ASSIGN_OR_RETURN(std::vector<Entity> entities, ListEntities(""));
+    for (const auto& e : entities) {
+      WriteLine(out, Json{{"type", "entity"},
+                          {"id", Str(e.id)},
+                          {"kind", Str(e.kind)},
+                          {"name", Str(e.name)},
+                          {"aliases", StrList(e.aliases)}});
+    }
+    CHIPKG_ASSIGN_OR_RETURN(std::vector<Document> documents, ListDocuments());
+    for (const auto& d : documents) {
+      WriteLine(out, DocumentJson(d));
+      CHIPKG_ASSIGN_OR_RETURN(std::vector<DocumentVersion> versions, ListDocumentVersions(d.id, /*with_text=*/true));
+      for (const auto& v : versions) WriteLine(out, VersionJson(v));
+    }
+    // Facts in id order, provenance read a batch at a time.
+    std::vector<Fact> batch;
+    Status status;
+    codec::CoreRecord core;
+    auto flush = [&]() -> Status {
+      CHIPKG_RETURN_IF_ERROR(FillProvenance(&batch));
+      for (const auto& f : batch) WriteLine(out, FactJson(f));
+      batch.clear();
+      return Status::OK();
+    };
+    CHIPKG_RETURN_IF_ERROR(Scan(codec::kFactsCf, "", "", 0, [&](std::string_view key, std::string_view value) {
+      if (key.size() != 8 || !codec::DecodeCore(value, &core)) {
+        status = Status::Corruption("an undecodable fact record in " + path_);
+        return false;
+      }
+      auto f = ToFact(codec::GetU64(key.data()), core);
+      if (!f.ok()) {
+        status = f.status();
+        return false;
+      }
+      batch.push_back(std::move(f).value());
+      if (batch.size() >= 4096) status = flush();
+      return status.ok();
+    }));
+    CHIPKG_RETURN_IF_ERROR(status);
+    CHIPKG_RETURN_IF_ERROR(flush());
+    CHIPKG_ASSIGN_OR_RETURN(auto meta, ListMeta(""));
+    for (const auto& [k, v] : meta) WriteLine(out, Json{{"type", "meta"}, {"key", Str(k)}, {"value", Str(v)}});
+    out.flush();
+    if (!out) return Status::IOError("writing the export of " + path_ + " failed");
+    return Status::OK();
+  } catch (const std::exception& e) {
+    return Status::IOError("exporting " + path_ + ": " + e.what());
+  }
+}
+
+Result<ImportStats> StoreImpl::Import(std::istream& in) {
+  CHIPKG_ASSIGN_OR_RETURN(std::unique_ptr<BulkWriterImpl> writer, StartRawBulk());
+  std::string line;
+  size_t line_no = 0;
+  bool saw_format = false;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    const std::string where = "import line " + std::to_string(line_no);
+    Status s;
+    try {
+      const Json j = Json::parse(line);
+      const std::string type = j.at("type").get<std::string>();
+      if (!saw_format) {
+        if (type != "format") return Status::InvalidArgument(where + ": the first line must be the format record");
+        const std::string format = j.at("format").get<std::string>();
+        if (format != codec::kFormatVersion) {
+          return Status::FormatMismatch(where + ": the export has storage format '" + format + "', this chipkg reads '" +
+                                        codec::kFormatVersion + "'");
+        }
+        saw_format = true;
+        continue;
+      }
+      if (type == "tx") {
+        s = writer->AddTransaction({j.at("id").get<uint64_t>(), j.at("time_micros").get<int64_t>(),
+                                    ReadStr(j.at("run_id")), ReadStr(j.at("description"))});
+      } else if (type == "entity") {
+        s = writer->AddEntity(
+            {ReadStr(j.at("id")), ReadStr(j.at("kind")), ReadStr(j.at("name")), ReadStrList(j.at("aliases"))});
+      } else if (type == "document") {
+        Document d;
+        d.id = ReadStr(j.at("id"));
+        d.url = ReadStr(j.at("url"));
+        d.title = ReadStr(j.at("title"));
+        d.site = ReadStr(j.at("site"));
+        d.kind = ReadStr(j.at("kind"));
+        d.etag = ReadStr(j.at("etag"));
+        d.last_modified = ReadStr(j.at("last_modified"));
+        s = writer->AddDocument(d);
+      } else if (type == "version") {
+        DocumentVersion v;
+        v.document_id = ReadStr(j.at("document_id"));
+        v.version = j.at("version").get<uint32_t>();
+        v.content_hash = j.at("content_hash").get<std::string>();
+        v.fetched_at = j.at("fetched_at").get<int64_t>();
+        if (!j.at("as_of").is_null()) v.as_of = ReadDate(j.at("as_of"));
+        v.content_type = ReadStr(j.at("content_type"));
+        v.tx = j.at("tx").get<uint64_t>();
+        v.text = ReadStr(j.at("text"));
+        Document d;
+        d.id = v.document_id;
+        s = writer->AddDocumentVersion(d, std::move(v));
+      } else if (type == "fact") {
+        s = writer->AddFact(ReadFact(j));
+      } else if (type == "meta") {
+        s = writer->AddUserMeta(ReadStr(j.at("key")), ReadStr(j.at("value")));
+      } else if (type == "format") {
+        s = Status::InvalidArgument("a second format record");
+      } else {
+        s = Status::InvalidArgument("unknown record type '" + type + "'");
+      }
+    } catch (const std::exception& e) {
+      s = Status::InvalidArgument(e.what());
+    }
+    if (!s.ok()) return s.WithContext(where);
+  }
+  if (in.bad()) return Status::IOError("reading the import stream failed at line " + std::to_string(line_no));
+  if (!saw_format) return Status::InvalidArgument("import: empty input (no format record)");
+  return writer->Finish("import");
+}
+
+}  // namespace chipkg::internal

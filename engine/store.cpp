@@ -1,0 +1,1286 @@
+// The RocksDB store: opening, the format check, single writes and reads.
+// Bulk loads are in bulk_writer.cpp, export and import in export.cpp.
+#include <rocksdb/convenience.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <tuple>
+#include <unordered_set>
+
+#include "engine/bulk_writer_impl.h"
+#include "engine/store_impl.h"
+
+namespace chipkg {
+
+namespace fs = std::filesystem;
+using internal::StoreImpl;
+
+Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
+  auto impl = std::make_unique<StoreImpl>(path, options, /*read_only=*/false);
+  CHIPKG_RETURN_IF_ERROR(impl->OpenPrimary());
+  return std::unique_ptr<Store>(std::move(impl));
+}
+
+Result<std::unique_ptr<Store>> Store::OpenSecondary(const std::string& path, const std::string& secondary_dir,
+                                                    const StoreOptions& options) {
+  auto impl = std::make_unique<StoreImpl>(path, options, /*read_only=*/true);
+  CHIPKG_RETURN_IF_ERROR(impl->OpenAsSecondary(secondary_dir));
+  return std::unique_ptr<Store>(std::move(impl));
+}
+
+namespace internal {
+
+using codec::CoreRecord;
+
+namespace {
+
+std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+
+// Bytes of the fixed-length prefix extractor of a CF (0: none).
+size_t PrefixLength(int cf) {
+  switch (cf) {
+    case codec::kSpoCf:
+    case codec::kRefCf:
+    case codec::kDocCf: return 4;
+    case codec::kVersionsCf: return 5;
+    default: return 0;
+  }
+}
+
+std::string Quote(std::string_view s, size_t max = 60) {
+  std::string out = "'";
+  out.append(s.substr(0, max));
+  if (s.size() > max) out += "...";
+  return out + "'";
+}
+
+}  // namespace
+
+Status FromRocks(const rocksdb::Status& s, const std::string& what) {
+  if (s.ok()) return Status::OK();
+  std::string msg = what + ": " + s.ToString();
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsInvalidArgument() || s.IsNotSupported()) return Status::InvalidArgument(msg);
+  if (s.IsBusy() || s.IsTryAgain()) return Status::Busy(msg);
+  if (s.IsAborted()) return Status::Aborted(msg);
+  return Status::IOError(msg);
+}
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool Visible(TxId asserted_tx, TxId retracted_tx, const std::optional<Date>& valid_as_of, const ReadView& view) {
+  const TxId at = view.as_of_tx.value_or(UINT64_MAX);
+  if (asserted_tx > at) return false;
+  if (!view.include_retracted && retracted_tx != 0 && retracted_tx <= at) return false;
+  // A claim dated to a month or year holds from its first day; the view date
+  // is on or after that when its own covered interval reaches that day.
+  if (view.valid_on && valid_as_of && valid_as_of->FirstDay() > view.valid_on->LastDay()) return false;
+  return true;
+}
+
+// ---- Dictionary --------------------------------------------------------------
+
+Result<std::optional<uint32_t>> Dictionary::Find(std::string_view s) const {
+  if (s.empty()) return std::optional<uint32_t>(0);
+  {
+    std::shared_lock lock(mu_);
+    auto it = forward_.find(s);
+    if (it != forward_.end()) return std::optional<uint32_t>(it->second);
+  }
+  std::string value;
+  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), cf_, codec::DictForwardKey(s), &value);
+  if (st.IsNotFound()) return std::optional<uint32_t>();
+  if (!st.ok()) return FromRocks(st, "dictionary lookup of " + Quote(s));
+  if (value.size() != 4) return Status::Corruption("dictionary entry for " + Quote(s) + " is not 4 bytes");
+  uint32_t id = codec::GetU32(value.data());
+  Remember({{std::string(s), id}});
+  return std::optional<uint32_t>(id);
+}
+
+Result<std::string> Dictionary::Name(uint32_t id) const {
+  if (id == 0) return std::string();
+  {
+    std::shared_lock lock(mu_);
+    if (id < known_.size() && known_[id]) return names_[id];
+  }
+  std::string value;
+  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), cf_, codec::DictReverseKey(id), &value);
+  if (st.IsNotFound()) return Status::Corruption("dictionary has no entry for id " + std::to_string(id));
+  if (!st.ok()) return FromRocks(st, "dictionary lookup of id " + std::to_string(id));
+  Remember({{value, id}});
+  return value;
+}
+
+void Dictionary::Remember(const std::vector<std::pair<std::string, uint32_t>>& entries) const {
+  std::unique_lock lock(mu_);
+  for (const auto& [s, id] : entries) {
+    // Several ids may carry one string (a bulk load's reserved run id); the
+    // forward map keeps the first, which is the one stored under 'F'.
+    forward_.try_emplace(s, id);
+    if (id >= known_.size()) {
+      size_t n = std::max<size_t>(id + 1, known_.size() * 2);
+      known_.resize(n, false);
+      names_.resize(n);
+    }
+    names_[id] = s;
+    known_[id] = true;
+  }
+}
+
+Result<uint32_t> Interner::Intern(std::string_view s) {
+  if (s.empty()) return 0u;
+  auto it = pending_.find(s);
+  if (it != pending_.end()) return it->second;
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> found, dict_->Find(s));
+  if (found) return *found;
+  if (next_id_ == UINT32_MAX) return Status::InvalidArgument("dictionary is full (2^32 strings)");
+  uint32_t id = next_id_++;
+  pending_.emplace(std::string(s), id);
+  added_.emplace_back(std::string(s), id);
+  return id;
+}
+
+// ---- opening -------------------------------------------------------------------
+
+StoreImpl::StoreImpl(std::string path, const StoreOptions& options, bool read_only)
+    : path_(std::move(path)), read_only_(read_only) {
+  BuildOptions(options);
+}
+
+StoreImpl::~StoreImpl() {
+  if (db_ == nullptr) return;
+  for (auto* h : handles_) {
+    if (h != nullptr) db_->DestroyColumnFamilyHandle(h);
+  }
+  db_->Close().PermitUncheckedError();
+  delete db_;
+}
+
+void StoreImpl::BuildOptions(const StoreOptions& options) {
+  cache_ = rocksdb::NewLRUCache(options.block_cache_bytes);
+  db_options_.create_if_missing = options.create_if_missing;
+  db_options_.create_missing_column_families = true;
+  db_options_.max_background_jobs = 2;
+  db_options_.max_open_files = -1;  // required for secondary instances; the store has few files
+  db_options_.keep_log_file_num = 2;
+  db_options_.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  db_options_.db_write_buffer_size = 256 << 20;
+  db_options_.bytes_per_sync = 1 << 20;
+
+  const auto supported = rocksdb::GetSupportedCompressions();
+  auto has = [&](rocksdb::CompressionType t) { return std::find(supported.begin(), supported.end(), t) != supported.end(); };
+  rocksdb::CompressionType fast = has(rocksdb::kLZ4Compression)      ? rocksdb::kLZ4Compression
+                                  : has(rocksdb::kSnappyCompression) ? rocksdb::kSnappyCompression
+                                                                     : rocksdb::kNoCompression;
+  rocksdb::CompressionType bottom = has(rocksdb::kZSTD) ? rocksdb::kZSTD : fast;
+
+  cf_options_.resize(codec::kCfCount);
+  for (int cf = 0; cf < codec::kCfCount; ++cf) {
+    rocksdb::ColumnFamilyOptions& c = cf_options_[cf];
+    c.compression = fast;
+    c.bottommost_compression = bottom;
+    c.level_compaction_dynamic_level_bytes = true;
+    const bool large = cf == codec::kFactsCf || cf == codec::kProvCf || cf == codec::kSpoCf || cf == codec::kPosCf ||
+                       cf == codec::kDocCf || cf == codec::kRefCf || cf == codec::kVersionsCf || cf == codec::kDictCf;
+    c.write_buffer_size = large ? (32 << 20) : (4 << 20);
+
+    rocksdb::BlockBasedTableOptions t;
+    t.block_cache = cache_;
+    t.format_version = 5;
+    // Scanned CFs get larger blocks; point-read CFs keep 4 KiB.
+    if (cf == codec::kSpoCf || cf == codec::kPosCf || cf == codec::kDocCf || cf == codec::kVersionsCf) {
+      t.block_size = 16 << 10;
+    }
+    if (size_t n = PrefixLength(cf); n > 0) {
+      c.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(n));
+      t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+      // Only prefix seeks are made on these CFs, never whole-key Gets.
+      t.whole_key_filtering = cf == codec::kVersionsCf;
+    } else if (cf == codec::kFactsCf || cf == codec::kProvCf || cf == codec::kDictCf ||
+               cf == codec::kEntitiesCf || cf == codec::kDocumentsCf) {
+      t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+    }
+    c.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  }
+}
+
+rocksdb::Options StoreImpl::SstOptions(int cf) const {
+  return rocksdb::Options(db_options_, cf_options_[cf]);
+}
+
+Status StoreImpl::OpenPrimary() {
+  std::error_code ec;
+  const fs::path p(path_);
+  bool exists = fs::exists(p, ec);
+  if (exists && !fs::is_directory(p, ec)) {
+    return Status::InvalidArgument("store path " + path_ + " is not a directory");
+  }
+  if (exists && !fs::exists(p / "CURRENT", ec)) {
+    if (!fs::is_empty(p, ec)) {
+      return Status::InvalidArgument("store path " + path_ +
+                                     " is a non-empty directory that holds no chipkg store (no RocksDB CURRENT "
+                                     "file); give an empty or new directory");
+    }
+  }
+  if (!exists) {
+    if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
+    fs::create_directories(p, ec);
+    if (ec) return Status::IOError("cannot create store directory " + path_ + ": " + ec.message());
+  }
+  return OpenDb(/*secondary=*/false, "");
+}
+
+Status StoreImpl::OpenAsSecondary(const std::string& secondary_dir) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(path_) / "CURRENT", ec)) {
+    return Status::NotFound("no chipkg store at " + path_ + " (no RocksDB CURRENT file)");
+  }
+  fs::create_directories(secondary_dir, ec);
+  if (ec) return Status::IOError("cannot create secondary directory " + secondary_dir + ": " + ec.message());
+  return OpenDb(/*secondary=*/true, secondary_dir);
+}
+
+Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
+  std::vector<std::string> names;
+  rocksdb::Status st = rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path_, &names);
+  const bool fresh = !st.ok();  // no MANIFEST yet: a new store
+  if (fresh && secondary) return FromRocks(st, "listing column families of " + path_);
+  if (!fresh && std::find(names.begin(), names.end(), codec::CfName(codec::kMetaCf)) == names.end()) {
+    return Status::InvalidArgument("store path " + path_ +
+                                   " holds a RocksDB database that is not a chipkg store (no 'meta' column family)");
+  }
+
+  // Every CF of the database must be opened; ours first, in codec::Cf order.
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  std::vector<bool> present(codec::kCfCount, fresh);
+  for (int cf = 0; cf < codec::kCfCount; ++cf) {
+    bool listed = fresh || std::find(names.begin(), names.end(), codec::CfName(cf)) != names.end();
+    present[cf] = listed;
+    if (listed || !secondary) descriptors.emplace_back(codec::CfName(cf), cf_options_[cf]);
+  }
+  for (const auto& name : names) {
+    bool ours = false;
+    for (int cf = 0; cf < codec::kCfCount; ++cf) ours = ours || name == codec::CfName(cf);
+    if (!ours) descriptors.emplace_back(name, rocksdb::ColumnFamilyOptions());
+  }
+
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DBOptions opts = db_options_;
+  if (secondary) {
+    opts.create_if_missing = false;
+    opts.create_missing_column_families = false;
+    st = rocksdb::DB::OpenAsSecondary(opts, path_, secondary_dir, descriptors, &handles, &db_);
+  } else {
+    // A store of another format may lack some of our CFs: do not add them
+    // before the format check has had its say.
+    opts.create_missing_column_families = fresh;
+    if (!fresh) {
+      descriptors.erase(std::remove_if(descriptors.begin(), descriptors.end(),
+                                       [&](const rocksdb::ColumnFamilyDescriptor& d) {
+                                         return std::find(names.begin(), names.end(), d.name) == names.end();
+                                       }),
+                        descriptors.end());
+    }
+    st = rocksdb::DB::Open(opts, path_, descriptors, &handles, &db_);
+  }
+  if (!st.ok()) {
+    db_ = nullptr;
+    const std::string msg = st.ToString();
+    if (st.IsIOError() && (msg.find("lock") != std::string::npos || msg.find("LOCK") != std::string::npos)) {
+      return Status::Busy("another chipkg process is writing to " + path_ + " (" + msg + ")");
+    }
+    return FromRocks(st, std::string(secondary ? "opening secondary instance of " : "opening store ") + path_);
+  }
+  handles_.assign(codec::kCfCount, nullptr);
+  for (auto* h : handles) {
+    int idx = -1;
+    for (int cf = 0; cf < codec::kCfCount; ++cf) {
+      if (h->GetName() == codec::CfName(cf)) idx = cf;
+    }
+    if (idx >= 0) {
+      handles_[idx] = h;
+    } else {
+      handles_.push_back(h);
+    }
+  }
+
+  std::string format;
+  st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kMetaCf], codec::kFormatKey, &format);
+  if (st.IsNotFound() && fresh && !secondary) {
+    rocksdb::WriteBatch batch;
+    batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);
+    Counters c;
+    PutCounters(&batch, &c);
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "initialising store " + path_));
+    format = codec::kFormatVersion;
+  } else if (st.IsNotFound()) {
+    return Status::InvalidArgument("store path " + path_ +
+                                   " holds a RocksDB database that is not a chipkg store (no format record)");
+  } else if (!st.ok()) {
+    return FromRocks(st, "reading the format record of " + path_);
+  }
+  if (format != codec::kFormatVersion) {
+    return Status::FormatMismatch("store " + path_ + " has storage format '" + format + "', this chipkg reads '" +
+                                  codec::kFormatVersion +
+                                  "': export it with the chipkg that wrote it (chipkg export) and import the "
+                                  "export into a new store, or use that chipkg");
+  }
+  for (int cf = 0; cf < codec::kCfCount; ++cf) {
+    if (handles_[cf] == nullptr) {
+      return Status::Corruption("store " + path_ + " lacks column family '" + codec::CfName(cf) + "'");
+    }
+  }
+  dict_.Attach(db_, handles_[codec::kDictCf]);
+  return LoadCounters();
+}
+
+Status StoreImpl::LoadCounters() {
+  Counters c;
+  Status status;
+  c.ForEach([&](const char* name, uint64_t& field) {
+    if (!status.ok()) return;
+    std::string value;
+    rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kMetaCf], codec::CounterKey(name), &value);
+    if (st.IsNotFound()) return;  // keeps the default
+    if (!st.ok()) {
+      status = FromRocks(st, std::string("reading counter ") + name + " of " + path_);
+    } else if (value.size() != 8) {
+      status = Status::Corruption(std::string("counter ") + name + " of " + path_ + " is not 8 bytes");
+    } else {
+      field = codec::GetU64(value.data());
+    }
+  });
+  CHIPKG_RETURN_IF_ERROR(status);
+  std::lock_guard lock(counters_mu_);
+  counters_ = c;
+  last_tx_.store(c.last_tx);
+  return Status::OK();
+}
+
+Counters StoreImpl::counters() const {
+  std::lock_guard lock(counters_mu_);
+  return counters_;
+}
+
+void StoreImpl::PutCounters(rocksdb::WriteBatch* batch, Counters* c) {
+  c->ForEach([&](const char* name, uint64_t& field) {
+    std::string v;
+    codec::PutU64(&v, field);
+    batch->Put(handles_[codec::kMetaCf], codec::CounterKey(name), v).PermitUncheckedError();
+  });
+}
+
+void StoreImpl::Commit(const Counters& c, const Interner& interner) {
+  dict_.Remember(interner.added());
+  std::lock_guard lock(counters_mu_);
+  counters_ = c;
+  last_tx_.store(c.last_tx);
+}
+
+Status StoreImpl::CatchUp() {
+  if (!read_only_) return Status::OK();
+  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->TryCatchUpWithPrimary(), "catching up with the writer of " + path_));
+  return LoadCounters();
+}
+
+Status StoreImpl::CheckWritable() const {
+  if (read_only_) return Status::InvalidArgument("store " + path_ + " is open read-only (secondary instance)");
+  if (bulk_active_) return Status::Busy("a bulk load is in progress on " + path_ + "; write after it finishes");
+  return Status::OK();
+}
+
+Status StoreImpl::BeginBulk() {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  bulk_active_ = true;
+  return Status::OK();
+}
+
+void StoreImpl::EndBulk(const Counters* committed) {
+  std::lock_guard lock(write_mu_);
+  bulk_active_ = false;
+  if (committed != nullptr) {
+    std::lock_guard counters_lock(counters_mu_);
+    counters_ = *committed;
+    last_tx_.store(committed->last_tx);
+  }
+}
+
+Result<std::unique_ptr<BulkWriter>> StoreImpl::StartBulk() {
+  CHIPKG_RETURN_IF_ERROR(BeginBulk());
+  auto writer = std::make_unique<BulkWriterImpl>(this, /*raw=*/false);
+  Status s = writer->Init();
+  if (!s.ok()) return s;  // the writer's destructor ends the bulk state
+  return std::unique_ptr<BulkWriter>(std::move(writer));
+}
+
+Result<std::unique_ptr<BulkWriterImpl>> StoreImpl::StartRawBulk() {
+  CHIPKG_RETURN_IF_ERROR(BeginBulk());
+  auto writer = std::make_unique<BulkWriterImpl>(this, /*raw=*/true);
+  Status s = writer->Init();
+  if (!s.ok()) return s;
+  return writer;
+}
+
+// ---- building fact records -------------------------------------------------------
+
+// Checks a fact's own fields and interns its strings into `core`.
+// `where` names the fact in errors.
+Status BuildCore(const Fact& f, Interner* in, const std::string& where, CoreRecord* core) {
+  if (f.subject.empty()) return Status::InvalidArgument(where + ": empty subject");
+  if (f.predicate.empty()) return Status::InvalidArgument(where + ": empty predicate");
+  if (f.valid_as_of && !codec::IsStorableDate(*f.valid_as_of)) {
+    return Status::InvalidArgument(where + ": valid_as_of " + f.valid_as_of->ToString() + " is not a valid date");
+  }
+  const Value& v = f.value;
+  core->kind = v.kind;
+  core->original = v.original;
+  core->text = {};
+  core->number = 0;
+  core->dimension = 0;
+  core->entity = 0;
+  core->date = Date{};
+  switch (v.kind) {
+    case ValueKind::kQuantity: {
+      if (std::isnan(v.number)) return Status::InvalidArgument(where + ": quantity is NaN");
+      core->number = v.number == 0 ? 0.0 : v.number;  // one zero
+      CHIPKG_ASSIGN_OR_RETURN(core->dimension, in->Intern(v.dimension));
+      break;
+    }
+    case ValueKind::kDate:
+      if (!codec::IsStorableDate(v.date)) {
+        return Status::InvalidArgument(where + ": date value " + v.date.ToString() + " is not a valid date");
+      }
+      core->date = v.date;
+      break;
+    case ValueKind::kEntity:
+      if (v.text.empty()) return Status::InvalidArgument(where + ": entity value with an empty id");
+      CHIPKG_ASSIGN_OR_RETURN(core->entity, in->Intern(v.text));
+      break;
+    case ValueKind::kText: core->text = v.text; break;
+    case ValueKind::kBool: core->number = v.number != 0 ? 1 : 0; break;
+    case ValueKind::kNotPublished: break;
+    default: return Status::InvalidArgument(where + ": unknown value kind " + std::to_string(int(v.kind)));
+  }
+  if (f.provenance.derivation != Derivation::kStated && f.provenance.derivation != Derivation::kStatedDerived) {
+    return Status::InvalidArgument(where + ": unknown derivation");
+  }
+  CHIPKG_ASSIGN_OR_RETURN(core->subject, in->Intern(f.subject));
+  CHIPKG_ASSIGN_OR_RETURN(core->predicate, in->Intern(f.predicate));
+  CHIPKG_ASSIGN_OR_RETURN(core->rule, in->Intern(f.provenance.rule));
+  core->derivation = f.provenance.derivation;
+  core->valid_as_of = f.valid_as_of;
+  core->qualifiers.clear();
+  for (const auto& [k, val] : f.qualifiers) {
+    if (k.empty()) return Status::InvalidArgument(where + ": empty qualifier key");
+    CHIPKG_ASSIGN_OR_RETURN(uint32_t kid, in->Intern(k));
+    CHIPKG_ASSIGN_OR_RETURN(uint32_t vid, in->Intern(val));
+    core->qualifiers.emplace_back(kid, vid);
+  }
+  return Status::OK();
+}
+
+namespace {
+
+std::string FactLabel(size_t index, const Fact& f) {
+  return "fact " + std::to_string(index) + " (" + f.subject + " " + f.predicate + ")";
+}
+
+}  // namespace
+
+Status CheckSpan(const Provenance& p, const std::string& text, const std::string& where) {
+  if (p.span_begin > p.span_end || p.span_end > text.size()) {
+    return Status::InvalidArgument(where + ": span [" + std::to_string(p.span_begin) + ", " +
+                                   std::to_string(p.span_end) + ") lies outside the text of " + p.document_id +
+                                   " version " + std::to_string(p.document_version) + " (" +
+                                   std::to_string(text.size()) + " bytes)");
+  }
+  std::string_view at(text.data() + p.span_begin, p.span_end - p.span_begin);
+  if (at != p.excerpt) {
+    return Status::InvalidArgument(where + ": excerpt " + Quote(p.excerpt) + " differs from the text at [" +
+                                   std::to_string(p.span_begin) + ", " + std::to_string(p.span_end) +
+                                   "): " + Quote(at));
+  }
+  return Status::OK();
+}
+
+// Writes every record of one fact: facts, prov, spo, pos, doc and ref.
+void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFamilyHandle*>& h, uint64_t id,
+                    const CoreRecord& core, const std::string* prov) {
+  std::string value;
+  codec::EncodeCore(core, &value);
+  std::string vkey;
+  codec::AppendValueKey(core, &vkey);
+  b->Put(h[codec::kFactsCf], codec::FactKey(id), value).PermitUncheckedError();
+  if (prov != nullptr) b->Put(h[codec::kProvCf], codec::FactKey(id), *prov).PermitUncheckedError();
+  b->Put(h[codec::kSpoCf], codec::SpoKey(core.subject, core.predicate, id), value).PermitUncheckedError();
+  b->Put(h[codec::kPosCf], codec::PosKey(core.predicate, vkey, id), value).PermitUncheckedError();
+  b->Put(h[codec::kDocCf], codec::DocKey(core.document, core.document_version, id), value).PermitUncheckedError();
+  if (core.kind == ValueKind::kEntity) {
+    b->Put(h[codec::kRefCf], codec::RefKey(core.entity, id), value).PermitUncheckedError();
+  }
+}
+
+// ---- writes ---------------------------------------------------------------------
+
+Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, DocumentVersion version,
+                                                     std::vector<Fact> facts, const std::string& run_id) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  const std::string where = "document " + doc.id;
+  if (doc.id.empty()) return Status::InvalidArgument("WriteDocumentVersion: empty document id");
+  if (!version.document_id.empty() && version.document_id != doc.id) {
+    return Status::InvalidArgument(where + ": version names document " + version.document_id);
+  }
+  if (version.as_of && !codec::IsStorableDate(*version.as_of)) {
+    return Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date");
+  }
+  version.document_id = doc.id;
+  version.content_hash = Sha256Hex(version.text);
+
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(doc.id));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(doc.id));
+  std::optional<DocumentVersion> latest;
+  if (known_did) {
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> latest_no, LatestVersionNumber(*known_did));
+    if (latest_no) {
+      CHIPKG_ASSIGN_OR_RETURN(DocumentVersion v, ReadVersion(*known_did, *latest_no, /*with_text=*/false));
+      latest = std::move(v);
+    }
+  }
+
+  WriteSummary summary;
+  if (latest && latest->content_hash == version.content_hash) {
+    // Same content: only the conditional-GET validators may have moved on.
+    summary.version = latest->version;
+    if (stored_doc && (stored_doc->etag != doc.etag || stored_doc->last_modified != doc.last_modified)) {
+      Document updated = *stored_doc;
+      updated.etag = doc.etag;
+      updated.last_modified = doc.last_modified;
+      std::string value;
+      codec::EncodeDocument(updated, &value);
+      CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[codec::kDocumentsCf], doc.id, value),
+                                       "updating validators of " + doc.id));
+    }
+    return summary;
+  }
+
+  Counters c = counters();
+  Interner in(&dict_, static_cast<uint32_t>(c.next_dict));
+  const TxId tx = c.last_tx + 1;
+  version.version = latest ? latest->version + 1 : 1;
+  version.tx = tx;
+  CHIPKG_ASSIGN_OR_RETURN(uint32_t did, in.Intern(doc.id));
+  CHIPKG_ASSIGN_OR_RETURN(uint32_t run, in.Intern(run_id));
+
+  // The document's live facts, keyed by claim identity for the multiset diff.
+  std::vector<std::string> old_values;
+  std::vector<uint64_t> old_ids;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kDocCf, codec::DocKey(did, 0, 0).substr(0, 4),
+                              codec::PrefixSuccessor(codec::DocKey(did, 0, 0).substr(0, 4)), 4,
+                              [&](std::string_view key, std::string_view value) {
+                                TxId a = 0, r = 0;
+                                std::optional<Date> va;
+                                if (codec::DecodeCoreHeader(value, &a, &r, &va) && r == 0) {
+                                  old_values.emplace_back(value);
+                                  old_ids.push_back(codec::FactIdOfIndexKey(key));
+                                }
+                                return true;
+                              }));
+  std::vector<CoreRecord> old_cores(old_values.size());
+  std::unordered_map<std::string, std::vector<size_t>> unmatched;  // claim key -> old indices (a multiset)
+  for (size_t i = 0; i < old_values.size(); ++i) {
+    if (!codec::DecodeCore(old_values[i], &old_cores[i])) {
+      return Status::Corruption(where + ": fact " + std::to_string(old_ids[i]) + " has an undecodable record");
+    }
+    std::string key;
+    codec::AppendClaimKey(old_cores[i], &key);
+    unmatched[key].push_back(i);
+  }
+
+  rocksdb::WriteBatch batch;
+  std::string prov;
+  uint64_t next_fact = c.next_fact;
+  CoreRecord core;
+  for (size_t i = 0; i < facts.size(); ++i) {
+    Fact& f = facts[i];
+    const std::string label = where + ", " + FactLabel(i, f);
+    if (!f.provenance.document_id.empty() && f.provenance.document_id != doc.id) {
+      return Status::InvalidArgument(label + ": provenance names document " + f.provenance.document_id);
+    }
+    f.provenance.document_id = doc.id;
+    f.provenance.document_version = version.version;
+    f.provenance.run_id = run_id;
+    CHIPKG_RETURN_IF_ERROR(CheckSpan(f.provenance, version.text, label));
+    CHIPKG_RETURN_IF_ERROR(BuildCore(f, &in, label, &core));
+    core.document = did;
+    core.document_version = version.version;
+    core.asserted_tx = tx;
+    core.retracted_tx = 0;
+    std::string key;
+    codec::AppendClaimKey(core, &key);
+    auto it = unmatched.find(key);
+    if (it != unmatched.end() && !it->second.empty()) {
+      it->second.pop_back();
+      ++summary.facts_kept;
+      continue;
+    }
+    prov.clear();
+    codec::EncodeProv(f.provenance, run, &prov);
+    PutFactRecords(&batch, handles_, next_fact++, core, &prov);
+    ++summary.facts_added;
+    if (core.kind == ValueKind::kNotPublished) ++c.not_published;
+  }
+  for (auto& [key, indices] : unmatched) {
+    for (size_t i : indices) {
+      CoreRecord& old = old_cores[i];
+      old.retracted_tx = tx;
+      PutFactRecords(&batch, handles_, old_ids[i], old, nullptr);
+      ++summary.facts_retracted;
+      if (old.kind == ValueKind::kNotPublished) --c.not_published;
+    }
+  }
+
+  std::string value;
+  codec::EncodeDocument(doc, &value);
+  batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
+  value.clear();
+  codec::EncodeVersionMeta(version, &value);
+  batch.Put(handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version.version), value).PermitUncheckedError();
+  batch.Put(handles_[codec::kVersionsCf], codec::VersionTextKey(did, version.version), version.text)
+      .PermitUncheckedError();
+  Transaction t{tx, NowMicros(), run_id, "document " + doc.id + " version " + std::to_string(version.version)};
+  value.clear();
+  codec::EncodeTx(t, &value);
+  batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
+  for (const auto& [s, id] : in.added()) {
+    std::string idv;
+    codec::PutU32(&idv, id);
+    batch.Put(handles_[codec::kDictCf], codec::DictForwardKey(s), idv).PermitUncheckedError();
+    batch.Put(handles_[codec::kDictCf], codec::DictReverseKey(id), s).PermitUncheckedError();
+  }
+
+  c.last_tx = tx;
+  c.next_fact = next_fact;
+  c.next_dict = in.next_id();
+  c.facts += summary.facts_added;
+  c.live = c.live + summary.facts_added - summary.facts_retracted;
+  c.retracted += summary.facts_retracted;
+  if (!stored_doc) ++c.documents;
+  ++c.versions;
+  ++c.transactions;
+  PutCounters(&batch, &c);
+  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing " + where));
+  Commit(c, in);
+
+  summary.tx = tx;
+  summary.new_version = true;
+  summary.version = version.version;
+  return summary;
+}
+
+Status StoreImpl::PutDocument(const Document& doc) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  if (doc.id.empty()) return Status::InvalidArgument("PutDocument: empty document id");
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored, ReadDocument(doc.id));
+  if (stored && stored->url == doc.url && stored->title == doc.title && stored->site == doc.site &&
+      stored->kind == doc.kind && stored->etag == doc.etag && stored->last_modified == doc.last_modified) {
+    return Status::OK();
+  }
+  Counters c = counters();
+  const TxId tx = c.last_tx + 1;
+  rocksdb::WriteBatch batch;
+  std::string value;
+  codec::EncodeDocument(doc, &value);
+  batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
+  value.clear();
+  codec::EncodeTx({tx, NowMicros(), "", "document record " + doc.id}, &value);
+  batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
+  c.last_tx = tx;
+  ++c.transactions;
+  if (!stored) ++c.documents;
+  PutCounters(&batch, &c);
+  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing document " + doc.id));
+  Commit(c, Interner(&dict_, static_cast<uint32_t>(c.next_dict)));
+  return Status::OK();
+}
+
+// The alias keys of an entity: its id, name and aliases, normalised, each with
+// the best (lowest) rank under which it appears.
+std::map<std::string, uint8_t> AliasEntries(const Entity& e) {
+  std::map<std::string, uint8_t> out;
+  auto add = [&](const std::string& name, uint8_t rank) {
+    std::string n = NormalizeAlias(name);
+    if (n.empty()) return;
+    auto [it, inserted] = out.emplace(std::move(n), rank);
+    if (!inserted) it->second = std::min(it->second, rank);
+  };
+  add(e.id, 0);
+  add(e.name, 1);
+  for (const auto& a : e.aliases) add(a, 2);
+  return out;
+}
+
+Status StoreImpl::PutEntity(const Entity& entity) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  if (entity.id.empty()) return Status::InvalidArgument("PutEntity: empty entity id");
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Entity> stored, ReadEntity(entity.id));
+  if (stored && stored->kind == entity.kind && stored->name == entity.name && stored->aliases == entity.aliases) {
+    return Status::OK();
+  }
+  Counters c = counters();
+  const TxId tx = c.last_tx + 1;
+  rocksdb::WriteBatch batch;
+  auto fresh = AliasEntries(entity);
+  if (stored) {
+    for (const auto& [norm, rank] : AliasEntries(*stored)) {
+      if (!fresh.count(norm)) batch.Delete(handles_[codec::kAliasCf], codec::AliasKey(norm, entity.id)).PermitUncheckedError();
+    }
+  }
+  for (const auto& [norm, rank] : fresh) {
+    batch.Put(handles_[codec::kAliasCf], codec::AliasKey(norm, entity.id), std::string(1, static_cast<char>(rank)))
+        .PermitUncheckedError();
+  }
+  std::string value;
+  codec::EncodeEntity(entity, &value);
+  batch.Put(handles_[codec::kEntitiesCf], entity.id, value).PermitUncheckedError();
+  value.clear();
+  codec::EncodeTx({tx, NowMicros(), "", "entity " + entity.id}, &value);
+  batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
+  c.last_tx = tx;
+  ++c.transactions;
+  if (!stored) ++c.entities;
+  PutCounters(&batch, &c);
+  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing entity " + entity.id));
+  Commit(c, Interner(&dict_, static_cast<uint32_t>(c.next_dict)));
+  return Status::OK();
+}
+
+Status StoreImpl::PutMeta(const std::string& key, const std::string& value) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  if (key.empty()) return Status::InvalidArgument("PutMeta: empty key");
+  return FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[codec::kUserMetaCf], key, value), "writing meta " + key);
+}
+
+Result<std::string> StoreImpl::GetMeta(const std::string& key) const {
+  std::string value;
+  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kUserMetaCf], key, &value);
+  if (st.IsNotFound()) return Status::NotFound("no meta entry '" + key + "' in " + path_);
+  CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading meta " + key));
+  return value;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> StoreImpl::ListMeta(const std::string& prefix) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kUserMetaCf, prefix, codec::PrefixSuccessor(prefix), 0,
+                              [&](std::string_view k, std::string_view v) {
+                                out.emplace_back(std::string(k), std::string(v));
+                                return true;
+                              }));
+  return out;
+}
+
+// ---- reads ----------------------------------------------------------------------
+
+Status StoreImpl::Scan(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
+                       const std::function<bool(std::string_view, std::string_view)>& fn) const {
+  rocksdb::ReadOptions ro;
+  const std::string limit_copy(limit);
+  rocksdb::Slice upper(limit_copy);
+  if (!limit_copy.empty()) ro.iterate_upper_bound = &upper;
+  const size_t extractor = PrefixLength(cf);
+  if (extractor == 0 || prefix_len < extractor) {
+    ro.total_order_seek = true;
+  } else {
+    ro.prefix_same_as_start = true;
+  }
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[cf]));
+  for (it->Seek(ToSlice(start)); it->Valid(); it->Next()) {
+    if (!fn(View(it->key()), View(it->value()))) break;
+  }
+  return FromRocks(it->status(), std::string("scanning column family ") + codec::CfName(cf) + " of " + path_);
+}
+
+Result<Fact> StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c) const {
+  Fact f;
+  f.id = fact_id;
+  CHIPKG_ASSIGN_OR_RETURN(f.subject, dict_.Name(c.subject));
+  CHIPKG_ASSIGN_OR_RETURN(f.predicate, dict_.Name(c.predicate));
+  Value& v = f.value;
+  v.kind = c.kind;
+  v.original.assign(c.original.data(), c.original.size());
+  switch (c.kind) {
+    case ValueKind::kQuantity:
+      v.number = c.number;
+      CHIPKG_ASSIGN_OR_RETURN(v.dimension, dict_.Name(c.dimension));
+      break;
+    case ValueKind::kDate: v.date = c.date; break;
+    case ValueKind::kEntity: CHIPKG_ASSIGN_OR_RETURN(v.text, dict_.Name(c.entity)); break;
+    case ValueKind::kText: v.text.assign(c.text.data(), c.text.size()); break;
+    case ValueKind::kBool: v.number = c.number; break;
+    case ValueKind::kNotPublished: break;
+  }
+  for (const auto& [k, val] : c.qualifiers) {
+    CHIPKG_ASSIGN_OR_RETURN(std::string key, dict_.Name(k));
+    CHIPKG_ASSIGN_OR_RETURN(std::string value, dict_.Name(val));
+    f.qualifiers.emplace(std::move(key), std::move(value));
+  }
+  CHIPKG_ASSIGN_OR_RETURN(f.provenance.document_id, dict_.Name(c.document));
+  f.provenance.document_version = c.document_version;
+  CHIPKG_ASSIGN_OR_RETURN(f.provenance.rule, dict_.Name(c.rule));
+  f.provenance.derivation = c.derivation;
+  f.valid_as_of = c.valid_as_of;
+  f.asserted_tx = c.asserted_tx;
+  f.retracted_tx = c.retracted_tx;
+  return f;
+}
+
+Status StoreImpl::FillProvenance(std::vector<Fact>* facts) const {
+  constexpr size_t kBatch = 1024;
+  std::vector<std::string> keys;
+  std::vector<rocksdb::Slice> slices;
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  for (size_t begin = 0; begin < facts->size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, facts->size() - begin);
+    keys.clear();
+    slices.clear();
+    for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey((*facts)[begin + i].id));
+    for (const auto& k : keys) slices.emplace_back(k);
+    for (auto& v : values) v.Reset();
+    db_->MultiGet(rocksdb::ReadOptions(), handles_[codec::kProvCf], n, slices.data(), values.data(), statuses.data());
+    for (size_t i = 0; i < n; ++i) {
+      Fact& f = (*facts)[begin + i];
+      if (statuses[i].IsNotFound()) {
+        return Status::Corruption("fact " + std::to_string(f.id) + " has no provenance record in " + path_);
+      }
+      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading provenance of fact " + std::to_string(f.id)));
+      uint32_t run = 0;
+      if (!codec::DecodeProv(View(values[i]), &f.provenance, &run)) {
+        return Status::Corruption("provenance record of fact " + std::to_string(f.id) + " cannot be decoded");
+      }
+      CHIPKG_ASSIGN_OR_RETURN(f.provenance.run_id, dict_.Name(run));
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, std::string_view limit,
+                                               size_t prefix_len, const ReadView& view) const {
+  std::vector<Fact> out;
+  Status status;
+  CoreRecord core;
+  CHIPKG_RETURN_IF_ERROR(Scan(cf, start, limit, prefix_len, [&](std::string_view key, std::string_view value) {
+    TxId a = 0, r = 0;
+    std::optional<Date> va;
+    if (!codec::DecodeCoreHeader(value, &a, &r, &va)) {
+      status = Status::Corruption(std::string("undecodable fact record in ") + codec::CfName(cf));
+      return false;
+    }
+    if (!Visible(a, r, va, view)) return true;
+    if (!codec::DecodeCore(value, &core)) {
+      status = Status::Corruption(std::string("undecodable fact record in ") + codec::CfName(cf));
+      return false;
+    }
+    auto fact = ToFact(codec::FactIdOfIndexKey(key), core);
+    if (!fact.ok()) {
+      status = fact.status();
+      return false;
+    }
+    out.push_back(std::move(fact).value());
+    return true;
+  }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out));
+  return out;
+}
+
+Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> sid, dict_.Find(subject));
+  if (!sid || subject.empty()) return std::vector<Fact>();
+  std::string prefix;
+  codec::PutU32(&prefix, *sid);
+  return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 4, view);
+}
+
+Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const std::string& predicate,
+                                                const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> sid, dict_.Find(subject));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
+  if (!sid || !pid || subject.empty() || predicate.empty()) return std::vector<Fact>();
+  std::string prefix;
+  codec::PutU32(&prefix, *sid);
+  codec::PutU32(&prefix, *pid);
+  return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 8, view);
+}
+
+Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, const ValueRange& range,
+                                                  const ReadView& view) const {
+  std::optional<ValueKind> kind = range.kind;
+  for (const auto* bound : {&range.lower, &range.upper}) {
+    if (!*bound) continue;
+    if (kind && (*bound)->kind != *kind) {
+      return Status::InvalidArgument(std::string("range on ") + predicate + ": a bound of kind " +
+                                     ValueKindName((*bound)->kind) + " in a range of kind " + ValueKindName(*kind));
+    }
+    kind = (*bound)->kind;
+  }
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
+  if (!pid || predicate.empty()) return std::vector<Fact>();
+
+  std::string base;
+  codec::PutU32(&base, *pid);
+  // The VALUEKEY of a bound; nullopt when no stored value can equal it (an entity never interned).
+  auto bound_key = [&](const Value& v) -> Result<std::optional<std::string>> {
+    CoreRecord c;
+    c.kind = v.kind;
+    switch (v.kind) {
+      case ValueKind::kQuantity:
+        if (std::isnan(v.number)) return Status::InvalidArgument("range on " + predicate + ": NaN bound");
+        c.number = v.number;
+        break;
+      case ValueKind::kDate: c.date = v.date; break;
+      case ValueKind::kEntity: {
+        CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> id, dict_.Find(v.text));
+        if (!id) return std::optional<std::string>();
+        c.entity = *id;
+        break;
+      }
+      case ValueKind::kText: c.text = v.text; break;
+      case ValueKind::kBool: c.number = v.number != 0 ? 1 : 0; break;
+      case ValueKind::kNotPublished: break;
+    }
+    std::string key = base;
+    codec::AppendValueKey(c, &key);
+    return std::optional<std::string>(std::move(key));
+  };
+
+  std::string kind_prefix = base;
+  if (kind) kind_prefix.push_back(static_cast<char>(*kind));
+  std::string start = kind_prefix;
+  std::string limit = codec::PrefixSuccessor(kind_prefix);
+  if (range.lower) {
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<std::string> k, bound_key(*range.lower));
+    if (!k) return std::vector<Fact>();
+    start = range.lower_inclusive ? *k : codec::PrefixSuccessor(*k);
+  }
+  if (range.upper) {
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<std::string> k, bound_key(*range.upper));
+    if (!k) return std::vector<Fact>();
+    limit = range.upper_inclusive ? codec::PrefixSuccessor(*k) : *k;
+  }
+  if (!limit.empty() && start >= limit) return std::vector<Fact>();
+  return ScanFacts(codec::kPosCf, start, limit, 4, view);
+}
+
+Result<std::vector<Fact>> StoreImpl::FactsReferencing(const EntityId& object, const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> oid, dict_.Find(object));
+  if (!oid || object.empty()) return std::vector<Fact>();
+  std::string prefix;
+  codec::PutU32(&prefix, *oid);
+  return ScanFacts(codec::kRefCf, prefix, codec::PrefixSuccessor(prefix), 4, view);
+}
+
+Result<std::vector<Fact>> StoreImpl::FactsFromDocument(const std::string& document_id,
+                                                       std::optional<uint32_t> version,
+                                                       const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
+  if (!did || document_id.empty()) return std::vector<Fact>();
+  std::string prefix;
+  codec::PutU32(&prefix, *did);
+  if (version) codec::PutU32(&prefix, *version);
+  return ScanFacts(codec::kDocCf, prefix, codec::PrefixSuccessor(prefix), prefix.size(), view);
+}
+
+Result<std::vector<Fact>> StoreImpl::History(const EntityId& subject, const std::string& predicate) const {
+  ReadView view;
+  view.include_retracted = true;
+  CHIPKG_ASSIGN_OR_RETURN(std::vector<Fact> facts, FactsAbout(subject, predicate, view));
+  std::sort(facts.begin(), facts.end(), [](const Fact& a, const Fact& b) {
+    return std::tie(a.asserted_tx, a.id) < std::tie(b.asserted_tx, b.id);
+  });
+  return facts;
+}
+
+Result<Fact> StoreImpl::GetFact(uint64_t fact_id) const {
+  std::string value;
+  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kFactsCf], codec::FactKey(fact_id), &value);
+  if (st.IsNotFound()) return Status::NotFound("no fact " + std::to_string(fact_id) + " in " + path_);
+  CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading fact " + std::to_string(fact_id)));
+  CoreRecord core;
+  if (!codec::DecodeCore(value, &core)) {
+    return Status::Corruption("record of fact " + std::to_string(fact_id) + " cannot be decoded");
+  }
+  CHIPKG_ASSIGN_OR_RETURN(Fact f, ToFact(fact_id, core));
+  std::vector<Fact> one;
+  one.push_back(std::move(f));
+  CHIPKG_RETURN_IF_ERROR(FillProvenance(&one));
+  return std::move(one[0]);
+}
+
+Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predicate, const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
+  if (!pid || predicate.empty()) return std::vector<EntityId>();
+  std::string prefix;
+  codec::PutU32(&prefix, *pid);
+  std::unordered_set<uint32_t> ids;
+  Status status;
+  CoreRecord core;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, prefix, codec::PrefixSuccessor(prefix), 4,
+                              [&](std::string_view, std::string_view value) {
+                                if (!codec::DecodeCore(value, &core)) {
+                                  status = Status::Corruption("undecodable fact record in pos");
+                                  return false;
+                                }
+                                if (Visible(core.asserted_tx, core.retracted_tx, core.valid_as_of, view)) {
+                                  ids.insert(core.subject);
+                                }
+                                return true;
+                              }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  std::vector<EntityId> out;
+  out.reserve(ids.size());
+  for (uint32_t id : ids) {
+    CHIPKG_ASSIGN_OR_RETURN(std::string name, dict_.Name(id));
+    out.push_back(std::move(name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::optional<Entity>> StoreImpl::ReadEntity(const std::string& id) const {
+  std::string value;
+  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kEntitiesCf], id, &value);
+  if (st.IsNotFound()) return std::optional<Entity>();
+  CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading entity " + id));
+  Entity e;
+  if (!codec::DecodeEntity(id, value, &e)) return Status::Corruption("record of entity " + id + " cannot be decoded");
+  return std::optional<Entity>(std::move(e));
+}
+
+Result<Entity> StoreImpl::GetEntity(const EntityId& id) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Entity> e, ReadEntity(id));
+  if (!e) return Status::NotFound("no entity " + id + " in " + path_);
+  return std::move(*e);
+}
+
+Result<Entity> StoreImpl::FindEntity(const std::string& name_or_alias) const {
+  if (!name_or_alias.empty()) {
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<Entity> exact, ReadEntity(name_or_alias));
+    if (exact) return std::move(*exact);
+  }
+  const std::string norm = NormalizeAlias(name_or_alias);
+  if (norm.empty()) return Status::NotFound("no entity named '" + name_or_alias + "'");
+  const std::string prefix = norm + std::string(1, '\0');
+  int best_rank = 256;
+  std::vector<std::string> best;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kAliasCf, prefix, codec::PrefixSuccessor(prefix), 0,
+                              [&](std::string_view key, std::string_view value) {
+                                int rank = value.empty() ? 2 : static_cast<uint8_t>(value[0]);
+                                std::string id(key.substr(prefix.size()));
+                                if (rank < best_rank) {
+                                  best_rank = rank;
+                                  best.clear();
+                                }
+                                if (rank == best_rank) best.push_back(std::move(id));
+                                return true;
+                              }));
+  if (best.empty()) return Status::NotFound("no entity named '" + name_or_alias + "'");
+  if (best.size() > 1) {
+    std::string list;
+    for (const auto& id : best) list += (list.empty() ? "" : ", ") + id;
+    return Status::InvalidArgument("'" + name_or_alias + "' is ambiguous: it names " + list);
+  }
+  return GetEntity(best[0]);
+}
+
+Result<std::vector<Entity>> StoreImpl::ListEntities(const std::string& kind) const {
+  std::vector<Entity> out;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kEntitiesCf, "", "", 0, [&](std::string_view key, std::string_view value) {
+    Entity e;
+    if (!codec::DecodeEntity(key, value, &e)) {
+      status = Status::Corruption("record of entity " + std::string(key) + " cannot be decoded");
+      return false;
+    }
+    if (kind.empty() || e.kind == kind) out.push_back(std::move(e));
+    return true;
+  }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  return out;
+}
+
+Result<std::optional<Document>> StoreImpl::ReadDocument(const std::string& id) const {
+  std::string value;
+  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kDocumentsCf], id, &value);
+  if (st.IsNotFound()) return std::optional<Document>();
+  CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading document " + id));
+  Document d;
+  if (!codec::DecodeDocument(id, value, &d)) {
+    return Status::Corruption("record of document " + id + " cannot be decoded");
+  }
+  return std::optional<Document>(std::move(d));
+}
+
+Result<Document> StoreImpl::GetDocument(const std::string& document_id) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> d, ReadDocument(document_id));
+  if (!d) return Status::NotFound("no document " + document_id + " in " + path_);
+  return std::move(*d);
+}
+
+Result<std::vector<Document>> StoreImpl::ListDocuments() const {
+  std::vector<Document> out;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kDocumentsCf, "", "", 0, [&](std::string_view key, std::string_view value) {
+    Document d;
+    if (!codec::DecodeDocument(key, value, &d)) {
+      status = Status::Corruption("record of document " + std::string(key) + " cannot be decoded");
+      return false;
+    }
+    out.push_back(std::move(d));
+    return true;
+  }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  return out;
+}
+
+Result<std::optional<uint32_t>> StoreImpl::LatestVersionNumber(uint32_t document) const {
+  const std::string prefix = codec::VersionMetaKey(document, 0).substr(0, 5);
+  const std::string limit = codec::PrefixSuccessor(prefix);
+  rocksdb::ReadOptions ro;
+  rocksdb::Slice lower(prefix), upper(limit);
+  ro.iterate_lower_bound = &lower;
+  ro.iterate_upper_bound = &upper;
+  ro.total_order_seek = true;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kVersionsCf]));
+  it->SeekToLast();
+  if (it->Valid()) {
+    if (it->key().size() != 9) return Status::Corruption("malformed version key in " + path_);
+    return std::optional<uint32_t>(codec::GetU32(it->key().data() + 5));
+  }
+  CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), "finding the latest version"));
+  return std::optional<uint32_t>();
+}
+
+Result<DocumentVersion> StoreImpl::ReadVersion(uint32_t did, uint32_t version, bool with_text) const {
+  std::string value;
+  rocksdb::Status st =
+      db_->Get(rocksdb::ReadOptions(), handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version), &value);
+  if (st.IsNotFound()) return Status::NotFound("no version " + std::to_string(version));
+  CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading version " + std::to_string(version)));
+  DocumentVersion v;
+  uint64_t text_size = 0;
+  if (!codec::DecodeVersionMeta(value, &v, &text_size)) {
+    return Status::Corruption("version record " + std::to_string(version) + " cannot be decoded");
+  }
+  v.version = version;
+  if (with_text) {
+    st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kVersionsCf], codec::VersionTextKey(did, version), &v.text);
+    if (st.IsNotFound()) {
+      return Status::Corruption("text of " + v.document_id + " version " + std::to_string(version) + " is missing");
+    }
+    CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading text of version " + std::to_string(version)));
+    if (v.text.size() != text_size) {
+      return Status::Corruption("text of " + v.document_id + " version " + std::to_string(version) +
+                                " has the wrong size");
+    }
+  }
+  return v;
+}
+
+Result<DocumentVersion> StoreImpl::GetDocumentVersion(const std::string& document_id, uint32_t version) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
+  if (!did || document_id.empty()) return Status::NotFound("no document " + document_id + " in " + path_);
+  auto v = ReadVersion(*did, version, /*with_text=*/true);
+  if (!v.ok()) return v.status().WithContext("document " + document_id);
+  return v;
+}
+
+Result<DocumentVersion> StoreImpl::LatestDocumentVersion(const std::string& document_id) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
+  if (!did || document_id.empty()) return Status::NotFound("no document " + document_id + " in " + path_);
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> latest, LatestVersionNumber(*did));
+  if (!latest) return Status::NotFound("document " + document_id + " has no version in " + path_);
+  return ReadVersion(*did, *latest, /*with_text=*/true);
+}
+
+Result<std::vector<DocumentVersion>> StoreImpl::ListDocumentVersions(const std::string& document_id,
+                                                                     bool with_text) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
+  std::vector<DocumentVersion> out;
+  if (!did || document_id.empty()) return out;
+  const std::string prefix = codec::VersionMetaKey(*did, 0).substr(0, 5);
+  std::vector<uint32_t> numbers;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kVersionsCf, prefix, codec::PrefixSuccessor(prefix), 5,
+                              [&](std::string_view key, std::string_view) {
+                                if (key.size() == 9) numbers.push_back(codec::GetU32(key.data() + 5));
+                                return true;
+                              }));
+  for (uint32_t n : numbers) {
+    CHIPKG_ASSIGN_OR_RETURN(DocumentVersion v, ReadVersion(*did, n, with_text));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Result<std::vector<Transaction>> StoreImpl::ListTransactions() const {
+  std::vector<Transaction> out;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kTxCf, "", "", 0, [&](std::string_view key, std::string_view value) {
+    Transaction t;
+    if (!codec::DecodeTx(key, value, &t)) {
+      status = Status::Corruption("a transaction record cannot be decoded");
+      return false;
+    }
+    out.push_back(std::move(t));
+    return true;
+  }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  return out;
+}
+
+Result<StoreStats> StoreImpl::Statistics() const {
+  Counters c = counters();
+  StoreStats s;
+  s.facts = c.facts;
+  s.live_facts = c.live;
+  s.retracted_facts = c.retracted;
+  s.not_published_facts = c.not_published;
+  s.documents = c.documents;
+  s.document_versions = c.versions;
+  s.entities = c.entities;
+  s.transactions = c.transactions;
+  // Every file of the store directory: SST, WAL, MANIFEST, options.
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) {
+      auto size = it->file_size(size_ec);
+      if (!size_ec) s.disk_bytes += size;
+    }
+  }
+  if (ec) return Status::IOError("measuring " + path_ + ": " + ec.message());
+  return s;
+}
+
+}  // namespace internal
+}  // namespace chipkg

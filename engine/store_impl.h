@@ -1,0 +1,252 @@
+// engine/store_impl.h (internal to engine/): the RocksDB implementation
+// behind Store, shared by store.cpp, bulk_writer.cpp and export.cpp.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engine/codec.h"
+#include "engine/store.h"
+
+#define CHIPKG_CONCAT_INNER(a, b) a##b
+#define CHIPKG_CONCAT(a, b) CHIPKG_CONCAT_INNER(a, b)
+// `lhs = value of expr` or return its error status (internal to engine/).
+#define CHIPKG_ASSIGN_OR_RETURN(lhs, expr) \
+  CHIPKG_ASSIGN_OR_RETURN_IMPL(CHIPKG_CONCAT(chipkg_result_, __LINE__), lhs, expr)
+#define CHIPKG_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return tmp.status();                 \
+  lhs = std::move(tmp).value()
+
+namespace chipkg::internal {
+
+// Converts a RocksDB status, naming what was being done.
+Status FromRocks(const rocksdb::Status& s, const std::string& what);
+
+// Heterogeneous lookup so a string_view finds a std::string key without a copy.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using StringIdMap = std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>;
+
+// The interning dictionary (dict CF) with an in-memory cache of what has been
+// looked up. Id 0 is the empty string and is never stored. Thread-safe.
+class Dictionary {
+ public:
+  void Attach(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf) {
+    db_ = db;
+    cf_ = cf;
+  }
+  // The id of `s`, or nullopt if it was never interned.
+  Result<std::optional<uint32_t>> Find(std::string_view s) const;
+  // The string of `id`; Corruption if the dictionary has no such id.
+  Result<std::string> Name(uint32_t id) const;
+  // Makes committed entries known without a read.
+  void Remember(const std::vector<std::pair<std::string, uint32_t>>& entries) const;
+
+ private:
+  rocksdb::DB* db_ = nullptr;
+  rocksdb::ColumnFamilyHandle* cf_ = nullptr;
+  mutable std::shared_mutex mu_;
+  mutable StringIdMap forward_;
+  mutable std::vector<std::string> names_;  // index = id
+  mutable std::vector<bool> known_;
+};
+
+// Assigns ids for one write (or one bulk load). New entries become visible to
+// the Dictionary only after the write commits (Remember).
+class Interner {
+ public:
+  Interner(const Dictionary* dict, uint32_t next_id) : dict_(dict), next_id_(next_id) {}
+  Result<uint32_t> Intern(std::string_view s);
+  // Reserves an id whose string is only known later (the run id of a bulk load).
+  uint32_t Reserve() { return next_id_++; }
+  uint32_t next_id() const { return next_id_; }
+  const std::vector<std::pair<std::string, uint32_t>>& added() const { return added_; }
+  void AddReserved(std::string s, uint32_t id) { added_.emplace_back(std::move(s), id); }
+
+ private:
+  const Dictionary* dict_;
+  uint32_t next_id_;
+  StringIdMap pending_;
+  std::vector<std::pair<std::string, uint32_t>> added_;
+};
+
+// Counters kept in the meta CF (codec::CounterKey) and in memory.
+struct Counters {
+  uint64_t last_tx = 0;
+  uint64_t next_fact = 1;
+  uint64_t next_dict = 1;
+  uint64_t facts = 0;
+  uint64_t live = 0;
+  uint64_t retracted = 0;
+  uint64_t not_published = 0;  // live not-published claims
+  uint64_t documents = 0;
+  uint64_t versions = 0;
+  uint64_t entities = 0;
+  uint64_t transactions = 0;
+
+  // (name, field) pairs, in the order they are stored.
+  template <typename F>
+  void ForEach(F&& f) {
+    f("last_tx", last_tx);
+    f("next_fact", next_fact);
+    f("next_dict", next_dict);
+    f("facts", facts);
+    f("live", live);
+    f("retracted", retracted);
+    f("not_published", not_published);
+    f("documents", documents);
+    f("versions", versions);
+    f("entities", entities);
+    f("transactions", transactions);
+  }
+};
+
+class BulkWriterImpl;
+
+class StoreImpl final : public Store {
+ public:
+  StoreImpl(std::string path, const StoreOptions& options, bool read_only);
+  ~StoreImpl() override;
+
+  Status OpenPrimary();
+  Status OpenAsSecondary(const std::string& secondary_dir);
+
+  Status CatchUp() override;
+  bool read_only() const override { return read_only_; }
+
+  Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version, std::vector<Fact> facts,
+                                            const std::string& run_id) override;
+  Status PutDocument(const Document& doc) override;
+  Status PutEntity(const Entity& entity) override;
+  Status PutMeta(const std::string& key, const std::string& value) override;
+  Result<std::string> GetMeta(const std::string& key) const override;
+  Result<std::vector<std::pair<std::string, std::string>>> ListMeta(const std::string& prefix) const override;
+  Result<std::unique_ptr<BulkWriter>> StartBulk() override;
+
+  Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const ReadView& view) const override;
+  Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const std::string& predicate,
+                                       const ReadView& view) const override;
+  Result<std::vector<Fact>> FactsInRange(const std::string& predicate, const ValueRange& range,
+                                         const ReadView& view) const override;
+  Result<std::vector<Fact>> FactsReferencing(const EntityId& object, const ReadView& view) const override;
+  Result<std::vector<Fact>> FactsFromDocument(const std::string& document_id, std::optional<uint32_t> version,
+                                              const ReadView& view) const override;
+  Result<std::vector<Fact>> History(const EntityId& subject, const std::string& predicate) const override;
+  Result<Fact> GetFact(uint64_t fact_id) const override;
+  Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;
+
+  Result<Entity> GetEntity(const EntityId& id) const override;
+  Result<Entity> FindEntity(const std::string& name_or_alias) const override;
+  Result<std::vector<Entity>> ListEntities(const std::string& kind) const override;
+
+  Result<Document> GetDocument(const std::string& document_id) const override;
+  Result<std::vector<Document>> ListDocuments() const override;
+  Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version) const override;
+  Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const override;
+  Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
+                                                            bool with_text) const override;
+
+  Result<std::vector<Transaction>> ListTransactions() const override;
+  TxId LastTx() const override { return last_tx_.load(); }
+  Result<StoreStats> Statistics() const override;
+
+  Status Export(std::ostream& out) const override;
+  Result<ImportStats> Import(std::istream& in) override;
+
+  // ---- for BulkWriterImpl and export.cpp -----------------------------------
+  const std::string& path() const { return path_; }
+  rocksdb::DB* db() const { return db_; }
+  rocksdb::ColumnFamilyHandle* cf(int id) const { return handles_[id]; }
+  // Options an SstFileWriter must use for `cf` so its files match the CF.
+  rocksdb::Options SstOptions(int cf) const;
+  const Dictionary& dictionary() const { return dict_; }
+  Counters counters() const;
+  // Bulk loads exclude other writes; EndBulk applies the committed counters.
+  Status BeginBulk();
+  void EndBulk(const Counters* committed);
+  // Makes a bulk writer that keeps ids, transactions and versions as given (Import).
+  Result<std::unique_ptr<BulkWriterImpl>> StartRawBulk();
+
+  // Point reads used by several paths. NotFound when absent.
+  Result<std::optional<uint32_t>> LatestVersionNumber(uint32_t document) const;
+  Result<Fact> ToFact(uint64_t fact_id, const codec::CoreRecord& core) const;
+  Status FillProvenance(std::vector<Fact>* facts) const;
+  // Calls fn(key, value) for every entry of `cf` in [start, limit) (limit empty:
+  // to the end); fn returns false to stop. `prefix_len` = bytes of `start` that
+  // every visited key shares (enables the CF's prefix bloom filter when it
+  // covers the CF's prefix extractor).
+  Status Scan(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
+              const std::function<bool(std::string_view, std::string_view)>& fn) const;
+
+ private:
+  Status OpenDb(bool secondary, const std::string& secondary_dir);
+  Status CheckFormat(const std::vector<std::string>& cf_names);
+  Status LoadCounters();
+  void BuildOptions(const StoreOptions& options);
+  Status CheckWritable() const;
+  void PutCounters(rocksdb::WriteBatch* batch, Counters* c);
+  void Commit(const Counters& c, const Interner& interner);
+  Result<std::vector<Fact>> ScanFacts(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
+                                      const ReadView& view) const;
+  Result<std::optional<Entity>> ReadEntity(const std::string& id) const;
+  Result<std::optional<Document>> ReadDocument(const std::string& id) const;
+  Result<DocumentVersion> ReadVersion(uint32_t did, uint32_t version, bool with_text) const;
+
+  std::string path_;
+  bool read_only_;
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by codec::Cf; extra CFs after
+  rocksdb::DBOptions db_options_;
+  std::vector<rocksdb::ColumnFamilyOptions> cf_options_;
+  std::shared_ptr<rocksdb::Cache> cache_;
+  Dictionary dict_;
+
+  std::mutex write_mu_;  // one write at a time
+  bool bulk_active_ = false;
+  mutable std::mutex counters_mu_;
+  Counters counters_;
+  std::atomic<uint64_t> last_tx_{0};
+};
+
+// Whether a fact with these visibility fields is seen by `view`.
+bool Visible(TxId asserted_tx, TxId retracted_tx, const std::optional<Date>& valid_as_of, const ReadView& view);
+
+// Wall clock, Unix microseconds.
+int64_t NowMicros();
+
+// Checks a fact's own fields (subject, predicate, value, dates) and interns
+// its strings into `core`: subject, predicate, rule, derivation, value,
+// qualifiers and valid_as_of. The caller sets document, version and the txs.
+// `where` names the fact in errors.
+Status BuildCore(const Fact& fact, Interner* interner, const std::string& where, codec::CoreRecord* core);
+
+// InvalidArgument unless the provenance span lies inside `text` and its
+// excerpt equals the text there. `where` names the fact.
+Status CheckSpan(const Provenance& p, const std::string& text, const std::string& where);
+
+// Adds every record of one fact (facts, prov unless null, spo, pos, doc, ref).
+void PutFactRecords(rocksdb::WriteBatch* batch, const std::vector<rocksdb::ColumnFamilyHandle*>& handles,
+                    uint64_t fact_id, const codec::CoreRecord& core, const std::string* prov);
+
+// The alias CF keys of an entity (normalised id, name, aliases) and their rank:
+// 0 id, 1 name, 2 alias; a key reached several ways keeps the best rank.
+std::map<std::string, uint8_t> AliasEntries(const Entity& entity);
+
+}  // namespace chipkg::internal

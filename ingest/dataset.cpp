@@ -1,0 +1,485 @@
+#include "ingest/dataset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "ingest/csv.h"
+#include "schema/schema.h"
+
+namespace chipkg {
+namespace {
+
+constexpr size_t kContextBytes = 32;
+constexpr const char* kDefaultKind = "chip";
+
+bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && IsSpace(s[b])) ++b;
+  while (e > b && IsSpace(s[e - 1])) --e;
+  return s.substr(b, e - b);
+}
+
+std::string CollapseSpaces(const std::string& s) {
+  std::string out;
+  bool space = false;
+  for (char c : s) {
+    if (IsSpace(c)) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out.push_back(' ');
+    space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// A byte range of the file: what a claim points at.
+struct Span {
+  size_t begin = 0;
+  size_t end = 0;
+};
+
+// Where a role column sits, and the columns that make claims.
+struct ColumnPlan {
+  const ColumnDef* def = nullptr;
+  int index = -1;
+  const PredicateDef* predicate = nullptr;  // value columns
+  double factor = 1;                        // quantity columns: canonical = cell * factor
+};
+
+struct Plan {
+  int name = -1, kind = -1, citation = -1, price_citation = -1, as_of = -1, note = -1;
+  std::vector<ColumnPlan> values;
+};
+
+std::string Where(const ColumnDef& def) { return def.file + ":" + std::to_string(def.line); }
+
+// The unit is looked up within the predicate's dimension, since one spelling
+// may name units of several ("B": bytes or billions of parameters).
+Result<double> UnitFactor(const Schema& schema, const ColumnDef& def, const std::string& dimension) {
+  if (def.unit.empty()) {
+    const DimensionDef* dim = schema.FindDimension(dimension);
+    if (dim != nullptr && dim->canonical_unit == "1") return 1.0;  // plain counts need no unit
+  }
+  for (const UnitDef& u : schema.units()) {
+    if (u.spelling == def.unit && u.dimension == dimension) return u.factor;
+  }
+  return Status::InvalidArgument(Where(def) + ": column \"" + def.header + "\" needs a unit= of dimension " +
+                                 dimension + " for " + def.predicate + " (got '" + def.unit + "')");
+}
+
+Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable& table, const Schema& schema,
+                      const std::string& dataset) {
+  Plan plan;
+  std::map<std::string, int*> roles = {{"name", &plan.name},         {"kind", &plan.kind},
+                                       {"citation", &plan.citation}, {"price_citation", &plan.price_citation},
+                                       {"as_of", &plan.as_of},       {"note", &plan.note}};
+  for (const ColumnDef* def : defs) {
+    int index = table.ColumnIndex(def->header);
+    if (index < 0) {
+      return Status::InvalidArgument(Where(*def) + ": column \"" + def->header + "\" of dataset " + dataset +
+                                     " is not a header of the file");
+    }
+    if (def->role != "value") {
+      auto role = roles.find(def->role);
+      if (role == roles.end()) {
+        return Status::InvalidArgument(Where(*def) + ": unknown column role '" + def->role + "'");
+      }
+      if (*role->second >= 0) {
+        return Status::InvalidArgument(Where(*def) + ": a second column with role " + def->role + " in dataset " +
+                                       dataset);
+      }
+      *role->second = index;
+      continue;
+    }
+    ColumnPlan column;
+    column.def = def;
+    column.index = index;
+    column.predicate = schema.FindPredicate(def->predicate);
+    if (column.predicate == nullptr) {
+      return Status::InvalidArgument(Where(*def) + ": column \"" + def->header + "\" maps to unknown predicate '" +
+                                     def->predicate + "'");
+    }
+    if (column.predicate->type == ValueKind::kQuantity) {
+      Result<double> factor = UnitFactor(schema, *def, column.predicate->dimension);
+      if (!factor.ok()) return factor.status();
+      column.factor = *factor;
+    }
+    plan.values.push_back(column);
+  }
+  if (plan.name < 0) {
+    return Status::InvalidArgument("dataset " + dataset + " has no column with role=name in the schema");
+  }
+  return plan;
+}
+
+// A plain number as a spreadsheet writes it: "671000000000000.0", "1.5e+16".
+std::optional<double> ParseNumber(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  for (char c : s) {
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+' || c == 'e' ||
+          c == 'E')) {
+      return std::nullopt;  // strtod would also take "inf", "nan" and hex
+    }
+  }
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// "2025-12-05 21:21:23+00:00", "2025-12-05", "2025-12", "2025".
+std::optional<Date> ParseCellDate(const std::string& s) {
+  if (auto d = Date::Parse(s)) return d;
+  if (s.size() > 10 && (s[10] == ' ' || s[10] == 'T')) return Date::Parse(s.substr(0, 10));
+  return std::nullopt;
+}
+
+std::optional<bool> ParseBool(const std::string& s) {
+  std::string l;
+  for (char c : s) l.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (l == "yes" || l == "true" || l == "1" || l == "y") return true;
+  if (l == "no" || l == "false" || l == "0" || l == "n") return false;
+  return std::nullopt;
+}
+
+// URLs of a citation cell, and the words around them.
+struct Citations {
+  std::vector<std::string> urls;
+  std::string remark;
+};
+
+Citations SplitCitations(const std::string& cell) {
+  Citations out;
+  std::string token;
+  std::vector<std::string> words;
+  auto flush = [&] {
+    if (token.empty()) return;
+    std::string lower;
+    for (char c : token) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0 || lower.rfind("www.", 0) == 0) {
+      while (!token.empty() && (token.back() == ',' || token.back() == '.' || token.back() == ';')) token.pop_back();
+      if (std::find(out.urls.begin(), out.urls.end(), token) == out.urls.end()) out.urls.push_back(token);
+    } else {
+      words.push_back(token);
+    }
+    token.clear();
+  };
+  for (char c : cell) {
+    if (IsSpace(c) || c == ';') {
+      flush();
+    } else {
+      token.push_back(c);
+    }
+  }
+  flush();
+  for (size_t i = 0; i < words.size(); ++i) out.remark += (i ? " " : "") + words[i];
+  return out;
+}
+
+// Splits the raw bytes of an entity cell at ',' and ';', trimming each item;
+// spans stay in file coordinates.
+std::vector<Span> SplitList(const std::string& text, Span cell) {
+  std::vector<Span> items;
+  size_t start = cell.begin;
+  for (size_t i = cell.begin; i <= cell.end; ++i) {
+    if (i == cell.end || text[i] == ',' || text[i] == ';') {
+      size_t b = start, e = i;
+      while (b < e && IsSpace(text[b])) ++b;
+      while (e > b && IsSpace(text[e - 1])) --e;
+      if (e > b) items.push_back({b, e});
+      start = i + 1;
+    }
+  }
+  return items;
+}
+
+// "TSMC (all chips TSMC makes →)" -> "TSMC": a remark after the name.
+std::string DropTrailingRemark(const std::string& name) {
+  std::string s = Trim(name);
+  if (s.empty() || s.back() != ')') return s;
+  size_t open = s.rfind('(');
+  if (open == std::string::npos || open == 0) return s;
+  std::string head = Trim(s.substr(0, open));
+  return head.empty() ? s : head;
+}
+
+std::string Unescape(const std::string& raw, bool quoted) {
+  if (!quoted) return raw;
+  std::string out;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    out.push_back(raw[i]);
+    if (raw[i] == '"' && i + 1 < raw.size() && raw[i + 1] == '"') ++i;
+  }
+  return out;
+}
+
+bool IsPriceDimension(const std::string& dimension) { return dimension.rfind("usd", 0) == 0; }
+
+class RowReader {
+ public:
+  RowReader(const std::string& text, const std::string& dataset, const std::string& document_id,
+            const Schema& schema, EntityResolver& resolver, DatasetExtraction& out)
+      : text_(text), dataset_(dataset), document_id_(document_id), schema_(schema), resolver_(resolver), out_(out) {}
+
+  Status Read(const Plan& plan, const CsvTable& table) {
+    const std::string rule = DatasetRule(dataset_);
+    // Declare every row name distinct before resolving any, so the order of
+    // the rows cannot decide which of two look-alikes absorbs the other.
+    std::map<std::string, std::vector<std::string>> names_by_kind;
+    for (const CsvRecord& record : table.records) {
+      std::string name = Trim(record.fields[plan.name].value);
+      if (!name.empty()) names_by_kind[KindOf(plan, record, nullptr)].push_back(name);
+    }
+    for (const auto& [kind, names] : names_by_kind) {
+      CHIPKG_RETURN_IF_ERROR(resolver_.DeclareDistinct(kind, names).WithContext("dataset " + dataset_));
+    }
+
+    std::map<EntityId, int64_t> first_row_of;
+    for (size_t i = 0; i < table.records.size(); ++i) {
+      const CsvRecord& record = table.records[i];
+      const int64_t row = static_cast<int64_t>(i) + 1;
+      const std::string where = document_id_ + " row " + std::to_string(row) + " (line " +
+                                std::to_string(record.line) + ")";
+      DatasetRow summary;
+      summary.row = row;
+      summary.line = record.line;
+      summary.name = Trim(record.fields[plan.name].value);
+      if (summary.name.empty()) {
+        out_.warnings.push_back(where + ": no name; the row makes no claims");
+        out_.rows.push_back(summary);
+        continue;
+      }
+      const std::string kind = KindOf(plan, record, &where);
+      Result<Resolution> subject = resolver_.Resolve(summary.name, kind);
+      if (!subject.ok()) return subject.status().WithContext(where);
+      summary.resolution = *subject;
+      if (auto [it, fresh] = first_row_of.emplace(subject->id, row); !fresh) {
+        out_.warnings.push_back(where + ": \"" + summary.name + "\" is the same entity (" + subject->id +
+                                ") as row " + std::to_string(it->second));
+      }
+
+      RowContext ctx;
+      ctx.row = row;
+      ctx.subject = subject->id;
+      ctx.section = summary.name;
+      ctx.rule = rule;
+      if (plan.citation >= 0) ctx.citations = SplitCitations(record.fields[plan.citation].value).urls;
+      if (plan.price_citation >= 0) {
+        Citations price = SplitCitations(record.fields[plan.price_citation].value);
+        ctx.price_citations = price.urls;
+        ctx.price_remark = price.remark;
+      }
+      if (plan.note >= 0) ctx.note = record.fields[plan.note].value;
+      if (plan.as_of >= 0) {
+        const CsvField& cell = record.fields[plan.as_of];
+        std::string v = Trim(cell.value);
+        if (!v.empty()) {
+          ctx.as_of = ParseCellDate(v);
+          if (!ctx.as_of) {
+            Skip(row, table.header.fields[plan.as_of].value, v, "as-of date is not an ISO date");
+          } else if (!out_.newest_as_of || ctx.as_of->FirstDay() > out_.newest_as_of->FirstDay()) {
+            out_.newest_as_of = ctx.as_of;
+          }
+        }
+      }
+
+      size_t before = out_.facts.size();
+      for (const ColumnPlan& column : plan.values) {
+        CHIPKG_RETURN_IF_ERROR(ReadCell(column, record.fields[column.index], ctx).WithContext(where));
+      }
+      summary.facts = out_.facts.size() - before;
+      out_.rows.push_back(summary);
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct RowContext {
+    int64_t row = 0;
+    EntityId subject;
+    std::string section;
+    std::string rule;
+    std::vector<std::string> citations;
+    std::vector<std::string> price_citations;
+    std::string price_remark;
+    std::string note;
+    std::optional<Date> as_of;
+  };
+
+  std::string KindOf(const Plan& plan, const CsvRecord& record, const std::string* where) {
+    if (plan.kind < 0) return kDefaultKind;
+    std::string kind = Trim(record.fields[plan.kind].value);
+    if (kind.empty()) return kDefaultKind;
+    const auto& kinds = schema_.entity_kinds();
+    if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return kind;
+    if (where != nullptr) {
+      out_.warnings.push_back(*where + ": unknown entity kind '" + kind + "', read as " + kDefaultKind);
+    }
+    return kDefaultKind;
+  }
+
+  void Skip(int64_t row, const std::string& column, const std::string& text, const std::string& reason) {
+    out_.skipped.push_back({row, column, text, reason});
+  }
+
+  Status ReadCell(const ColumnPlan& column, const CsvField& cell, const RowContext& ctx) {
+    const std::string value = Trim(cell.value);
+    if (value.empty()) return Status::OK();  // unknown: no claim
+    const ColumnDef& def = *column.def;
+    const PredicateDef& pred = *column.predicate;
+    const Span whole{cell.offset, cell.offset + cell.length};
+
+    switch (pred.type) {
+      case ValueKind::kQuantity: {
+        std::optional<double> number = ParseNumber(value);
+        if (!number) return NotPublishedOrSkip(column, whole, value, ctx, "not a number");
+        if (!def.derived.empty() && *number == 0) {
+          Skip(ctx.row, def.header, value, "derived figure 0: the dataset's inputs were missing (not computed)");
+          return Status::OK();
+        }
+        Emit(column, whole, Value::Quantity(*number * column.factor, pred.dimension, def.unit.empty() ? value : value + " " + def.unit),
+             ctx);
+        return Status::OK();
+      }
+      case ValueKind::kDate: {
+        std::optional<Date> date = ParseCellDate(value);
+        if (!date) return NotPublishedOrSkip(column, whole, value, ctx, "not an ISO date");
+        Emit(column, whole, Value::OfDate(*date, value), ctx);
+        return Status::OK();
+      }
+      case ValueKind::kBool: {
+        std::optional<bool> b = ParseBool(value);
+        if (!b) return NotPublishedOrSkip(column, whole, value, ctx, "not yes/no");
+        Emit(column, whole, Value::Bool(*b, value), ctx);
+        return Status::OK();
+      }
+      case ValueKind::kEntity: {
+        if (schema_.SaysNotPublished(value)) {
+          Emit(column, whole, Value::NotPublished(value), ctx);
+          return Status::OK();
+        }
+        const std::string object_kind = pred.object_kind.empty() ? kDefaultKind : pred.object_kind;
+        for (const Span& item : SplitList(text_, whole)) {
+          std::string written = Unescape(text_.substr(item.begin, item.end - item.begin), cell.quoted);
+          std::string name = DropTrailingRemark(written);
+          Result<Resolution> object = resolver_.Resolve(name, object_kind);
+          if (!object.ok()) return object.status().WithContext("column \"" + def.header + "\"");
+          Emit(column, item, Value::Entity(object->id, written), ctx);
+        }
+        return Status::OK();
+      }
+      case ValueKind::kText:
+        Emit(column, whole, Value::Text(CollapseSpaces(value)), ctx);
+        return Status::OK();
+      case ValueKind::kNotPublished:
+        break;
+    }
+    return Status::InvalidArgument("column \"" + def.header + "\": predicate " + pred.name +
+                                   " has a type a dataset cell cannot hold");
+  }
+
+  Status NotPublishedOrSkip(const ColumnPlan& column, Span span, const std::string& value, const RowContext& ctx,
+                            const std::string& reason) {
+    if (schema_.SaysNotPublished(value)) {
+      Emit(column, span, Value::NotPublished(value), ctx);
+    } else {
+      Skip(ctx.row, column.def->header, value, reason);
+    }
+    return Status::OK();
+  }
+
+  void Emit(const ColumnPlan& column, Span span, Value value, const RowContext& ctx) {
+    const ColumnDef& def = *column.def;
+    Fact f;
+    f.subject = ctx.subject;
+    f.predicate = def.predicate;
+    f.value = std::move(value);
+    f.qualifiers = def.qualifiers;
+    f.valid_as_of = ctx.as_of;
+    Provenance& p = f.provenance;
+    p.document_id = document_id_;
+    p.section = ctx.section;
+    p.span_begin = static_cast<uint32_t>(span.begin);
+    p.span_end = static_cast<uint32_t>(span.end);
+    p.excerpt = text_.substr(span.begin, span.end - span.begin);
+    size_t pre = span.begin >= kContextBytes ? span.begin - kContextBytes : 0;
+    while (pre < span.begin && IsUtf8Continuation(text_[pre])) ++pre;
+    p.prefix = text_.substr(pre, span.begin - pre);
+    size_t post = std::min(text_.size(), span.end + kContextBytes);
+    while (post > span.end && post < text_.size() && IsUtf8Continuation(text_[post])) --post;
+    p.suffix = text_.substr(span.end, post - span.end);
+    p.row = ctx.row;
+    p.column = def.header;
+    bool price = column.predicate->type == ValueKind::kQuantity && IsPriceDimension(column.predicate->dimension);
+    if (price && !ctx.price_citations.empty()) {
+      p.citations = ctx.price_citations;
+    } else {
+      p.citations = ctx.citations;
+    }
+    if (price) p.attribution = ctx.price_remark;
+    p.note = ctx.note;
+    p.rule = ctx.rule;
+    p.rule_version = "1";
+    if (!def.derived.empty()) {
+      p.derivation = Derivation::kStatedDerived;
+      p.formula = def.derived;
+    }
+    out_.facts.push_back(std::move(f));
+  }
+
+  const std::string& text_;
+  const std::string& dataset_;
+  const std::string& document_id_;
+  const Schema& schema_;
+  EntityResolver& resolver_;
+  DatasetExtraction& out_;
+};
+
+}  // namespace
+
+std::string DatasetRule(const std::string& dataset) { return "dataset:" + dataset; }
+
+Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::string& dataset,
+                                         const std::string& document_id, const Schema& schema,
+                                         EntityResolver& resolver) {
+  auto started = std::chrono::steady_clock::now();
+  if (text.size() > std::numeric_limits<uint32_t>::max()) {
+    return Status::InvalidArgument(document_id + ": " + std::to_string(text.size()) +
+                                   " bytes is more than a span can address (4 GiB)");
+  }
+  std::vector<const ColumnDef*> defs = schema.ColumnsOf(dataset);
+  if (defs.empty()) {
+    return Status::InvalidArgument("no `column` lines for dataset '" + dataset + "' in the schema (reading " +
+                                   document_id + ")");
+  }
+  Result<CsvTable> table = ParseCsv(text, document_id);
+  if (!table.ok()) return table.status();
+  Result<Plan> plan = MakePlan(defs, *table, schema, dataset);
+  if (!plan.ok()) return plan.status().WithContext(document_id);
+
+  DatasetExtraction out;
+  std::set<int> mapped;
+  for (const ColumnDef* def : defs) mapped.insert(table->ColumnIndex(def->header));
+  for (size_t i = 0; i < table->header.fields.size(); ++i) {
+    if (!mapped.count(static_cast<int>(i))) out.unmapped_columns.push_back(table->header.fields[i].value);
+  }
+  RowReader reader(text, dataset, document_id, schema, resolver, out);
+  CHIPKG_RETURN_IF_ERROR(reader.Read(*plan, *table));
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+}  // namespace chipkg

@@ -1,0 +1,913 @@
+// The generic readers, which work on any page: markdown tables, sentences that
+// state a value next to a label, and the runner that applies every generic
+// reader to the lines no template claimed.
+
+#include <algorithm>
+#include <limits>
+
+#include "ingest/extract_internal.h"
+
+namespace chipkg::extract_internal {
+
+void ReadLabelValueLines(Page& page, const Emit& emit);  // extract_values.cpp
+
+namespace {
+
+// Longest sentence the sentence reader looks at: anything longer is not prose.
+constexpr size_t kMaxSentence = 2000;
+
+bool IsSeparatorCell(std::string_view c) {
+  if (c.empty()) return true;
+  bool dash = false;
+  for (char ch : c) {
+    if (ch == '-') {
+      dash = true;
+    } else if (ch != ':' && ch != ' ') {
+      return false;
+    }
+  }
+  return dash;
+}
+
+std::string Singular(std::string s) {
+  if (s.size() > 1 && s.back() == 's') s.pop_back();
+  return s;
+}
+
+// A count written as "16-chip", "16 chips", "1 chip": the number, the noun's
+// label, and the range of both. The noun must be a label of a count predicate.
+struct CountRead {
+  Range range;
+  double number = 0;
+  LabelHit label;
+};
+
+std::optional<CountRead> CountAt(const Page& page, size_t pos, size_t limit) {
+  std::string_view text(page.text);
+  std::optional<NumberToken> n = NumberAt(text, pos, limit);
+  if (!n || n->range.end >= limit) return std::nullopt;
+  char sep = text[n->range.end];
+  if (sep != '-' && sep != ' ') return std::nullopt;
+  size_t w = n->range.end + 1;
+  size_t e = w;
+  while (e < limit && IsAsciiAlpha(text[e])) ++e;
+  if (e == w) return std::nullopt;
+  std::optional<LabelHit> hit = page.LookupLabel(Range{w, e});
+  if (!hit) return std::nullopt;
+  const PredicateDef* p = page.Predicate(hit->def->predicate);
+  if (p == nullptr || p->type != ValueKind::kQuantity) return std::nullopt;
+  const DimensionDef* dim = page.schema.FindDimension(p->dimension);
+  if (dim == nullptr || dim->canonical_unit != "1") return std::nullopt;
+  return CountRead{Range{pos, e}, n->value, *hit};
+}
+
+// "trn1.2xlarge (1 chip)" on a chip's page: the instance holds chips of the
+// page's kind, so it also refers to the page subject through the entity
+// predicate that links the two kinds (accelerator: instance_type -> chip).
+void AddKindReference(Page& page, const EntityId& subject, const std::string& subject_kind, const LabelHit& noun,
+                      Range span, const Emit& emit, const std::vector<std::string>& citations) {
+  if (page.subject().empty() || subject_kind == page.subject_kind()) return;
+  if (Singular(AsciiLower(page.View(noun.range))) != page.subject_kind()) return;
+  for (const PredicateDef& p : page.schema.predicates()) {
+    if (p.type != ValueKind::kEntity || p.object_kind != page.subject_kind() || !Page::Applies(p, subject_kind)) {
+      continue;
+    }
+    Draft d;
+    d.subject = subject;
+    d.predicate = p.name;
+    d.value = Value::Entity(page.subject(), page.title.empty() ? page.Str(span) : page.title);
+    d.span = span;
+    d.citations = citations;
+    page.Add(std::move(d), emit);
+  }
+}
+
+void AddCount(Page& page, const EntityId& subject, const std::string& subject_kind, const CountRead& c,
+              const Emit& emit, const std::vector<std::string>& citations) {
+  const PredicateDef* p = page.Predicate(c.label.def->predicate);
+  if (p == nullptr || !Page::Applies(*p, subject_kind)) return;
+  Draft d;
+  d.subject = subject;
+  d.predicate = p->name;
+  d.value = Value::Quantity(c.number, p->dimension, page.Str(c.range));
+  d.qualifiers = c.label.def->qualifiers;
+  d.span = c.range;
+  d.citations = citations;
+  page.Add(std::move(d), emit);
+  AddKindReference(page, subject, subject_kind, c.label, c.range, emit, citations);
+}
+
+std::string CellRole(std::string_view header) {
+  std::string h = AsciiLower(header);
+  if (h == "value") return "value";
+  if (h == "unit" || h == "units") return "unit";
+  if (h == "source") return "source";
+  if (h == "as of" || h == "as-of" || h == "date") return "as_of";
+  return "";
+}
+
+// Citation numbers ending the line before a table ("... prices for Trn1 instances 6:").
+std::vector<std::string> IntroCitations(const Page& page, size_t table_line) {
+  std::vector<std::string> out;
+  if (!page.inline_citations || table_line == 0) return out;
+  Range r = Trim(page.text, page.lines()[table_line - 1].range);
+  std::string_view v = page.View(r);
+  if (v.empty() || v.back() != ':') return out;
+  StripCitations(page, Range{r.begin, r.end - 1}, &out);
+  return out;
+}
+
+}  // namespace
+
+std::optional<Table> ParseTable(Page& page, size_t first) {
+  const auto& lines = page.lines();
+  auto is_row = [&](size_t i) {
+    if (i >= lines.size() || page.LineTooLong(i)) return false;
+    std::string_view v = page.View(Trim(page.text, lines[i].range));
+    return !v.empty() && v[0] == '|';
+  };
+  if (!is_row(first)) return std::nullopt;
+  Table t;
+  t.first_line = first;
+  bool have_header = false;
+  size_t i = first;
+  for (; is_row(i); ++i) {
+    Range r = Trim(page.text, lines[i].range);
+    std::string_view v = page.View(r);
+    Table::Row row;
+    row.line = i;
+    size_t cell_start = 1;
+    bool closed = v.size() > 1 && v.back() == '|';
+    for (size_t k = 1; k <= v.size(); ++k) {
+      if (k == v.size() || v[k] == '|') {
+        if (k == v.size() && closed) break;
+        row.cells.push_back(Trim(page.text, Range{r.begin + cell_start, r.begin + k}));
+        cell_start = k + 1;
+      }
+    }
+    if (!closed) page.Warn(r.begin, "table row not closed with '|'");
+    bool separator = std::all_of(row.cells.begin(), row.cells.end(),
+                                 [&](const Range& c) { return IsSeparatorCell(page.View(c)); });
+    if (separator) continue;
+    if (!have_header) {
+      t.header = row;
+      have_header = true;
+    } else {
+      t.rows.push_back(row);
+    }
+  }
+  t.end_line = i;
+  if (!have_header) return std::nullopt;
+  return t;
+}
+
+void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
+  Emit emit = emit_in;
+  if (emit.rule.empty()) emit.rule = "generic-table";
+  if (emit.citations.empty()) emit.citations = IntroCitations(page, table.first_line);
+  std::string_view text(page.text);
+  const auto& header = table.header.cells;
+  size_t n = header.size();
+  if (n < 2) {
+    page.Warn(page.lines()[table.first_line].range.begin, "table with fewer than two columns");
+    return;
+  }
+  for (const Table::Row& row : table.rows) {
+    if (row.cells.size() != n) {
+      page.Warn(page.lines()[row.line].range.begin, "table row has " + std::to_string(row.cells.size()) +
+                                                        " cells, header has " + std::to_string(n));
+    }
+  }
+
+  // Role columns: "| Workload | Value | Unit | Source | As of |".
+  std::map<std::string, size_t> role;
+  for (size_t j = 1; j < n; ++j) {
+    std::string r = CellRole(page.View(header[j]));
+    if (!r.empty()) role.emplace(r, j);
+  }
+  if (role.count("value")) {
+    size_t vc = role["value"];
+    for (const Table::Row& row : table.rows) {
+      if (row.cells.size() <= vc) continue;
+      std::optional<LabelHit> hit = page.LookupLabel(row.cells[0]);
+      if (!hit) {
+        page.Warn(row.cells[0].begin, "unknown label '" + page.Str(row.cells[0]) + "'");
+        continue;
+      }
+      Emit row_emit = emit;
+      if (role.count("source") && role["source"] < row.cells.size()) {
+        row_emit.attribution = page.Str(row.cells[role["source"]]);
+      }
+      if (role.count("as_of") && role["as_of"] < row.cells.size()) {
+        Range c = row.cells[role["as_of"]];
+        if (auto d = DateAt(text, c.begin, c.end, true)) row_emit.valid_as_of = d->date;
+      }
+      const PredicateDef* p = page.Predicate(hit->def->predicate);
+      bool has_unit = role.count("unit") && role["unit"] < row.cells.size() && !row.cells[role["unit"]].empty();
+      if (p != nullptr && p->type == ValueKind::kQuantity && has_unit) {
+        Range value = row.cells[vc];
+        Range unit = row.cells[role["unit"]];
+        std::string written = page.Str(value) + " " + page.Str(unit);
+        std::optional<QuantityParse> q = page.schema.ParseQuantity(written, p->dimension);
+        if (!q || q->consumed < written.size()) {
+          page.Warn(value.begin, "no " + p->dimension + " figure in '" + written + "'");
+          continue;
+        }
+        if (!Page::Applies(*p, page.subject_kind())) continue;
+        Draft d;
+        d.subject = page.subject();
+        d.predicate = p->name;
+        d.qualifiers = hit->def->qualifiers;
+        for (const auto& [k, v] : hit->extra) d.qualifiers.emplace(k, v);
+        d.value = Value::Quantity(q->canonical, q->dimension, written);
+        d.span = Range{value.begin, std::max(value.end, unit.end)};
+        page.Add(std::move(d), row_emit);
+      } else {
+        ReadLabelledValue(page, page.subject(), page.subject_kind(), *hit, row.cells[vc], row_emit);
+      }
+    }
+    return;
+  }
+
+  std::vector<std::optional<LabelHit>> header_labels(n);
+  size_t header_known = 0;
+  for (size_t j = 1; j < n; ++j) {
+    header_labels[j] = page.LookupLabel(header[j]);
+    header_known += header_labels[j].has_value();
+  }
+  size_t first_col_known = 0;
+  for (const Table::Row& row : table.rows) {
+    if (!row.cells.empty() && page.LookupLabel(row.cells[0])) ++first_col_known;
+  }
+
+  if (header_known > 0 && header_known >= first_col_known) {
+    // One entity per row: "| trn1.2xlarge (1 chip) | $1.34/hr | ... |".
+    for (const Table::Row& row : table.rows) {
+      if (row.cells.empty() || row.cells[0].empty()) continue;
+      Range cell = row.cells[0];
+      std::string_view cv = page.View(cell);
+      Range name = cell;
+      Range inner{cell.end, cell.end};
+      size_t open = cv.find('(');
+      if (open != std::string_view::npos && open > 0 && cv.back() == ')') {
+        name = Trim(text, Range{cell.begin, cell.begin + open});
+        inner = Trim(text, Range{cell.begin + open + 1, cell.end - 1});
+      }
+      std::string kind;
+      if (const EntityDef* known = page.schema.ResolveEntity(page.Str(name))) kind = known->kind;
+      for (size_t j = 1; j < n && kind.empty(); ++j) {
+        if (!header_labels[j]) continue;
+        const PredicateDef* p = page.Predicate(header_labels[j]->def->predicate);
+        if (p != nullptr && !p->subject_kinds.empty()) kind = p->subject_kinds.front();
+      }
+      if (kind.empty()) continue;
+      std::optional<EntityId> id = page.Resolve(page.Str(name), kind, name.begin);
+      if (!id) continue;
+      if (!inner.empty()) {
+        if (auto c = CountAt(page, inner.begin, inner.end)) AddCount(page, *id, kind, *c, emit, emit.citations);
+      }
+      for (size_t j = 1; j < n && j < row.cells.size(); ++j) {
+        if (!header_labels[j] || row.cells[j].empty()) continue;
+        ReadLabelledValue(page, *id, kind, *header_labels[j], row.cells[j], emit);
+      }
+    }
+    return;
+  }
+
+  if (first_col_known == 0) {
+    page.Warn(page.lines()[table.first_line].range.begin, "table with no known label in its header or first column");
+    return;
+  }
+  // Labels down the first column; each other column is one entity.
+  std::vector<std::pair<EntityId, std::string>> subjects(n);
+  for (size_t j = 1; j < n; ++j) {
+    std::string name = page.Str(header[j]);
+    const EntityDef* known = page.schema.ResolveEntity(name);
+    if (n == 2 && (page.subject().empty() || known == nullptr || known->id == page.subject())) {
+      if (page.subject().empty()) page.SetSubject(name, "chip", header[j].begin);
+      subjects[j] = {page.subject(), page.subject_kind()};
+      continue;
+    }
+    std::string kind = known ? known->kind : (page.subject_kind().empty() ? "chip" : page.subject_kind());
+    if (auto id = page.Resolve(name, kind, header[j].begin)) subjects[j] = {*id, kind};
+  }
+  for (const Table::Row& row : table.rows) {
+    if (row.cells.empty()) continue;
+    std::optional<LabelHit> hit = page.LookupLabel(row.cells[0]);
+    if (!hit) {
+      page.Warn(row.cells[0].begin, "unknown label '" + page.Str(row.cells[0]) + "'");
+      continue;
+    }
+    for (size_t j = 1; j < n && j < row.cells.size(); ++j) {
+      if (subjects[j].first.empty()) continue;
+      ReadLabelledValue(page, subjects[j].first, subjects[j].second, *hit, row.cells[j], emit);
+    }
+  }
+}
+
+std::vector<Range> SplitSentences(const Page& page, Range r) {
+  std::vector<Range> out;
+  std::string_view text(page.text);
+  size_t start = r.begin;
+  auto push = [&](size_t end) {
+    Range s = Trim(text, Range{start, end});
+    if (!s.empty()) out.push_back(s);
+    start = end;
+  };
+  for (size_t i = r.begin; i < r.end; ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      push(i);
+      start = i + 1;
+      continue;
+    }
+    if (c != '.' && c != '?' && c != '!') continue;
+    size_t j = i + 1;
+    if (j < r.end && (text[j] == '"' || text[j] == ')')) ++j;
+    if (j >= r.end) continue;
+    size_t sp = SpaceAt(text, j);
+    if (sp == 0) continue;
+    size_t k = j + sp;
+    while (k < r.end && SpaceAt(text, k)) k += SpaceAt(text, k);
+    if (k >= r.end || IsUpper(text[k]) || IsDigit(text[k]) || text[k] == '"' || text[k] == '(' ||
+        static_cast<unsigned char>(text[k]) >= 0x80) {
+      push(j);
+    }
+  }
+  push(r.end);
+  return out;
+}
+
+namespace {
+
+struct Figure {
+  Range range;
+  bool count = false;
+  LabelHit count_label;
+  double canonical = 0;
+  std::string dimension;
+};
+
+struct Pending {
+  Draft draft;
+  bool page_subject = false;  // about the page subject (dropped when another chip is in the sentence)
+  std::optional<CountRead> count;
+  std::string subject_kind;
+};
+
+bool InAny(const std::vector<Range>& ranges, size_t pos) {
+  for (const Range& r : ranges) {
+    if (r.begin <= pos && pos < r.end) return true;
+  }
+  return false;
+}
+
+const std::string_view kFillers[] = {"it", "on", "in", "at", "was", "were", "is", "the", "until", "by", "its",
+                                     "of", "been", "first", "originally", "a", "an", "to", "officially"};
+
+bool IsFiller(std::string_view w) {
+  std::string l = AsciiLower(w);
+  for (std::string_view f : kFillers) {
+    if (l == f) return true;
+  }
+  return false;
+}
+
+// Skips up to `max_words` filler words (and punctuation between them) from pos.
+size_t SkipFillers(std::string_view text, size_t pos, size_t limit, int max_words) {
+  for (int k = 0; k <= max_words; ++k) {
+    size_t p = pos;
+    while (p < limit && (SpaceAt(text, p) || text[p] == ':' || text[p] == ',')) p += std::max<size_t>(1, SpaceAt(text, p));
+    pos = p;
+    if (k == max_words) break;
+    size_t e = p;
+    while (e < limit && IsAsciiAlpha(text[e])) ++e;
+    if (e == p || !IsFiller(text.substr(p, e - p))) break;
+    pos = e;
+  }
+  return pos;
+}
+
+// Citation numbers in a sentence of a page that writes them inline: small
+// numbers after a word, followed by punctuation, another citation, or the end.
+std::vector<std::pair<Range, std::string>> FindCitationTokens(const Page& page, Range s,
+                                                              const std::vector<Range>& dates) {
+  std::vector<std::pair<Range, std::string>> out;
+  if (!page.inline_citations) return out;
+  std::string_view text(page.text);
+  for (size_t i = s.begin; i < s.end; ++i) {
+    if (!IsDigit(text[i]) || !WordStartsAt(text, i) || InAny(dates, i)) continue;
+    size_t e = i;
+    while (e < s.end && IsDigit(text[e])) ++e;
+    if (e - i > 3 || !WordEndsAt(text, e) || i == s.begin || !SpaceAt(text, i - 1)) {
+      i = e;
+      continue;
+    }
+    // What follows: another number, punctuation, a dash, or the end.
+    size_t k = e;
+    while (k < s.end && SpaceAt(text, k)) ++k;
+    bool ok = k >= s.end;
+    if (!ok) {
+      char c = text[k];
+      ok = c == '.' || c == ',' || c == ';' || c == ':' || c == ')' || c == '|' || IsDigit(c) ||
+           text.substr(k, 3) == "\xE2\x80\x94" || text.substr(k, 3) == "\xE2\x80\x93";
+      if (ok && IsDigit(c)) {
+        // the next token must itself be a citation-like number
+        size_t e2 = k;
+        while (e2 < s.end && IsDigit(text[e2])) ++e2;
+        ok = e2 - k <= 3 && WordEndsAt(text, e2);
+      }
+    }
+    // Not the count of something written just before ("the 16 7" is rare; "$9" never).
+    if (ok && text[i - 1 - (i >= 2 && text[i - 2] == '$')] == '$') ok = false;
+    if (ok) out.emplace_back(Range{i, e}, std::string(text.substr(i, e - i)));
+    i = e;
+  }
+  return out;
+}
+
+// Items of a list after a label: "the US and in Mumbai, India, among other regions".
+// Capitalised items; after the list's final "and", a further ", Item" is an
+// apposition of the last item ("Mumbai, India").
+std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
+  std::vector<Range> items;
+  bool after_and = false;
+  while (pos < limit) {
+    pos = SkipFillers(text, pos, limit, 2);
+    if (pos >= limit || !IsUpper(text[pos])) break;
+    size_t e = pos;
+    // Capitalised words: "US", "Mumbai", "New Carlisle".
+    while (true) {
+      size_t w = e;
+      while (w < limit && (IsWordByte(text[w]) || text[w] == '-')) ++w;
+      e = w;
+      if (e + 1 < limit && text[e] == ' ' && IsUpper(text[e + 1])) {
+        e = e + 1;
+        continue;
+      }
+      break;
+    }
+    Range item{pos, e};
+    if (after_and && !items.empty() && text.substr(pos - 2, 2) == ", ") {
+      items.back().end = e;
+    } else {
+      items.push_back(item);
+    }
+    pos = e;
+    // Separator.
+    if (text.substr(pos, 5) == " and ") {
+      if (after_and) break;
+      after_and = true;
+      pos += 5;
+    } else if (text.substr(pos, 2) == ", ") {
+      if (text.substr(pos, 6) == ", and ") {
+        after_and = true;
+        pos += 6;
+      } else {
+        pos += 2;
+      }
+    } else {
+      break;
+    }
+  }
+  return items;
+}
+
+void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
+  std::string_view text(page.text);
+  const EntityId& subject = opt.subject.empty() ? page.subject() : opt.subject;
+  const std::string& kind = opt.subject.empty() ? page.subject_kind() : opt.subject_kind;
+  if (subject.empty()) return;
+
+  std::vector<DateToken> dates = FindDates(text, s, true);
+  std::vector<Range> date_ranges;
+  for (const DateToken& d : dates) date_ranges.push_back(d.range);
+  auto cites = FindCitationTokens(page, s, date_ranges);
+  std::vector<Range> masked = date_ranges;
+  for (const auto& c : cites) masked.push_back(c.first);
+  std::vector<Mention> mentions = page.MentionsIn(s, masked);
+  for (const Mention& m : mentions) masked.push_back(m.range);
+
+  std::vector<LabelHit> labels;
+  for (LabelHit& h : page.LabelsIn(s)) {
+    bool inside = false;
+    for (const Mention& m : mentions) inside = inside || m.range.Contains(h.range);
+    if (!inside) labels.push_back(h);
+  }
+
+  // Figures.
+  std::vector<Figure> figures;
+  for (size_t i = s.begin; i < s.end; ++i) {
+    bool dollar = text[i] == '$' && i + 1 < s.end && IsDigit(text[i + 1]);
+    if (!dollar && !(IsDigit(text[i]) && WordStartsAt(text, i) && (i == 0 || text[i - 1] != '.'))) continue;
+    if (InAny(masked, i) || InAny(masked, dollar ? i + 1 : i)) continue;
+    if (!dollar) {
+      if (auto c = CountAt(page, i, s.end)) {
+        // "per 16-chip server" is a qualifier of another figure, not a count of its own.
+        bool after_per = i >= 4 && AsciiLower(text.substr(i - 4, 4)) == "per ";
+        if (!after_per) {
+          Figure f;
+          f.range = c->range;
+          f.count = true;
+          f.count_label = c->label;
+          f.canonical = c->number;
+          figures.push_back(f);
+        }
+        i = c->range.end - 1;
+        continue;
+      }
+    }
+    std::string tail(text.substr(i, std::min(s.end - i, size_t{80})));
+    std::optional<QuantityParse> q = page.schema.ParseQuantity(tail);
+    if (q && !q->unit.empty() && q->consumed > 0) {
+      Figure f;
+      f.range = Trim(text, Range{i, i + q->consumed});
+      f.canonical = q->canonical;
+      f.dimension = q->dimension;
+      figures.push_back(f);
+      i = f.range.end - 1;
+      continue;
+    }
+    while (i + 1 < s.end && (IsDigit(text[i + 1]) || text[i + 1] == ',' || text[i + 1] == '.')) ++i;
+  }
+
+  std::vector<Pending> drafts;
+  std::vector<const Mention*> consumed;
+
+  auto subject_for = [&](const PredicateDef& p, EntityId* id, std::string* k, bool* is_page) {
+    if (Page::Applies(p, kind)) {
+      *id = subject;
+      *k = kind;
+      *is_page = subject == page.subject();
+      return true;
+    }
+    // Another entity the sentence names, of a kind the predicate is about.
+    std::optional<EntityId> found;
+    std::string found_kind;
+    for (const Mention& m : mentions) {
+      if (!Page::Applies(p, m.entity->kind)) continue;
+      if (found && *found != m.entity->id) return false;  // two candidates: ambiguous
+      found = m.entity->id;
+      found_kind = m.entity->kind;
+    }
+    if (!found) return false;
+    *id = *found;
+    *k = found_kind;
+    *is_page = false;
+    return true;
+  };
+
+  for (size_t fi = 0; fi < figures.size(); ++fi) {
+    const Figure& f = figures[fi];
+    const LabelHit* chosen = nullptr;
+    if (f.count) {
+      chosen = &f.count_label;
+    } else {
+      size_t best = std::numeric_limits<size_t>::max();
+      auto consider = [&](const LabelHit& h, size_t distance) {
+        const PredicateDef* p = page.Predicate(h.def->predicate);
+        if (p == nullptr || p->type != ValueKind::kQuantity || p->dimension != f.dimension) return;
+        if (distance < best) {
+          best = distance;
+          chosen = &h;
+        }
+      };
+      for (const LabelHit& h : labels) {
+        size_t distance = f.range.Contains(h.range) ? 0
+                          : h.range.end <= f.range.begin ? f.range.begin - h.range.end + 1
+                          : h.range.begin >= f.range.end ? h.range.begin - f.range.end + 1
+                                                         : 1;
+        consider(h, distance);
+      }
+      for (const LabelHit& h : opt.context_labels) consider(h, std::numeric_limits<size_t>::max() - 1);
+    }
+    if (chosen == nullptr) continue;
+    const PredicateDef* p = page.Predicate(chosen->def->predicate);
+    if (p == nullptr) continue;
+    Pending pd;
+    if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
+    Draft& d = pd.draft;
+    d.predicate = p->name;
+    d.qualifiers = chosen->def->qualifiers;
+    for (const auto& [k, v] : chosen->extra) d.qualifiers.emplace(k, v);
+    if (!f.count) {
+      // Scope and format written after the figure, up to the next figure.
+      size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
+      for (const auto& [k, v] : QualifiersIn(page, Range{f.range.end, next})) {
+        if (k == qualifier::kFormat && d.qualifiers.count(k)) continue;
+        d.qualifiers.emplace(k, v);
+      }
+      // "Each core has ... 24 MiB": a scope written before the figure.
+      size_t prev = fi > 0 ? figures[fi - 1].range.end : s.begin;
+      std::string before = AsciiLower(text.substr(prev, f.range.begin - prev));
+      if (!d.qualifiers.count(qualifier::kScope)) {
+        for (const char* lead : {"each ", "every "}) {
+          size_t at = before.find(lead);
+          if (at == std::string::npos) continue;
+          Range w{prev + at + std::string(lead).size(), f.range.begin};
+          auto word = NextWord(text, w.begin, w.end);
+          if (word && page.IsScopeWord(text.substr(word->begin, word->size()))) {
+            d.qualifiers.emplace(qualifier::kScope, AsciiLower(text.substr(word->begin, word->size())));
+          }
+        }
+      }
+    }
+    d.value = Value::Quantity(f.canonical, p->dimension, page.Str(f.range));
+    d.span = f.range;
+    if (f.count) pd.count = CountRead{f.range, f.canonical, f.count_label};
+    drafts.push_back(std::move(pd));
+  }
+
+  for (const LabelHit& h : labels) {
+    const PredicateDef* p = page.Predicate(h.def->predicate);
+    if (p == nullptr) continue;
+    Pending pd;
+    if (p->type == ValueKind::kDate) {
+      size_t pos = SkipFillers(text, h.range.end, s.end, 3);
+      std::optional<DateToken> date = DateAt(text, pos, s.end, true);
+      if (!date) continue;
+      if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
+      pd.draft.predicate = p->name;
+      pd.draft.qualifiers = h.def->qualifiers;
+      pd.draft.value = Value::OfDate(date->date, page.Str(date->range));
+      pd.draft.span = date->range;
+      drafts.push_back(std::move(pd));
+    } else if (p->type == ValueKind::kEntity) {
+      if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
+      size_t pos = SkipFillers(text, h.range.end, s.end, 1);
+      std::optional<Range> value;
+      std::string resolved;
+      for (const Mention& m : mentions) {
+        if (m.range.begin == pos && m.entity->kind == p->object_kind) {
+          value = m.range;
+          resolved = m.entity->id;
+          consumed.push_back(&m);
+        }
+      }
+      // "Trainium 3 is the announced successor": the entity before the label.
+      if (!value) {
+        std::string before = AsciiLower(text.substr(s.begin, h.range.begin - s.begin));
+        size_t is_the = before.rfind(" is the ");
+        if (is_the != std::string::npos) {
+          std::string between = before.substr(is_the + 8);
+          size_t spaces = std::count(between.begin(), between.end(), ' ');
+          if (spaces <= 1) {
+            for (const Mention& m : mentions) {
+              if (m.range.end == s.begin + is_the && m.entity->kind == p->object_kind) {
+                value = m.range;
+                resolved = m.entity->id;
+                consumed.push_back(&m);
+              }
+            }
+          }
+        }
+      }
+      // A capitalised name not known yet: "designed by Acme Silicon".
+      if (!value && pos < s.end && IsUpper(text[pos])) {
+        size_t e = pos;
+        int words = 0;
+        while (e < s.end && words < 5) {
+          size_t w = e;
+          while (w < s.end && (IsWordByte(text[w]) || text[w] == '-' || text[w] == '&')) ++w;
+          if (w == e || !(IsUpper(text[e]) || IsDigit(text[e])) || InAny(masked, e)) break;
+          e = w;
+          ++words;
+          if (e + 1 < s.end && text[e] == ' ' && (IsUpper(text[e + 1]) || IsDigit(text[e + 1])) &&
+              !InAny(masked, e + 1)) {
+            ++e;
+            continue;
+          }
+          break;
+        }
+        if (words > 0) {
+          Range name = Trim(text, Range{pos, e});
+          if (auto id = page.Resolve(page.Str(name), p->object_kind, name.begin)) {
+            value = name;
+            resolved = *id;
+          }
+        }
+      }
+      if (!value) continue;
+      pd.draft.predicate = p->name;
+      pd.draft.qualifiers = h.def->qualifiers;
+      pd.draft.value = Value::Entity(resolved, page.Str(*value));
+      pd.draft.span = *value;
+      drafts.push_back(std::move(pd));
+    } else if (p->type == ValueKind::kText) {
+      // A list after a label that ends in a preposition: "available in the US and in Mumbai".
+      std::string l = AsciiLower(page.View(h.range));
+      bool prepositional = l.size() > 3 && (l.ends_with(" in") || l.ends_with(" at") || l.ends_with(" from"));
+      if (!prepositional) continue;
+      EntityId id;
+      std::string k;
+      bool is_page = false;
+      if (!subject_for(*p, &id, &k, &is_page)) continue;
+      for (const Range& item : ListItems(text, h.range.end, s.end)) {
+        Pending li;
+        li.draft.subject = id;
+        li.subject_kind = k;
+        li.page_subject = is_page;
+        li.draft.predicate = p->name;
+        li.draft.qualifiers = h.def->qualifiers;
+        li.draft.value = Value::Text(page.Str(item));
+        li.draft.span = item;
+        drafts.push_back(std::move(li));
+      }
+    }
+  }
+
+  // Words that are values in themselves: "HBM2e" is a memory type.
+  for (const std::string& vp : page.vocabulary_predicates()) {
+    const PredicateDef* p = page.Predicate(vp);
+    if (p == nullptr || !Page::Applies(*p, kind)) continue;
+    for (const auto& [range, word] : page.VocabularyIn(s, vp)) {
+      if (InAny(masked, range.begin)) continue;
+      Pending pd;
+      pd.draft.subject = subject;
+      pd.subject_kind = kind;
+      pd.page_subject = subject == page.subject();
+      pd.draft.predicate = vp;
+      pd.draft.value = Value::Text(word);
+      pd.draft.span = range;
+      drafts.push_back(std::move(pd));
+    }
+  }
+
+  // "doesn't have a public launch list price": a label the sentence gives no
+  // value for, in a sentence that says the figure is not published.
+  if (page.schema.SaysNotPublished(page.Str(s)) &&
+      (opt.subject_in_context || page.MentionsSubject(s) || subject != page.subject())) {
+    std::vector<const LabelHit*> candidates;
+    for (const LabelHit& h : labels) candidates.push_back(&h);
+    for (const LabelHit& h : opt.context_labels) candidates.push_back(&h);
+    std::vector<std::string> done;
+    for (const Pending& pd : drafts) done.push_back(pd.draft.predicate);
+    for (const LabelHit* h : candidates) {
+      const PredicateDef* p = page.Predicate(h->def->predicate);
+      if (p == nullptr || !Page::Applies(*p, kind)) continue;
+      if (std::find(done.begin(), done.end(), p->name) != done.end()) continue;
+      done.push_back(p->name);
+      Pending pd;
+      pd.draft.subject = subject;
+      pd.subject_kind = kind;
+      pd.page_subject = subject == page.subject();
+      pd.draft.predicate = p->name;
+      pd.draft.qualifiers = h->def->qualifiers;
+      pd.draft.value = Value::NotPublished(page.Str(s));
+      pd.draft.span = s;
+      drafts.push_back(std::move(pd));
+    }
+  }
+
+  // Another chip named and not as a value: the sentence may be about it.
+  for (const Mention& m : mentions) {
+    if (m.entity->kind != "chip" || m.entity->id == page.subject() || m.entity->id == subject) continue;
+    if (std::find(consumed.begin(), consumed.end(), &m) != consumed.end()) continue;
+    return;
+  }
+
+  // Citations: the first group after each value.
+  for (Pending& pd : drafts) {
+    std::vector<std::string> group;
+    size_t last_end = 0;
+    for (const auto& [range, number] : cites) {
+      if (range.begin < pd.draft.span.end && !(pd.draft.span.Contains(range))) continue;
+      if (!group.empty() && range.begin > last_end + 1) break;
+      group.push_back(number);
+      last_end = range.end;
+    }
+    pd.draft.citations = group;
+  }
+
+  // A figure the page computed from two others it states in the same sentence
+  // ("$9.532 per hour for a full trn1.32xlarge (16 chips), or $0.596 per chip-hour").
+  for (Pending& pd : drafts) {
+    Draft& d = pd.draft;
+    if (d.value.kind != ValueKind::kQuantity) continue;
+    const DerivationDef* dd = page.schema.FindDerivation(d.predicate);
+    if (dd == nullptr || !dd->params.empty() || dd->expr.kind != Expr::Kind::kBinary || dd->expr.op != Expr::Op::kDiv ||
+        dd->expr.operands.size() != 2 || dd->expr.operands[0].kind != Expr::Kind::kPredicate ||
+        dd->expr.operands[1].kind != Expr::Kind::kPredicate) {
+      continue;
+    }
+    const Draft* a = nullptr;
+    const Draft* b = nullptr;
+    for (const Pending& o : drafts) {
+      if (o.draft.subject != d.subject || o.draft.value.kind != ValueKind::kQuantity) continue;
+      if (o.draft.predicate == dd->expr.operands[0].name && a == nullptr) a = &o.draft;
+      if (o.draft.predicate == dd->expr.operands[1].name && b == nullptr) b = &o.draft;
+    }
+    if (a == nullptr || b == nullptr || b->value.number == 0) continue;
+    double expected = a->value.number / b->value.number;
+    double scale = std::max(std::abs(expected), std::abs(d.value.number));
+    if (std::abs(expected - d.value.number) > scale * 0.01) continue;
+    d.derivation = Derivation::kStatedDerived;
+    d.formula = a->value.original + " \xC3\xB7 " + b->value.original;
+    for (const auto& [k, v] : a->qualifiers) d.qualifiers.emplace(k, v);
+  }
+
+  for (Pending& pd : drafts) {
+    std::string sk = pd.subject_kind;
+    EntityId sid = pd.draft.subject;
+    std::vector<std::string> cit = pd.draft.citations;
+    std::optional<CountRead> count = pd.count;
+    page.Add(std::move(pd.draft), opt.emit);
+    if (count) AddKindReference(page, sid, sk, count->label, count->range, opt.emit, cit);
+  }
+}
+
+}  // namespace
+
+void ReadSentences(Page& page, Range r, const SentenceOptions& options) {
+  SentenceOptions opt = options;
+  if (opt.emit.rule.empty()) opt.emit.rule = "generic-sentence";
+  for (const Range& s : SplitSentences(page, r)) {
+    if (s.size() > kMaxSentence) {
+      page.Warn(s.begin, "sentence of " + std::to_string(s.size()) + " bytes not interpreted");
+      continue;
+    }
+    ReadSentence(page, s, opt);
+  }
+}
+
+void RunGeneric(Page& page) {
+  page.generic_phase = true;
+  const auto& lines = page.lines();
+  std::string_view text(page.text);
+
+  // The subject: a "# Title" heading, else a short first line that reads like a title.
+  if (page.subject().empty()) {
+    for (size_t i = 0; i < lines.size() && i < 5; ++i) {
+      if (page.LineTooLong(i)) break;
+      Range r = Trim(text, lines[i].range);
+      std::string_view v = page.View(r);
+      if (v.empty()) continue;
+      bool heading = v[0] == '#';
+      if (heading) {
+        size_t k = 0;
+        while (k < v.size() && v[k] == '#') ++k;
+        r = Trim(text, Range{r.begin + k, r.end});
+        v = page.View(r);
+      }
+      bool printable = std::all_of(v.begin(), v.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && c != 0x7F;
+      });
+      bool has_letter = std::any_of(v.begin(), v.end(), IsAsciiAlpha);
+      bool title_like = heading || (v.find(':') == std::string_view::npos && v.find('|') == std::string_view::npos &&
+                                    v.back() != '.' && v.back() != '?' && !(v.size() > 1 && v[0] == '-' && v[1] == ' '));
+      if (printable && has_letter && title_like && v.size() <= 80) {
+        page.title = std::string(v);
+        page.SetSubject(page.title, "chip", r.begin);
+        page.Claim(i);
+      }
+      break;
+    }
+  }
+  if (!page.has_sections()) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (page.LineTooLong(i)) continue;
+      Range r = Trim(text, lines[i].range);
+      std::string_view v = page.View(r);
+      if (v.size() > 1 && v[0] == '#') {
+        size_t k = 0;
+        while (k < v.size() && v[k] == '#') ++k;
+        page.AddSection(r.begin, std::string(page.View(Trim(text, Range{r.begin + k, r.end}))));
+        page.Claim(i);
+      }
+    }
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (page.LineTooLong(i) && !page.Claimed(i)) {
+      page.Warn(lines[i].range.begin, "line of " + std::to_string(lines[i].range.size()) + " bytes not interpreted");
+      page.Claim(i);
+    }
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (page.Claimed(i)) continue;
+    if (std::optional<Table> t = ParseTable(page, i)) {
+      bool free = true;
+      for (size_t k = t->first_line; k < t->end_line; ++k) free = free && !page.Claimed(k);
+      if (free) {
+        ReadTable(page, *t, Emit{});
+        page.ClaimLines(t->first_line, t->end_line);
+      }
+      i = t->end_line - 1;
+    }
+  }
+  Emit pairs;
+  pairs.rule = "generic-pairs";
+  ReadPairs(page, 0, lines.size(), pairs);
+  Emit label_value;
+  label_value.rule = "generic-label-value";
+  ReadLabelValueLines(page, label_value);
+  SentenceOptions sentences;
+  sentences.emit.rule = "generic-sentence";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (page.Claimed(i)) continue;
+    std::string_view v = page.View(Trim(text, lines[i].range));
+    if (v.empty() || v[0] == '|') continue;
+    ReadSentences(page, lines[i].range, sentences);
+  }
+}
+
+}  // namespace chipkg::extract_internal

@@ -1,0 +1,302 @@
+// Internal to the extractors (ingest/extract*.cpp): the page being read, the
+// readers every extractor shares (values, "- Label"/"- value" pairs, "Label:
+// value" lines, markdown tables, sentences) and the template registry.
+//
+// Offsets are bytes into the page text; a Range is [begin, end).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/fact.h"
+#include "engine/status.h"
+#include "ingest/extract.h"
+#include "ingest/resolve.h"
+#include "schema/schema.h"
+
+namespace chipkg::extract_internal {
+
+struct Range {
+  size_t begin = 0;
+  size_t end = 0;
+  size_t size() const { return end > begin ? end - begin : 0; }
+  bool empty() const { return end <= begin; }
+  bool Overlaps(const Range& o) const { return begin < o.end && o.begin < end; }
+  bool Contains(const Range& o) const { return begin <= o.begin && o.end <= end; }
+};
+
+// ---- text helpers (extract_text.cpp) -------------------------------------
+
+bool IsDigit(char c);
+bool IsAsciiAlpha(char c);
+bool IsUpper(char c);
+bool IsLower(char c);
+// Letters, digits and any non-ASCII byte: what a word is made of.
+bool IsWordByte(char c);
+std::string AsciiLower(std::string_view s);
+// Bytes of white space at `pos` (ASCII space, tab, CR, LF, no-break space), 0 if none.
+size_t SpaceAt(std::string_view s, size_t pos);
+Range Trim(std::string_view text, Range r);
+// Moves `pos` back (Floor) or forward (Ceil) to the start of a UTF-8 character.
+size_t Utf8Floor(std::string_view text, size_t pos);
+size_t Utf8Ceil(std::string_view text, size_t pos);
+// True if text[pos] begins a word (or is past the end) / text[pos-1] ends one.
+bool WordStartsAt(std::string_view text, size_t pos);
+bool WordEndsAt(std::string_view text, size_t pos);
+// Finds `needle` (already lower case ASCII) in `text` ignoring ASCII case, at
+// word boundaries, from `from`. npos if none.
+size_t FindWord(std::string_view text, std::string_view needle_lower, size_t from = 0);
+// Next word [begin, end) at or after pos within limit (letters/digits/'-'/'+'/'.').
+std::optional<Range> NextWord(std::string_view text, size_t pos, size_t limit);
+
+struct NumberToken {
+  Range range;
+  double value = 0;
+};
+// A plain number at exactly `pos` ("2,900", "0.4744", "46.7"), not glued to a
+// preceding letter or digit.
+std::optional<NumberToken> NumberAt(std::string_view text, size_t pos, size_t limit);
+
+struct DateToken {
+  Range range;
+  Date date;
+};
+// A date written at exactly `pos`: "2024-12-03", "2024-12", "1 December 2020",
+// "December 1, 2020", "December 2020", "Dec 2020"; with `allow_year` also a
+// bare year "2022" (1950-2100).
+std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit, bool allow_year);
+// Every date in the range (bare years only where `allow_year`).
+std::vector<DateToken> FindDates(std::string_view text, Range r, bool allow_year);
+
+// ---- the page --------------------------------------------------------------
+
+struct Line {
+  Range range;  // without the line break
+};
+
+// A label found in text: the range it covers, its definition, and qualifiers
+// the written form adds ("On-chip memory (per core)" -> scope=core).
+struct LabelHit {
+  Range range;
+  const LabelDef* def = nullptr;
+  Qualifiers extra;
+};
+
+// A known entity (schema) mentioned in text.
+struct Mention {
+  Range range;
+  const EntityDef* entity = nullptr;
+};
+
+// Provenance shared by the facts of one region of the page.
+struct Emit {
+  std::string rule;
+  std::string attribution;
+  std::vector<std::string> citations;
+  std::optional<Date> valid_as_of;
+  std::string note;
+};
+
+// A fact before provenance is filled in.
+struct Draft {
+  EntityId subject;
+  std::string predicate;
+  Value value;
+  Qualifiers qualifiers;
+  Range span;
+  Derivation derivation = Derivation::kStated;
+  std::string formula;
+  std::vector<std::string> citations;  // overrides Emit::citations when non-empty
+  std::string note;                    // overrides Emit::note when non-empty
+};
+
+// The predicate whose label sets the page's own as-of date (Extraction::as_of)
+// instead of making a claim. Declared in schema/sites/extract-predicates.schema.
+inline constexpr const char* kPageDatePredicate = "record_as_of";
+
+class Page {
+ public:
+  Page(const std::string& text, const SourceInfo& source, const Schema& schema, EntityResolver& resolver);
+
+  const std::string& text;
+  const SourceInfo& source;
+  const Schema& schema;
+  EntityResolver& resolver;
+
+  // Set by the template extractor.
+  std::string template_name = "generic";
+  bool inline_citations = false;  // small numbers after values are citation numbers
+  std::string title;
+  std::optional<Date> as_of;
+
+  // ---- text
+  const std::vector<Line>& lines() const { return lines_; }
+  std::string_view View(Range r) const;
+  std::string Str(Range r) const { return std::string(View(r)); }
+  size_t LineIndexAt(size_t offset) const;
+  int LineNumberAt(size_t offset) const { return static_cast<int>(LineIndexAt(offset)) + 1; }
+  bool LineTooLong(size_t index) const { return lines_[index].range.size() > kMaxInterpretedLine; }
+
+  // ---- subject
+  const EntityId& subject() const { return subject_; }
+  const std::string& subject_kind() const { return subject_kind_; }
+  // Resolves `name` as the page subject (a known entity keeps its own kind).
+  void SetSubject(const std::string& name, const std::string& kind, size_t offset);
+  bool MentionsSubject(Range r) const;
+
+  // ---- sections: headings in text order
+  void AddSection(size_t offset, std::string heading);
+  std::string SectionAt(size_t offset) const;
+  bool has_sections() const { return !sections_.empty(); }
+
+  // ---- lines already interpreted by a template (generic readers skip them)
+  void Claim(size_t line_index);
+  void ClaimLines(size_t first, size_t end);
+  bool Claimed(size_t line_index) const { return claimed_[line_index]; }
+
+  // ---- schema lookups
+  // The label a document writes, site first, then template, then generic.
+  // Falls back to the label without a trailing parenthesis, whose words may
+  // add qualifiers ("(per core)", "(dense)").
+  std::optional<LabelHit> LookupLabel(Range written) const;
+  // Every label written in `r`, longest first, not overlapping, at word boundaries.
+  std::vector<LabelHit> LabelsIn(Range r) const;
+  const PredicateDef* Predicate(const std::string& name) const { return schema.FindPredicate(name); }
+  static bool Applies(const PredicateDef& p, const std::string& kind);
+  // Known entities mentioned in `r` (longest match wins), skipping `excluded`.
+  std::vector<Mention> MentionsIn(Range r, const std::vector<Range>& excluded = {}) const;
+  // Known entity whose name or alias is written exactly at [pos, ...) (longest).
+  std::optional<Mention> MentionAt(size_t pos, size_t limit) const;
+  // "bf16" for the word "BF16": a numeric format named by an attribute.
+  std::optional<std::string> FormatWord(std::string_view word) const;
+  bool IsScopeWord(std::string_view word) const;
+  // Words of table words_<predicate> found in `r`, for text predicates.
+  std::vector<std::pair<Range, std::string>> VocabularyIn(Range r, const std::string& predicate) const;
+  // Text predicates that have a words_<predicate> table.
+  const std::vector<std::string>& vocabulary_predicates() const { return vocab_predicates_; }
+  bool InVocabulary(const std::string& predicate, std::string_view word) const;
+
+  // ---- entities
+  // The entity `name` names, through the resolver. nullopt (with a warning)
+  // for a name the resolver refuses; a resolver failure is kept in error().
+  std::optional<EntityId> Resolve(const std::string& name, const std::string& kind, size_t offset);
+  const Status& error() const { return error_; }
+
+  // ---- output
+  // Adds a fact (validated against the schema; a bad one becomes a warning).
+  // A fact of kPageDatePredicate sets as_of instead.
+  void Add(Draft draft, const Emit& emit);
+  void Warn(size_t offset, const std::string& message);
+  std::vector<Fact>& facts() { return facts_; }
+  std::vector<bool>& from_template() { return from_template_; }
+  std::vector<std::string>& warnings() { return warnings_; }
+  bool generic_phase = false;  // facts added now come from generic readers
+
+ private:
+  std::vector<Line> lines_;
+  std::vector<bool> claimed_;
+  std::vector<std::pair<size_t, std::string>> sections_;
+  EntityId subject_;
+  std::string subject_kind_;
+  std::vector<std::string> subject_names_;  // lower case
+  struct LabelEntry {
+    std::string lower;  // as NormalizeLabel would fold it
+    const LabelDef* def;
+  };
+  std::vector<LabelEntry> scan_labels_;  // labels applicable to this page, longest first
+  struct AliasEntry {
+    std::string lower;
+    const EntityDef* entity;
+  };
+  std::vector<AliasEntry> aliases_;  // longest first
+  std::vector<std::string> vocab_predicates_;
+  std::vector<Fact> facts_;
+  std::vector<bool> from_template_;
+  std::vector<std::string> warnings_;
+  Status error_;
+  friend void PrepareLabels(Page& page);
+
+ public:
+  // Builds label and alias indexes; call after template_name is known.
+  void Prepare();
+};
+
+// ---- shared readers (extract_values.cpp, extract_generic.cpp) --------------
+
+// What a quantity value says besides its number.
+struct QuantityRead {
+  Range figure;  // the bytes of the figure as written: "0.42 BF16 TFLOPS/W", "2,900 GB/s"
+  double canonical = 0;
+  double number = 0;  // as written, in the unit found
+  std::string dimension;
+  Qualifiers qualifiers;  // format words, (dense)/(sparse), per-scope phrases
+  std::string formula;    // "210 TFLOPS ÷ 500 W" when the value shows its own arithmetic
+  Range rest;             // what follows the figure (and formula)
+};
+// Reads the first figure of `value` (of `dimension` if given).
+std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const std::string& dimension);
+// Qualifiers written in `r`: format words, dense/sparse, "per [N-chip] SCOPE".
+Qualifiers QualifiersIn(const Page& page, Range r);
+
+// Strips trailing citation numbers ("820 GB/s 4" -> "820 GB/s") when the page
+// uses inline citations; appends them to `citations`.
+Range StripCitations(const Page& page, Range value, std::vector<std::string>* citations);
+
+// Reads `value` as the value of `label` about `subject` and adds the facts.
+// Returns the number of facts added.
+size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind, const LabelHit& label,
+                         Range value, const Emit& emit);
+
+// "- Label" / "- value" pairs in lines [first, end). Claims what it reads.
+void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit);
+
+struct Table {
+  struct Row {
+    size_t line = 0;
+    std::vector<Range> cells;  // trimmed
+  };
+  size_t first_line = 0;
+  size_t end_line = 0;  // one past the last line
+  Row header;
+  std::vector<Row> rows;
+};
+// A markdown table starting at line `first` (lines whose text begins with '|').
+std::optional<Table> ParseTable(Page& page, size_t first);
+void ReadTable(Page& page, const Table& table, const Emit& emit);
+
+struct SentenceOptions {
+  Emit emit;
+  EntityId subject;          // empty: the page subject
+  std::string subject_kind;
+  std::vector<LabelHit> context_labels;  // labels that apply from outside (a FAQ question)
+  bool subject_in_context = false;       // "not published" needs no mention of the subject
+};
+// Reads the sentences in `r`.
+void ReadSentences(Page& page, Range r, const SentenceOptions& options);
+std::vector<Range> SplitSentences(const Page& page, Range r);
+
+// All generic readers over every line no template claimed.
+void RunGeneric(Page& page);
+
+// ---- templates -----------------------------------------------------------
+
+struct TemplateDef {
+  const char* name;
+  double (*score)(std::string_view text);
+  void (*run)(Page& page);
+};
+const std::vector<TemplateDef>& Templates();
+// A template runs when its score reaches this.
+inline constexpr double kTemplateThreshold = 0.5;
+
+double ScoreCatalog(std::string_view text);
+void RunCatalog(Page& page);
+double ScoreDossier(std::string_view text);
+void RunDossier(Page& page);
+
+}  // namespace chipkg::extract_internal

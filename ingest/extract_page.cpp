@@ -1,0 +1,408 @@
+// The page being read: lines, sections, the subject, schema lookups (labels,
+// known entities, word lists) and turning drafts into complete facts.
+
+#include <algorithm>
+
+#include "engine/store.h"
+#include "ingest/extract_internal.h"
+
+namespace chipkg::extract_internal {
+
+namespace {
+
+// Bytes of context kept either side of an excerpt.
+constexpr size_t kContextBytes = 32;
+
+// Folds a label the way the schema does (lower case, runs of space as one,
+// curly quotes straightened, trailing ':' dropped), and also drops a trailing
+// '?' ("Safety-critical?").
+std::string FoldLabel(std::string_view s) {
+  std::string out;
+  bool pending = false;
+  for (size_t i = 0; i < s.size();) {
+    if (size_t n = SpaceAt(s, i)) {
+      pending = !out.empty();
+      i += n;
+      continue;
+    }
+    if (pending) {
+      out += ' ';
+      pending = false;
+    }
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80) {
+      unsigned char d = static_cast<unsigned char>(s[i + 2]);
+      if (d == 0x98 || d == 0x99) {
+        out += '\'';
+        i += 3;
+        continue;
+      }
+      if (d == 0x9C || d == 0x9D) {
+        out += '"';
+        i += 3;
+        continue;
+      }
+    }
+    out += IsUpper(static_cast<char>(c)) ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c);
+    ++i;
+  }
+  while (!out.empty() && (out.back() == ':' || out.back() == '?' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string CitationAttribution(const std::vector<std::string>& citations) {
+  if (citations.empty()) return "";
+  std::string out = citations.size() == 1 ? "citation " : "citations ";
+  for (size_t i = 0; i < citations.size(); ++i) out += (i ? ", " : "") + citations[i];
+  return out;
+}
+
+}  // namespace
+
+Page::Page(const std::string& text_in, const SourceInfo& source_in, const Schema& schema_in,
+           EntityResolver& resolver_in)
+    : text(text_in), source(source_in), schema(schema_in), resolver(resolver_in) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t nl = text.find('\n', start);
+    size_t end = nl == std::string::npos ? text.size() : nl;
+    size_t content_end = end;
+    if (content_end > start && text[content_end - 1] == '\r') --content_end;
+    lines_.push_back(Line{Range{start, content_end}});
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  claimed_.assign(lines_.size(), false);
+}
+
+void Page::Prepare() {
+  // Labels: for each folded label text, the most specific definition wins.
+  std::string site = AsciiLower(source.site);
+  std::map<std::string, std::pair<int, const LabelDef*>> best;
+  for (const LabelDef& def : schema.labels()) {
+    int rank = -1;
+    std::string def_site = AsciiLower(def.site);
+    if (def_site.empty()) {
+      rank = 0;
+    } else if (def_site == template_name) {
+      rank = 1;
+    } else if (!site.empty() &&
+               (def_site == site || (site.size() > def_site.size() &&
+                                     site.compare(site.size() - def_site.size(), def_site.size(), def_site) == 0 &&
+                                     site[site.size() - def_site.size() - 1] == '.'))) {
+      rank = 2;
+    }
+    if (rank < 0) continue;
+    std::string key = FoldLabel(def.label);
+    if (key.empty()) continue;
+    auto it = best.find(key);
+    if (it == best.end() || it->second.first < rank) best[key] = {rank, &def};
+  }
+  scan_labels_.clear();
+  for (auto& [key, entry] : best) scan_labels_.push_back(LabelEntry{key, entry.second});
+  std::stable_sort(scan_labels_.begin(), scan_labels_.end(),
+                   [](const LabelEntry& a, const LabelEntry& b) { return a.lower.size() > b.lower.size(); });
+
+  aliases_.clear();
+  for (const EntityDef& e : schema.entities()) {
+    auto add = [&](const std::string& name) {
+      std::string lower = AsciiLower(name);
+      if (lower.size() >= 2) aliases_.push_back(AliasEntry{lower, &e});
+    };
+    add(e.name);
+    for (const std::string& a : e.aliases) add(a);
+  }
+  std::stable_sort(aliases_.begin(), aliases_.end(),
+                   [](const AliasEntry& a, const AliasEntry& b) { return a.lower.size() > b.lower.size(); });
+
+  vocab_predicates_.clear();
+  for (const auto& [name, entries] : schema.tables()) {
+    if (name.rfind("words_", 0) != 0 || name == "words_scope") continue;
+    std::string predicate = name.substr(6);
+    const PredicateDef* p = schema.FindPredicate(predicate);
+    if (p != nullptr && p->type == ValueKind::kText) vocab_predicates_.push_back(predicate);
+  }
+}
+
+std::string_view Page::View(Range r) const {
+  if (r.begin >= text.size() || r.empty()) return {};
+  return std::string_view(text).substr(r.begin, std::min(r.end, text.size()) - r.begin);
+}
+
+size_t Page::LineIndexAt(size_t offset) const {
+  auto it = std::upper_bound(lines_.begin(), lines_.end(), offset,
+                             [](size_t off, const Line& l) { return off < l.range.begin; });
+  if (it == lines_.begin()) return 0;
+  return static_cast<size_t>(it - lines_.begin()) - 1;
+}
+
+void Page::SetSubject(const std::string& name, const std::string& kind, size_t offset) {
+  std::string k = kind;
+  if (const EntityDef* known = schema.ResolveEntity(name)) k = known->kind;
+  std::optional<EntityId> id = Resolve(name, k, offset);
+  if (!id) return;
+  subject_ = *id;
+  subject_kind_ = k;
+  subject_names_.clear();
+  subject_names_.push_back(AsciiLower(name));
+  for (const EntityDef& e : schema.entities()) {
+    if (e.id != subject_) continue;
+    subject_names_.push_back(AsciiLower(e.name));
+    for (const std::string& a : e.aliases) subject_names_.push_back(AsciiLower(a));
+  }
+}
+
+bool Page::MentionsSubject(Range r) const {
+  std::string_view v = View(r);
+  for (const std::string& n : subject_names_) {
+    if (n.size() >= 2 && FindWord(v, n) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+void Page::AddSection(size_t offset, std::string heading) {
+  sections_.emplace_back(offset, std::move(heading));
+  std::stable_sort(sections_.begin(), sections_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+std::string Page::SectionAt(size_t offset) const {
+  std::string found;
+  for (const auto& [at, heading] : sections_) {
+    if (at > offset) break;
+    found = heading;
+  }
+  if (!found.empty()) return found;
+  return title.empty() ? "(top)" : title;
+}
+
+void Page::Claim(size_t line_index) {
+  if (line_index < claimed_.size()) claimed_[line_index] = true;
+}
+
+void Page::ClaimLines(size_t first, size_t end) {
+  for (size_t i = first; i < end && i < claimed_.size(); ++i) claimed_[i] = true;
+}
+
+std::optional<LabelHit> Page::LookupLabel(Range written) const {
+  written = Trim(text, written);
+  std::string key = FoldLabel(View(written));
+  if (key.empty()) return std::nullopt;
+  for (const LabelEntry& e : scan_labels_) {
+    if (e.lower == key) return LabelHit{written, e.def, {}};
+  }
+  // "On-chip memory (per core)": the label, and what its parenthesis adds.
+  std::string_view v = View(written);
+  if (!v.empty() && v.back() == ')') {
+    size_t open = v.rfind('(');
+    if (open != std::string_view::npos && open > 0) {
+      Range base{written.begin, written.begin + open};
+      Range inner{written.begin + open + 1, written.end - 1};
+      std::string base_key = FoldLabel(View(Trim(text, base)));
+      for (const LabelEntry& e : scan_labels_) {
+        if (e.lower != base_key) continue;
+        Qualifiers extra = QualifiersIn(*this, inner);
+        if (extra.empty()) return std::nullopt;  // a parenthesis we do not understand changes the meaning
+        return LabelHit{written, e.def, extra};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<LabelHit> Page::LabelsIn(Range r) const {
+  std::vector<LabelHit> hits;
+  std::string_view v = View(r);
+  if (v.empty()) return hits;
+  for (const LabelEntry& e : scan_labels_) {
+    size_t from = 0;
+    while (true) {
+      size_t at = FindWord(v, e.lower, from);
+      if (at == std::string_view::npos) break;
+      Range found{r.begin + at, r.begin + at + e.lower.size()};
+      bool overlaps = false;
+      for (const LabelHit& h : hits) overlaps = overlaps || h.range.Overlaps(found);
+      if (!overlaps) hits.push_back(LabelHit{found, e.def, {}});
+      from = at + 1;
+    }
+  }
+  std::sort(hits.begin(), hits.end(), [](const LabelHit& a, const LabelHit& b) { return a.range.begin < b.range.begin; });
+  return hits;
+}
+
+bool Page::Applies(const PredicateDef& p, const std::string& kind) {
+  if (p.subject_kinds.empty()) return true;
+  return std::find(p.subject_kinds.begin(), p.subject_kinds.end(), kind) != p.subject_kinds.end();
+}
+
+std::vector<Mention> Page::MentionsIn(Range r, const std::vector<Range>& excluded) const {
+  std::vector<Mention> found;
+  std::string_view v = View(r);
+  if (v.empty()) return found;
+  for (const AliasEntry& a : aliases_) {
+    size_t from = 0;
+    while (true) {
+      size_t at = FindWord(v, a.lower, from);
+      if (at == std::string_view::npos) break;
+      from = at + 1;
+      Range m{r.begin + at, r.begin + at + a.lower.size()};
+      bool clash = false;
+      for (const Range& x : excluded) clash = clash || x.Overlaps(m);
+      for (const Mention& f : found) clash = clash || f.range.Overlaps(m);
+      if (!clash) found.push_back(Mention{m, a.entity});
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const Mention& a, const Mention& b) { return a.range.begin < b.range.begin; });
+  return found;
+}
+
+std::optional<Mention> Page::MentionAt(size_t pos, size_t limit) const {
+  std::string_view v = View(Range{pos, limit});
+  for (const AliasEntry& a : aliases_) {
+    if (a.lower.size() > v.size()) continue;
+    if (AsciiLower(v.substr(0, a.lower.size())) != a.lower) continue;
+    if (!WordStartsAt(text, pos) || !WordEndsAt(text, pos + a.lower.size())) continue;
+    return Mention{Range{pos, pos + a.lower.size()}, a.entity};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> Page::FormatWord(std::string_view word) const {
+  std::string lower = AsciiLower(word);
+  const AttributeDef* a = schema.FindAttribute(lower);
+  if (a == nullptr) return std::nullopt;
+  auto it = a->qualifiers.find(qualifier::kFormat);
+  if (it == a->qualifiers.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Page::IsScopeWord(std::string_view word) const {
+  auto t = schema.tables().find("words_scope");
+  if (t == schema.tables().end()) return false;
+  std::string lower = AsciiLower(word);
+  for (const auto& [key, unused] : t->second) {
+    if (AsciiLower(key) == lower) return true;
+  }
+  return false;
+}
+
+bool Page::InVocabulary(const std::string& predicate, std::string_view word) const {
+  auto t = schema.tables().find("words_" + predicate);
+  if (t == schema.tables().end()) return false;
+  std::string lower = AsciiLower(word);
+  for (const auto& [key, unused] : t->second) {
+    if (AsciiLower(key) == lower) return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std::string& predicate) const {
+  std::vector<std::pair<Range, std::string>> out;
+  auto t = schema.tables().find("words_" + predicate);
+  if (t == schema.tables().end()) return out;
+  std::string_view v = View(r);
+  for (const auto& [key, unused] : t->second) {
+    std::string lower = AsciiLower(key);
+    size_t from = 0;
+    while (true) {
+      size_t at = FindWord(v, lower, from);
+      if (at == std::string_view::npos) break;
+      from = at + 1;
+      Range m{r.begin + at, r.begin + at + lower.size()};
+      bool clash = false;
+      for (const auto& o : out) clash = clash || o.first.Overlaps(m);
+      if (!clash) out.emplace_back(m, Str(m));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+  return out;
+}
+
+std::optional<EntityId> Page::Resolve(const std::string& name, const std::string& kind, size_t offset) {
+  if (name.empty()) return std::nullopt;
+  Result<Resolution> r = resolver.Resolve(name, kind);
+  if (r.ok()) return r->id;
+  if (r.status().IsInvalidArgument() || r.status().IsNotFound()) {
+    Warn(offset, "cannot resolve " + kind + " '" + name + "': " + r.status().message());
+  } else if (error_.ok()) {
+    error_ = r.status().WithContext("resolving " + kind + " '" + name + "'");
+  }
+  return std::nullopt;
+}
+
+void Page::Warn(size_t offset, const std::string& message) {
+  if (warnings_.size() >= 1000) return;  // a hostile page should not turn into megabytes of warnings
+  warnings_.push_back("line " + std::to_string(LineNumberAt(offset)) + ": " + message);
+  if (warnings_.size() == 1000) warnings_.push_back("(further warnings dropped)");
+}
+
+void Page::Add(Draft d, const Emit& emit) {
+  d.span = Trim(text, d.span);
+  if (d.span.empty() || d.span.end > text.size()) return;
+  if (d.subject.empty()) {
+    Warn(d.span.begin, "no subject for " + d.predicate + " '" + Str(d.span) + "'");
+    return;
+  }
+  const PredicateDef* p = Predicate(d.predicate);
+  if (p == nullptr) {
+    Warn(d.span.begin, "unknown predicate '" + d.predicate + "'");
+    return;
+  }
+  if (d.value.kind != ValueKind::kNotPublished && d.value.kind != p->type) {
+    Warn(d.span.begin, d.predicate + " takes a " + ValueKindName(p->type) + ", not '" + Str(d.span) + "'");
+    return;
+  }
+  if (d.predicate == kPageDatePredicate) {
+    if (d.value.kind == ValueKind::kDate && !as_of) as_of = d.value.date;
+    return;
+  }
+  for (const auto& [key, value] : d.qualifiers) {
+    if (std::find(schema.qualifier_keys().begin(), schema.qualifier_keys().end(), key) ==
+        schema.qualifier_keys().end()) {
+      Warn(d.span.begin, "qualifier '" + key + "' is not declared in the schema; dropped");
+    }
+  }
+  for (auto it = d.qualifiers.begin(); it != d.qualifiers.end();) {
+    bool known = std::find(schema.qualifier_keys().begin(), schema.qualifier_keys().end(), it->first) !=
+                 schema.qualifier_keys().end();
+    it = known ? std::next(it) : d.qualifiers.erase(it);
+  }
+
+  Fact f;
+  f.subject = d.subject;
+  f.predicate = d.predicate;
+  f.value = std::move(d.value);
+  f.qualifiers = std::move(d.qualifiers);
+  Provenance& pr = f.provenance;
+  pr.document_id = source.document_id;
+  pr.section = SectionAt(d.span.begin);
+  pr.span_begin = static_cast<uint32_t>(d.span.begin);
+  pr.span_end = static_cast<uint32_t>(d.span.end);
+  pr.excerpt = text.substr(d.span.begin, d.span.size());
+  size_t pre = Utf8Ceil(text, d.span.begin > kContextBytes ? d.span.begin - kContextBytes : 0);
+  if (pre > d.span.begin) pre = d.span.begin;
+  pr.prefix = text.substr(pre, d.span.begin - pre);
+  size_t post = Utf8Floor(text, std::min(text.size(), d.span.end + kContextBytes));
+  if (post < d.span.end) post = d.span.end;
+  pr.suffix = text.substr(d.span.end, post - d.span.end);
+  pr.citations = d.citations.empty() ? emit.citations : d.citations;
+  pr.attribution = !emit.attribution.empty() ? emit.attribution : CitationAttribution(pr.citations);
+  pr.note = d.note.empty() ? emit.note : d.note;
+  pr.rule = emit.rule.empty() ? "generic" : emit.rule;
+  pr.rule_version = kExtractRuleVersion;
+  pr.derivation = d.derivation;
+  pr.formula = d.formula;
+  f.valid_as_of = emit.valid_as_of;
+
+  for (const Fact& g : facts_) {
+    if (g.subject == f.subject && g.predicate == f.predicate && g.qualifiers == f.qualifiers &&
+        g.provenance.span_begin == pr.span_begin && g.provenance.span_end == pr.span_end &&
+        g.value.SameContent(f.value)) {
+      return;  // read twice (e.g. a label and its context): one claim
+    }
+  }
+  facts_.push_back(std::move(f));
+  from_template_.push_back(!generic_phase);
+}
+
+}  // namespace chipkg::extract_internal

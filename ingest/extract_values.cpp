@@ -1,0 +1,451 @@
+// Reading one value next to its label: a quantity (with the qualifiers and
+// arithmetic written around it), a date, an entity name, a text, a yes/no, or
+// a "not published" statement. Also the "- Label"/"- value" pair reader and the
+// "Label: value" line reader, which are thin layers over it.
+
+#include <algorithm>
+#include <cmath>
+
+#include "ingest/extract_internal.h"
+
+namespace chipkg::extract_internal {
+
+namespace {
+
+constexpr std::string_view kDivide = "\xC3\xB7";  // ÷
+constexpr std::string_view kTimes = "\xC3\x97";   // ×
+
+// Words that say a value is absent. They are not claims of a value and are
+// not "not published" either (the page says nothing was there), so no fact.
+bool IsNoValueWord(std::string_view w) {
+  std::string l = AsciiLower(w);
+  return l == "nothing" || l == "none" || l == "n/a" || l == "na" || l == "unknown" || l == "tbd" ||
+         l == "tba" || l == "?" || l == "-" || l == "\xE2\x80\x94" || l == "\xE2\x80\x93";
+}
+
+bool StartsWithNoValue(std::string_view v) {
+  size_t end = 0;
+  while (end < v.size() && SpaceAt(v, end) == 0 && v[end] != ',' && v[end] != ';' && v[end] != '(') ++end;
+  return IsNoValueWord(v.substr(0, end));
+}
+
+bool NearlyEqual(double a, double b) {
+  if (a == b) return true;
+  double scale = std::max(std::fabs(a), std::fabs(b));
+  return std::fabs(a - b) <= scale * 0.01;
+}
+
+// The start of the number (or its '$') that ends just before `pos`, skipping
+// a unit word in between: for "...TFLOPS/W210 TFLOPS " returns where "210" starts.
+size_t OperandStart(std::string_view text, size_t floor, size_t pos) {
+  size_t p = pos;
+  while (p > floor && SpaceAt(text, p - 1)) --p;
+  while (p > floor && !IsDigit(text[p - 1]) && !SpaceAt(text, p - 1)) --p;  // unit
+  while (p > floor && SpaceAt(text, p - 1)) --p;
+  size_t digits_end = p;
+  while (p > floor && (IsDigit(text[p - 1]) || text[p - 1] == ',' || text[p - 1] == '.')) --p;
+  while (p < digits_end && !IsDigit(text[p])) ++p;  // a leading ',' or '.' is not the number's
+  if (p == digits_end) return std::string_view::npos;
+  if (p > floor && text[p - 1] == '$') --p;
+  return p;
+}
+
+// Where the first number of `r` starts (at its '$' if any).
+std::optional<size_t> FirstNumber(std::string_view text, Range r) {
+  for (size_t i = r.begin; i < r.end; ++i) {
+    if (text[i] == '$' && i + 1 < r.end && IsDigit(text[i + 1])) return i;
+    if (IsDigit(text[i]) && (i == 0 || (!IsWordByte(text[i - 1]) && text[i - 1] != '.'))) return i;
+  }
+  return std::nullopt;
+}
+
+// Entity names end at the first separator: "TSMC (all chips TSMC makes →)",
+// "Trainium2, covered on its own page", "nothing — Trainium was ...".
+Range EntityNameRange(std::string_view text, Range v) {
+  size_t end = v.end;
+  std::string_view s = text.substr(v.begin, v.size());
+  const std::string_view stops[] = {" (", "(", ",", ";", " \xE2\x80\x94", " \xE2\x80\x93", " - ", ". ", " | "};
+  for (std::string_view stop : stops) {
+    size_t at = s.find(stop);
+    if (at != std::string_view::npos && at > 0) end = std::min(end, v.begin + at);
+  }
+  if (end == v.end && end > v.begin && text[end - 1] == '.') --end;
+  return Trim(text, Range{v.begin, end});
+}
+
+// "waterDepends on the rack design": a value glued to a note. Splits where a
+// word that starts in lower case runs into a capitalised word.
+std::pair<Range, Range> SplitGlued(std::string_view text, Range v) {
+  size_t word_start = v.begin;
+  for (size_t i = v.begin; i + 2 < v.end; ++i) {
+    if (SpaceAt(text, i)) {
+      word_start = i + 1;
+      continue;
+    }
+    if (i > word_start && IsLower(text[word_start]) && IsLower(text[i]) && IsUpper(text[i + 1]) &&
+        IsLower(text[i + 2])) {
+      return {Range{v.begin, i + 1}, Range{i + 1, v.end}};
+    }
+  }
+  return {v, Range{v.end, v.end}};
+}
+
+std::string StripParens(std::string_view s) {
+  std::string out(s);
+  while (!out.empty() && (out.front() == '(' || out.front() == ' ')) out.erase(out.begin());
+  while (!out.empty() && (out.back() == ')' || out.back() == ' ' || out.back() == '.')) out.pop_back();
+  return out;
+}
+
+// Qualifier keys a label fixes are not overridden by words near the value.
+void MergeQualifiers(Qualifiers& into, const Qualifiers& from) {
+  for (const auto& [k, v] : from) into.emplace(k, v);
+}
+
+}  // namespace
+
+Qualifiers QualifiersIn(const Page& page, Range r) {
+  Qualifiers q;
+  std::string_view text(page.text);
+  size_t pos = r.begin;
+  std::optional<Range> prev;
+  while (auto w = NextWord(text, pos, r.end)) {
+    pos = w->end;
+    std::string word = AsciiLower(text.substr(w->begin, w->size()));
+    if (auto f = page.FormatWord(word)) {
+      q.emplace(qualifier::kFormat, *f);
+    } else if (word == "dense" || word == "sparse") {
+      q.emplace(qualifier::kSparsity, word);
+    } else if ((word == "per" || word == "each" || word == "every") && w->end < r.end) {
+      auto next = NextWord(text, w->end, r.end);
+      if (!next) break;
+      std::string n = AsciiLower(text.substr(next->begin, next->size()));
+      // "per 16-chip server"
+      size_t dash = n.find('-');
+      if (dash != std::string::npos && dash > 0 && std::all_of(n.begin(), n.begin() + dash, IsDigit)) {
+        std::string noun = n.substr(dash + 1);
+        auto scope = NextWord(text, next->end, r.end);
+        if (scope && page.IsScopeWord(text.substr(scope->begin, scope->size()))) {
+          q.emplace(qualifier::kScope, AsciiLower(text.substr(scope->begin, scope->size())));
+          if (noun == "chip") q.emplace(qualifier::kScopeCount, n.substr(0, dash));
+          pos = scope->end;
+          continue;
+        }
+      }
+      if (page.IsScopeWord(n)) {
+        q.emplace(qualifier::kScope, n);
+        pos = next->end;
+      }
+    }
+    prev = w;
+  }
+  return q;
+}
+
+std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const std::string& dimension) {
+  std::string_view text(page.text);
+  Range v = Trim(text, value);
+  if (v.empty()) return std::nullopt;
+  std::string_view s = text.substr(v.begin, v.size());
+
+  // Arithmetic the page shows: "0.42 BF16 TFLOPS/W210 TFLOPS ÷ 500 W = 0.42".
+  Range part = v;
+  std::string formula;
+  std::optional<double> formula_result;
+  size_t op = std::min({s.find(kDivide), s.find(kTimes), s.find(" / ")});
+  size_t eq = s.find('=', op == std::string_view::npos ? 0 : op);
+  if (op != std::string_view::npos && eq != std::string_view::npos) {
+    size_t abs_op = v.begin + op;
+    size_t abs_eq = v.begin + eq;
+    size_t start = OperandStart(text, v.begin, abs_op);
+    if (start != std::string_view::npos && start > v.begin) {
+      part = Trim(text, Range{v.begin, start});
+      formula = std::string(text.substr(start, abs_eq - start));
+    } else if (start == v.begin) {
+      part = Trim(text, Range{abs_eq + 1, v.end});
+      formula = std::string(text.substr(v.begin, abs_eq - v.begin));
+    }
+    while (!formula.empty() && formula.back() == ' ') formula.pop_back();
+    size_t after = abs_eq + 1;
+    while (after < v.end && SpaceAt(text, after)) ++after;
+    if (auto n = NumberAt(text, after, v.end)) formula_result = n->value;
+  }
+
+  std::optional<size_t> start = FirstNumber(text, part);
+  if (!start) return std::nullopt;
+  QuantityRead out;
+  std::string tail(text.substr(*start, part.end - *start));
+  std::optional<QuantityParse> q = page.schema.ParseQuantity(tail, dimension);
+  if (q && q->consumed > 0) {
+    out.figure = Trim(text, Range{*start, *start + q->consumed});
+  } else {
+    // A format word between number and unit: "0.42 BF16 TFLOPS/W".
+    size_t num_at = text[*start] == '$' ? *start + 1 : *start;
+    std::optional<NumberToken> n = NumberAt(text, num_at, part.end);
+    if (!n) return std::nullopt;
+    auto w = NextWord(text, n->range.end, part.end);
+    if (!w || w->begin != n->range.end + 1) return std::nullopt;
+    std::optional<std::string> format = page.FormatWord(text.substr(w->begin, w->size()));
+    if (!format) return std::nullopt;
+    size_t unit_at = w->end;
+    while (unit_at < part.end && SpaceAt(text, unit_at)) ++unit_at;
+    std::string head(text.substr(*start, n->range.end - *start));
+    std::string synthetic = head + " " + std::string(text.substr(unit_at, part.end - unit_at));
+    q = page.schema.ParseQuantity(synthetic, dimension);
+    if (!q || q->consumed <= head.size() + 1) return std::nullopt;
+    out.figure = Trim(text, Range{*start, unit_at + (q->consumed - head.size() - 1)});
+    out.qualifiers.emplace(qualifier::kFormat, *format);
+  }
+  out.canonical = q->canonical;
+  out.number = q->number;
+  out.dimension = q->dimension;
+  if (!formula.empty() && (!formula_result || NearlyEqual(*formula_result, q->number))) out.formula = formula;
+  out.rest = Trim(text, Range{out.figure.end, part.end});
+  return out;
+}
+
+Range StripCitations(const Page& page, Range value, std::vector<std::string>* citations) {
+  Range v = Trim(page.text, value);
+  if (!page.inline_citations) return v;
+  std::vector<std::string> found;
+  std::string_view text(page.text);
+  while (!v.empty()) {
+    size_t e = v.end;
+    size_t b = e;
+    while (b > v.begin && IsDigit(text[b - 1])) --b;
+    if (b == e || e - b > 3 || b == v.begin || !SpaceAt(text, b - 1)) break;
+    Range rest = Trim(text, Range{v.begin, b});
+    if (rest.empty()) break;
+    found.insert(found.begin(), std::string(text.substr(b, e - b)));
+    v = rest;
+  }
+  if (citations) citations->insert(citations->end(), found.begin(), found.end());
+  return v;
+}
+
+size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind, const LabelHit& label,
+                         Range value, const Emit& emit) {
+  std::string_view text(page.text);
+  std::vector<std::string> cites;
+  Range v = StripCitations(page, Trim(text, value), &cites);
+  std::string label_text = page.Str(label.range);
+  if (v.empty()) {
+    page.Warn(label.range.begin, "label '" + label_text + "' has no value");
+    return 0;
+  }
+  std::string predicate = label.def->predicate;
+  Qualifiers q = label.def->qualifiers;
+  const PredicateDef* p = page.Predicate(predicate);
+  if (p == nullptr) {
+    if (const AttributeDef* a = page.schema.FindAttribute(predicate)) {
+      predicate = a->predicate;
+      MergeQualifiers(q, a->qualifiers);
+      p = page.Predicate(predicate);
+    }
+  }
+  if (p == nullptr) {
+    page.Warn(label.range.begin, "label '" + label_text + "' maps to unknown predicate '" + predicate + "'");
+    return 0;
+  }
+  if (!Page::Applies(*p, subject_kind)) {
+    page.Warn(label.range.begin,
+              "label '" + label_text + "' (" + predicate + ") does not apply to a " + subject_kind);
+    return 0;
+  }
+  MergeQualifiers(q, label.extra);
+  std::string_view sv = text.substr(v.begin, v.size());
+  size_t before = page.facts().size();
+
+  Draft d;
+  d.subject = subject;
+  d.predicate = predicate;
+  d.qualifiers = q;
+  d.citations = cites;
+
+  if (page.schema.SaysNotPublished(std::string(sv))) {
+    d.value = Value::NotPublished(std::string(sv));
+    d.span = v;
+    page.Add(std::move(d), emit);
+    return page.facts().size() - before;
+  }
+  if (StartsWithNoValue(sv)) {
+    page.Warn(v.begin, "'" + label_text + "' states no value ('" + std::string(sv.substr(0, 40)) +
+                           "'); nothing stored");
+    return 0;
+  }
+
+  switch (p->type) {
+    case ValueKind::kQuantity: {
+      std::optional<QuantityRead> r = ReadQuantity(page, v, p->dimension);
+      if (!r) {
+        page.Warn(v.begin, "no " + p->dimension + " figure for '" + label_text + "' in '" +
+                               std::string(sv.substr(0, 80)) + "'");
+        return 0;
+      }
+      MergeQualifiers(d.qualifiers, r->qualifiers);
+      MergeQualifiers(d.qualifiers, QualifiersIn(page, r->rest));
+      d.value = Value::Quantity(r->canonical, r->dimension, page.Str(r->figure));
+      d.span = r->figure;
+      if (!r->formula.empty()) {
+        d.derivation = Derivation::kStatedDerived;
+        d.formula = r->formula;
+      }
+      page.Add(d, emit);
+      // What else the value names: "32 GB HBM2e" also says the memory type.
+      for (const std::string& vp : page.vocabulary_predicates()) {
+        const PredicateDef* tp = page.Predicate(vp);
+        if (tp == nullptr || !Page::Applies(*tp, subject_kind)) continue;
+        for (const auto& [range, word] : page.VocabularyIn(r->rest, vp)) {
+          Draft t;
+          t.subject = subject;
+          t.predicate = vp;
+          t.value = Value::Text(word);
+          t.span = range;
+          t.citations = cites;
+          page.Add(std::move(t), emit);
+        }
+      }
+      break;
+    }
+    case ValueKind::kDate: {
+      size_t pos = v.begin;
+      std::optional<DateToken> date = DateAt(text, pos, v.end, true);
+      if (!date) {
+        page.Warn(v.begin, "no date for '" + label_text + "' in '" + std::string(sv.substr(0, 80)) + "'");
+        return 0;
+      }
+      d.value = Value::OfDate(date->date, page.Str(date->range));
+      d.span = date->range;
+      Range rest = Trim(text, Range{date->range.end, v.end});
+      if (!rest.empty()) d.note = StripParens(page.View(rest));
+      page.Add(std::move(d), emit);
+      break;
+    }
+    case ValueKind::kEntity: {
+      Range name = EntityNameRange(text, v);
+      if (name.empty() || StartsWithNoValue(page.View(name))) {
+        page.Warn(v.begin, "'" + label_text + "' names no " + p->object_kind + " ('" +
+                               std::string(sv.substr(0, 40)) + "'); nothing stored");
+        return 0;
+      }
+      std::optional<EntityId> id = page.Resolve(page.Str(name), p->object_kind, name.begin);
+      if (!id) return 0;
+      d.value = Value::Entity(*id, page.Str(name));
+      d.span = name;
+      page.Add(std::move(d), emit);
+      break;
+    }
+    case ValueKind::kText: {
+      auto [main, note] = SplitGlued(text, v);
+      d.value = Value::Text(page.Str(main));
+      d.span = main;
+      if (!note.empty()) d.note = page.Str(Trim(text, note));
+      page.Add(std::move(d), emit);
+      break;
+    }
+    case ValueKind::kBool: {
+      auto w = NextWord(text, v.begin, v.end);
+      std::string word = w ? AsciiLower(text.substr(w->begin, w->size())) : "";
+      bool b = false;
+      if (word == "yes" || word == "true") {
+        b = true;
+      } else if (word != "no" && word != "false") {
+        page.Warn(v.begin, "'" + label_text + "' is not yes or no: '" + std::string(sv.substr(0, 40)) + "'");
+        return 0;
+      }
+      d.value = Value::Bool(b, std::string(sv));
+      d.span = v;
+      page.Add(std::move(d), emit);
+      break;
+    }
+    case ValueKind::kNotPublished:
+      break;
+  }
+  return page.facts().size() - before;
+}
+
+namespace {
+
+// "- text": the range after the dash, or nullopt.
+std::optional<Range> BulletContent(const Page& page, size_t index) {
+  Range r = Trim(page.text, page.lines()[index].range);
+  std::string_view v = page.View(r);
+  if (v.size() < 2 || v[0] != '-' || !SpaceAt(v, 1)) return std::nullopt;
+  return Trim(page.text, Range{r.begin + 1, r.end});
+}
+
+// Short, unpunctuated text that reads like a field name.
+bool LooksLikeLabel(std::string_view s) {
+  if (s.empty() || s.size() > 40) return false;
+  size_t words = 1;
+  for (char c : s) words += c == ' ';
+  if (words > 5) return false;
+  char last = s.back();
+  return last != '.' && last != '!' && last != ',';
+}
+
+}  // namespace
+
+void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit) {
+  end = std::min(end, page.lines().size());
+  for (size_t i = first; i < end;) {
+    if (page.Claimed(i) || page.LineTooLong(i)) {
+      ++i;
+      continue;
+    }
+    std::optional<Range> label = BulletContent(page, i);
+    if (!label || i + 1 >= end || page.Claimed(i + 1)) {
+      ++i;
+      continue;
+    }
+    std::optional<Range> value = BulletContent(page, i + 1);
+    if (!value) {
+      ++i;
+      continue;
+    }
+    if (std::optional<LabelHit> hit = page.LookupLabel(*label)) {
+      ReadLabelledValue(page, page.subject(), page.subject_kind(), *hit, *value, emit);
+      page.ClaimLines(i, i + 2);
+      i += 2;
+      continue;
+    }
+    // A label we do not know followed by what looks like its value.
+    if (LooksLikeLabel(page.View(*label)) && !page.LookupLabel(*value)) {
+      page.Warn(label->begin, "unknown label '" + page.Str(*label) + "'");
+      page.ClaimLines(i, i + 2);
+      i += 2;
+      continue;
+    }
+    ++i;
+  }
+}
+
+// "Label: value" lines no template claimed.
+void ReadLabelValueLines(Page& page, const Emit& emit) {
+  std::string_view text(page.text);
+  for (size_t i = 0; i < page.lines().size(); ++i) {
+    if (page.Claimed(i) || page.LineTooLong(i)) continue;
+    Range r = Trim(text, page.lines()[i].range);
+    std::string_view v = page.View(r);
+    if (v.size() >= 2 && (v[0] == '-' || v[0] == '*') && SpaceAt(v, 1)) r = Trim(text, Range{r.begin + 1, r.end});
+    v = page.View(r);
+    size_t colon = v.find(':');
+    if (colon == std::string_view::npos || colon == 0) continue;
+    if (colon + 2 < v.size() && v[colon + 1] == '/' && v[colon + 2] == '/') continue;  // a URL
+    Range label{r.begin, r.begin + colon};
+    Range value{r.begin + colon + 1, r.end};
+    if (!LooksLikeLabel(page.View(Trim(text, label)))) continue;
+    if (std::optional<LabelHit> hit = page.LookupLabel(label)) {
+      if (page.subject().empty()) {
+        page.Warn(r.begin, "'" + page.Str(label) + "' but the page names no subject");
+      } else {
+        ReadLabelledValue(page, page.subject(), page.subject_kind(), *hit, value, emit);
+      }
+      page.Claim(i);
+    } else if (!Trim(text, value).empty() && Trim(text, label).size() <= 24) {
+      page.Warn(r.begin, "unknown label '" + page.Str(Trim(text, label)) + "'");
+    }
+  }
+}
+
+}  // namespace chipkg::extract_internal

@@ -1,0 +1,132 @@
+// Internal to the fact-checker (query/factcheck*.cpp): caches, citation
+// numbering, grouping of claims, target parsing. Not a public header.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "query/factcheck.h"
+
+namespace chipkg::factcheck::internal {
+
+// Reads through the store once per report: documents, versions (with text),
+// entity names and transactions are fetched on first use and kept.
+class Library {
+ public:
+  Library(const Store& store, const Schema& schema) : store_(store), schema_(schema) {}
+
+  const Store& store() const { return store_; }
+  const Schema& schema() const { return schema_; }
+
+  std::string EntityName(const EntityId& id);
+  const Document* GetDocument(const std::string& id);                       // nullptr if absent
+  const DocumentVersion* GetVersion(const std::string& id, uint32_t version);  // with text; nullptr if absent
+  std::optional<Transaction> GetTransaction(TxId tx);
+
+  // "32 GB", "TSMC", "not published", "2022-10-01", "yes".
+  std::string Display(const Value& value, const std::string& predicate);
+  // A canonical quantity in the predicate's (or dimension's) display unit.
+  std::string FormatCanonical(double canonical, const std::string& dimension, const std::string& predicate = "");
+  // "= 212.5 TFLOPS per chip" text for a wider-scope figure, empty otherwise.
+  std::string PerChipDisplay(const Value& value, const Qualifiers& qualifiers, const std::string& predicate);
+
+  // Chip counts known for a chip: instances, racks or data centers whose
+  // accelerator it is (their `chips`), and `chips` qualifiers on its own
+  // claims. Counts of 1 are left out. {count, what has it}.
+  std::vector<std::pair<double, std::string>> KnownChipCounts(const EntityId& chip, const ReadView& view);
+
+ private:
+  const Store& store_;
+  const Schema& schema_;
+  std::map<EntityId, std::string> names_;
+  std::map<std::string, std::unique_ptr<Document>> documents_;
+  std::map<std::pair<std::string, uint32_t>, std::unique_ptr<DocumentVersion>> versions_;
+  std::optional<std::map<TxId, Transaction>> transactions_;
+};
+
+// Numbers citations in order of first use; one number per (document,
+// version, span).
+class CitationTable {
+ public:
+  int Cite(Library& library, const Fact& fact);
+  const std::vector<Citation>& list() const { return list_; }
+  std::vector<Citation> Take() { return std::move(list_); }
+
+ private:
+  std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t>, int> index_;
+  std::vector<Citation> list_;
+};
+
+Citation MakeCitation(Library& library, const Fact& fact);
+Claim MakeClaim(Library& library, CitationTable* citations, const Fact& fact);
+
+// Groups facts (of one subject) by predicate and comparison qualifiers, in
+// schema declaration order, clusters agreeing claims and finds the pairs of
+// clusters that disagree. Citations are numbered in display order. With
+// `conflicts_only`, attributes on which all claims agree are left out (and
+// not cited).
+std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citations, std::vector<Fact> facts,
+                                        const Options& options, bool conflicts_only = false);
+
+// Adds sanity flags to a summary of quantities: a cluster whose per-chip
+// figure is 3x or more away from another's, with the likely cause when a
+// known chip count explains the ratio.
+void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView& view);
+
+// True when `fact` carries every qualifier in `fixed` (a missing sparsity counts as dense).
+bool HasQualifiers(const Qualifiers& fact_qualifiers, const Qualifiers& fixed);
+
+// What a trace/history target names.
+struct Target {
+  Entity entity;
+  std::string attribute;             // as written, normalised to snake_case
+  std::string predicate;             // stated predicate, "" when only a derivation has the name
+  Qualifiers fixed;                  // an attribute view's qualifiers
+  const DerivationDef* derivation = nullptr;
+  std::vector<std::string> arguments;  // fits("Llama 3.1 70B", int8) -> {"Llama 3.1 70B", "int8"}
+};
+Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::string& text);
+
+// Up to `max` candidates nearest to `name` (edit distance on lower case), for "did you mean".
+std::vector<std::string> Nearest(const std::string& name, const std::vector<std::string>& candidates,
+                                 size_t max = 3);
+std::string DidYouMean(const std::vector<std::string>& names);  // " (did you mean 'a', 'b'?)" or ""
+
+// Byte offset moved back (or forward) to the start of a UTF-8 character.
+size_t Utf8Floor(const std::string& text, size_t pos);
+size_t Utf8Ceil(const std::string& text, size_t pos);
+
+std::string FormatTime(int64_t unix_seconds);  // "2025-06-01 12:00:00 UTC"
+
+// Leaves of a derive formula, in order of first appearance.
+void CollectLeaves(const Expr& expr, std::vector<const Expr*>& leaves);
+std::string LeafName(const Expr& leaf);  // "tdp", "model.parameters", "bytes_per_parameter(precision)"
+// The formula with each leaf replaced by `show(leaf)`: "210 TFLOPS / 500 W".
+std::string RenderExpr(const Expr& expr, const std::function<std::string(const Expr&)>& show);
+
+// A claim traced to its stored document version (context re-read from the text).
+TracedClaim TraceFact(Library& library, CitationTable& citations, const Fact& fact);
+
+// Evaluates `derivation` for `subject` with `arguments` bound to its params
+// (in order), reading each input's claims through `facts_for(entity,
+// predicate)`. Every combination of agreeing claims is evaluated (bounded);
+// an input without any claim leaves `missing` set and no values.
+// `trace_claims` also fills DerivedInput::claims.
+Result<DerivedTrace> TraceDerivation(
+    Library& library, CitationTable& citations, const DerivationDef& derivation, const Entity& subject,
+    const std::vector<std::string>& arguments, const Options& options,
+    const std::function<Result<std::vector<Fact>>(const EntityId&, const std::string&)>& facts_for,
+    bool trace_claims);
+
+// The qualifier a stated claim uses for a derivation parameter: the
+// parameter's own name when it is a qualifier key ("model"), and "format" for
+// "precision" (the numeric format a fit is judged at).
+std::string ParamQualifier(const Schema& schema, const std::string& param);
+
+}  // namespace chipkg::factcheck::internal

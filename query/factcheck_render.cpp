@@ -1,0 +1,885 @@
+// Rendering the fact-checker's reports: aligned text for people, JSON and CSV
+// for scripts, all carrying the same provenance.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "query/factcheck.h"
+#include "query/factcheck_internal.h"
+
+namespace chipkg::factcheck {
+
+using internal::FormatTime;
+using nlohmann::json;
+
+namespace {
+
+// ---- shared pieces ------------------------------------------------------------
+
+std::string Refs(const std::vector<int>& numbers) {
+  std::string out;
+  for (int n : numbers) out += (out.empty() ? "" : " ") + ("[" + std::to_string(n) + "]");
+  return out;
+}
+
+std::string OneLine(const std::string& s, size_t max = 0) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\xE2\x8F\x8E";  // ⏎: a line break in the source
+    else if (c == '\r' || c == '\t') out += ' ';
+    else out.push_back(c);
+  }
+  if (max && out.size() > max) {
+    out = out.substr(0, internal::Utf8Floor(out, max)) + "\xE2\x80\xA6";
+  }
+  return out;
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  // Width in characters, not bytes: count UTF-8 lead bytes.
+  size_t chars = 0;
+  for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
+  return chars >= width ? s + " " : s + std::string(width - chars, ' ');
+}
+
+std::string ShortHash(const std::string& h) { return h.size() > 12 ? h.substr(0, 12) : h; }
+
+json ValueJson(const Value& v) {
+  json j;
+  j["kind"] = ValueKindName(v.kind);
+  switch (v.kind) {
+    case ValueKind::kQuantity:
+      j["number"] = v.number;
+      j["dimension"] = v.dimension;
+      break;
+    case ValueKind::kBool:
+      j["value"] = v.number != 0;
+      break;
+    case ValueKind::kDate:
+      j["date"] = v.date.ToString();
+      break;
+    case ValueKind::kEntity:
+      j["entity"] = v.text;
+      break;
+    case ValueKind::kText:
+      j["text"] = v.text;
+      break;
+    case ValueKind::kNotPublished:
+      break;
+  }
+  if (!v.original.empty()) j["original"] = v.original;
+  return j;
+}
+
+json QualifiersJson(const Qualifiers& q) {
+  json j = json::object();
+  for (const auto& [k, v] : q) j[k] = v;
+  return j;
+}
+
+json CitationJson(const Citation& c) {
+  json j;
+  j["number"] = c.number;
+  j["fact_id"] = c.fact_id;
+  j["document"] = {{"id", c.document_id}, {"title", c.title}, {"url", c.url}, {"site", c.site}, {"kind", c.kind}};
+  j["version"] = {{"version", c.version}, {"content_hash", c.content_hash}, {"fetched_at", c.fetched_at},
+                  {"fetched", FormatTime(c.fetched_at)}};
+  if (c.document_as_of) j["version"]["as_of"] = c.document_as_of->ToString();
+  j["section"] = c.section;
+  j["span"] = {c.span_begin, c.span_end};
+  j["excerpt"] = c.excerpt;
+  j["attribution"] = c.attribution;
+  j["cites"] = c.cited;
+  if (c.row >= 0) {
+    j["row"] = c.row;
+    j["column"] = c.column;
+  }
+  if (!c.note.empty()) j["note"] = c.note;
+  j["rule"] = c.rule;
+  j["rule_version"] = c.rule_version;
+  j["derivation"] = c.derivation == Derivation::kStatedDerived ? "stated_derived" : "stated";
+  if (!c.formula.empty()) j["formula"] = c.formula;
+  return j;
+}
+
+json ClaimJson(const Claim& c) {
+  json j;
+  j["fact_id"] = c.fact_id;
+  if (c.citation) j["citation"] = c.citation;
+  j["value"] = ValueJson(c.value);
+  j["display"] = c.display;
+  if (!c.per_chip_display.empty()) j["per_chip"] = c.per_chip_display;
+  j["qualifiers"] = QualifiersJson(c.qualifiers);
+  if (c.valid_as_of) j["valid_as_of"] = c.valid_as_of->ToString();
+  j["document"] = c.document_id;
+  j["asserted_tx"] = c.asserted_tx;
+  if (c.retracted_tx) j["retracted_tx"] = c.retracted_tx;
+  return j;
+}
+
+json ComparisonJson(const Comparison& c) {
+  json j;
+  j["agree"] = c.agree;
+  j["kind"] = DifferenceKindName(c.kind);
+  if (c.kind == DifferenceKind::kQuantity) {
+    j["relative"] = std::isfinite(c.relative) ? json(c.relative) : json(nullptr);
+  }
+  if (c.kind == DifferenceKind::kDate) {
+    j["gap"] = c.gap;
+    j["gap_unit"] = c.gap_unit;
+  }
+  j["size"] = c.size;
+  return j;
+}
+
+json SummaryJson(const AttributeSummary& a) {
+  json j;
+  j["subject"] = a.subject;
+  j["subject_name"] = a.subject_name;
+  j["predicate"] = a.predicate;
+  j["qualifiers"] = QualifiersJson(a.key);
+  j["label"] = a.label;
+  j["conflict"] = a.conflict();
+  json groups = json::array();
+  for (const auto& g : a.groups) {
+    json claims = json::array();
+    for (const auto& c : g.claims) claims.push_back(ClaimJson(c));
+    groups.push_back({{"display", g.display}, {"documents", g.documents}, {"claims", claims}});
+  }
+  j["values"] = groups;
+  json diffs = json::array();
+  for (const auto& d : a.differences) {
+    json x = ComparisonJson(d.comparison);
+    x["a"] = d.a;
+    x["b"] = d.b;
+    diffs.push_back(x);
+  }
+  j["disagreements"] = diffs;
+  json flags = json::array();
+  for (const auto& f : a.flags) {
+    json x = {{"value", f.group}, {"ratio", f.ratio}, {"message", f.message}};
+    if (f.chips) {
+      x["chips"] = *f.chips;
+      x["where"] = f.where;
+    }
+    flags.push_back(x);
+  }
+  j["sanity"] = flags;
+  return j;
+}
+
+json CitationsJson(const std::vector<Citation>& list) {
+  json j = json::array();
+  for (const auto& c : list) j.push_back(CitationJson(c));
+  return j;
+}
+
+// ---- CSV --------------------------------------------------------------------
+
+std::string CsvField(const std::string& s) {
+  bool quote = s.find_first_of(",\"\n\r") != std::string::npos;
+  if (!quote) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += "\"\"";
+    else out.push_back(c);
+  }
+  return out + "\"";
+}
+
+class Csv {
+ public:
+  explicit Csv(std::vector<std::string> header) { Row(header); }
+  void Row(const std::vector<std::string>& fields) {
+    for (size_t i = 0; i < fields.size(); ++i) out_ += (i ? "," : "") + CsvField(fields[i]);
+    out_ += "\n";
+  }
+  std::string str() const { return out_; }
+
+ private:
+  std::string out_;
+};
+
+std::string Num(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+const Citation* Find(const std::vector<Citation>& list, int number) {
+  if (number < 1 || static_cast<size_t>(number) > list.size()) return nullptr;
+  return &list[number - 1];
+}
+
+// Columns every claim row of a CSV carries, so a script needs no footnotes.
+const std::vector<std::string> kProvenanceHeader = {"document", "title", "url", "version", "content_hash",
+                                                    "fetched", "section", "span_begin", "span_end", "excerpt",
+                                                    "attribution", "cites", "row", "column", "rule"};
+
+std::vector<std::string> ProvenanceFields(const Citation* c) {
+  if (!c) return std::vector<std::string>(kProvenanceHeader.size());
+  std::string cites;
+  for (const auto& x : c->cited) cites += (cites.empty() ? "" : " ") + x;
+  return {c->document_id,
+          c->title,
+          c->url,
+          std::to_string(c->version),
+          c->content_hash,
+          FormatTime(c->fetched_at),
+          c->section,
+          std::to_string(c->span_begin),
+          std::to_string(c->span_end),
+          c->excerpt,
+          c->attribution,
+          cites,
+          c->row >= 0 ? std::to_string(c->row) : "",
+          c->column,
+          c->rule + (c->rule_version.empty() ? "" : " v" + c->rule_version)};
+}
+
+std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// ---- text ---------------------------------------------------------------------
+
+void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
+  if (list.empty()) return;
+  out << "\nSources\n";
+  for (const auto& c : list) {
+    std::string ref = "[" + std::to_string(c.number) + "]";
+    out << "  " << Pad(ref, 5) << (c.title.empty() ? c.document_id : c.title);
+    if (!c.url.empty()) out << " <" << c.url << ">";
+    out << "\n";
+    std::string indent(8, ' ');
+    out << indent << "version " << c.version;
+    if (!c.content_hash.empty()) out << " (sha256 " << ShortHash(c.content_hash) << ")";
+    out << ", fetched " << FormatTime(c.fetched_at);
+    if (c.document_as_of) out << ", as of " << c.document_as_of->ToString();
+    out << "\n";
+    out << indent;
+    if (!c.section.empty()) out << "section \"" << OneLine(c.section, 60) << "\": ";
+    out << "\"" << OneLine(c.excerpt, 160) << "\"\n";
+    std::string extra;
+    if (!c.attribution.empty()) extra += "attribution: " + OneLine(c.attribution, 100);
+    if (!c.cited.empty()) {
+      std::string cites;
+      for (const auto& x : c.cited) cites += (cites.empty() ? "" : ", ") + x;
+      extra += (extra.empty() ? "" : "; ") + std::string("cites ") + OneLine(cites, 200);
+    }
+    if (c.row >= 0) extra += (extra.empty() ? "" : "; ") + ("row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
+    if (!extra.empty()) out << indent << extra << "\n";
+    if (!c.note.empty()) out << indent << "note: " << OneLine(c.note, 200) << "\n";
+  }
+}
+
+// "32 GB [1] [2]"; claims of one group written differently are listed each
+// with their citations: "2022-10-10 [3], 2022-10 [5]".
+std::string GroupText(const ValueGroup& g) {
+  std::vector<std::pair<std::string, std::vector<int>>> parts;
+  for (const auto& c : g.claims) {
+    std::string shown = c.display;
+    if (!c.per_chip_display.empty()) shown += " (= " + c.per_chip_display + ")";
+    if (c.retracted_tx) shown += " (retracted)";
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == shown; });
+    if (it == parts.end()) {
+      parts.push_back({shown, {}});
+      it = parts.end() - 1;
+    }
+    if (c.citation && std::find(it->second.begin(), it->second.end(), c.citation) == it->second.end()) {
+      it->second.push_back(c.citation);
+    }
+  }
+  std::string out;
+  for (const auto& [shown, refs] : parts) {
+    out += (out.empty() ? "" : ", ") + OneLine(shown, 80) + (refs.empty() ? "" : " " + Refs(refs));
+  }
+  return out;
+}
+
+std::string DifferenceText(const AttributeSummary& a, const Difference& d) {
+  const std::string& x = a.groups[d.a].display;
+  const std::string& y = a.groups[d.b].display;
+  std::string size = d.comparison.size;
+  if (d.comparison.kind == DifferenceKind::kNotPublished) size = "a value against \"not published\"";
+  return OneLine(x, 60) + " vs " + OneLine(y, 60) + ": " + size;
+}
+
+void AttributeText(std::ostringstream& out, const AttributeSummary& a, size_t width, const std::string& indent) {
+  for (size_t i = 0; i < a.groups.size(); ++i) {
+    out << indent << Pad(i == 0 ? a.label : "", width) << GroupText(a.groups[i]) << "\n";
+  }
+  for (const auto& d : a.differences) {
+    out << indent << Pad("", width) << "! conflict (" << DifferenceKindName(d.comparison.kind)
+        << "): " << DifferenceText(a, d) << "\n";
+  }
+  for (const auto& f : a.flags) {
+    out << indent << Pad("", width) << "! " << f.message << "\n";
+  }
+}
+
+void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string& indent) {
+  const Citation& c = t.citation;
+  const Claim& k = t.claim;
+  std::string value = k.display;
+  if (!k.per_chip_display.empty()) value += " (= " + k.per_chip_display + ")";
+  out << indent << "[" << c.number << "] " << OneLine(value, 100);
+  if (!k.qualifiers.empty()) out << "  {" << QualifiersToString(k.qualifiers) << "}";
+  out << (t.retracted ? "  RETRACTED" : "") << "\n";
+  std::string in = indent + "    ";
+  auto line = [&](const char* label, const std::string& text) {
+    if (!text.empty()) out << in << Pad(label, 12) << text << "\n";
+  };
+  line("document", (c.title.empty() ? c.document_id : c.title) + (c.url.empty() ? "" : " <" + c.url + ">") +
+                       (c.kind.empty() && c.site.empty() ? "" : " (" + c.kind + (c.site.empty() ? "" : ", " + c.site) + ")"));
+  line("version", std::to_string(c.version) + (c.content_hash.empty() ? "" : ", sha256 " + ShortHash(c.content_hash)) +
+                      ", fetched " + FormatTime(c.fetched_at) +
+                      (c.document_as_of ? ", as of " + c.document_as_of->ToString() : ""));
+  line("section", OneLine(c.section, 100));
+  line("span", "bytes " + std::to_string(c.span_begin) + "-" + std::to_string(c.span_end) +
+                   (t.excerpt_verified ? ", excerpt matches the stored text" : ", " + t.text_problem));
+  if (!t.at.empty() || !t.before.empty()) {
+    line("context", "\xE2\x80\xA6" + OneLine(t.before) + "\xC2\xBB" + OneLine(t.at) + "\xC2\xAB" + OneLine(t.after) +
+                        "\xE2\x80\xA6");
+  } else {
+    line("excerpt", "\"" + OneLine(c.excerpt, 200) + "\"");
+  }
+  line("attribution", OneLine(c.attribution, 120));
+  if (!c.cited.empty()) {
+    std::string cites;
+    for (const auto& x : c.cited) cites += (cites.empty() ? "" : ", ") + x;
+    line("cites", OneLine(cites, 300));
+  }
+  if (c.row >= 0) line("dataset", "row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
+  line("note", OneLine(c.note, 300));
+  line("rule", c.rule + (c.rule_version.empty() ? "" : " v" + c.rule_version));
+  if (c.derivation == Derivation::kStatedDerived) {
+    line("derived", "computed by the page" + (c.formula.empty() ? "" : ": " + OneLine(c.formula, 120)));
+  }
+  if (k.valid_as_of) line("valid as of", k.valid_as_of->ToString());
+  std::string asserted = "tx " + std::to_string(t.asserted.id);
+  if (t.asserted.time_micros) asserted += " at " + FormatTime(t.asserted.time_micros / 1000000);
+  if (!t.asserted.run_id.empty()) asserted += ", run " + t.asserted.run_id;
+  line("asserted", asserted);
+  if (t.retracted) {
+    std::string r = "by tx " + std::to_string(t.retracted->id);
+    if (t.retracted->time_micros) r += " at " + FormatTime(t.retracted->time_micros / 1000000);
+    if (!t.retracted->run_id.empty()) r += ", run " + t.retracted->run_id;
+    line("retracted", r);
+  } else {
+    line("retracted", "no (the claim stands)");
+  }
+}
+
+json TracedJson(const TracedClaim& t) {
+  json j = ClaimJson(t.claim);
+  j["source"] = CitationJson(t.citation);
+  j["context"] = {{"before", t.before}, {"at", t.at}, {"after", t.after}};
+  j["excerpt_verified"] = t.excerpt_verified;
+  if (!t.text_problem.empty()) j["text_problem"] = t.text_problem;
+  j["asserted"] = {{"tx", t.asserted.id}, {"time_micros", t.asserted.time_micros}, {"run_id", t.asserted.run_id}};
+  if (t.retracted) {
+    j["retracted"] = {{"tx", t.retracted->id}, {"time_micros", t.retracted->time_micros},
+                      {"run_id", t.retracted->run_id}};
+  } else {
+    j["retracted"] = nullptr;
+  }
+  return j;
+}
+
+std::vector<std::string> TracedCsvRow(const std::string& role, const TracedClaim& t) {
+  std::vector<std::string> row = {role,
+                                  std::to_string(t.citation.number),
+                                  t.claim.display,
+                                  t.claim.per_chip_display,
+                                  QualifiersToString(t.claim.qualifiers),
+                                  t.excerpt_verified ? "yes" : "no",
+                                  t.retracted ? std::to_string(t.retracted->id) : ""};
+  return Concat(row, ProvenanceFields(&t.citation));
+}
+
+std::string Dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
+
+}  // namespace
+
+// ---- describe -------------------------------------------------------------------
+
+std::string Render(const Profile& r, Format format) {
+  if (format == Format::kJson) {
+    json j;
+    j["entity"] = {{"id", r.entity.id}, {"kind", r.entity.kind}, {"name", r.entity.name},
+                   {"aliases", r.entity.aliases}};
+    json attrs = json::array();
+    for (const auto& a : r.attributes) attrs.push_back(SummaryJson(a));
+    j["attributes"] = attrs;
+    json refs = json::array();
+    for (const auto& x : r.referenced_by) {
+      refs.push_back({{"subject", x.subject}, {"subject_name", x.subject_name}, {"predicate", x.predicate},
+                      {"citations", x.citations}});
+    }
+    j["referenced_by"] = refs;
+    j["citations"] = CitationsJson(r.citations);
+    return Dump(j);
+  }
+  if (format == Format::kCsv) {
+    Csv csv(Concat({"entity", "attribute", "value", "per_chip", "citation", "conflict"}, kProvenanceHeader));
+    for (const auto& a : r.attributes) {
+      for (const auto& g : a.groups) {
+        for (const auto& c : g.claims) {
+          csv.Row(Concat({r.entity.id, a.label, c.display, c.per_chip_display, std::to_string(c.citation),
+                          a.conflict() ? "yes" : "no"},
+                         ProvenanceFields(Find(r.citations, c.citation))));
+        }
+      }
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  out << r.entity.name << "  (" << r.entity.id << ", " << r.entity.kind << ")\n";
+  if (!r.entity.aliases.empty()) {
+    std::string aliases;
+    for (const auto& a : r.entity.aliases) aliases += (aliases.empty() ? "" : ", ") + a;
+    out << "also known as: " << aliases << "\n";
+  }
+  if (r.attributes.empty()) out << "\nno source says anything about it yet\n";
+  size_t width = 12;
+  for (const auto& a : r.attributes) width = std::max(width, std::min<size_t>(a.label.size() + 2, 40));
+  size_t conflicts = 0;
+  out << "\n";
+  for (const auto& a : r.attributes) {
+    AttributeText(out, a, width, "  ");
+    conflicts += a.conflict();
+  }
+  if (!r.referenced_by.empty()) {
+    out << "\nreferenced by\n";
+    for (const auto& x : r.referenced_by) {
+      out << "  " << Pad(x.subject_name, width) << x.predicate << " " << Refs(x.citations) << "\n";
+    }
+  }
+  out << "\n" << r.attributes.size() << " attributes, " << conflicts << " with conflicting sources\n";
+  Footnotes(out, r.citations);
+  return out.str();
+}
+
+// ---- conflicts ------------------------------------------------------------------
+
+std::string Render(const ConflictReport& r, Format format) {
+  if (format == Format::kJson) {
+    json j;
+    j["tolerance"] = r.options.tolerance;
+    j["date_tolerance_days"] = r.options.date_tolerance_days;
+    if (!r.entity.empty()) j["entity"] = r.entity;
+    j["subjects_checked"] = r.subjects_checked;
+    json list = json::array();
+    for (const auto& a : r.conflicts) list.push_back(SummaryJson(a));
+    j["conflicts"] = list;
+    j["citations"] = CitationsJson(r.citations);
+    return Dump(j);
+  }
+  if (format == Format::kCsv) {
+    Csv csv({"subject", "subject_name", "attribute", "value_a", "citations_a", "value_b", "citations_b", "kind",
+             "size", "relative", "gap", "gap_unit", "sanity"});
+    for (const auto& a : r.conflicts) {
+      for (const auto& d : a.differences) {
+        auto refs = [&](size_t g) {
+          std::vector<int> n;
+          for (const auto& c : a.groups[g].claims) n.push_back(c.citation);
+          return Refs(n);
+        };
+        std::string flags;
+        for (const auto& f : a.flags) {
+          if (f.group == d.a || f.group == d.b) flags += (flags.empty() ? "" : "; ") + f.message;
+        }
+        const Comparison& c = d.comparison;
+        csv.Row({a.subject, a.subject_name, a.label, a.groups[d.a].display, refs(d.a), a.groups[d.b].display,
+                 refs(d.b), DifferenceKindName(c.kind), c.size,
+                 c.kind == DifferenceKind::kQuantity ? Num(c.relative) : "",
+                 c.kind == DifferenceKind::kDate ? std::to_string(c.gap) : "", c.gap_unit, flags});
+      }
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  char tol[32];
+  std::snprintf(tol, sizeof tol, "%g%%", r.options.tolerance * 100);
+  std::set<EntityId> subjects;
+  for (const auto& a : r.conflicts) subjects.insert(a.subject);
+  out << r.conflicts.size() << " conflicting attribute" << (r.conflicts.size() == 1 ? "" : "s") << " on "
+      << subjects.size() << " of " << r.subjects_checked << " subject" << (r.subjects_checked == 1 ? "" : "s")
+      << " (tolerance " << tol;
+  if (r.options.date_tolerance_days) out << ", dates within " << r.options.date_tolerance_days << " days";
+  out << ")\n";
+  size_t width = 12;
+  for (const auto& a : r.conflicts) width = std::max(width, std::min<size_t>(a.label.size() + 2, 40));
+  EntityId last;
+  for (const auto& a : r.conflicts) {
+    if (a.subject != last) {
+      out << "\n" << a.subject_name << "  (" << a.subject << ")\n";
+      last = a.subject;
+    }
+    AttributeText(out, a, width, "  ");
+  }
+  Footnotes(out, r.citations);
+  return out.str();
+}
+
+// ---- trace ----------------------------------------------------------------------
+
+std::string Render(const TraceReport& r, Format format) {
+  if (format == Format::kJson) {
+    json j;
+    j["entity"] = {{"id", r.entity.id}, {"kind", r.entity.kind}, {"name", r.entity.name}};
+    j["attribute"] = r.attribute;
+    j["predicate"] = r.predicate;
+    j["qualifiers"] = QualifiersJson(r.fixed);
+    json claims = json::array();
+    for (const auto& c : r.claims) claims.push_back(TracedJson(c));
+    j["claims"] = claims;
+    if (r.derived) {
+      const DerivedTrace& d = *r.derived;
+      json dj;
+      dj["name"] = d.name;
+      dj["formula"] = d.formula;
+      json args = json::object();
+      for (const auto& [p, a] : d.arguments) args[p] = a;
+      dj["arguments"] = args;
+      json inputs = json::array();
+      for (const auto& in : d.inputs) {
+        json ij = {{"leaf", in.leaf}, {"about", in.about}};
+        if (in.constant) ij["constant"] = *in.constant;
+        json cl = json::array();
+        for (const auto& c : in.claims) cl.push_back(TracedJson(c));
+        ij["claims"] = cl;
+        inputs.push_back(ij);
+      }
+      dj["inputs"] = inputs;
+      json values = json::array();
+      for (const auto& v : d.values) {
+        values.push_back({{"qualifiers", QualifiersJson(v.qualifiers)}, {"value", v.value}, {"display", v.display},
+                          {"working", v.working}, {"support", v.support}, {"inputs", v.inputs}});
+      }
+      dj["values"] = values;
+      if (!d.missing.empty()) dj["missing"] = d.missing;
+      j["derived"] = dj;
+    }
+    return Dump(j);
+  }
+  if (format == Format::kCsv) {
+    Csv csv(Concat({"role", "citation", "value", "per_chip", "qualifiers", "excerpt_verified", "retracted_tx"},
+                   kProvenanceHeader));
+    for (const auto& c : r.claims) csv.Row(TracedCsvRow("claim", c));
+    if (r.derived) {
+      for (const auto& in : r.derived->inputs) {
+        for (const auto& c : in.claims) csv.Row(TracedCsvRow("input " + in.leaf, c));
+      }
+      for (const auto& v : r.derived->values) {
+        std::vector<std::string> row = {"derived " + r.derived->name, "", v.display, "",
+                                        QualifiersToString(v.qualifiers), "", ""};
+        row = Concat(row, std::vector<std::string>(kProvenanceHeader.size()));
+        // The excerpt column carries the working.
+        size_t excerpt = std::find(kProvenanceHeader.begin(), kProvenanceHeader.end(), "excerpt") -
+                         kProvenanceHeader.begin();
+        row[7 + excerpt] = v.working + "  from " + v.support;
+        csv.Row(row);
+      }
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  out << r.entity.name << " \xC2\xB7 " << r.attribute;
+  if (!r.fixed.empty()) out << " {" << QualifiersToString(r.fixed) << "}";
+  out << "\n";
+  if (!r.predicate.empty()) {
+    size_t live = 0;
+    for (const auto& c : r.claims) live += !c.retracted;
+    out << r.claims.size() << " claim" << (r.claims.size() == 1 ? "" : "s") << " (" << live << " standing)";
+    if (r.claims.empty()) out << ": no source says anything (unknown)";
+    out << "\n";
+    for (const auto& c : r.claims) {
+      out << "\n";
+      TracedText(out, c, "");
+    }
+  }
+  if (r.derived) {
+    const DerivedTrace& d = *r.derived;
+    out << "\ncomputed: " << d.name;
+    if (!d.arguments.empty()) {
+      out << "(";
+      for (size_t i = 0; i < d.arguments.size(); ++i) out << (i ? ", " : "") << d.arguments[i].second;
+      out << ")";
+    }
+    out << " = " << d.formula << "\n";
+    if (!d.missing.empty()) out << "  cannot compute: " << d.missing << "\n";
+    for (const auto& v : d.values) {
+      out << "  " << (v.qualifiers.empty() ? "" : "{" + QualifiersToString(v.qualifiers) + "} ") << v.working
+          << " = " << v.display << "   from " << v.support << "\n";
+    }
+    for (const auto& in : d.inputs) {
+      out << "\n  input " << in.leaf << " (" << in.about << ")";
+      if (in.constant) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", *in.constant);
+        out << " = " << buf << " (schema table)\n";
+        continue;
+      }
+      out << ": " << in.claims.size() << " claim" << (in.claims.size() == 1 ? "" : "s") << "\n";
+      for (const auto& c : in.claims) TracedText(out, c, "    ");
+    }
+  }
+  return out.str();
+}
+
+// ---- verify ---------------------------------------------------------------------
+
+std::string Render(const VerifyReport& r, Format format) {
+  if (format == Format::kJson) {
+    json j;
+    if (!r.document.empty()) j["document"] = r.document;
+    j["confirmed"] = r.confirmed;
+    j["mismatched"] = r.mismatched;
+    j["unverifiable"] = r.unverifiable;
+    json items = json::array();
+    for (const auto& i : r.items) {
+      json x;
+      x["subject"] = i.subject;
+      x["subject_name"] = i.subject_name;
+      x["predicate"] = i.predicate;
+      x["qualifiers"] = QualifiersJson(i.qualifiers);
+      x["status"] = i.status;
+      x["stated"] = ClaimJson(i.stated);
+      if (i.recomputed) {
+        x["recomputed"] = *i.recomputed;
+        x["recomputed_display"] = i.recomputed_display;
+      }
+      x["method"] = i.method;
+      x["working"] = i.working;
+      x["relative_difference"] = std::isfinite(i.check.relative_difference) ? json(i.check.relative_difference)
+                                                                              : json(nullptr);
+      x["relative_tolerance"] = i.check.relative_tolerance;
+      x["rounding"] = i.check.rule;
+      x["input_citations"] = i.input_citations;
+      if (!i.reason.empty()) x["reason"] = i.reason;
+      items.push_back(x);
+    }
+    j["items"] = items;
+    j["citations"] = CitationsJson(r.citations);
+    return Dump(j);
+  }
+  if (format == Format::kCsv) {
+    Csv csv(Concat({"status", "subject", "predicate", "qualifiers", "stated", "stated_canonical", "recomputed",
+                    "recomputed_canonical", "relative_difference", "relative_tolerance", "rounding", "method",
+                    "working", "reason"},
+                   kProvenanceHeader));
+    for (const auto& i : r.items) {
+      csv.Row(Concat({i.status, i.subject, i.predicate, QualifiersToString(i.qualifiers), i.stated.display,
+                      Num(i.stated.value.number), i.recomputed_display, i.recomputed ? Num(*i.recomputed) : "",
+                      Num(i.check.relative_difference), Num(i.check.relative_tolerance), i.check.rule, i.method,
+                      i.working, i.reason},
+                     ProvenanceFields(Find(r.citations, i.stated.citation))));
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  out << "verify" << (r.document.empty() ? "" : " " + r.document) << ": " << r.items.size() << " derived figure"
+      << (r.items.size() == 1 ? "" : "s") << ": " << r.confirmed << " confirmed, " << r.mismatched
+      << " mismatched, " << r.unverifiable << " unverifiable\n";
+  std::string doc;
+  for (const auto& i : r.items) {
+    if (i.stated.document_id != doc) {
+      doc = i.stated.document_id;
+      out << "\n" << doc << "\n";
+    }
+    const char* mark = i.status == "confirmed" ? "ok  " : i.status == "mismatch" ? "BAD " : "??  ";
+    out << "  " << mark << i.subject_name << " \xC2\xB7 " << i.predicate;
+    if (!i.qualifiers.empty()) out << " {" << QualifiersToString(i.qualifiers) << "}";
+    out << ": stated " << OneLine(i.stated.display, 60) << " [" << i.stated.citation << "]";
+    if (i.recomputed) out << ", recomputed " << i.recomputed_display;
+    out << "  " << i.status;
+    if (i.status != "unverifiable" && i.check.rule != "exact") {
+      out << " (" << i.check.rule << ", tolerance " << FormatRelative(i.check.relative_tolerance) << ")";
+    }
+    out << "\n";
+    if (!i.method.empty()) out << "        " << OneLine(i.method, 160) << "\n";
+    if (!i.working.empty()) out << "        " << OneLine(i.working, 200) << "\n";
+    if (!i.reason.empty() && i.status != "confirmed") out << "        " << OneLine(i.reason, 200) << "\n";
+  }
+  Footnotes(out, r.citations);
+  return out.str();
+}
+
+// ---- sources, source ------------------------------------------------------------
+
+namespace {
+
+json SourceSummaryJson(const SourceSummary& s) {
+  json j;
+  j["id"] = s.document.id;
+  j["title"] = s.document.title;
+  j["url"] = s.document.url;
+  j["site"] = s.document.site;
+  j["kind"] = s.document.kind;
+  json versions = json::array();
+  for (const auto& v : s.versions) {
+    json x = {{"version", v.version}, {"content_hash", v.content_hash}, {"fetched_at", v.fetched_at},
+              {"fetched", FormatTime(v.fetched_at)}, {"tx", v.tx}, {"content_type", v.content_type}};
+    if (v.as_of) x["as_of"] = v.as_of->ToString();
+    versions.push_back(x);
+  }
+  j["versions"] = versions;
+  j["live_facts"] = s.live_facts;
+  j["retracted_facts"] = s.retracted_facts;
+  j["not_published"] = s.not_published;
+  j["subjects"] = s.subjects;
+  return j;
+}
+
+void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
+  out << s.document.id << "  " << (s.document.title.empty() ? "" : "\"" + s.document.title + "\"") << "\n";
+  out << "    " << (s.document.url.empty() ? "(no URL)" : s.document.url);
+  if (!s.document.kind.empty() || !s.document.site.empty()) {
+    out << "  (" << s.document.kind << (s.document.site.empty() ? "" : ", " + s.document.site) << ")";
+  }
+  out << "\n";
+  out << "    " << s.live_facts << " facts standing (" << s.not_published << " not published), " << s.retracted_facts
+      << " retracted, about " << s.subjects << " subject" << (s.subjects == 1 ? "" : "s") << "\n";
+  for (const auto& v : s.versions) {
+    out << "    version " << v.version << ": sha256 " << ShortHash(v.content_hash) << ", fetched "
+        << FormatTime(v.fetched_at);
+    if (v.as_of) out << ", as of " << v.as_of->ToString();
+    out << ", tx " << v.tx << "\n";
+  }
+}
+
+}  // namespace
+
+std::string Render(const SourcesReport& r, Format format) {
+  if (format == Format::kJson) {
+    json j = json::array();
+    for (const auto& s : r.sources) j.push_back(SourceSummaryJson(s));
+    return Dump(json{{"sources", j}});
+  }
+  if (format == Format::kCsv) {
+    Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched", "as_of",
+             "live_facts", "retracted_facts", "not_published", "subjects"});
+    for (const auto& s : r.sources) {
+      const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
+      csv.Row({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
+               std::to_string(s.versions.size()), latest ? latest->content_hash : "",
+               latest ? FormatTime(latest->fetched_at) : "", latest && latest->as_of ? latest->as_of->ToString() : "",
+               std::to_string(s.live_facts), std::to_string(s.retracted_facts), std::to_string(s.not_published),
+               std::to_string(s.subjects)});
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  out << r.sources.size() << " document" << (r.sources.size() == 1 ? "" : "s") << "\n";
+  for (const auto& s : r.sources) {
+    out << "\n";
+    SourceSummaryText(out, s);
+  }
+  return out.str();
+}
+
+std::string Render(const SourceReport& r, Format format) {
+  if (format == Format::kJson) {
+    json j = SourceSummaryJson(r.source);
+    json facts = json::array();
+    for (const auto& f : r.facts) {
+      json x = ClaimJson(f.claim);
+      x["subject_name"] = f.subject_name;
+      x["predicate"] = f.predicate;
+      x["version"] = f.version;
+      x["section"] = f.section;
+      x["excerpt"] = f.excerpt;
+      x["derivation"] = f.derivation == Derivation::kStatedDerived ? "stated_derived" : "stated";
+      facts.push_back(x);
+    }
+    j["facts"] = facts;
+    return Dump(j);
+  }
+  if (format == Format::kCsv) {
+    Csv csv({"fact_id", "subject", "subject_name", "predicate", "qualifiers", "value", "version", "section",
+             "excerpt", "derivation", "valid_as_of", "retracted_tx"});
+    for (const auto& f : r.facts) {
+      csv.Row({std::to_string(f.claim.fact_id), f.subject, f.subject_name, f.predicate,
+               QualifiersToString(f.claim.qualifiers), f.claim.display, std::to_string(f.version), f.section,
+               f.excerpt, f.derivation == Derivation::kStatedDerived ? "stated_derived" : "stated",
+               f.claim.valid_as_of ? f.claim.valid_as_of->ToString() : "",
+               f.claim.retracted_tx ? std::to_string(f.claim.retracted_tx) : ""});
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  SourceSummaryText(out, r.source);
+  out << "\n";
+  size_t width = 12;
+  for (const auto& f : r.facts) width = std::max(width, std::min<size_t>(f.subject_name.size() + f.predicate.size() + 5, 44));
+  std::string section = "\x01";
+  for (const auto& f : r.facts) {
+    if (f.section != section) {
+      section = f.section;
+      out << "  [" << OneLine(section.empty() ? "(no section)" : section, 80) << "]\n";
+    }
+    std::string what = f.subject_name + " \xC2\xB7 " + f.predicate;
+    out << "    " << Pad(what, width) << OneLine(f.claim.display, 60);
+    if (!f.claim.qualifiers.empty()) out << "  {" << QualifiersToString(f.claim.qualifiers) << "}";
+    if (f.derivation == Derivation::kStatedDerived) out << "  (computed by the page)";
+    if (f.claim.retracted_tx) out << "  (retracted by tx " << f.claim.retracted_tx << ")";
+    out << "  \"" << OneLine(f.excerpt, 60) << "\"\n";
+  }
+  return out.str();
+}
+
+// ---- history --------------------------------------------------------------------
+
+std::string Render(const HistoryReport& r, Format format) {
+  if (format == Format::kJson) {
+    json j;
+    j["entity"] = {{"id", r.entity.id}, {"name", r.entity.name}};
+    j["predicate"] = r.predicate;
+    j["qualifiers"] = QualifiersJson(r.fixed);
+    json events = json::array();
+    for (const auto& e : r.events) {
+      json x = ClaimJson(e.claim);
+      x["event"] = e.asserted ? "asserted" : "retracted";
+      x["tx"] = e.tx;
+      x["time_micros"] = e.time_micros;
+      x["run_id"] = e.run_id;
+      x["version"] = e.version;
+      events.push_back(x);
+    }
+    j["events"] = events;
+    j["citations"] = CitationsJson(r.citations);
+    return Dump(j);
+  }
+  if (format == Format::kCsv) {
+    Csv csv(Concat({"tx", "time", "run_id", "event", "value", "qualifiers", "citation"}, kProvenanceHeader));
+    for (const auto& e : r.events) {
+      csv.Row(Concat({std::to_string(e.tx), FormatTime(e.time_micros / 1000000), e.run_id,
+                      e.asserted ? "asserted" : "retracted", e.claim.display, QualifiersToString(e.claim.qualifiers),
+                      std::to_string(e.claim.citation)},
+                     ProvenanceFields(Find(r.citations, e.claim.citation))));
+    }
+    return csv.str();
+  }
+  std::ostringstream out;
+  out << r.entity.name << " \xC2\xB7 " << r.predicate;
+  if (!r.fixed.empty()) out << " {" << QualifiersToString(r.fixed) << "}";
+  out << ": " << r.events.size() << " event" << (r.events.size() == 1 ? "" : "s") << "\n";
+  if (r.events.empty()) out << "  no source has ever said anything about it\n";
+  for (const auto& e : r.events) {
+    out << "  tx " << Pad(std::to_string(e.tx), 5) << FormatTime(e.time_micros / 1000000) << "  "
+        << Pad(e.run_id.empty() ? "-" : e.run_id, 18) << (e.asserted ? "+ asserted   " : "- retracted  ")
+        << OneLine(e.claim.display, 60);
+    if (!e.claim.qualifiers.empty()) out << "  {" << QualifiersToString(e.claim.qualifiers) << "}";
+    out << "  " << e.claim.document_id << " v" << e.version << " [" << e.claim.citation << "]\n";
+  }
+  Footnotes(out, r.citations);
+  return out.str();
+}
+
+}  // namespace chipkg::factcheck

@@ -1,0 +1,601 @@
+// verify [DOCUMENT]: recompute every figure a document derives itself and
+// say whether the document's own arithmetic holds.
+//
+// How a stated-derived figure is recomputed, first that applies:
+//  1. models_fitting {format}: count the models the document tracks (those it
+//     gives a parameter count for) that the schema's `fits` rule passes with
+//     the document's own memory figure.
+//  2. weight_memory {format}: the left side of `fits` (parameters x bytes per
+//     parameter) for the model.
+//  3. A dataset cell (rule "dataset:NAME") whose formula names columns of
+//     that dataset ("Max performance / TDP (W)"): evaluated on the same row.
+//  4. A predicate with a schema `derive` rule of the same name
+//     (perf_per_watt, price_per_chip_hour, fits): the rule on the document's
+//     own inputs (other sources only when the document states none).
+//  5. The page's own formula as written ("210 TFLOPS ÷ 500 W").
+// A figure is confirmed when the recomputation rounds to the number shown
+// (half a unit of the last digit written; see CheckRounded), or lies within
+// the --tolerance given.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "query/factcheck.h"
+#include "query/factcheck_internal.h"
+
+namespace chipkg::factcheck {
+
+using namespace internal;
+
+namespace {
+
+constexpr const char* kDatasetRulePrefix = "dataset:";
+
+// ---- a small evaluator for formulas as documents write them -----------------
+//
+//   expr    := term { ("+" | "-") term }
+//   term    := factor { ("*" | "/" | "×" | "÷") factor }
+//   factor  := "(" expr ")" | ("max" | "min") "(" expr { "," expr } ")" | OPERAND
+//
+// An OPERAND is whatever the caller's matcher recognises at that point (a
+// quantity with a unit, a column header); a bare number is the fallback.
+
+struct Operand {
+  std::optional<double> value;  // nullopt: the operand names something with no figure
+  std::string display;
+  std::string name;
+  std::vector<int> citations;
+};
+
+using Matcher = std::function<std::optional<std::pair<size_t, Operand>>(const std::string& text, size_t pos)>;
+
+class TextFormula {
+ public:
+  TextFormula(const std::string& text, Matcher match) : text_(text), match_(std::move(match)) {}
+
+  // The value, or an error saying where the formula could not be read or
+  // which operand had no figure.
+  Result<double> Evaluate() {
+    auto v = Expression(0);
+    if (!v.ok()) return v;
+    Skip();
+    if (pos_ != text_.size()) return Error("unexpected '" + text_.substr(pos_, 12) + "'");
+    return v;
+  }
+  const std::vector<Operand>& operands() const { return operands_; }
+
+ private:
+  static constexpr int kMaxDepth = 32;
+
+  Status Error(const std::string& what) const {
+    return Status::InvalidArgument("formula \"" + text_ + "\" at byte " + std::to_string(pos_) + ": " + what);
+  }
+  void Skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) pos_++;
+  }
+  bool Take(const char* token) {
+    Skip();
+    size_t n = std::strlen(token);
+    if (text_.compare(pos_, n, token) == 0) {
+      pos_ += n;
+      return true;
+    }
+    return false;
+  }
+  Result<double> Expression(int depth) {
+    if (depth > kMaxDepth) return Error("nested too deeply");
+    auto left = Term(depth);
+    if (!left.ok()) return left;
+    double v = *left;
+    for (;;) {
+      bool add = Take("+");
+      if (!add && !Take("-")) break;
+      auto right = Term(depth);
+      if (!right.ok()) return right;
+      v = add ? v + *right : v - *right;
+    }
+    return v;
+  }
+  Result<double> Term(int depth) {
+    auto left = Factor(depth);
+    if (!left.ok()) return left;
+    double v = *left;
+    for (;;) {
+      bool mul = Take("*") || Take("\xC3\x97");
+      bool div = !mul && (Take("/") || Take("\xC3\xB7"));
+      if (!mul && !div) break;
+      auto right = Factor(depth);
+      if (!right.ok()) return right;
+      if (div && *right == 0) return Error("division by zero");
+      v = mul ? v * *right : v / *right;
+    }
+    return v;
+  }
+  Result<double> Factor(int depth) {
+    Skip();
+    if (Take("(")) {
+      auto v = Expression(depth + 1);
+      if (!v.ok()) return v;
+      if (!Take(")")) return Error("expected ')'");
+      return v;
+    }
+    for (const char* fn : {"max(", "min(", "max (", "min ("}) {
+      if (!Take(fn)) continue;
+      bool is_max = fn[1] == 'a';
+      std::optional<double> best;
+      do {
+        size_t before = pos_;
+        auto v = Expression(depth + 1);
+        if (!v.ok()) {
+          // An argument with no figure is skipped: max over what is known.
+          if (v.status().message().find("no figure") == std::string::npos) return v;
+          pos_ = before;
+          if (!SkipArgument()) return Error("expected ')'");
+          continue;
+        }
+        if (!best || (is_max ? *v > *best : *v < *best)) best = *v;
+      } while (Take(","));
+      if (!Take(")")) return Error("expected ')'");
+      if (!best) return Error("no figure for any argument of " + std::string(is_max ? "max" : "min"));
+      return *best;
+    }
+    if (auto m = match_(text_, pos_)) {
+      pos_ += m->first;
+      operands_.push_back(m->second);
+      if (!m->second.value) return Error("no figure for '" + m->second.name + "'");
+      return *m->second.value;
+    }
+    if (auto w = ParseWrittenNumber(text_.substr(pos_, 64)); w && !text_.empty() &&
+                                                            (std::isdigit(static_cast<unsigned char>(text_[pos_])) ||
+                                                             text_[pos_] == '.')) {
+      // A plain number, with any words after it that name what it counts ("16 chips").
+      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                     text_[pos_] == ',' || text_[pos_] == 'e' || text_[pos_] == 'E')) {
+        pos_++;
+      }
+      Skip();
+      while (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == ' ' ||
+                                     text_[pos_] == '-')) {
+        pos_++;
+      }
+      Operand o;
+      o.value = w->value;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", w->value);
+      o.display = buf;
+      operands_.push_back(o);
+      return w->value;
+    }
+    return Error("expected a figure");
+  }
+  // Skips one argument of max/min up to the next top-level ',' or ')'.
+  bool SkipArgument() {
+    int depth = 0;
+    for (; pos_ < text_.size(); ++pos_) {
+      char c = text_[pos_];
+      if (c == '(') depth++;
+      if (c == ')' && depth-- == 0) return true;
+      if (c == ',' && depth == 0) return true;
+    }
+    return false;
+  }
+
+  const std::string& text_;
+  Matcher match_;
+  size_t pos_ = 0;
+  std::vector<Operand> operands_;
+};
+
+std::string Join(const std::vector<Operand>& operands) {
+  std::string out;
+  for (const auto& o : operands) out += (out.empty() ? "" : ", ") + o.name + " = " + o.display;
+  return out;
+}
+
+// Reads everything a document says once, for looking inputs up.
+struct DocumentFacts {
+  std::vector<Fact> facts;  // live facts of one version
+  std::vector<const Fact*> Find(const EntityId& subject, const std::string& predicate) const {
+    std::vector<const Fact*> out;
+    for (const Fact& f : facts) {
+      if (f.subject == subject && f.predicate == predicate) out.push_back(&f);
+    }
+    return out;
+  }
+};
+
+class Verifier {
+ public:
+  Verifier(Library& library, CitationTable& citations, const Options& options, double extra_tolerance)
+      : library_(library), citations_(citations), options_(options), extra_(extra_tolerance) {}
+
+  VerifyItem Check(const Fact& fact, const DocumentFacts& doc) {
+    VerifyItem item;
+    item.subject = fact.subject;
+    item.subject_name = library_.EntityName(fact.subject);
+    item.predicate = fact.predicate;
+    item.qualifiers = fact.qualifiers;
+    item.stated = MakeClaim(library_, &citations_, fact);
+    const Schema& schema = library_.schema();
+    const std::string& rule = fact.provenance.rule;
+    bool done = false;
+    if (fact.predicate == "models_fitting") {
+      done = CountFits(fact, doc, item);
+    } else if (fact.predicate == "weight_memory") {
+      done = WeightMemory(fact, doc, item);
+    }
+    if (!done && rule.rfind(kDatasetRulePrefix, 0) == 0 && !fact.provenance.formula.empty()) {
+      done = DatasetFormula(fact, doc, rule.substr(std::strlen(kDatasetRulePrefix)), item);
+    }
+    if (!done) {
+      if (const DerivationDef* d = schema.FindDerivation(fact.predicate)) done = Rule(fact, doc, *d, item);
+    }
+    if (!done && !fact.provenance.formula.empty()) done = LiteralFormula(fact, item);
+    if (!done) {
+      item.status = "unverifiable";
+      if (item.reason.empty()) {
+        item.reason = "no way to recompute " + fact.predicate + ": no derive rule, and the document gives no formula";
+      }
+    }
+    return item;
+  }
+
+ private:
+  // Sets status from a recomputed number against the stated one.
+  void Judge(const Fact& fact, double recomputed, VerifyItem& item) {
+    item.recomputed = recomputed;
+    const Value& v = fact.value;
+    if (v.kind == ValueKind::kBool) {
+      item.recomputed_display = recomputed != 0 ? "yes" : "no";
+      item.check.confirmed = (recomputed != 0) == (v.number != 0);
+      item.check.rule = "exact";
+      item.check.relative_difference = item.check.confirmed ? 0 : 1;
+    } else {
+      std::string dim = v.dimension;
+      item.recomputed_display = v.kind == ValueKind::kQuantity ? library_.FormatCanonical(recomputed, dim, fact.predicate)
+                                                                : std::to_string(recomputed);
+      auto written = ParseWrittenNumber(v.original.empty() ? fact.provenance.excerpt : v.original);
+      item.check = CheckRounded(v.number, written, recomputed, extra_);
+    }
+    item.status = item.check.confirmed ? "confirmed" : "mismatch";
+    if (!item.check.confirmed) {
+      item.reason = "stated " + item.stated.display + ", recomputed " + item.recomputed_display + " (" +
+                    FormatRelative(item.check.relative_difference) + " apart; the digits shown allow " +
+                    FormatRelative(item.check.relative_tolerance) + ")";
+    }
+  }
+
+  // The document's own claims of `predicate` about `subject`, else every
+  // source's (noted in `item.method`).
+  Result<std::vector<Fact>> Inputs(const EntityId& subject, const std::string& predicate, const DocumentFacts& doc,
+                                   VerifyItem& item) {
+    std::vector<Fact> out;
+    for (const Fact* f : doc.Find(subject, predicate)) out.push_back(*f);
+    if (!out.empty()) return out;
+    auto all = library_.store().FactsAbout(subject, predicate, options_.view);
+    if (!all.ok()) return all.status();
+    if (!all->empty() && item.method.find("other sources") == std::string::npos) {
+      item.method += " (some inputs from other sources: the document does not state them)";
+    }
+    return std::move(*all);
+  }
+
+  // Picks the derived value that matches the stated figure, else the closest.
+  bool Conclude(const Fact& fact, const DerivedTrace& d, VerifyItem& item) {
+    if (!d.missing.empty() || d.values.empty()) {
+      item.reason = d.missing.empty() ? "the inputs cannot be combined" : d.missing;
+      return false;
+    }
+    const DerivedValue* best = nullptr;
+    double best_diff = std::numeric_limits<double>::infinity();
+    for (const DerivedValue& v : d.values) {
+      // A figure stated for one format is recomputed from inputs of that format.
+      bool fits_key = true;
+      Qualifiers key = ComparisonQualifiers(fact.qualifiers, fact.value);
+      for (const auto& [k, val] : v.qualifiers) {
+        auto it = key.find(k);
+        if (it != key.end() && it->second != val) fits_key = false;
+      }
+      if (!fits_key) continue;
+      double diff = std::fabs(v.value - fact.value.number);
+      if (!best || diff < best_diff) {
+        best = &v;
+        best_diff = diff;
+      }
+    }
+    if (!best) {
+      item.reason = "no input matches the qualifiers " + QualifiersToString(fact.qualifiers);
+      return false;
+    }
+    item.working = best->working;
+    for (const auto& alternatives : best->inputs) {
+      for (int n : alternatives) item.input_citations.push_back(n);
+    }
+    Judge(fact, best->value, item);
+    if (!best->support.empty()) item.working += "  from " + best->support;
+    return true;
+  }
+
+  std::vector<std::string> ArgumentsFor(const Fact& fact, const DerivationDef& d, VerifyItem& item) {
+    std::vector<std::string> args;
+    for (const auto& param : d.params) {
+      auto it = fact.qualifiers.find(ParamQualifier(library_.schema(), param));
+      if (it == fact.qualifiers.end()) {
+        item.reason = "the claim has no " + ParamQualifier(library_.schema(), param) + " qualifier for " + d.name +
+                      "'s " + param;
+        return {};
+      }
+      args.push_back(it->second);
+    }
+    return args;
+  }
+
+  bool Rule(const Fact& fact, const DocumentFacts& doc, const DerivationDef& d, VerifyItem& item) {
+    item.method = d.name + (d.params.empty() ? "" : "(" + Params(d) + ")") + " = " + d.formula;
+    auto args = ArgumentsFor(fact, d, item);
+    if (args.size() != d.params.size()) return false;
+    auto subject = library_.store().GetEntity(fact.subject);
+    Entity e;
+    if (subject.ok()) e = *subject;
+    e.id = fact.subject;
+    auto facts_for = [&](const EntityId& about, const std::string& predicate) {
+      return Inputs(about, predicate, doc, item);
+    };
+    auto traced = TraceDerivation(library_, citations_, d, e, args, options_, facts_for, false);
+    if (!traced.ok()) {
+      item.reason = traced.status().message();
+      return false;
+    }
+    return Conclude(fact, *traced, item);
+  }
+
+  static std::string Params(const DerivationDef& d) {
+    std::string out;
+    for (size_t i = 0; i < d.params.size(); ++i) out += (i ? ", " : "") + d.params[i];
+    return out;
+  }
+
+  // The models a document tracks: the LLMs it gives a parameter count for,
+  // else those it marks in a fit table.
+  std::vector<EntityId> TrackedModels(const DocumentFacts& doc) {
+    std::vector<EntityId> out;
+    std::set<EntityId> seen;
+    for (const Fact& f : doc.facts) {
+      if (f.predicate == "parameters" && seen.insert(f.subject).second) out.push_back(f.subject);
+    }
+    if (!out.empty()) return out;
+    for (const Fact& f : doc.facts) {
+      auto m = f.qualifiers.find("model");
+      if (f.predicate == "fits" && m != f.qualifiers.end() && seen.insert(m->second).second) out.push_back(m->second);
+    }
+    return out;
+  }
+
+  bool CountFits(const Fact& fact, const DocumentFacts& doc, VerifyItem& item) {
+    const DerivationDef* fits = library_.schema().FindDerivation("fits");
+    auto format = fact.qualifiers.find(qualifier::kFormat);
+    if (!fits || fits->params.size() != 2 || format == fact.qualifiers.end()) {
+      item.reason = !fits ? "the schema has no fits rule" : "the count has no format qualifier";
+      return false;
+    }
+    item.method = "count of tracked models for which " + fits->formula + " at " + format->second;
+    auto models = TrackedModels(doc);
+    if (models.empty()) {
+      item.reason = "the document tracks no models (no parameter counts or fit marks)";
+      return false;
+    }
+    auto subject = library_.store().GetEntity(fact.subject);
+    Entity chip;
+    if (subject.ok()) chip = *subject;
+    chip.id = fact.subject;
+    auto facts_for = [&](const EntityId& about, const std::string& predicate) {
+      return Inputs(about, predicate, doc, item);
+    };
+    size_t count = 0, evaluated = 0, marked = 0;
+    std::string fitting;
+    // Which parameter takes the model (an entity) and which the format (a table key).
+    std::vector<const Expr*> leaves;
+    CollectLeaves(fits->expr, leaves);
+    std::vector<bool> is_model;
+    for (const auto& param : fits->params) {
+      bool entity = false;
+      for (const Expr* e : leaves) entity |= e->kind == Expr::Kind::kParamPredicate && e->param == param;
+      is_model.push_back(entity);
+    }
+    for (const EntityId& m : models) {
+      // Models are bound by id: FindEntityByName takes ids too.
+      std::vector<std::string> args;
+      for (bool entity : is_model) args.push_back(entity ? m : format->second);
+      auto d = TraceDerivation(library_, citations_, *fits, chip, args, options_, facts_for, false);
+      if (!d.ok() || d->values.empty()) continue;
+      evaluated++;
+      const DerivedValue& v = d->values.front();
+      if (v.value != 0) {
+        count++;
+        if (count <= 4) fitting += (fitting.empty() ? "" : ", ") + library_.EntityName(m);
+      }
+      for (const auto& alternatives : v.inputs) {
+        for (int n : alternatives) {
+          if (std::find(item.input_citations.begin(), item.input_citations.end(), n) == item.input_citations.end()) {
+            item.input_citations.push_back(n);
+          }
+        }
+      }
+    }
+    for (const Fact& f : doc.facts) {
+      auto fmt = f.qualifiers.find(qualifier::kFormat);
+      if (f.subject == fact.subject && f.predicate == "fits" && fmt != f.qualifiers.end() &&
+          fmt->second == format->second && f.value.kind == ValueKind::kBool && f.value.number != 0) {
+        marked++;
+      }
+    }
+    if (evaluated == 0) {
+      item.reason = "no tracked model could be evaluated (parameters or memory missing)";
+      return false;
+    }
+    item.working = std::to_string(count) + " of " + std::to_string(evaluated) + " tracked models fit at " +
+                   format->second + (fitting.empty() ? "" : " (" + fitting + (count > 4 ? ", ..." : "") + ")") +
+                   "; the document's own table marks " + std::to_string(marked);
+    Judge(fact, static_cast<double>(count), item);
+    return true;
+  }
+
+  bool WeightMemory(const Fact& fact, const DocumentFacts& doc, VerifyItem& item) {
+    const DerivationDef* fits = library_.schema().FindDerivation("fits");
+    auto format = fact.qualifiers.find(qualifier::kFormat);
+    if (!fits || fits->expr.kind != Expr::Kind::kCompare || fits->expr.operands.size() != 2 ||
+        format == fact.qualifiers.end()) {
+      return false;
+    }
+    // The weights side of the fit rule, e.g. model.parameters * bytes_per_parameter(precision).
+    DerivationDef lhs = *fits;
+    lhs.name = "weight_memory";
+    lhs.expr = fits->expr.operands[0];
+    lhs.formula = RenderExpr(lhs.expr, [](const Expr& e) { return LeafName(e); });
+    lhs.result_dimension = fact.value.dimension;
+    lhs.display_unit.clear();
+    // Only the parameters the left side uses.
+    std::vector<const Expr*> leaves;
+    CollectLeaves(lhs.expr, leaves);
+    std::vector<std::string> args;
+    std::string model_param;
+    for (const auto& param : fits->params) {
+      bool entity = false;
+      for (const Expr* e : leaves) entity |= e->kind == Expr::Kind::kParamPredicate && e->param == param;
+      if (entity) model_param = param;
+      args.push_back(entity ? fact.subject : format->second);
+    }
+    if (model_param.empty()) return false;
+    item.method = "weight_memory = " + lhs.formula + " with " + model_param + " = this model";
+    Entity none;
+    auto facts_for = [&](const EntityId& about, const std::string& predicate) {
+      return Inputs(about, predicate, doc, item);
+    };
+    auto d = TraceDerivation(library_, citations_, lhs, none, args, options_, facts_for, false);
+    if (!d.ok()) {
+      item.reason = d.status().message();
+      return false;
+    }
+    return Conclude(fact, *d, item);
+  }
+
+  bool DatasetFormula(const Fact& fact, const DocumentFacts& doc, const std::string& dataset, VerifyItem& item) {
+    const Schema& schema = library_.schema();
+    auto columns = schema.ColumnsOf(dataset);
+    if (columns.empty()) return false;
+    std::vector<const ColumnDef*> by_length(columns.begin(), columns.end());
+    std::sort(by_length.begin(), by_length.end(),
+              [](const ColumnDef* a, const ColumnDef* b) { return a->header.size() > b->header.size(); });
+    int64_t row = fact.provenance.row;
+    Matcher match = [&](const std::string& text, size_t pos) -> std::optional<std::pair<size_t, Operand>> {
+      for (const ColumnDef* c : by_length) {
+        if (c->header.empty() || text.compare(pos, c->header.size(), c->header) != 0) continue;
+        Operand o;
+        o.name = c->header;
+        for (const Fact& f : doc.facts) {
+          if (f.provenance.row == row && f.provenance.column == c->header && f.value.kind == ValueKind::kQuantity) {
+            o.value = f.value.number;
+            o.display = library_.FormatCanonical(f.value.number, f.value.dimension, f.predicate);
+            o.citations.push_back(citations_.Cite(library_, f));
+            break;
+          }
+        }
+        if (!o.value) o.display = "(empty)";
+        return std::make_pair(c->header.size(), o);
+      }
+      return std::nullopt;
+    };
+    item.method = "dataset formula on row " + std::to_string(row) + ": " + fact.provenance.formula;
+    TextFormula formula(fact.provenance.formula, match);
+    auto v = formula.Evaluate();
+    for (const auto& o : formula.operands()) {
+      for (int n : o.citations) item.input_citations.push_back(n);
+    }
+    if (!v.ok()) {
+      item.reason = v.status().message();
+      return formula.operands().empty() ? false : (item.status = "unverifiable", true);
+    }
+    item.working = Join(formula.operands());
+    Judge(fact, *v, item);
+    return true;
+  }
+
+  bool LiteralFormula(const Fact& fact, VerifyItem& item) {
+    const Schema& schema = library_.schema();
+    Matcher match = [&](const std::string& text, size_t pos) -> std::optional<std::pair<size_t, Operand>> {
+      auto q = schema.ParseQuantity(text.substr(pos));
+      if (!q || q->unit.empty()) return std::nullopt;
+      Operand o;
+      o.value = q->canonical;
+      o.name = text.substr(pos, q->consumed);
+      while (!o.name.empty() && o.name.back() == ' ') o.name.pop_back();
+      o.display = o.name;
+      return std::make_pair(q->consumed, o);
+    };
+    item.method = "the document's own formula: " + fact.provenance.formula;
+    TextFormula formula(fact.provenance.formula, match);
+    auto v = formula.Evaluate();
+    if (!v.ok()) {
+      item.reason = v.status().message();
+      return false;
+    }
+    std::string shown;
+    for (const auto& o : formula.operands()) shown += (shown.empty() ? "" : ", ") + o.display;
+    item.working = fact.provenance.formula;
+    Judge(fact, *v, item);
+    return true;
+  }
+
+  Library& library_;
+  CitationTable& citations_;
+  const Options& options_;
+  double extra_;
+};
+
+}  // namespace
+
+Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std::string& document,
+                            const Options& options) {
+  VerifyReport report;
+  std::vector<Document> docs;
+  if (!document.empty()) {
+    auto d = FindDocument(store, document);
+    if (!d.ok()) return d.status();
+    docs.push_back(*d);
+    report.document = d->id;
+  } else {
+    auto all = store.ListDocuments();
+    if (!all.ok()) return all.status().WithContext("listing documents");
+    docs = std::move(*all);
+  }
+  Library library(store, schema);
+  CitationTable citations;
+  Verifier verifier(library, citations, options, options.verify_tolerance);
+  for (const Document& d : docs) {
+    auto facts = store.FactsFromDocument(d.id, std::nullopt, options.view);
+    if (!facts.ok()) return facts.status().WithContext("facts of " + d.id);
+    std::map<uint32_t, DocumentFacts> versions;
+    for (Fact& f : *facts) versions[f.provenance.document_version].facts.push_back(std::move(f));
+    for (auto& [v, doc] : versions) {
+      std::stable_sort(doc.facts.begin(), doc.facts.end(), [](const Fact& a, const Fact& b) {
+        return std::tie(a.provenance.span_begin, a.id) < std::tie(b.provenance.span_begin, b.id);
+      });
+      for (const Fact& f : doc.facts) {
+        if (f.provenance.derivation != Derivation::kStatedDerived) continue;
+        if (f.value.kind == ValueKind::kNotPublished) continue;
+        VerifyItem item = verifier.Check(f, doc);
+        if (item.status == "confirmed") report.confirmed++;
+        else if (item.status == "mismatch") report.mismatched++;
+        else report.unverifiable++;
+        report.items.push_back(std::move(item));
+      }
+    }
+  }
+  report.citations = citations.Take();
+  return report;
+}
+
+}  // namespace chipkg::factcheck

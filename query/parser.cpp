@@ -1,0 +1,565 @@
+#include "query/parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <tao/pegtl.hpp>
+#include <tao/pegtl/contrib/parse_tree.hpp>
+
+#include "query/grammar.h"
+#include "query/suggest.h"
+
+namespace chipkg::query {
+
+const char* CompareOpText(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEq: return "=";
+    case CompareOp::kNe: return "!=";
+    case CompareOp::kLt: return "<";
+    case CompareOp::kLe: return "<=";
+    case CompareOp::kGt: return ">";
+    case CompareOp::kGe: return ">=";
+    case CompareOp::kContains: return "contains";
+  }
+  return "?";
+}
+
+namespace {
+
+namespace pegtl = tao::pegtl;
+namespace g = grammar;
+using Node = pegtl::parse_tree::node;
+
+// ---- Nesting bound ---------------------------------------------------------
+
+// Wraps the recursive rules: counts how deep the parser is inside them and
+// stops with a clear message before the recursion could exhaust the stack.
+struct NestingGuard : pegtl::maybe_nothing {
+  template <typename Rule, pegtl::apply_mode A, pegtl::rewind_mode M, template <typename...> class Action,
+            template <typename...> class Control, typename ParseInput, typename... States>
+  [[nodiscard]] static bool match(ParseInput& in, States&&... st) {
+    struct Depth {
+      explicit Depth(size_t& d) : d_(d) { ++d_; }
+      ~Depth() { --d_; }
+      size_t& d_;
+    } depth(in.private_depth);
+    if (in.private_depth > kMaxNesting) {
+      throw pegtl::parse_error("conditions are nested more than " + std::to_string(kMaxNesting) +
+                                   " levels deep (parentheses or 'not'); simplify the query",
+                               in);
+    }
+    return pegtl::match<Rule, A, M, Action, Control>(in, st...);
+  }
+};
+
+template <typename Rule>
+struct Action : pegtl::nothing<Rule> {};
+template <>
+struct Action<g::group> : NestingGuard {};
+template <>
+struct Action<g::negation> : NestingGuard {};
+
+// ---- Which rules become tree nodes ------------------------------------------
+
+template <typename Rule>
+using Selector = pegtl::parse_tree::selector<
+    Rule,
+    pegtl::parse_tree::store_content::on<
+        g::kind_name, g::entity_word, g::string_literal, g::attribute_name, g::qualifier_key, g::qualifier_word,
+        g::function_name, g::option_name, g::number, g::unit, g::date_literal, g::year_literal,
+        g::timestamp_literal, g::boolean_literal, g::word_literal, g::comparison_operator, g::direction,
+        g::integer, g::site_word, g::document_kind, g::document_word, g::run_word>,
+    pegtl::parse_tree::remove_content::on<
+        g::find_statement, g::count_statement, g::facts_statement, g::conflicts_statement, g::lookup_statement,
+        g::where_clause, g::about_clause, g::disjunction, g::conjunction, g::negation, g::comparison, g::call,
+        g::option_argument, g::attribute_ref, g::qualifier, g::quantity, g::show_clause, g::column,
+        g::order_clause, g::order_key, g::limit_clause, g::using_clause, g::prefer_clause, g::site_source,
+        g::from_clause, g::valid_time, g::tx_point, g::run_point, g::transaction_time, g::tolerance_clause,
+        g::member>>;
+
+// Thrown inside the converter for semantic problems found while building the
+// tree (a repeated clause, a number out of range); caught in ParseQuery.
+struct ConvertError {
+  size_t offset;
+  std::string message;
+};
+
+// ---- UTF-8 -----------------------------------------------------------------
+
+// Offset of the first byte that is not part of a well-formed UTF-8 sequence,
+// or npos.
+size_t FirstInvalidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + len > s.size()) return i;
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return i;
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+// ---- Converting the tree ---------------------------------------------------
+
+class Converter {
+ public:
+  explicit Converter(std::string_view text) : text_(text) {}
+
+  Query Convert(const Node& root) {
+    Query q;
+    for (const auto& child : root.children) {
+      const Node& n = *child;
+      if (n.is_type<g::find_statement>() || n.is_type<g::count_statement>()) {
+        q.statement = n.is_type<g::find_statement>() ? StatementKind::kFind : StatementKind::kCount;
+        for (const auto& c : n.children) {
+          if (c->is_type<g::kind_name>()) {
+            q.kind = c->string();
+            q.kind_pos = Pos(*c);
+          } else if (c->is_type<g::where_clause>()) {
+            q.where = ConvertCondition(*c->children.at(0));
+          }
+        }
+      } else if (n.is_type<g::facts_statement>() || n.is_type<g::conflicts_statement>()) {
+        q.statement = n.is_type<g::facts_statement>() ? StatementKind::kFacts : StatementKind::kConflicts;
+        for (const auto& c : n.children) {
+          if (c->is_type<g::about_clause>()) {
+            q.entity = EntityText(*c->children.at(0));
+            q.entity_pos = Pos(*c->children.at(0));
+          }
+        }
+      } else if (n.is_type<g::lookup_statement>()) {
+        q.statement = StatementKind::kLookup;
+        q.entity = EntityText(*n.children.at(0));
+        q.entity_pos = Pos(*n.children.at(0));
+        q.member = ConvertColumn(*n.children.at(1));
+      } else {
+        ConvertClause(n, q);
+      }
+    }
+    return q;
+  }
+
+ private:
+  SourcePos Pos(const Node& n) const { return PositionAt(text_, n.begin().byte); }
+
+  [[noreturn]] void Fail(const Node& n, std::string message) const {
+    throw ConvertError{n.begin().byte, std::move(message)};
+  }
+
+  // A clause may be written once; the second one is an error at its keyword.
+  void Once(bool& seen, const Node& n, const char* what) const {
+    if (seen) Fail(n, std::string("the '") + what + "' clause is given twice; write it once");
+    seen = true;
+  }
+
+  void ConvertClause(const Node& n, Query& q) {
+    if (n.is_type<g::show_clause>()) {
+      Once(seen_show_, n, "show");
+      for (const auto& c : n.children) q.show.push_back(ConvertColumn(*c));
+    } else if (n.is_type<g::order_clause>()) {
+      Once(seen_order_, n, "order by");
+      for (const auto& c : n.children) {
+        OrderKey key;
+        key.attribute = ConvertAttribute(*c->children.at(0));
+        if (c->children.size() > 1) key.descending = Lower(c->children[1]->string()) == "desc";
+        q.order.push_back(std::move(key));
+      }
+    } else if (n.is_type<g::limit_clause>()) {
+      Once(seen_limit_, n, "limit");
+      q.limit = ParseInteger(*n.children.at(0), "limit");
+    } else if (n.is_type<g::using_clause>() || n.is_type<g::prefer_clause>()) {
+      const bool is_using = n.is_type<g::using_clause>();
+      Once(is_using ? seen_using_ : seen_prefer_, n, is_using ? "using" : "prefer");
+      auto& list = is_using ? q.using_sources : q.prefer;
+      for (const auto& c : n.children) {
+        SourceSelector s;
+        s.pos = Pos(*c);
+        if (c->is_type<g::site_source>()) {
+          s.is_site = true;
+          s.name = EntityText(*c->children.at(0));
+        } else {
+          s.name = c->string();
+        }
+        list.push_back(std::move(s));
+      }
+    } else if (n.is_type<g::from_clause>()) {
+      Once(seen_from_, n, "from document");
+      q.document = EntityText(*n.children.at(0));
+      q.document_pos = Pos(*n.children.at(0));
+    } else if (n.is_type<g::valid_time>()) {
+      Once(seen_as_of_, n, "as of");
+      q.valid_on = n.children.at(0)->string();
+      q.valid_on_pos = Pos(*n.children.at(0));
+    } else if (n.is_type<g::transaction_time>()) {
+      Once(seen_as_at_, n, "as at");
+      const Node& p = *n.children.at(0);
+      TransactionPoint t;
+      t.pos = Pos(p);
+      if (p.is_type<g::tx_point>()) {
+        t.kind = TransactionPoint::Kind::kTx;
+        t.tx = ParseInteger(*p.children.at(0), "transaction number");
+      } else if (p.is_type<g::run_point>()) {
+        t.kind = TransactionPoint::Kind::kRun;
+        t.run = EntityText(*p.children.at(0));
+      } else {
+        t.kind = TransactionPoint::Kind::kTime;
+        t.time = p.string();
+      }
+      q.as_at = std::move(t);
+    } else if (n.is_type<g::tolerance_clause>()) {
+      Once(seen_tolerance_, n, "tolerance");
+      q.tolerance_percent = ParseNumber(*n.children.at(0));
+      q.tolerance_pos = Pos(n);
+    }
+  }
+
+  Condition ConvertCondition(const Node& n) {
+    Condition c;
+    c.pos = Pos(n);
+    if (n.is_type<g::disjunction>() || n.is_type<g::conjunction>()) {
+      // A chain of one is its element: no node for "a" alone.
+      if (n.children.size() == 1) return ConvertCondition(*n.children[0]);
+      c.kind = n.is_type<g::disjunction>() ? Condition::Kind::kOr : Condition::Kind::kAnd;
+      for (const auto& child : n.children) c.children.push_back(ConvertCondition(*child));
+    } else if (n.is_type<g::negation>()) {
+      c.kind = Condition::Kind::kNot;
+      c.children.push_back(ConvertCondition(*n.children.at(0)));
+    } else if (n.is_type<g::call>()) {
+      c.kind = Condition::Kind::kCall;
+      c.call = ConvertCall(n);
+    } else if (n.is_type<g::comparison>()) {
+      c.kind = Condition::Kind::kComparison;
+      c.comparison.attribute = ConvertAttribute(*n.children.at(0));
+      const Node& op = *n.children.at(1);
+      c.comparison.op = ConvertOperator(op.string());
+      c.comparison.op_pos = Pos(op);
+      c.comparison.value = ConvertLiteral(*n.children.at(2));
+    } else {
+      Fail(n, "internal: unexpected condition node " + std::string(n.type));
+    }
+    return c;
+  }
+
+  static CompareOp ConvertOperator(const std::string& op) {
+    if (op == "=" || op == "==") return CompareOp::kEq;
+    if (op == "!=" || op == "<>") return CompareOp::kNe;
+    if (op == "<") return CompareOp::kLt;
+    if (op == "<=") return CompareOp::kLe;
+    if (op == ">") return CompareOp::kGt;
+    if (op == ">=") return CompareOp::kGe;
+    return CompareOp::kContains;
+  }
+
+  Column ConvertColumn(const Node& n) {
+    Column col;
+    col.pos = Pos(n);
+    const Node& inner = n.children.empty() ? n : *n.children.at(0);
+    if (inner.is_type<g::call>()) {
+      col.is_call = true;
+      col.call = ConvertCall(inner);
+    } else {
+      col.attribute = ConvertAttribute(inner);
+    }
+    return col;
+  }
+
+  AttributeRef ConvertAttribute(const Node& n) {
+    AttributeRef a;
+    a.pos = Pos(n);
+    for (const auto& c : n.children) {
+      if (c->is_type<g::attribute_name>()) {
+        a.name = c->string();
+      } else if (c->is_type<g::qualifier>()) {
+        const std::string key = c->children.at(0)->string();
+        const Node& v = *c->children.at(1);
+        const std::string value = v.is_type<g::string_literal>() ? Unquote(v) : v.string();
+        if (!a.qualifiers.emplace(key, value).second) Fail(*c, "qualifier '" + key + "' is given twice");
+      }
+    }
+    return a;
+  }
+
+  Call ConvertCall(const Node& n) {
+    Call call;
+    call.pos = Pos(n);
+    call.name = n.children.at(0)->string();
+    for (size_t i = 1; i < n.children.size(); ++i) {
+      const Node& a = *n.children[i];
+      Argument arg;
+      arg.pos = Pos(a);
+      if (a.is_type<g::option_argument>()) {
+        arg.option = a.children.at(0)->string();
+        arg.value = ConvertLiteral(*a.children.at(1));
+      } else if (a.is_type<g::attribute_ref>()) {
+        const AttributeRef ref = ConvertAttribute(a);
+        arg.value.kind = Literal::Kind::kWord;
+        arg.value.text = ref.name;
+        arg.value.source = ref.name;
+        arg.value.pos = ref.pos;
+        arg.qualifiers = ref.qualifiers;
+      } else {
+        arg.value = ConvertLiteral(a);
+      }
+      call.args.push_back(std::move(arg));
+    }
+    return call;
+  }
+
+  Literal ConvertLiteral(const Node& n) {
+    Literal lit;
+    lit.pos = Pos(n);
+    if (n.is_type<g::quantity>()) {
+      const Node& num = *n.children.at(0);
+      lit.kind = Literal::Kind::kNumber;
+      lit.number = ParseNumber(num);
+      lit.source = num.string();
+      if (n.children.size() > 1) {
+        lit.unit = n.children[1]->string();
+        lit.source += " " + lit.unit;
+      }
+      return lit;
+    }
+    lit.source = n.string();
+    if (n.is_type<g::string_literal>()) {
+      lit.kind = Literal::Kind::kString;
+      lit.text = Unquote(n);
+    } else if (n.is_type<g::date_literal>()) {
+      lit.kind = Literal::Kind::kDate;
+      lit.text = n.string();
+    } else if (n.is_type<g::boolean_literal>()) {
+      lit.kind = Literal::Kind::kBool;
+      lit.boolean = Lower(n.string()) == "true";
+    } else {
+      lit.kind = Literal::Kind::kWord;
+      lit.text = n.string();
+    }
+    return lit;
+  }
+
+  std::string EntityText(const Node& n) const {
+    return n.is_type<g::string_literal>() ? Unquote(n) : n.string();
+  }
+
+  // The text between the quotes, escapes resolved.
+  static std::string Unquote(const Node& n) {
+    const std::string_view s = n.string_view();
+    std::string out;
+    for (size_t i = 1; i + 1 < s.size(); ++i) {
+      if (s[i] == '\\' && i + 2 < s.size()) ++i;
+      out += s[i];
+    }
+    return out;
+  }
+
+  double ParseNumber(const Node& n) const {
+    std::string digits;
+    for (char c : n.string_view()) {
+      if (c != ',' && c != '+') digits += c;
+    }
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec == std::errc::result_out_of_range || !std::isfinite(v)) {
+      Fail(n, "number out of range: " + Shorten(n.string()));
+    }
+    if (ec != std::errc() || ptr != digits.data() + digits.size()) Fail(n, "not a number: " + Shorten(n.string()));
+    return v;
+  }
+
+  uint64_t ParseInteger(const Node& n, const char* what) const {
+    uint64_t v = 0;
+    const std::string_view s = n.string_view();
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size()) {
+      Fail(n, std::string(what) + " out of range: " + Shorten(std::string(s)));
+    }
+    return v;
+  }
+
+  static std::string Shorten(const std::string& s) { return s.size() > 40 ? s.substr(0, 37) + "..." : s; }
+
+  static std::string Lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  }
+
+  std::string_view text_;
+  bool seen_show_ = false, seen_order_ = false, seen_limit_ = false, seen_using_ = false, seen_prefer_ = false,
+       seen_from_ = false, seen_as_of_ = false, seen_as_at_ = false, seen_tolerance_ = false;
+};
+
+// The word (letters, digits, '_') starting at `offset`, for keyword hints.
+std::string WordAt(std::string_view text, size_t offset) {
+  std::string w;
+  for (size_t i = offset; i < text.size() && w.size() < 64; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!std::isalnum(c) && c != '_') break;
+    w += static_cast<char>(c);
+  }
+  return w;
+}
+
+// Offset of the first character that is not a blank or inside a comment.
+size_t FirstWordOffset(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n') {
+      ++i;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+const std::vector<std::string>& Keywords() {
+  static const std::vector<std::string> kWords = {
+      "find", "count", "facts", "conflicts", "about", "where", "and", "or", "not", "show",
+      "order", "by", "asc", "desc", "limit", "using", "prefer", "site", "from", "document",
+      "as", "of", "at", "tx", "run", "tolerance", "true", "false", "contains"};
+  return kWords;
+}
+
+}  // namespace
+
+SourcePos PositionAt(std::string_view text, size_t offset) {
+  SourcePos pos;
+  pos.offset = std::min(offset, text.size());
+  size_t line_start = 0;
+  for (size_t i = 0; i < pos.offset; ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      line_start = i + 1;
+    }
+  }
+  int column = 1;
+  for (size_t i = line_start; i < pos.offset; ++i) {
+    // Count characters, not bytes: skip UTF-8 continuation bytes.
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++column;
+  }
+  pos.column = column;
+  return pos;
+}
+
+std::string FormatQueryError(std::string_view text, const SourcePos& pos, const std::string& message) {
+  std::string out = "line " + std::to_string(pos.line) + ", column " + std::to_string(pos.column) + ": " + message;
+  // The offending line, as characters, cut to a window around the spot.
+  const size_t offset = std::min(pos.offset, text.size());
+  size_t begin = offset;
+  while (begin > 0 && text[begin - 1] != '\n') --begin;
+  size_t end = text.find('\n', offset);
+  if (end == std::string_view::npos) end = text.size();
+  std::vector<std::string> chars;  // one UTF-8 character each
+  size_t caret = 0;
+  for (size_t i = begin; i < end;) {
+    if (i == offset) caret = chars.size();
+    size_t len = 1;
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xF0) len = 4;
+    else if (c >= 0xE0) len = 3;
+    else if (c >= 0xC0) len = 2;
+    len = std::min(len, end - i);
+    std::string ch(text.substr(i, len));
+    if (ch == "\t" || ch == "\r") ch = " ";
+    if (ch.size() == 1 && static_cast<unsigned char>(ch[0]) < 0x20) ch = "?";
+    chars.push_back(ch);
+    i += len;
+  }
+  if (offset >= end) caret = chars.size();
+  constexpr size_t kWindow = 60;
+  size_t from = caret > kWindow ? caret - kWindow : 0;
+  size_t to = std::min(chars.size(), caret + kWindow);
+  std::string line = from > 0 ? "..." : "";
+  for (size_t i = from; i < to; ++i) line += chars[i];
+  if (to < chars.size()) line += "...";
+  const size_t caret_col = (from > 0 ? 3 : 0) + (caret - from);
+  out += "\n  " + line + "\n  " + std::string(caret_col, ' ') + "^";
+  return out;
+}
+
+Result<Query> ParseQuery(std::string_view text) {
+  if (text.size() > kMaxQueryBytes) {
+    return Status::InvalidArgument("query is " + std::to_string(text.size()) + " bytes long; the limit is " +
+                                   std::to_string(kMaxQueryBytes));
+  }
+  if (const size_t bad = FirstInvalidUtf8(text); bad != std::string_view::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    return Status::InvalidArgument(FormatQueryError(
+        text, PositionAt(text, bad), std::string("invalid UTF-8 (byte ") + hex + "); queries must be UTF-8 text"));
+  }
+  try {
+    pegtl::memory_input<> in(text.data(), text.size(), "query");
+    std::unique_ptr<Node> root =
+        pegtl::parse_tree::parse<g::query, Node, Selector, Action, g::control>(in);
+    if (!root) {
+      // The grammar commits (must<>) on every path, so a plain failure means
+      // nothing matched at all.
+      return Status::InvalidArgument(FormatQueryError(text, PositionAt(text, 0), g::error_message<g::statement_expected>));
+    }
+    Converter converter(text);
+    return converter.Convert(*root);
+  } catch (const pegtl::parse_error& e) {
+    size_t offset = e.positions().empty() ? 0 : e.positions().front().byte;
+    std::string message(e.message());
+    if (message == g::error_message<g::statement_expected>) {
+      // must<> does not rewind its rule, so a failed lookup ("fnd chip")
+      // leaves the position after the first word; the statement starts at
+      // the first word.
+      offset = FirstWordOffset(text);
+    }
+    // Where a keyword was expected, a misspelt one gets a hint.
+    if (message == g::error_message<g::end_of_query> || message == g::error_message<g::statement_expected>) {
+      const std::string word = WordAt(text, offset);
+      const auto& kws = Keywords();
+      std::string lower = word;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (!word.empty() && std::find(kws.begin(), kws.end(), lower) == kws.end()) {
+        message += DidYouMean(word, kws);
+      }
+    }
+    return Status::InvalidArgument(FormatQueryError(text, PositionAt(text, offset), message));
+  } catch (const ConvertError& e) {
+    return Status::InvalidArgument(FormatQueryError(text, PositionAt(text, e.offset), e.message));
+  } catch (const std::exception& e) {
+    // Allocation failure or a bug in the converter: still an answer, not a crash.
+    return Status::InvalidArgument(std::string("could not parse the query: ") + e.what());
+  }
+}
+
+}  // namespace chipkg::query

@@ -1,0 +1,76 @@
+#include "schema/text_util.h"
+
+namespace chipkg::schema_internal {
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+size_t SpaceAt(std::string_view text, size_t pos) {
+  if (pos >= text.size()) return 0;
+  unsigned char c = static_cast<unsigned char>(text[pos]);
+  if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') return 1;
+  // U+00A0 no-break space.
+  if (c == 0xC2 && pos + 1 < text.size() && static_cast<unsigned char>(text[pos + 1]) == 0xA0) return 2;
+  // U+2009 thin space, U+202F narrow no-break space, U+2002..U+2007 (en, em, figure spaces).
+  if (c == 0xE2 && pos + 2 < text.size() && static_cast<unsigned char>(text[pos + 1]) == 0x80) {
+    unsigned char d = static_cast<unsigned char>(text[pos + 2]);
+    if (d == 0x89 || d == 0xAF || (d >= 0x82 && d <= 0x87)) return 3;
+  }
+  return 0;
+}
+
+namespace {
+
+// Lower case with every run of space replaced by one ' ', and curly quotes
+// straightened when `straighten` is set; leading and trailing space dropped.
+std::string Fold(std::string_view text, bool straighten) {
+  std::string out;
+  out.reserve(text.size());
+  bool pending_space = false;
+  for (size_t i = 0; i < text.size();) {
+    if (size_t n = SpaceAt(text, i)) {
+      pending_space = !out.empty();
+      i += n;
+      continue;
+    }
+    if (pending_space) {
+      out += ' ';
+      pending_space = false;
+    }
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    // U+2018/U+2019 single and U+201C/U+201D double curly quotes.
+    if (straighten && c == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80) {
+      unsigned char d = static_cast<unsigned char>(text[i + 2]);
+      if (d == 0x98 || d == 0x99) {
+        out += '\'';
+        i += 3;
+        continue;
+      }
+      if (d == 0x9C || d == 0x9D) {
+        out += '"';
+        i += 3;
+        continue;
+      }
+    }
+    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c);
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string NormalizeLabel(std::string_view label) {
+  std::string out = Fold(label, /*straighten=*/true);
+  while (!out.empty() && (out.back() == ':' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string FoldPhrase(std::string_view text) { return Fold(text, /*straighten=*/true); }
+
+}  // namespace chipkg::schema_internal

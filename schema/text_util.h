@@ -1,0 +1,26 @@
+// Internal to the schema module: the text folding its lookups share.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace chipkg::schema_internal {
+
+// ASCII lower case; other bytes (UTF-8) unchanged.
+std::string AsciiLower(std::string_view text);
+
+// Length of the whitespace character at text[pos] (ASCII space, tab, CR, LF,
+// and the UTF-8 no-break, thin and narrow no-break spaces pages use between a
+// number and its unit), or 0.
+size_t SpaceAt(std::string_view text, size_t pos);
+
+// A label as documents write it, folded for lookup: lower case, inner runs of
+// space collapsed to one, surrounding space and trailing ':' dropped.
+// "  Memory   Bandwidth: " -> "memory bandwidth".
+std::string NormalizeLabel(std::string_view label);
+
+// Text folded for phrase containment: lower case, curly quotes straightened,
+// runs of space collapsed to one. "Doesn’t  have" -> "doesn't have".
+std::string FoldPhrase(std::string_view text);
+
+}  // namespace chipkg::schema_internal

@@ -1,0 +1,843 @@
+// chipkg-peer-bench: chipkg against SQLite on the peer-benchmark corpus (tools/bench/gen.py).
+//
+// One run, one corpus directory. Loads the corpus into a fresh chipkg store and a fresh SQLite
+// file, each in a forked child so the two peak-memory figures are separate, then runs the five
+// benchmark queries on both in this process (warm-ups, then the median of timed runs, every row
+// materialised as strings), checks every row count against params.json, and prints one table.
+// Exit status: 0 all counts right, 1 a count or a load failed, 2 bad usage.
+//
+//   chipkg-peer-bench --corpus DIR [--n N] [--work DIR] [--warmups 3] [--runs 5] [--json FILE]
+//
+// Without params.json in DIR the generator is run first (--n N chips; --gen PATH to find gen.py).
+// tools/bench/README.md has the latest figures.
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/store.h"
+#include "ingest/bulk_import.h"
+#include "schema/schema.h"
+
+namespace fs = std::filesystem;
+using chipkg::Fact;
+using chipkg::Result;
+using chipkg::Status;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+[[noreturn]] void Die(const std::string& msg, int code = 1) {
+  std::fprintf(stderr, "chipkg-peer-bench: %s\n", msg.c_str());
+  std::exit(code);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options.
+
+struct Options {
+  std::string corpus;
+  long n = 0;  // chips, when the corpus must be generated
+  std::string work;
+  std::string gen;
+  std::string chipkg_binary;
+  std::string sqlite3_binary = "sqlite3";
+  std::string json_out;
+  int warmups = 3;
+  int runs = 5;
+  int process_runs = 5;
+};
+
+void Usage(const char* argv0) {
+  std::fprintf(stderr,
+               "usage: %s --corpus DIR [--n N] [--work DIR] [--warmups 3] [--runs 5] [--json FILE]\n"
+               "          [--gen gen.py] [--chipkg PATH] [--sqlite3 PATH]\n"
+               "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
+               "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n",
+               argv0);
+}
+
+std::string ExeDir() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : p.parent_path().string();
+}
+
+// The source tree the benchmark was built from: $CHIPKG_SOURCE_DIR, else the build directory's
+// CMakeCache.txt, else the parent of the build directory.
+std::string SourceDir() {
+  if (const char* env = std::getenv("CHIPKG_SOURCE_DIR"); env != nullptr && *env != '\0') return env;
+  std::ifstream cache(ExeDir() + "/CMakeCache.txt");
+  std::string line;
+  const std::string key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+  while (std::getline(cache, line)) {
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+  }
+  return ExeDir() + "/..";
+}
+
+Options ParseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        Usage(argv[0]);
+        Die("option " + a + " needs a value", 2);
+      }
+      return argv[++i];
+    };
+    auto number = [&](const std::string& s) -> long {
+      char* end = nullptr;
+      long v = std::strtol(s.c_str(), &end, 10);
+      if (end == s.c_str() || *end != '\0' || v < 0) Die("option " + a + ": not a count: " + s, 2);
+      return v;
+    };
+    if (a == "--corpus") o.corpus = value();
+    else if (a == "--n") o.n = number(value());
+    else if (a == "--work") o.work = value();
+    else if (a == "--gen") o.gen = value();
+    else if (a == "--chipkg") o.chipkg_binary = value();
+    else if (a == "--sqlite3") o.sqlite3_binary = value();
+    else if (a == "--json") o.json_out = value();
+    else if (a == "--warmups") o.warmups = static_cast<int>(number(value()));
+    else if (a == "--runs") o.runs = std::max(1, static_cast<int>(number(value())));
+    else if (a == "--process-runs") o.process_runs = static_cast<int>(number(value()));
+    else if (a == "--help" || a == "-h") {
+      Usage(argv[0]);
+      std::exit(0);
+    } else {
+      Usage(argv[0]);
+      Die("unknown argument " + a, 2);
+    }
+  }
+  if (o.corpus.empty()) {
+    Usage(argv[0]);
+    Die("--corpus is required", 2);
+  }
+  if (o.work.empty()) o.work = o.corpus + "/peer-bench-work";
+  if (o.gen.empty()) o.gen = SourceDir() + "/tools/bench/gen.py";
+  if (o.chipkg_binary.empty()) o.chipkg_binary = ExeDir() + "/chipkg";
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes.
+
+struct ProcessResult {
+  int exit_code = -1;  // -1: did not exit normally
+  double ms = 0;
+  long max_rss_kib = 0;
+};
+
+// Runs argv with stdout and stderr sent to `out_path` ("/dev/null" to discard), waits, times it.
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& out_path) {
+  std::vector<char*> args;
+  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
+  args.push_back(nullptr);
+  ProcessResult r;
+  auto t0 = Clock::now();
+  pid_t pid = fork();
+  if (pid < 0) Die(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  r.ms = Ms(t0, Clock::now());
+  r.max_rss_kib = ru.ru_maxrss;
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  return r;
+}
+
+// Runs `fn` in a forked child; its JSON result comes back through a pipe. The child's peak
+// resident set (ru_maxrss of wait4) is its own: the parent holds nothing large when it forks.
+struct ChildResult {
+  nlohmann::json result;
+  long max_rss_kib = 0;
+  bool ok = false;
+  std::string error;
+};
+ChildResult RunInChild(const std::function<nlohmann::json()>& fn) {
+  int fds[2];
+  if (pipe(fds) != 0) Die(std::string("pipe: ") + std::strerror(errno));
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) Die(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    close(fds[0]);
+    nlohmann::json j;
+    try {
+      j = fn();
+    } catch (const std::exception& e) {
+      j = {{"error", std::string("exception: ") + e.what()}};
+    }
+    std::string s = j.dump();
+    size_t off = 0;
+    while (off < s.size()) {
+      ssize_t w = write(fds[1], s.data() + off, s.size() - off);
+      if (w <= 0) break;
+      off += static_cast<size_t>(w);
+    }
+    close(fds[1]);
+    std::fflush(nullptr);
+    _exit(j.contains("error") ? 1 : 0);
+  }
+  close(fds[1]);
+  std::string data;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  ChildResult r;
+  r.max_rss_kib = ru.ru_maxrss;
+  auto parsed = nlohmann::json::parse(data, nullptr, false);
+  if (parsed.is_discarded()) {
+    r.error = "child process died (status " + std::to_string(status) + ") without a result";
+  } else if (parsed.contains("error")) {
+    r.error = parsed["error"].get<std::string>();
+  } else {
+    r.ok = true;
+    r.result = std::move(parsed);
+  }
+  return r;
+}
+
+uint64_t DiskBytes(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_regular_file(p, ec)) return fs::file_size(p, ec);
+  uint64_t total = 0;
+  for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus.
+
+struct Params {
+  long n_chips = 0;
+  uint64_t facts = 0;
+  std::string q1_chip, q3_model, q4_source;
+  double q2_min_gb = 0;
+  std::map<std::string, uint64_t> expected;  // "Q1" -> rows
+};
+
+Params ReadParams(const std::string& dir) {
+  std::ifstream in(dir + "/params.json");
+  if (!in) Die("cannot read " + dir + "/params.json");
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  if (j.is_discarded()) Die(dir + "/params.json is not JSON");
+  Params p;
+  try {
+    p.n_chips = j.at("n_chips").get<long>();
+    p.facts = j.at("stats").at("fact_assertions").get<uint64_t>();
+    p.q1_chip = j.at("q1_chip").get<std::string>();
+    p.q2_min_gb = j.at("q2_min_gb").get<double>();
+    p.q3_model = j.at("q3_model").get<std::string>();
+    p.q4_source = j.at("q4_source").get<std::string>();
+    for (auto& [k, v] : j.at("expected_rows").items()) p.expected[k] = v.get<uint64_t>();
+  } catch (const std::exception& e) {
+    Die(dir + "/params.json: " + e.what());
+  }
+  return p;
+}
+
+void EnsureCorpus(const Options& o) {
+  if (fs::exists(o.corpus + "/params.json")) return;
+  if (o.n <= 0) Die(o.corpus + " has no params.json: pass --n N to generate the corpus");
+  if (!fs::exists(o.gen)) Die("generator not found at " + o.gen + " (pass --gen PATH)");
+  std::fprintf(stderr, "generating the corpus: python3 %s %ld %s\n", o.gen.c_str(), o.n, o.corpus.c_str());
+  ProcessResult r = RunProcess({"python3", o.gen, std::to_string(o.n), o.corpus}, "/dev/null");
+  if (r.exit_code != 0) Die("the generator failed (exit " + std::to_string(r.exit_code) + ")");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows: every query on both sides materialises its rows as strings, the way a caller would get them.
+
+using Row = std::vector<std::string>;
+using Rows = std::vector<Row>;
+
+// ---------------------------------------------------------------------------------------------
+// SQLite.
+
+void SqlCheck(int rc, sqlite3* db, const std::string& what) {
+  if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    Die("sqlite: " + what + ": " + (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc)));
+  }
+}
+void SqlExec(sqlite3* db, const std::string& sql) {
+  char* err = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err != nullptr ? err : sqlite3_errstr(rc);
+    sqlite3_free(err);
+    Die("sqlite: " + sql + ": " + msg);
+  }
+}
+
+// Same fields as facts.jsonl and sources.jsonl, excerpts included; SQLite's defaults (rollback
+// journal, synchronous=FULL) and one transaction for the rows, then the three indexes.
+nlohmann::json LoadSqlite(const std::string& corpus, const std::string& db_path) {
+  auto t0 = Clock::now();
+  sqlite3* db = nullptr;
+  SqlCheck(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr), db,
+           "open " + db_path);
+  SqlExec(db,
+          "CREATE TABLE sources(source TEXT PRIMARY KEY, kind TEXT, url TEXT, publisher TEXT, title TEXT, "
+          "asof TEXT, retrieved TEXT);"
+          "CREATE TABLE facts(subject TEXT, predicate TEXT, value_num REAL, unit TEXT, value_text TEXT, "
+          "source TEXT, asof TEXT, excerpt TEXT, status TEXT);");
+  SqlExec(db, "BEGIN");
+  auto sources = chipkg::ReadGeneratedSources(corpus + "/sources.jsonl");
+  if (!sources.ok()) return {{"error", sources.status().ToString()}};
+  sqlite3_stmt* ins = nullptr;
+  SqlCheck(sqlite3_prepare_v2(db, "INSERT INTO sources VALUES(?1,?2,?3,?4,?5,?6,?7)", -1, &ins, nullptr), db,
+           "prepare");
+  for (const auto& s : *sources) {
+    const std::string* f[] = {&s.source, &s.kind, &s.url, &s.publisher, &s.title, &s.as_of, &s.retrieved};
+    for (int i = 0; i < 7; ++i) sqlite3_bind_text(ins, i + 1, f[i]->data(), static_cast<int>(f[i]->size()), SQLITE_STATIC);
+    SqlCheck(sqlite3_step(ins), db, "insert source");
+    sqlite3_reset(ins);
+  }
+  sqlite3_finalize(ins);
+  SqlCheck(sqlite3_prepare_v2(db, "INSERT INTO facts VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)", -1, &ins, nullptr), db,
+           "prepare");
+  uint64_t facts = 0;
+  auto text = [&](int i, std::string_view v) {
+    sqlite3_bind_text(ins, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  };
+  Status st = chipkg::ReadGeneratedFacts(corpus + "/facts.jsonl", [&](const chipkg::GeneratedFactRecord& r) {
+    using VT = chipkg::GeneratedFactRecord::ValueType;
+    text(1, r.subject);
+    text(2, r.predicate);
+    if (r.value_type == VT::kNumber) sqlite3_bind_double(ins, 3, r.number);
+    else sqlite3_bind_null(ins, 3);
+    if (r.unit.empty()) sqlite3_bind_null(ins, 4);
+    else text(4, r.unit);
+    if (r.value_type == VT::kString) text(5, r.value_text);
+    else sqlite3_bind_null(ins, 5);
+    text(6, r.source);
+    text(7, r.as_of);
+    text(8, r.excerpt);
+    text(9, r.status);
+    int rc = sqlite3_step(ins);
+    sqlite3_reset(ins);
+    if (rc != SQLITE_DONE) return Status::IOError(std::string("sqlite insert: ") + sqlite3_errmsg(db));
+    ++facts;
+    return Status::OK();
+  });
+  sqlite3_finalize(ins);
+  if (!st.ok()) return {{"error", st.ToString()}};
+  SqlExec(db, "COMMIT");
+  auto t_rows = Clock::now();
+  SqlExec(db, "CREATE INDEX facts_sp ON facts(subject, predicate)");
+  SqlExec(db, "CREATE INDEX facts_pv ON facts(predicate, value_num)");
+  SqlExec(db, "CREATE INDEX facts_src ON facts(source)");
+  SqlCheck(sqlite3_close(db), nullptr, "close");
+  auto t1 = Clock::now();
+  return {{"facts", facts}, {"ms", Ms(t0, t1)}, {"index_ms", Ms(t_rows, t1)}};
+}
+
+class SqliteSide {
+ public:
+  SqliteSide(const std::string& path, const Params& p) : p_(p) {
+    SqlCheck(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr), db_, "open " + path);
+    Prepare(0,
+            "SELECT f.subject, f.predicate, f.value_num, f.unit, f.value_text, f.status, f.source, s.publisher, "
+            "s.url, f.asof FROM facts f JOIN sources s ON s.source = f.source WHERE f.subject = ?1");
+    Prepare(1,
+            "SELECT subject, value_num, unit, source FROM facts WHERE predicate = 'memory_capacity' "
+            "AND value_num >= ?1");
+    // The memory condition is written so the (predicate, value_num) index can serve it.
+    Prepare(2,
+            "SELECT m.subject, m.value_num, m.unit, m.source, p.source FROM facts p JOIN facts m "
+            "ON m.predicate = 'memory_capacity' AND m.value_num >= p.value_num * 0.5 / 1e9 "
+            "WHERE p.subject = ?1 AND p.predicate = 'params' AND p.value_num IS NOT NULL");
+    Prepare(3,
+            "SELECT subject, predicate, value_num, unit, value_text, status, asof FROM facts WHERE source = ?1");
+    Prepare(4,
+            "SELECT a.subject, a.predicate, a.source, a.value_num, a.value_text, b.source, b.value_num, "
+            "b.value_text FROM facts a JOIN facts b ON b.subject = a.subject AND b.predicate = a.predicate "
+            "AND b.source > a.source WHERE a.status = 'stated' AND b.status = 'stated' "
+            "AND (a.value_num IS NOT b.value_num OR a.value_text IS NOT b.value_text)");
+  }
+  ~SqliteSide() {
+    for (auto* s : stmts_) sqlite3_finalize(s);
+    sqlite3_close(db_);
+  }
+  static std::string Q1Sql(const Params& p) {
+    return "SELECT f.subject, f.predicate, f.value_num, f.unit, f.value_text, f.status, f.source, s.publisher, "
+           "s.url, f.asof FROM facts f JOIN sources s ON s.source = f.source WHERE f.subject = '" +
+           p.q1_chip + "';";
+  }
+
+  Rows Run(int q) {
+    sqlite3_stmt* s = stmts_[q];
+    sqlite3_reset(s);
+    switch (q) {
+      case 0: sqlite3_bind_text(s, 1, p_.q1_chip.c_str(), -1, SQLITE_STATIC); break;
+      case 1: sqlite3_bind_double(s, 1, p_.q2_min_gb); break;
+      case 2: sqlite3_bind_text(s, 1, p_.q3_model.c_str(), -1, SQLITE_STATIC); break;
+      case 3: sqlite3_bind_text(s, 1, p_.q4_source.c_str(), -1, SQLITE_STATIC); break;
+      default: break;
+    }
+    Rows rows;
+    int n = sqlite3_column_count(s);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      Row row;
+      row.reserve(n);
+      for (int i = 0; i < n; ++i) {
+        const unsigned char* t = sqlite3_column_text(s, i);
+        row.emplace_back(t == nullptr ? "" : reinterpret_cast<const char*>(t),
+                         static_cast<size_t>(sqlite3_column_bytes(s, i)));
+      }
+      rows.push_back(std::move(row));
+    }
+    SqlCheck(rc, db_, "query Q" + std::to_string(q + 1));
+    return rows;
+  }
+
+ private:
+  void Prepare(int i, const char* sql) {
+    stmts_.resize(std::max<size_t>(stmts_.size(), i + 1));
+    SqlCheck(sqlite3_prepare_v2(db_, sql, -1, &stmts_[i], nullptr), db_, sql);
+  }
+  const Params& p_;
+  sqlite3* db_ = nullptr;
+  std::vector<sqlite3_stmt*> stmts_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// chipkg.
+
+nlohmann::json LoadChipkg(const std::string& corpus, const std::string& store_path) {
+  auto t0 = Clock::now();
+  auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
+  if (!schema.ok()) return {{"error", schema.status().ToString()}};
+  auto t_schema = Clock::now();
+  auto store = chipkg::Store::Open(store_path);
+  if (!store.ok()) return {{"error", store.status().ToString()}};
+  auto stats = chipkg::ImportGeneratedCorpus(**store, *schema, corpus);
+  if (!stats.ok()) return {{"error", stats.status().ToString()}};
+  store->reset();  // closing flushes: part of the load
+  auto t1 = Clock::now();
+  return {{"facts", stats->facts},
+          {"ms", Ms(t0, t1)},
+          {"schema_ms", Ms(t0, t_schema)},
+          {"first_pass_ms", stats->first_pass_seconds * 1000},
+          {"finish_ms", stats->finish_seconds * 1000},
+          {"documents", stats->documents},
+          {"entities", stats->entities}};
+}
+
+std::string QualifiedPredicate(const Fact& f) {
+  if (f.qualifiers.empty()) return f.predicate;
+  std::string s = f.predicate + "{";
+  bool first = true;
+  for (const auto& [k, v] : f.qualifiers) {
+    if (!first) s += ",";
+    s += k + "=" + v;
+    first = false;
+  }
+  return s + "}";
+}
+
+std::string AsOf(const Fact& f) { return f.valid_as_of ? f.valid_as_of->ToString() : std::string(); }
+
+// The five queries through the Store API (engine/store.h) directly: an index scan each, rows
+// carrying their document (source) id and the document's publisher and URL where asked for.
+class ChipkgStoreApiSide {
+ public:
+  ChipkgStoreApiSide(const chipkg::Store& store, const chipkg::Schema& schema, const Params& p)
+      : store_(store), p_(p) {
+    auto preds = chipkg::GeneratedCorpusPredicates(schema);
+    if (!preds.ok()) Die(preds.status().ToString());
+    for (const auto& gp : *preds) {
+      if (gp.name == "memory_capacity") memory_ = gp.def->name;
+      if (gp.name == "params") params_ = gp.def->name;
+      if (std::find(predicates_.begin(), predicates_.end(), gp.def->name) == predicates_.end()) {
+        predicates_.push_back(gp.def->name);
+      }
+    }
+    if (memory_.empty() || params_.empty()) Die("bench.schema maps no memory_capacity or params column");
+    const auto& tables = schema.tables();
+    auto t = tables.find("bytes_per_parameter");
+    if (t == tables.end() || !t->second.count("int4")) Die("the schema has no bytes_per_parameter(int4)");
+    int4_bytes_ = t->second.at("int4");
+    const auto* gb = schema.FindUnit("GB", "bytes");
+    if (gb == nullptr) Die("the schema has no unit GB");
+    gb_factor_ = gb->factor;
+  }
+  static constexpr const char* kLabel = "chipkg via the Store API (query language not wired in yet)";
+
+  Rows Run(int q) {
+    switch (q) {
+      case 0: return Q1();
+      case 1: return Q2();
+      case 2: return Q3();
+      case 3: return Q4();
+      default: return Q5();
+    }
+  }
+
+ private:
+  template <typename T>
+  static T Must(Result<T> r, const char* what) {
+    if (!r.ok()) Die(std::string(what) + ": " + r.status().ToString());
+    return std::move(r).value();
+  }
+  static chipkg::ReadView Lean() {
+    chipkg::ReadView v;
+    v.with_provenance = false;
+    return v;
+  }
+
+  // Every fact about the chip with each fact's source: publisher, URL, as-of.
+  Rows Q1() {
+    auto facts = Must(store_.FactsAbout(p_.q1_chip), "Q1");
+    std::unordered_map<std::string, chipkg::Document> docs;
+    Rows rows;
+    rows.reserve(facts.size());
+    for (const Fact& f : facts) {
+      auto it = docs.find(f.provenance.document_id);
+      if (it == docs.end()) {
+        it = docs.emplace(f.provenance.document_id, Must(store_.GetDocument(f.provenance.document_id), "Q1 document"))
+                 .first;
+      }
+      rows.push_back({f.subject, QualifiedPredicate(f), f.value.ToString(), f.provenance.document_id,
+                      std::string(chipkg::PublisherOfTitle(it->second.title)), it->second.url, AsOf(f)});
+    }
+    return rows;
+  }
+
+  // Every memory claim >= the threshold: chip, value, source.
+  Rows Q2() {
+    chipkg::ValueRange range;
+    range.lower = chipkg::Value::Quantity(p_.q2_min_gb * gb_factor_, "bytes", "");
+    range.kind = chipkg::ValueKind::kQuantity;
+    auto facts = Must(store_.FactsInRange(memory_, range, Lean()), "Q2");
+    Rows rows;
+    rows.reserve(facts.size());
+    for (const Fact& f : facts) rows.push_back({f.subject, f.value.ToString(), f.provenance.document_id});
+    return rows;
+  }
+
+  // Every memory claim x every parameter claim of the model with memory >= parameters x bytes(int4).
+  Rows Q3() {
+    auto params = Must(store_.FactsAbout(p_.q3_model, params_, Lean()), "Q3 parameters");
+    Rows rows;
+    for (const Fact& p : params) {
+      if (p.value.kind != chipkg::ValueKind::kQuantity) continue;
+      chipkg::ValueRange range;
+      range.lower = chipkg::Value::Quantity(p.value.number * int4_bytes_, "bytes", "");
+      range.kind = chipkg::ValueKind::kQuantity;
+      auto mem = Must(store_.FactsInRange(memory_, range, Lean()), "Q3 memory");
+      for (const Fact& m : mem) {
+        rows.push_back({m.subject, m.value.ToString(), m.provenance.document_id, p.provenance.document_id});
+      }
+    }
+    return rows;
+  }
+
+  // Every fact the source states.
+  Rows Q4() {
+    auto facts = Must(store_.FactsFromDocument(p_.q4_source), "Q4");
+    Rows rows;
+    rows.reserve(facts.size());
+    for (const Fact& f : facts) rows.push_back({f.subject, QualifiedPredicate(f), f.value.ToString(), AsOf(f)});
+    return rows;
+  }
+
+  // Every pair of sources giving different values (neither not published) for one subject and
+  // predicate (qualifiers included).
+  Rows Q5() {
+    Rows rows;
+    for (const std::string& pred : predicates_) {
+      auto facts = Must(store_.FactsInRange(pred, chipkg::ValueRange{}, Lean()), "Q5");
+      std::unordered_map<std::string, std::vector<uint32_t>> groups;
+      groups.reserve(facts.size());
+      for (uint32_t i = 0; i < facts.size(); ++i) {
+        const Fact& f = facts[i];
+        if (f.value.kind == chipkg::ValueKind::kNotPublished) continue;
+        std::string key = f.subject;
+        for (const auto& [k, v] : f.qualifiers) key += "\x1f" + k + "=" + v;
+        groups[key].push_back(i);
+      }
+      for (const auto& [key, idx] : groups) {
+        for (size_t a = 0; a < idx.size(); ++a) {
+          for (size_t b = a + 1; b < idx.size(); ++b) {
+            const Fact& x = facts[idx[a]];
+            const Fact& y = facts[idx[b]];
+            if (x.provenance.document_id == y.provenance.document_id || x.value.SameContent(y.value)) continue;
+            rows.push_back({x.subject, QualifiedPredicate(x), x.provenance.document_id, x.value.ToString(),
+                            y.provenance.document_id, y.value.ToString()});
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
+  const chipkg::Store& store_;
+  const Params& p_;
+  std::string memory_, params_;
+  std::vector<std::string> predicates_;
+  double int4_bytes_ = 0.5;
+  double gb_factor_ = 1e9;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Timing and the report.
+
+struct QueryTiming {
+  double median_ms = 0;
+  uint64_t rows = 0;
+};
+
+QueryTiming Time(const std::function<Rows()>& run, int warmups, int runs) {
+  QueryTiming t;
+  for (int i = 0; i < warmups; ++i) t.rows = run().size();
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = Clock::now();
+    Rows rows = run();
+    auto t1 = Clock::now();
+    ms.push_back(Ms(t0, t1));
+    t.rows = rows.size();
+  }
+  std::sort(ms.begin(), ms.end());
+  t.median_ms = ms[ms.size() / 2];
+  return t;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string Fmt(double v, int decimals = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+std::string Thousands(double v) {
+  std::string s = std::to_string(static_cast<long long>(v + 0.5));
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+std::string FmtMs(double ms) { return ms < 1 ? Fmt(ms, 3) : ms < 100 ? Fmt(ms, 2) : Thousands(ms); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = ParseOptions(argc, argv);
+  EnsureCorpus(o);
+  Params p = ReadParams(o.corpus);
+
+  std::error_code ec;
+  fs::create_directories(o.work, ec);
+  if (ec) Die("cannot create " + o.work + ": " + ec.message());
+  const std::string store_path = o.work + "/chipkg-store";
+  const std::string db_path = o.work + "/sqlite.db";
+  fs::remove_all(store_path, ec);
+  fs::remove(db_path, ec);
+  fs::remove(db_path + "-journal", ec);
+
+  std::fprintf(stderr, "loading %s into chipkg ...\n", o.corpus.c_str());
+  ChildResult ck = RunInChild([&] { return LoadChipkg(o.corpus, store_path); });
+  if (!ck.ok) Die("chipkg load failed: " + ck.error);
+  std::fprintf(stderr, "loading %s into SQLite ...\n", o.corpus.c_str());
+  ChildResult sq = RunInChild([&] { return LoadSqlite(o.corpus, db_path); });
+  if (!sq.ok) Die("SQLite load failed: " + sq.error);
+  const uint64_t ck_bytes = DiskBytes(store_path);
+  const uint64_t sq_bytes = DiskBytes(db_path);
+  const double ck_ms = ck.result["ms"].get<double>();
+  const double sq_ms = sq.result["ms"].get<double>();
+  const uint64_t ck_facts = ck.result["facts"].get<uint64_t>();
+  const uint64_t sq_facts = sq.result["facts"].get<uint64_t>();
+  bool ok = true;
+  std::vector<std::string> failures;
+  if (ck_facts != p.facts) failures.push_back("chipkg loaded " + std::to_string(ck_facts) + " facts, expected " +
+                                              std::to_string(p.facts));
+  if (sq_facts != p.facts) failures.push_back("SQLite loaded " + std::to_string(sq_facts) + " facts, expected " +
+                                              std::to_string(p.facts));
+
+  // Queries, in this process.
+  auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
+  if (!schema.ok()) Die(schema.status().ToString());
+  auto store = chipkg::Store::Open(store_path);
+  if (!store.ok()) Die(store.status().ToString());
+  ChipkgStoreApiSide chipkg_side(**store, *schema, p);
+  SqliteSide sqlite_side(db_path, p);
+  QueryTiming ck_q[5], sq_q[5];
+  for (int q = 0; q < 5; ++q) {
+    std::fprintf(stderr, "Q%d ...\n", q + 1);
+    ck_q[q] = Time([&] { return chipkg_side.Run(q); }, o.warmups, o.runs);
+    sq_q[q] = Time([&] { return sqlite_side.Run(q); }, o.warmups, o.runs);
+    std::string name = "Q" + std::to_string(q + 1);
+    uint64_t want = p.expected.count(name) ? p.expected[name] : 0;
+    if (ck_q[q].rows != want) {
+      failures.push_back("chipkg " + name + ": " + std::to_string(ck_q[q].rows) + " rows, expected " +
+                         std::to_string(want));
+    }
+    if (sq_q[q].rows != want) {
+      failures.push_back("SQLite " + name + ": " + std::to_string(sq_q[q].rows) + " rows, expected " +
+                         std::to_string(want));
+    }
+  }
+  store->reset();
+
+  // Whole process: one command answering Q1, fork/exec'd, median of a few runs.
+  std::string ck_proc = "n/a", sq_proc = "n/a";
+  double ck_proc_ms = -1, sq_proc_ms = -1;
+  {
+    std::vector<double> ms;
+    std::string why;
+    std::string q1_text = "describe " + p.q1_chip;  // replaced by the query language's Q1 when it lands
+    for (int i = 0; i < o.process_runs && why.empty(); ++i) {
+      ProcessResult r = RunProcess({o.chipkg_binary, "--db", store_path, "query", q1_text}, o.work + "/chipkg-q1.out");
+      if (r.exit_code != 0) why = "exit " + std::to_string(r.exit_code) + ", output in " + o.work + "/chipkg-q1.out";
+      ms.push_back(r.ms);
+    }
+    if (why.empty() && !ms.empty()) {
+      ck_proc_ms = Median(ms);
+      ck_proc = FmtMs(ck_proc_ms);
+    } else {
+      ck_proc = "n/a (" + why + ")";
+    }
+    ms.clear();
+    why.clear();
+    for (int i = 0; i < o.process_runs && why.empty(); ++i) {
+      ProcessResult r = RunProcess({o.sqlite3_binary, db_path, SqliteSide::Q1Sql(p)}, "/dev/null");
+      if (r.exit_code != 0) why = "exit " + std::to_string(r.exit_code);
+      ms.push_back(r.ms);
+    }
+    if (why.empty() && !ms.empty()) {
+      sq_proc_ms = Median(ms);
+      sq_proc = FmtMs(sq_proc_ms);
+    } else {
+      sq_proc = "n/a (" + why + ")";
+    }
+  }
+
+  // The table.
+  struct utsname un {};
+  uname(&un);
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  double mem_gib = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / (1ull << 30);
+  std::printf("chipkg peer benchmark, %s, %s %s, %ld cores, %.0f GiB RAM\n", date, un.sysname, un.machine, cores,
+              mem_gib);
+  std::printf("corpus %s: N=%s chips, %s facts; queries: %d warm-ups, median of %d\n", o.corpus.c_str(),
+              Thousands(static_cast<double>(p.n_chips)).c_str(), Thousands(static_cast<double>(p.facts)).c_str(),
+              o.warmups, o.runs);
+  std::printf("chipkg side: %s\n\n", ChipkgStoreApiSide::kLabel);
+  std::printf("| %-26s | %14s | %14s | %13s | %-9s |\n", "measure", "chipkg", "SQLite " SQLITE_VERSION,
+              "chipkg/SQLite", "target");
+  std::printf("|%s|%s|%s|%s|%s|\n", std::string(28, '-').c_str(), std::string(16, '-').c_str(),
+              std::string(16, '-').c_str(), std::string(15, '-').c_str(), std::string(11, '-').c_str());
+  auto line = [](const std::string& what, const std::string& a, const std::string& b, double ratio,
+                 const std::string& target) {
+    std::printf("| %-26s | %14s | %14s | %13s | %-9s |\n", what.c_str(), a.c_str(), b.c_str(),
+                ratio > 0 ? Fmt(ratio, 2).c_str() : "", target.c_str());
+  };
+  const double ck_fps = ck_facts / (ck_ms / 1000), sq_fps = sq_facts / (sq_ms / 1000);
+  line("load facts/s", Thousands(ck_fps), Thousands(sq_fps), ck_fps / sq_fps, ">= 3");
+  line("load s (whole)", Fmt(ck_ms / 1000, 2), Fmt(sq_ms / 1000, 2), ck_ms / sq_ms, "");
+  line("load us/fact", Fmt(ck_ms * 1000 / ck_facts, 2), Fmt(sq_ms * 1000 / sq_facts, 2), ck_ms / sq_ms, "");
+  line("store size MB", Fmt(ck_bytes / 1e6, 1), Fmt(sq_bytes / 1e6, 1),
+       static_cast<double>(ck_bytes) / static_cast<double>(sq_bytes), "<= 1.5");
+  line("peak memory MB (load)", Fmt(ck.max_rss_kib / 1024.0, 0), Fmt(sq.max_rss_kib / 1024.0, 0),
+       static_cast<double>(ck.max_rss_kib) / static_cast<double>(sq.max_rss_kib), "< 2048");
+  for (int q = 0; q < 5; ++q) {
+    std::string what = "Q" + std::to_string(q + 1) + " ms (" + Thousands(static_cast<double>(ck_q[q].rows)) + " rows)";
+    line(what, FmtMs(ck_q[q].median_ms), FmtMs(sq_q[q].median_ms), ck_q[q].median_ms / sq_q[q].median_ms, "<= 0.33");
+  }
+  for (int q = 0; q < 5; ++q) {
+    if (ck_q[q].rows == 0) continue;
+    line("Q" + std::to_string(q + 1) + " us/row", Fmt(ck_q[q].median_ms * 1000 / ck_q[q].rows, 3),
+         Fmt(sq_q[q].median_ms * 1000 / std::max<uint64_t>(1, sq_q[q].rows), 3), 0, "");
+  }
+  std::printf("| %-26s | %14s | %14s | %13s | %-9s |\n", "Q1 whole process ms", ck_proc.substr(0, 14).c_str(),
+              sq_proc.c_str(), ck_proc_ms > 0 && sq_proc_ms > 0 ? Fmt(ck_proc_ms / sq_proc_ms, 2).c_str() : "",
+              "< 10 ms");
+  if (ck_proc_ms < 0) std::printf("\nchipkg query Q1 whole process: %s\n", ck_proc.c_str());
+  std::printf("\nchipkg load: %s ms schema, %s ms first pass (document texts), %s ms BulkWriter::Finish\n",
+              Fmt(ck.result["schema_ms"].get<double>(), 0).c_str(), Fmt(ck.result["first_pass_ms"].get<double>(), 0).c_str(),
+              Fmt(ck.result["finish_ms"].get<double>(), 0).c_str());
+  std::printf("SQLite load: %s ms of it building the three indexes\n", Fmt(sq.result["index_ms"].get<double>(), 0).c_str());
+
+  if (!o.json_out.empty()) {
+    nlohmann::json j;
+    j["date"] = date;
+    j["n_chips"] = p.n_chips;
+    j["facts"] = p.facts;
+    j["chipkg_side"] = ChipkgStoreApiSide::kLabel;
+    j["load"] = {{"chipkg_ms", ck_ms}, {"sqlite_ms", sq_ms}, {"chipkg_facts_per_s", ck_fps}, {"sqlite_facts_per_s", sq_fps}};
+    j["bytes"] = {{"chipkg", ck_bytes}, {"sqlite", sq_bytes}};
+    j["max_rss_kib"] = {{"chipkg", ck.max_rss_kib}, {"sqlite", sq.max_rss_kib}};
+    for (int q = 0; q < 5; ++q) {
+      j["queries"]["Q" + std::to_string(q + 1)] = {{"rows", ck_q[q].rows},
+                                                    {"chipkg_ms", ck_q[q].median_ms},
+                                                    {"sqlite_ms", sq_q[q].median_ms}};
+    }
+    j["q1_process_ms"] = {{"chipkg", ck_proc_ms}, {"sqlite", sq_proc_ms}};
+    j["failures"] = failures;
+    std::ofstream(o.json_out) << j.dump(1) << "\n";
+  }
+
+  for (const auto& f : failures) {
+    std::fprintf(stderr, "MISMATCH: %s\n", f.c_str());
+    ok = false;
+  }
+  if (!ok) {
+    std::fprintf(stderr, "chipkg-peer-bench: FAILED: row counts differ from params.json expected_rows\n");
+    return 1;
+  }
+  std::printf("\nall row counts match params.json expected_rows\n");
+  return 0;
+}
