@@ -97,6 +97,14 @@ Status BulkWriterImpl::Init() {
   return Status::OK();
 }
 
+size_t BulkWriterImpl::spilled_runs() const {
+  size_t n = 0;
+  for (const auto* s : {spo_.get(), pos_.get(), doc_.get(), ref_.get(), versions_.get()}) {
+    if (s != nullptr) n += s->runs();
+  }
+  return n;
+}
+
 Status BulkWriterImpl::Failed(Status s) {
   if (failed_.ok()) failed_ = s;
   return s;

@@ -45,6 +45,9 @@ class BulkWriterImpl final : public BulkWriter {
   Status AddFact(Fact fact) override;
   Result<ImportStats> Finish(const std::string& run_id) override;
 
+  // Sorted runs spilled to disk so far (the memory bound at work).
+  size_t spilled_runs() const;
+
   // Import only.
   Status AddTransaction(const Transaction& tx);
   Status AddDocument(const Document& doc);

@@ -1,5 +1,6 @@
 #include "engine/fact.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -206,18 +207,10 @@ std::string Value::ToString() const {
   if (!original.empty()) return original;
   switch (kind) {
     case ValueKind::kQuantity: {
+      // Shortest text that reads back as the same number.
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.17g", number);
-      // The shortest form that reads back the same number is the friendliest.
-      for (int precision = 1; precision <= 17; ++precision) {
-        char shorter[64];
-        std::snprintf(shorter, sizeof shorter, "%.*g", precision, number);
-        if (std::strtod(shorter, nullptr) == number) {
-          std::snprintf(buf, sizeof buf, "%s", shorter);
-          break;
-        }
-      }
-      std::string out = buf;
+      auto res = std::to_chars(buf, buf + sizeof buf, number);
+      std::string out(buf, res.ptr);
       if (!dimension.empty()) out += " " + dimension;
       return out;
     }

@@ -130,7 +130,7 @@ Status SstSink::Finish() {
 // ---- RunSorter ---------------------------------------------------------------
 
 RunSorter::RunSorter(std::string dir, std::string name, size_t budget_bytes)
-    : dir_(std::move(dir)), name_(std::move(name)), budget_(std::max<size_t>(budget_bytes, 1 << 20)) {}
+    : dir_(std::move(dir)), name_(std::move(name)), budget_(std::max<size_t>(budget_bytes, 64 << 10)) {}
 
 RunSorter::~RunSorter() {
   std::error_code ec;

@@ -418,8 +418,11 @@ std::vector<std::pair<Range, std::string>> FindCitationTokens(const Page& page, 
         ok = e2 - k <= 3 && WordEndsAt(text, e2);
       }
     }
-    // Not the count of something written just before ("the 16 7" is rare; "$9" never).
-    if (ok && text[i - 1 - (i >= 2 && text[i - 2] == '$')] == '$') ok = false;
+    // Right after a date, a small number is its citation whatever follows:
+    // "announced 1 December 2020 1 but ...".
+    if (!ok) {
+      for (const Range& d : dates) ok = ok || (d.end + 1 == i);
+    }
     if (ok) out.emplace_back(Range{i, e}, std::string(text.substr(i, e - i)));
     i = e;
   }
@@ -448,7 +451,7 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
       break;
     }
     Range item{pos, e};
-    if (after_and && !items.empty() && text.substr(pos - 2, 2) == ", ") {
+    if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", ") {
       items.back().end = e;
     } else {
       items.push_back(item);
@@ -480,6 +483,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   if (subject.empty()) return;
 
   std::vector<DateToken> dates = FindDates(text, s, true);
+  // "2000 GB" is a figure, not the year 2000.
+  std::erase_if(dates, [&](const DateToken& d) {
+    if (d.date.precision != DatePrecision::kYear) return false;
+    std::optional<QuantityParse> q =
+        page.schema.ParseQuantity(std::string(text.substr(d.range.begin, std::min<size_t>(s.end - d.range.begin, 40))));
+    return q && !q->unit.empty();
+  });
   std::vector<Range> date_ranges;
   for (const DateToken& d : dates) date_ranges.push_back(d.range);
   auto cites = FindCitationTokens(page, s, date_ranges);
@@ -573,6 +583,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         }
       };
       for (const LabelHit& h : labels) {
+        // "$0.596 per chip-hour": a label inside another figure belongs to that figure.
+        bool elsewhere = false;
+        for (const Figure& g : figures) elsewhere = elsewhere || (&g != &f && g.range.Contains(h.range));
+        if (elsewhere) continue;
         size_t distance = f.range.Contains(h.range) ? 0
                           : h.range.end <= f.range.begin ? f.range.begin - h.range.end + 1
                           : h.range.begin >= f.range.end ? h.range.begin - f.range.end + 1
@@ -759,12 +773,31 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
   }
 
-  // Another chip named and not as a value: the sentence may be about it.
-  for (const Mention& m : mentions) {
-    if (m.entity->kind != "chip" || m.entity->id == page.subject() || m.entity->id == subject) continue;
-    if (std::find(consumed.begin(), consumed.end(), &m) != consumed.end()) continue;
-    return;
+  // Another chip named (not as a value) before a value in the same clause:
+  // "Trainium2 was announced November 2023" is about Trainium2, not the page.
+  // A "not published" sentence that names another chip is dropped whole.
+  auto clause_break = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      char c = text[i];
+      if (c == ',' || c == ';' || c == ':') return true;
+      if (text.substr(i, 3) == "\xE2\x80\x94" || text.substr(i, 3) == "\xE2\x80\x93") return true;
+    }
+    return false;
+  };
+  std::vector<Pending> kept;
+  for (Pending& pd : drafts) {
+    bool blocked = false;
+    for (const Mention& m : mentions) {
+      if (m.entity->kind != "chip" || m.entity->id == page.subject() || m.entity->id == subject) continue;
+      if (std::find(consumed.begin(), consumed.end(), &m) != consumed.end()) continue;
+      if (pd.draft.value.kind == ValueKind::kNotPublished ||
+          (m.range.end <= pd.draft.span.begin && !clause_break(m.range.end, pd.draft.span.begin))) {
+        blocked = true;
+      }
+    }
+    if (!blocked) kept.push_back(std::move(pd));
   }
+  drafts = std::move(kept);
 
   // Citations: the first group after each value.
   for (Pending& pd : drafts) {

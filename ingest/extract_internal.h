@@ -51,6 +51,8 @@ bool WordEndsAt(std::string_view text, size_t pos);
 // Finds `needle` (already lower case ASCII) in `text` ignoring ASCII case, at
 // word boundaries, from `from`. npos if none.
 size_t FindWord(std::string_view text, std::string_view needle_lower, size_t from = 0);
+// The same in text already lower-cased (ASCII); byte offsets are unchanged by it.
+size_t FindLowerWord(std::string_view lower, std::string_view needle_lower, size_t from = 0);
 // Next word [begin, end) at or after pos within limit (letters/digits/'-'/'+'/'.').
 std::optional<Range> NextWord(std::string_view text, size_t pos, size_t limit);
 
@@ -219,7 +221,6 @@ class Page {
   std::vector<bool> from_template_;
   std::vector<std::string> warnings_;
   Status error_;
-  friend void PrepareLabels(Page& page);
 
  public:
   // Builds label and alias indexes; call after template_name is known.

@@ -12,6 +12,8 @@ namespace {
 
 // Bytes of context kept either side of an excerpt.
 constexpr size_t kContextBytes = 32;
+// Longer "names" are prose or junk, not entity names.
+constexpr size_t kMaxEntityName = 200;
 
 // Folds a label the way the schema does (lower case, runs of space as one,
 // curly quotes straightened, trailing ':' dropped), and also drops a trailing
@@ -153,9 +155,9 @@ void Page::SetSubject(const std::string& name, const std::string& kind, size_t o
 }
 
 bool Page::MentionsSubject(Range r) const {
-  std::string_view v = View(r);
+  std::string v = AsciiLower(View(r));
   for (const std::string& n : subject_names_) {
-    if (n.size() >= 2 && FindWord(v, n) != std::string_view::npos) return true;
+    if (n.size() >= 2 && FindLowerWord(v, n) != std::string_view::npos) return true;
   }
   return false;
 }
@@ -212,12 +214,12 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
 
 std::vector<LabelHit> Page::LabelsIn(Range r) const {
   std::vector<LabelHit> hits;
-  std::string_view v = View(r);
+  std::string v = AsciiLower(View(r));
   if (v.empty()) return hits;
   for (const LabelEntry& e : scan_labels_) {
     size_t from = 0;
     while (true) {
-      size_t at = FindWord(v, e.lower, from);
+      size_t at = FindLowerWord(v, e.lower, from);
       if (at == std::string_view::npos) break;
       Range found{r.begin + at, r.begin + at + e.lower.size()};
       bool overlaps = false;
@@ -237,12 +239,12 @@ bool Page::Applies(const PredicateDef& p, const std::string& kind) {
 
 std::vector<Mention> Page::MentionsIn(Range r, const std::vector<Range>& excluded) const {
   std::vector<Mention> found;
-  std::string_view v = View(r);
+  std::string v = AsciiLower(View(r));
   if (v.empty()) return found;
   for (const AliasEntry& a : aliases_) {
     size_t from = 0;
     while (true) {
-      size_t at = FindWord(v, a.lower, from);
+      size_t at = FindLowerWord(v, a.lower, from);
       if (at == std::string_view::npos) break;
       from = at + 1;
       Range m{r.begin + at, r.begin + at + a.lower.size()};
@@ -300,12 +302,12 @@ std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std
   std::vector<std::pair<Range, std::string>> out;
   auto t = schema.tables().find("words_" + predicate);
   if (t == schema.tables().end()) return out;
-  std::string_view v = View(r);
+  std::string v = AsciiLower(View(r));
   for (const auto& [key, unused] : t->second) {
     std::string lower = AsciiLower(key);
     size_t from = 0;
     while (true) {
-      size_t at = FindWord(v, lower, from);
+      size_t at = FindLowerWord(v, lower, from);
       if (at == std::string_view::npos) break;
       from = at + 1;
       Range m{r.begin + at, r.begin + at + lower.size()};
@@ -320,6 +322,10 @@ std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std
 
 std::optional<EntityId> Page::Resolve(const std::string& name, const std::string& kind, size_t offset) {
   if (name.empty()) return std::nullopt;
+  if (name.size() > kMaxEntityName) {
+    Warn(offset, kind + " name of " + std::to_string(name.size()) + " bytes is not a name");
+    return std::nullopt;
+  }
   Result<Resolution> r = resolver.Resolve(name, kind);
   if (r.ok()) return r->id;
   if (r.status().IsInvalidArgument() || r.status().IsNotFound()) {

@@ -76,29 +76,24 @@ size_t Utf8Ceil(std::string_view text, size_t pos) {
 bool WordStartsAt(std::string_view text, size_t pos) { return pos == 0 || !IsWordByte(text[pos - 1]); }
 bool WordEndsAt(std::string_view text, size_t pos) { return pos >= text.size() || !IsWordByte(text[pos]); }
 
-size_t FindWord(std::string_view text, std::string_view needle_lower, size_t from) {
-  if (needle_lower.empty() || needle_lower.size() > text.size()) return std::string_view::npos;
-  const char first = needle_lower[0];
-  for (size_t i = from; i + needle_lower.size() <= text.size(); ++i) {
-    char c = text[i];
-    if (IsUpper(c)) c = static_cast<char>(c - 'A' + 'a');
-    if (c != first) continue;
-    bool same = true;
-    for (size_t k = 1; k < needle_lower.size(); ++k) {
-      char t = text[i + k];
-      if (IsUpper(t)) t = static_cast<char>(t - 'A' + 'a');
-      if (t != needle_lower[k]) {
-        same = false;
-        break;
-      }
+size_t FindLowerWord(std::string_view lower, std::string_view needle_lower, size_t from) {
+  if (needle_lower.empty()) return std::string_view::npos;
+  // A needle that starts or ends with punctuation carries its own boundary.
+  const bool check_start = IsWordByte(needle_lower.front());
+  const bool check_end = IsWordByte(needle_lower.back());
+  while (from <= lower.size()) {
+    size_t at = lower.find(needle_lower, from);
+    if (at == std::string_view::npos) return at;
+    if ((!check_start || WordStartsAt(lower, at)) && (!check_end || WordEndsAt(lower, at + needle_lower.size()))) {
+      return at;
     }
-    if (!same) continue;
-    // A needle that starts or ends with punctuation carries its own boundary.
-    bool start_ok = !IsWordByte(needle_lower.front()) || WordStartsAt(text, i);
-    bool end_ok = !IsWordByte(needle_lower.back()) || WordEndsAt(text, i + needle_lower.size());
-    if (start_ok && end_ok) return i;
+    from = at + 1;
   }
   return std::string_view::npos;
+}
+
+size_t FindWord(std::string_view text, std::string_view needle_lower, size_t from) {
+  return FindLowerWord(AsciiLower(text), needle_lower, from);
 }
 
 std::optional<Range> NextWord(std::string_view text, size_t pos, size_t limit) {

@@ -108,7 +108,6 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
   Qualifiers q;
   std::string_view text(page.text);
   size_t pos = r.begin;
-  std::optional<Range> prev;
   while (auto w = NextWord(text, pos, r.end)) {
     pos = w->end;
     std::string word = AsciiLower(text.substr(w->begin, w->size()));
@@ -137,7 +136,6 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
         pos = next->end;
       }
     }
-    prev = w;
   }
   return q;
 }

@@ -109,7 +109,7 @@ enum class StatementKind { kFind, kCount, kLookup, kFacts, kConflicts };
 
 struct Query {
   StatementKind statement = StatementKind::kFind;
-  std::string kind;  // find / count
+  std::string kind;  // find / count; conflicts `in KIND` (empty: every kind)
   SourcePos kind_pos;
   std::string entity;  // lookup, or `about` of facts / conflicts; empty if none
   SourcePos entity_pos;
@@ -129,6 +129,8 @@ struct Query {
   std::optional<TransactionPoint> as_at;
   std::optional<double> tolerance_percent;
   SourcePos tolerance_pos;
+  bool with_evidence = false;             // one row per way the condition is supported
+  bool ignoring_not_published = false;    // "not published" claims left out everywhere
 };
 
 }  // namespace chipkg::query

@@ -76,6 +76,15 @@ Comparison CompareDates(const Date& a, const Date& b, const CompareOptions& opti
   return c;
 }
 
+bool SameScope(const Qualifiers& a, const Qualifiers& b) {
+  auto get = [](const Qualifiers& q, const char* k) {
+    auto it = q.find(k);
+    return it == q.end() ? std::string() : it->second;
+  };
+  return get(a, qualifier::kScope) == get(b, qualifier::kScope) &&
+         get(a, qualifier::kScopeCount) == get(b, qualifier::kScopeCount);
+}
+
 }  // namespace
 
 bool ScalesWithChips(const std::string& dimension) {
@@ -203,6 +212,11 @@ Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, const V
       c.kind = DifferenceKind::kQuantity;
       auto x = PerChipNumber(a, a_qualifiers);
       auto y = PerChipNumber(b, b_qualifiers);
+      if ((!x || !y) && SameScope(a_qualifiers, b_qualifiers)) {
+        // Two per-core (or two uncounted per-server) figures compare as they are.
+        x = a.number;
+        y = b.number;
+      }
       if (!x || !y || a.dimension != b.dimension) {
         c.agree = false;
         c.relative = std::numeric_limits<double>::infinity();

@@ -187,11 +187,11 @@ std::string Library::Display(const Value& value, const std::string& predicate) {
       return value.text;
     case ValueKind::kQuantity: {
       // The figure as the page wrote it ("32 GiB", "2,900 GB/s") when it reads
-      // as a quantity with a unit; a bare dataset cell is shown in the
-      // display unit instead.
+      // as a quantity with a unit and a number people write; a dataset cell
+      // in base units ("9800000000000.0 byte/s") is shown in the display unit.
       if (!value.original.empty()) {
         auto parsed = schema_.ParseQuantity(value.original, value.dimension);
-        if (parsed && !parsed->unit.empty()) {
+        if (parsed && !parsed->unit.empty() && std::fabs(parsed->number) < 1e6) {
           std::string text = value.original.substr(0, parsed->consumed);
           while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
           size_t b = 0;
@@ -419,7 +419,7 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
       if (ratio < kImplausibleRatio) continue;
       // The suspect is the figure fewer documents support; on a tie, the
       // larger one (a total passed off as a per-chip figure is the common slip).
-      size_t suspect = summary.groups[lo].documents > summary.groups[hi].documents ? lo : hi;
+      size_t suspect = summary.groups[lo].documents < summary.groups[hi].documents ? lo : hi;
       size_t other = suspect == hi ? lo : hi;
       const Value& sv = summary.groups[suspect].claims.front().value;
       std::string dim = sv.dimension;

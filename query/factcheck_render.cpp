@@ -304,9 +304,21 @@ std::string GroupText(const ValueGroup& g) {
 std::string DifferenceText(const AttributeSummary& a, const Difference& d) {
   const std::string& x = a.groups[d.a].display;
   const std::string& y = a.groups[d.b].display;
-  std::string size = d.comparison.size;
-  if (d.comparison.kind == DifferenceKind::kNotPublished) size = "a value against \"not published\"";
-  return OneLine(x, 60) + " vs " + OneLine(y, 60) + ": " + size;
+  std::string text = OneLine(x, 60) + " vs " + OneLine(y, 60);
+  // The kind already says it for names and markers; sizes say how far apart.
+  switch (d.comparison.kind) {
+    case DifferenceKind::kQuantity:
+    case DifferenceKind::kDate:
+      return text + ": " + d.comparison.size;
+    default:
+      return text;
+  }
+}
+
+std::string KindText(DifferenceKind kind) {
+  std::string k = DifferenceKindName(kind);
+  std::replace(k.begin(), k.end(), '_', ' ');
+  return k;
 }
 
 void AttributeText(std::ostringstream& out, const AttributeSummary& a, size_t width, const std::string& indent) {
@@ -314,8 +326,8 @@ void AttributeText(std::ostringstream& out, const AttributeSummary& a, size_t wi
     out << indent << Pad(i == 0 ? a.label : "", width) << GroupText(a.groups[i]) << "\n";
   }
   for (const auto& d : a.differences) {
-    out << indent << Pad("", width) << "! conflict (" << DifferenceKindName(d.comparison.kind)
-        << "): " << DifferenceText(a, d) << "\n";
+    out << indent << Pad("", width) << "! conflict (" << KindText(d.comparison.kind) << "): " << DifferenceText(a, d)
+        << "\n";
   }
   for (const auto& f : a.flags) {
     out << indent << Pad("", width) << "! " << f.message << "\n";

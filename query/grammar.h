@@ -8,7 +8,7 @@
 //   statement   := 'find' KIND ['where' condition]
 //                | 'count' KIND ['where' condition]
 //                | 'facts' ['about' ENTITY]
-//                | 'conflicts' ['about' ENTITY]
+//                | 'conflicts' ['in' KIND] ['about' ENTITY]
 //                | ENTITY '.' (call | attribute)
 //   condition   := conjunction ('or' conjunction)*
 //   conjunction := factor ('and' factor)*
@@ -27,6 +27,8 @@
 //                | 'as' 'of' DATE                   valid time
 //                | 'as' 'at' ('tx' N | 'run' ID | TIMESTAMP | DATE)   transaction time
 //                | 'tolerance' number '%'
+//                | 'with' 'evidence'                one row per way the condition is supported
+//                | 'ignoring' 'not_published'       leave "not published" claims out
 //
 // Error reporting: every place where the parser has committed (after a
 // keyword, an operator, an opening bracket) names the rule it expects next;
@@ -112,11 +114,16 @@ struct kw_tolerance : keyword<TAO_PEGTL_ISTRING("tolerance")> {};
 struct kw_true : keyword<TAO_PEGTL_ISTRING("true")> {};
 struct kw_false : keyword<TAO_PEGTL_ISTRING("false")> {};
 struct kw_contains : keyword<TAO_PEGTL_ISTRING("contains")> {};
+struct kw_in : keyword<TAO_PEGTL_ISTRING("in")> {};
+struct kw_with : keyword<TAO_PEGTL_ISTRING("with")> {};
+struct kw_evidence : keyword<TAO_PEGTL_ISTRING("evidence")> {};
+struct kw_ignoring : keyword<TAO_PEGTL_ISTRING("ignoring")> {};
 
 struct reserved_word
     : sor<kw_find, kw_count, kw_facts, kw_conflicts, kw_about, kw_where, kw_and, kw_or, kw_not, kw_show,
           kw_order, kw_by, kw_asc, kw_desc, kw_limit, kw_using, kw_prefer, kw_site, kw_from, kw_document, kw_as,
-          kw_of, kw_at, kw_tx, kw_run, kw_tolerance, kw_true, kw_false, kw_contains> {};
+          kw_of, kw_at, kw_tx, kw_run, kw_tolerance, kw_true, kw_false, kw_contains, kw_in, kw_with,
+          kw_evidence, kw_ignoring> {};
 
 // A name that is not a keyword: attributes, kinds, entities, functions.
 struct name : seq<not_at<reserved_word>, identifier> {};
@@ -229,7 +236,8 @@ struct find_statement : seq<if_must<kw_find, kind_expected>, opt<where_clause>> 
 struct count_statement : seq<if_must<kw_count, kind_expected>, opt<where_clause>> {};
 struct about_clause : if_must<kw_about, entity_expected> {};
 struct facts_statement : seq<kw_facts, opt<about_clause>> {};
-struct conflicts_statement : seq<kw_conflicts, opt<about_clause>> {};
+struct in_kind : if_must<kw_in, kind_expected> {};
+struct conflicts_statement : seq<kw_conflicts, opt<in_kind>, opt<about_clause>> {};
 // trainium2.memory_bandwidth, "AWS Trainium 2".fits("Llama 3.1 70B", int8)
 struct member : sor<call, attribute_ref> {};
 struct member_expected : seq<member> {};
@@ -288,9 +296,15 @@ struct as_clause : if_must<kw_as, as_target_expected> {};
 struct percentage_expected : seq<number, sp, one<'%'>, sp> {};
 struct tolerance_clause : if_must<kw_tolerance, percentage_expected> {};
 
+struct evidence_expected : seq<kw_evidence> {};
+struct evidence_clause : if_must<kw_with, evidence_expected> {};
+struct ignored_claims : word_boundary<TAO_PEGTL_ISTRING("not_published")> {};
+struct ignored_claims_expected : seq<ignored_claims, sp> {};
+struct ignoring_clause : if_must<kw_ignoring, ignored_claims_expected> {};
+
 struct clause
     : sor<show_clause, order_clause, limit_clause, using_clause, prefer_clause, from_clause, as_clause,
-          tolerance_clause> {};
+          tolerance_clause, evidence_clause, ignoring_clause> {};
 
 struct end_of_query : eof {};
 struct query : seq<sp, must<statement_expected>, star<clause>, opt<one<';'>, sp>, must<end_of_query>> {};
@@ -307,7 +321,7 @@ template <> inline constexpr const char* error_message<statement_expected> =
     "'facts about ENTITY' or 'conflicts'";
 template <> inline constexpr const char* error_message<end_of_query> =
     "expected 'and', 'or', a clause (show, order by, limit, using, prefer, from document, as of, as at, "
-    "tolerance) or the end of the query";
+    "tolerance, with evidence, ignoring not_published) or the end of the query";
 template <> inline constexpr const char* error_message<kind_expected> =
     "expected an entity kind such as chip, llm, instance_type or data_center";
 template <> inline constexpr const char* error_message<entity_expected> =
@@ -373,6 +387,10 @@ template <> inline constexpr const char* error_message<tx_number_expected> =
     "expected a transaction number after 'tx'";
 template <> inline constexpr const char* error_message<run_id_expected> =
     "expected an ingest run id after 'run'";
+template <> inline constexpr const char* error_message<evidence_expected> =
+    "expected 'evidence' after 'with'";
+template <> inline constexpr const char* error_message<ignored_claims_expected> =
+    "expected 'not_published' after 'ignoring'";
 template <> inline constexpr const char* error_message<percentage_expected> =
     "expected a percentage after 'tolerance', e.g. tolerance 5%";
 

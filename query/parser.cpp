@@ -83,7 +83,7 @@ using Selector = pegtl::parse_tree::selector<
         g::option_argument, g::attribute_ref, g::qualifier, g::quantity, g::show_clause, g::column,
         g::order_clause, g::order_key, g::limit_clause, g::using_clause, g::prefer_clause, g::site_source,
         g::from_clause, g::valid_time, g::tx_point, g::run_point, g::transaction_time, g::tolerance_clause,
-        g::member>>;
+        g::member, g::evidence_clause, g::ignoring_clause>>;
 
 // Thrown inside the converter for semantic problems found while building the
 // tree (a repeated clause, a number out of range); caught in ParseQuery.
@@ -159,6 +159,9 @@ class Converter {
           if (c->is_type<g::about_clause>()) {
             q.entity = EntityText(*c->children.at(0));
             q.entity_pos = Pos(*c->children.at(0));
+          } else if (c->is_type<g::kind_name>()) {
+            q.kind = c->string();
+            q.kind_pos = Pos(*c);
           }
         }
       } else if (n.is_type<g::lookup_statement>()) {
@@ -240,6 +243,12 @@ class Converter {
         t.time = p.string();
       }
       q.as_at = std::move(t);
+    } else if (n.is_type<g::evidence_clause>()) {
+      Once(seen_evidence_, n, "with evidence");
+      q.with_evidence = true;
+    } else if (n.is_type<g::ignoring_clause>()) {
+      Once(seen_ignoring_, n, "ignoring not_published");
+      q.ignoring_not_published = true;
     } else if (n.is_type<g::tolerance_clause>()) {
       Once(seen_tolerance_, n, "tolerance");
       q.tolerance_percent = ParseNumber(*n.children.at(0));
@@ -418,7 +427,8 @@ class Converter {
 
   std::string_view text_;
   bool seen_show_ = false, seen_order_ = false, seen_limit_ = false, seen_using_ = false, seen_prefer_ = false,
-       seen_from_ = false, seen_as_of_ = false, seen_as_at_ = false, seen_tolerance_ = false;
+       seen_from_ = false, seen_as_of_ = false, seen_as_at_ = false, seen_tolerance_ = false,
+       seen_evidence_ = false, seen_ignoring_ = false;
 };
 
 // The word (letters, digits, '_') starting at `offset`, for keyword hints.
@@ -447,13 +457,6 @@ size_t FirstWordOffset(std::string_view text) {
   return i;
 }
 
-const std::vector<std::string>& Keywords() {
-  static const std::vector<std::string> kWords = {
-      "find", "count", "facts", "conflicts", "about", "where", "and", "or", "not", "show",
-      "order", "by", "asc", "desc", "limit", "using", "prefer", "site", "from", "document",
-      "as", "of", "at", "tx", "run", "tolerance", "true", "false", "contains"};
-  return kWords;
-}
 
 }  // namespace
 
@@ -544,9 +547,13 @@ Result<Query> ParseQuery(std::string_view text) {
       offset = FirstWordOffset(text);
     }
     // Where a keyword was expected, a misspelt one gets a hint.
-    if (message == g::error_message<g::end_of_query> || message == g::error_message<g::statement_expected>) {
+    const bool at_statement = message == g::error_message<g::statement_expected>;
+    if (at_statement || message == g::error_message<g::end_of_query>) {
       const std::string word = WordAt(text, offset);
-      const auto& kws = Keywords();
+      const std::vector<std::string> kws =
+          at_statement ? std::vector<std::string>{"find", "count", "facts", "conflicts"}
+                       : std::vector<std::string>{"and", "or", "show", "order", "limit", "using", "prefer", "from",
+                                                  "as", "tolerance", "with", "ignoring"};
       std::string lower = word;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (!word.empty() && std::find(kws.begin(), kws.end(), lower) == kws.end()) {

@@ -5,6 +5,7 @@
 // parsed, so one broken declaration does not cascade into many.
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>

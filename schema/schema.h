@@ -54,13 +54,14 @@ struct AttributeDef {
   Qualifiers qualifiers;
 };
 
-// A label as documents write it, mapped to a predicate (or attribute) with
-// qualifiers. `site` empty = any site.
+// A label as documents write it, mapped to a predicate with qualifiers. A
+// label the file maps to an attribute is stored expanded: the attribute's
+// predicate, its qualifiers plus the label's own. `site` empty = any site.
 struct LabelDef {
   std::string label;      // "Memory bandwidth", "BF16 (dense)", "Fabbed at"
-  std::string predicate;
+  std::string predicate;  // always a predicate name once loaded
   Qualifiers qualifiers;
-  std::string site;
+  std::string site;       // lower case: a host ("aws.amazon.com") or a page template ("chip-catalog")
 };
 
 struct EntityDef {
@@ -68,7 +69,7 @@ struct EntityDef {
   std::string kind;
   std::string name;
   std::vector<std::string> aliases;
-  std::map<std::string, std::string> properties;  // extra key=value pairs given in the file
+  std::map<std::string, std::string> properties;  // extra PREDICATE=value pairs given in the file
 };
 
 // A parsed derive formula: a small expression tree the query layer evaluates.
@@ -192,8 +193,9 @@ class Schema {
   const DerivationDef* FindDerivation(const std::string& name) const;
   // Label lookup for extractors: labels of `site` first (then of its parent
   // domains: "docs.aws.amazon.com" also finds site=aws.amazon.com and
-  // site=amazon.com), then generic ones. Matching ignores case and
-  // surrounding space, drops a trailing ':' and collapses inner space.
+  // site=amazon.com), then generic ones. `site` may also name a page
+  // template ("chip-catalog"). Matching ignores case and surrounding space,
+  // drops a trailing ':' or '?' and collapses inner space.
   const LabelDef* FindLabel(const std::string& label, const std::string& site = "") const;
   // Entity by id, name or alias (NormalizeAlias on both sides).
   const EntityDef* ResolveEntity(const std::string& name) const;

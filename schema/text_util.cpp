@@ -67,7 +67,7 @@ std::string Fold(std::string_view text, bool straighten) {
 
 std::string NormalizeLabel(std::string_view label) {
   std::string out = Fold(label, /*straighten=*/true);
-  while (!out.empty() && (out.back() == ':' || out.back() == ' ')) out.pop_back();
+  while (!out.empty() && (out.back() == ':' || out.back() == '?' || out.back() == ' ')) out.pop_back();
   return out;
 }
 

@@ -15,8 +15,8 @@ std::string AsciiLower(std::string_view text);
 size_t SpaceAt(std::string_view text, size_t pos);
 
 // A label as documents write it, folded for lookup: lower case, inner runs of
-// space collapsed to one, surrounding space and trailing ':' dropped.
-// "  Memory   Bandwidth: " -> "memory bandwidth".
+// space collapsed to one, surrounding space and trailing ':' or '?' dropped.
+// "  Memory   Bandwidth: " -> "memory bandwidth", "Safety-critical?" -> "safety-critical".
 std::string NormalizeLabel(std::string_view label);
 
 // Text folded for phrase containment: lower case, curly quotes straightened,

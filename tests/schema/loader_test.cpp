@@ -204,6 +204,8 @@ TEST(SchemaLoader, BadNumbers) {
   ExpectError("unit KB bytes -1000\n", 1, "must be positive");
   ExpectError("table bits fp16=16 int8=eight\n", 1, "bad number 'eight'");
   ExpectError("table empty\n", 1, "no entries");
+  ExpectError("unit 1x watts 1\n", 1, "starts like a number");
+  ExpectError("unit \"$ \" watts 1\n", 1, "nothing after '$'");
 }
 
 TEST(SchemaLoader, Duplicates) {
@@ -225,6 +227,7 @@ TEST(SchemaLoader, SameSpellingInTwoDimensionsIsAllowed) {
 
 TEST(SchemaLoader, UnknownReferences) {
   ExpectError("dimension length canonical=m\n", 1, "canonical unit 'm' is not declared");
+  ExpectError("dimension length canonical=km\nunit km length 1000\n", 1, "must have factor 1");
   ExpectError("dimension length canonical=m display=nm\nunit m length 1\n", 1, "unknown display unit 'nm'");
   ExpectError("unit mi miles 1609\n", 1, "unknown dimension 'miles'");
   ExpectError("predicate speed quantity dimension=velocity subjects=chip\n", 1, "unknown dimension 'velocity'");

@@ -57,6 +57,8 @@ TEST_F(Lookup, LabelNormalisation) {
   }
   EXPECT_EQ(schema_.FindLabel("Memory")->predicate, "memory");
   EXPECT_EQ(schema_.FindLabel("Safety-critical?")->predicate, "safety_critical");
+  EXPECT_EQ(schema_.FindLabel("safety-critical")->predicate, "safety_critical");
+  EXPECT_EQ(schema_.FindLabel("Safety critical"), nullptr);  // punctuation inside a label counts
   EXPECT_EQ(schema_.FindLabel("Memorybandwidth"), nullptr);
   EXPECT_EQ(schema_.FindLabel("Memory bandwidth per core"), nullptr);
   EXPECT_EQ(schema_.FindLabel(""), nullptr);

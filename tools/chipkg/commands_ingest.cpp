@@ -51,14 +51,16 @@ int RunIngest(const Args& args) {
     PrintError("cannot create store directory " + path + ": " + ec.message());
     return kExitUsage;
   }
-  auto lock = RunLock::Acquire(path + "/ingest.lock");
-  if (!lock.ok()) {
-    PrintError(lock.status());
-    return kExitUsage;
-  }
+  // RocksDB's own lock already refuses a second writer; the run lock (held for
+  // the whole run, pid inside) is what tells a person which process has it.
   auto store = Store::Open(path);
   if (!store.ok()) {
     PrintError(store.status());
+    return kExitUsage;
+  }
+  auto lock = RunLock::Acquire(RunLock::PathFor(path));
+  if (!lock.ok()) {
+    PrintError(lock.status());
     return kExitUsage;
   }
   auto report = IngestSources(**store, *schema, sources);

@@ -1,0 +1,256 @@
+#include "ingest/pipeline.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/store.h"
+#include "ingest/dataset.h"
+#include "ingest/extract.h"
+#include "ingest/fetch.h"
+#include "ingest/resolve.h"
+#include "schema/schema.h"
+
+namespace chipkg {
+namespace {
+
+bool IsUrl(const std::string& s) {
+  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0 || s.rfind("file://", 0) == 0;
+}
+
+std::string HostOf(const std::string& url) {
+  auto p = url.find("://");
+  if (p == std::string::npos || url.rfind("file://", 0) == 0) return "";
+  auto start = p + 3;
+  auto end = url.find_first_of("/:?#", start);
+  return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// Stable document id for a location: URLs keep their text (lower-cased host),
+// paths become absolute so the same file is one document whatever the cwd.
+std::string DocumentIdFor(const SourceSpec& spec) {
+  if (!spec.id.empty()) return spec.id;
+  if (IsUrl(spec.location)) return spec.location;
+  std::error_code ec;
+  auto abs = std::filesystem::weakly_canonical(spec.location, ec);
+  return "file://" + (ec ? spec.location : abs.string());
+}
+
+int64_t NowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string NewRunId() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "run-%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf) + "-" + std::to_string(::getpid());
+}
+
+// The schema's entities are the reference names; keep the store's copy in step
+// so lookups by alias work for readers that only have the store.
+Status SyncSchemaEntities(Store& store, const Schema& schema) {
+  for (const auto& def : schema.entities()) {
+    Entity e{def.id, def.kind, def.name, def.aliases};
+    auto existing = store.GetEntity(def.id);
+    if (existing.ok() && existing->kind == e.kind && existing->name == e.name && existing->aliases == e.aliases) {
+      continue;
+    }
+    CHIPKG_RETURN_IF_ERROR(store.PutEntity(e).WithContext("storing entity " + def.id));
+  }
+  return Status::OK();
+}
+
+// Ingests one source; errors are that source's failure only.
+Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fetcher& fetcher,
+                 const std::string& run_id, SourceOutcome& outcome, IngestReport& report) {
+  const std::string doc_id = DocumentIdFor(spec);
+  outcome.document_id = doc_id;
+
+  Document doc;
+  if (auto existing = store.GetDocument(doc_id); existing.ok()) {
+    doc = *existing;
+  } else if (!existing.status().IsNotFound()) {
+    return existing.status();
+  }
+  doc.id = doc_id;
+  doc.url = spec.location;
+  if (!spec.title.empty()) doc.title = spec.title;
+  doc.site = !spec.site.empty() ? spec.site : (doc.site.empty() ? HostOf(spec.location) : doc.site);
+  if (!spec.kind.empty()) doc.kind = spec.kind;
+
+  FetchRequest request;
+  request.url = spec.location;
+  request.etag = doc.etag;
+  request.last_modified = doc.last_modified;
+  auto fetched = fetcher.Fetch(request);
+  if (!fetched.ok()) return fetched.status();
+  if (fetched->not_modified) {
+    outcome.state = SourceOutcome::State::kUnchanged;
+    return Status::OK();
+  }
+  doc.etag = fetched->etag;
+  doc.last_modified = fetched->last_modified;
+
+  const std::string& text = fetched->body;
+  auto latest = store.LatestDocumentVersion(doc_id);
+  if (latest.ok() && latest->content_hash == Sha256Hex(text)) {
+    outcome.state = SourceOutcome::State::kUnchanged;
+    return store.PutDocument(doc);  // keeps the new validators
+  }
+  if (!latest.ok() && !latest.status().IsNotFound()) return latest.status();
+
+  auto resolver = MakeEntityResolver(schema, &store);
+  DocumentVersion version;
+  version.document_id = doc_id;
+  version.fetched_at = NowSeconds();
+  version.content_type = fetched->content_type;
+  std::vector<Fact> facts;
+  if (spec.format.empty() || spec.format == "page") {
+    SourceInfo info{doc_id, spec.location, doc.site, doc.kind};
+    auto extraction = ExtractDocument(text, info, schema, *resolver);
+    if (!extraction.ok()) return extraction.status();
+    if (doc.title.empty()) doc.title = extraction->title;
+    version.as_of = extraction->as_of;
+    facts = std::move(extraction->facts);
+  } else {
+    auto extraction = ExtractDataset(text, spec.format, doc_id, schema, *resolver);
+    if (!extraction.ok()) return extraction.status();
+    version.as_of = extraction->newest_as_of;
+    facts = std::move(extraction->facts);
+  }
+  if (doc.title.empty()) doc.title = spec.location;
+
+  // New entities go in before the facts that name them; an entity with no
+  // facts (if the document write then fails) is harmless and reused next run.
+  for (const auto& e : resolver->NewEntities()) {
+    CHIPKG_RETURN_IF_ERROR(store.PutEntity(e));
+    report.new_entities.push_back(e);
+  }
+  CHIPKG_RETURN_IF_ERROR(RecordMatches(store, resolver->NewMatches()));
+
+  version.text = text;
+  auto written = store.WriteDocumentVersion(doc, std::move(version), std::move(facts), run_id);
+  if (!written.ok()) return written.status();
+  outcome.state = latest.ok() ? SourceOutcome::State::kChanged : SourceOutcome::State::kNew;
+  outcome.facts_added = written->facts_added;
+  outcome.facts_retracted = written->facts_retracted;
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string IngestReport::SummaryLine() const {
+  std::ostringstream out;
+  out << "chipkg ingest " << run_id << ": documents " << documents_new << " new, " << documents_changed
+      << " changed, " << documents_unchanged << " unchanged, " << documents_failed << " failed; facts "
+      << facts_added << " added, " << facts_retracted << " retracted; " << new_entities.size()
+      << " new entities; " << std::fixed;
+  out.precision(2);
+  out << seconds << " s";
+  return out.str();
+}
+
+Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot read manifest " + path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    size_t line = 1 + std::count(text.begin(), text.begin() + std::min<size_t>(e.byte, text.size()), '\n');
+    return Status::InvalidArgument(path + ":" + std::to_string(line) + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!json.is_array()) return Status::InvalidArgument(path + ": a manifest is a JSON array of sources");
+  const auto base = std::filesystem::path(path).parent_path();
+  std::vector<SourceSpec> out;
+  size_t index = 0;
+  for (const auto& item : json) {
+    ++index;
+    const std::string where = path + ": source " + std::to_string(index);
+    SourceSpec spec;
+    if (item.is_string()) {
+      spec.location = item.get<std::string>();
+    } else if (item.is_object()) {
+      for (const auto& [key, value] : item.items()) {
+        if (!value.is_string()) return Status::InvalidArgument(where + ": \"" + key + "\" must be a string");
+        const std::string v = value.get<std::string>();
+        if (key == "location") spec.location = v;
+        else if (key == "site") spec.site = v;
+        else if (key == "kind") spec.kind = v;
+        else if (key == "title") spec.title = v;
+        else if (key == "format") spec.format = v;
+        else if (key == "id") spec.id = v;
+        else
+          return Status::InvalidArgument(where + ": unknown key \"" + key +
+                                         "\" (expected location, site, kind, title, format, id)");
+      }
+    } else {
+      return Status::InvalidArgument(where + ": expected a string or an object");
+    }
+    if (spec.location.empty()) return Status::InvalidArgument(where + ": \"location\" is missing");
+    if (!IsUrl(spec.location) && std::filesystem::path(spec.location).is_relative()) {
+      spec.location = (base / spec.location).lexically_normal().string();
+    }
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
+                                   Fetcher& fetcher, const IngestOptions& options) {
+  if (store.read_only()) return Status::InvalidArgument("the store is open read-only; ingest needs the writer");
+  const auto start = std::chrono::steady_clock::now();
+  IngestReport report;
+  report.run_id = options.run_id.empty() ? NewRunId() : options.run_id;
+  CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
+  for (const auto& spec : sources) {
+    SourceOutcome outcome;
+    outcome.location = spec.location;
+    Status st = IngestOne(store, schema, spec, fetcher, report.run_id, outcome, report);
+    if (!st.ok()) {
+      outcome.state = SourceOutcome::State::kFailed;
+      outcome.error = st.message();
+    }
+    switch (outcome.state) {
+      case SourceOutcome::State::kNew: ++report.documents_new; break;
+      case SourceOutcome::State::kChanged: ++report.documents_changed; break;
+      case SourceOutcome::State::kUnchanged: ++report.documents_unchanged; break;
+      case SourceOutcome::State::kFailed: ++report.documents_failed; break;
+    }
+    report.facts_added += outcome.facts_added;
+    report.facts_retracted += outcome.facts_retracted;
+    report.sources.push_back(std::move(outcome));
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
+                                   const IngestOptions& options) {
+  CurlFetcher fetcher;
+  return IngestSources(store, schema, sources, fetcher, options);
+}
+
+std::string DefaultManifestPath() {
+  if (const char* env = std::getenv("CHIPKG_DATASETS"); env && *env) return std::string(env) + "/manifest.json";
+#ifdef CHIPKG_SOURCE_DIR_DEFAULT
+  return std::string(CHIPKG_SOURCE_DIR_DEFAULT) + "/datasets/manifest.json";
+#else
+  return "datasets/manifest.json";
+#endif
+}
+
+}  // namespace chipkg

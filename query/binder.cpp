@@ -1,0 +1,684 @@
+#include "query/binder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "query/parser.h"
+#include "query/suggest.h"
+
+namespace chipkg::query {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string QualifierSuffix(const Qualifiers& q) {
+  if (q.empty()) return "";
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : q) {
+    if (!first) out += ", ";
+    first = false;
+    out += k + "=" + v;
+  }
+  return out + "}";
+}
+
+// Formats a number the way a person would write it back: 64, 2.5, 1e+15.
+std::string ShortNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Collects what the derive formula does with each parameter.
+void ParamRoles(const Expr& e, std::map<std::string, std::string>& entity_params,
+                std::map<std::string, std::string>& table_params) {
+  if (e.kind == Expr::Kind::kParamPredicate) entity_params.emplace(e.param, e.name);
+  if (e.kind == Expr::Kind::kTableLookup) table_params.emplace(e.param, e.name);
+  for (const Expr& o : e.operands) ParamRoles(o, entity_params, table_params);
+}
+
+class Binder {
+ public:
+  Binder(std::string_view text, const Store& store, const Schema& schema, const QueryOptions& options)
+      : text_(text), store_(store), schema_(schema), options_(options) {}
+
+  Result<BoundQuery> Bind(const Query& q) {
+    BoundQuery b;
+    b.statement = q.statement;
+    b.compare.tolerance = options_.tolerance;
+    b.with_evidence = q.with_evidence;
+    b.limit = q.limit;
+
+    // Subjects: a kind, or one entity.
+    if (q.statement == StatementKind::kFind || q.statement == StatementKind::kCount ||
+        (q.statement == StatementKind::kConflicts && !q.kind.empty())) {
+      Result<std::string> kind = BindKind(q.kind, q.kind_pos);
+      if (!kind.ok()) return kind.status();
+      b.kind = *kind;
+    }
+    if (!q.entity.empty()) {
+      Result<Entity> e = ResolveEntityName(store_, schema_, q.entity, "");
+      if (!e.ok()) return Error(q.entity_pos, e.status().message());
+      if (!b.kind.empty() && e->kind != b.kind) {
+        return Error(q.entity_pos, "'" + q.entity + "' is a " + e->kind + ", not a " + b.kind);
+      }
+      b.entity = *e;
+    }
+    const std::string subject_kind = b.entity ? b.entity->kind : b.kind;
+
+    if (q.member) {
+      Result<BoundColumn> m = BindColumn(*q.member, subject_kind);
+      if (!m.ok()) return m.status();
+      b.member = *m;
+    }
+    if (q.where) {
+      Result<BoundCondition> w = BindCondition(*q.where, subject_kind);
+      if (!w.ok()) return w.status();
+      b.where = std::move(*w);
+    }
+    for (const Column& c : q.show) {
+      Result<BoundColumn> col = BindColumn(c, subject_kind);
+      if (!col.ok()) return col.status();
+      b.columns.push_back(std::move(*col));
+    }
+    b.show_given = !q.show.empty();
+    if (q.statement == StatementKind::kLookup && b.member) {
+      b.columns.insert(b.columns.begin(), *b.member);
+    } else if (!b.show_given && b.where && q.statement == StatementKind::kFind && !q.with_evidence) {
+      // By default a row shows what its condition talks about.
+      DefaultColumns(*b.where, b.columns);
+    }
+    for (const OrderKey& k : q.order) {
+      BoundOrder o;
+      o.descending = k.descending;
+      if (Lower(k.attribute.name) == "name" && k.attribute.qualifiers.empty()) {
+        o.by_name = true;
+      } else {
+        Result<BoundAttribute> a = BindAttribute(k.attribute, subject_kind);
+        if (!a.ok()) return a.status();
+        if (a->type != ValueKind::kQuantity && a->type != ValueKind::kDate && a->type != ValueKind::kText) {
+          return Error(k.attribute.pos, "cannot order by " + a->label + ": it is not a number, date or text");
+        }
+        o.attribute = *a;
+      }
+      b.order.push_back(std::move(o));
+    }
+    if (q.statement != StatementKind::kFind && !q.order.empty()) {
+      return Error(q.order.front().attribute.pos, "'order by' applies to find queries only");
+    }
+    if (q.statement == StatementKind::kFacts && !b.entity && !q.document) {
+      return Error(PositionAt(text_, 0),
+                   "'facts' needs 'about ENTITY' or 'from document ID' (every fact of the store is a lot)");
+    }
+    if (q.with_evidence && q.statement != StatementKind::kFind && q.statement != StatementKind::kCount) {
+      return Error(PositionAt(text_, 0), "'with evidence' applies to find and count queries");
+    }
+    if (q.with_evidence && !q.where) {
+      return Error(PositionAt(text_, 0), "'with evidence' needs a 'where' condition to give evidence for");
+    }
+
+    CHIPKG_RETURN_IF_ERROR(BindPolicy(q, b));
+    CHIPKG_RETURN_IF_ERROR(BindTimes(q, b));
+    if (q.tolerance_percent) {
+      if (*q.tolerance_percent < 0 || *q.tolerance_percent > 1000) {
+        return Error(q.tolerance_pos, "tolerance must be between 0% and 1000%");
+      }
+      b.compare.tolerance = *q.tolerance_percent / 100.0;
+      b.notes.push_back("tolerance " + ShortNumber(*q.tolerance_percent) + "%: quantities further apart disagree");
+    }
+    return b;
+  }
+
+ private:
+  Status Error(const SourcePos& pos, const std::string& message) const {
+    return Status::InvalidArgument(FormatQueryError(text_, pos, message));
+  }
+
+  Result<std::string> BindKind(const std::string& written, const SourcePos& pos) const {
+    const auto& kinds = schema_.entity_kinds();
+    const std::string lower = Lower(written);
+    for (const std::string& k : kinds) {
+      if (k == lower) return k;
+    }
+    // Plurals read naturally: "find chips", "count llms".
+    if (lower.size() > 1 && lower.back() == 's') {
+      for (const std::string& k : kinds) {
+        if (k == lower.substr(0, lower.size() - 1)) return k;
+      }
+    }
+    std::string all;
+    for (const std::string& k : kinds) all += (all.empty() ? "" : ", ") + k;
+    return Error(pos, "unknown kind '" + written + "'" + DidYouMean(written, kinds) + "; kinds: " + all);
+  }
+
+  std::vector<std::string> AttributeNames() const {
+    std::vector<std::string> names;
+    for (const PredicateDef& p : schema_.predicates()) names.push_back(p.name);
+    for (const AttributeDef& a : schema_.attributes()) names.push_back(a.name);
+    for (const DerivationDef& d : schema_.derivations()) names.push_back(d.name);
+    return names;
+  }
+
+  Result<BoundAttribute> BindAttribute(const AttributeRef& ref, const std::string& subject_kind) const {
+    BoundAttribute a;
+    a.pos = ref.pos;
+    a.label = ref.name + QualifierSuffix(ref.qualifiers);
+    const std::string name = Lower(ref.name);
+    if (const AttributeDef* view = schema_.FindAttribute(name)) {
+      a.predicate = schema_.FindPredicate(view->predicate);
+      a.filter = view->qualifiers;
+    } else {
+      a.predicate = schema_.FindPredicate(name);
+    }
+    const DerivationDef* d = schema_.FindDerivation(name);
+    if (d != nullptr && d->params.empty()) a.derivation = d;
+    if (d != nullptr && !d->params.empty() && a.predicate == nullptr) {
+      return Error(ref.pos, "'" + ref.name + "' is a test with parameters: write it as a call, e.g. " + d->name +
+                                "(" + Join(d->params) + ")");
+    }
+    if (a.predicate == nullptr && a.derivation == nullptr) {
+      return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames()));
+    }
+    for (const auto& [k, v] : ref.qualifiers) {
+      const auto& keys = schema_.qualifier_keys();
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
+        return Error(ref.pos, "unknown qualifier '" + k + "'" + DidYouMean(k, keys));
+      }
+      const auto it = a.filter.find(k);
+      if (it != a.filter.end() && it->second != Lower(v)) {
+        return Error(ref.pos, ref.name + " already means " + k + "=" + it->second + "; it cannot also be " + k +
+                                  "=" + v);
+      }
+      a.filter[k] = Lower(v);
+    }
+    if (a.predicate != nullptr) {
+      a.type = a.predicate->type;
+      a.dimension = a.predicate->dimension;
+      a.display_unit = a.predicate->display_unit;
+      const auto& kinds = a.predicate->subject_kinds;
+      if (!subject_kind.empty() && !kinds.empty() &&
+          std::find(kinds.begin(), kinds.end(), subject_kind) == kinds.end() && a.derivation == nullptr) {
+        return Error(ref.pos, "'" + ref.name + "' is not an attribute of " + subject_kind + " (it applies to " +
+                                  Join(kinds) + ")");
+      }
+    } else {
+      a.type = ValueKind::kQuantity;
+      a.dimension = a.derivation->result_dimension;
+    }
+    if (a.derivation != nullptr && !a.derivation->display_unit.empty()) a.display_unit = a.derivation->display_unit;
+    if (a.display_unit.empty() && a.type == ValueKind::kQuantity) {
+      if (const DimensionDef* dim = schema_.FindDimension(a.dimension)) a.display_unit = dim->display_unit;
+    }
+    return a;
+  }
+
+  static std::string Join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  }
+
+  // The units that measure `dimension`, for messages.
+  std::vector<std::string> UnitsOf(const std::string& dimension) const {
+    std::vector<std::string> out;
+    for (const UnitDef& u : schema_.units()) {
+      if (u.dimension == dimension) out.push_back(u.spelling);
+    }
+    return out;
+  }
+
+  Result<BoundValue> BindValue(const BoundAttribute& a, CompareOp op, const Literal& lit) const {
+    BoundValue v;
+    v.kind = a.type;
+    v.source = lit.source;
+    if (op == CompareOp::kContains && a.type != ValueKind::kText) {
+      return Error(lit.pos, "'contains' compares text, and " + a.label + " is not text");
+    }
+    switch (a.type) {
+      case ValueKind::kQuantity: {
+        if (lit.kind != Literal::Kind::kNumber) {
+          return Error(lit.pos, a.label + " is a quantity: compare it with a number and a unit, e.g. 64 " +
+                                    (a.display_unit.empty() ? std::string("GB") : a.display_unit));
+        }
+        v.dimension = a.dimension;
+        const DimensionDef* dim = schema_.FindDimension(a.dimension);
+        if (lit.unit.empty()) {
+          if (dim != nullptr && dim->canonical_unit != "1") {
+            return Error(lit.pos, a.label + " is measured in " + a.dimension + ": add a unit, e.g. " +
+                                      lit.source + " " + a.display_unit);
+          }
+          v.number = lit.number;
+          return v;
+        }
+        if (lit.unit == "%") return Error(lit.pos, a.label + " is not a percentage");
+        const UnitDef* unit = schema_.FindUnit(lit.unit, a.dimension);
+        if (unit == nullptr) {
+          const UnitDef* other = schema_.FindUnit(lit.unit);
+          if (other != nullptr) {
+            return Error(lit.pos, "unit '" + lit.unit + "' measures " + other->dimension + ", but " + a.label +
+                                      " is in " + a.dimension + " (units: " + Join(UnitsOf(a.dimension)) + ")");
+          }
+          return Error(lit.pos, "unknown unit '" + lit.unit + "'" + DidYouMean(lit.unit, UnitsOf(a.dimension)) +
+                                    "; " + a.label + " takes " + Join(UnitsOf(a.dimension)));
+        }
+        v.number = lit.number * unit->factor;
+        if (!std::isfinite(v.number)) return Error(lit.pos, "number out of range: " + lit.source);
+        return v;
+      }
+      case ValueKind::kDate: {
+        std::optional<Date> d;
+        if (lit.kind == Literal::Kind::kDate) {
+          d = Date::Parse(lit.text);
+        } else if (lit.kind == Literal::Kind::kNumber && lit.unit.empty() && lit.number >= 1 &&
+                   lit.number <= 9999 && lit.number == std::floor(lit.number)) {
+          d = Date::Parse(std::to_string(static_cast<int>(lit.number)));
+        } else if (lit.kind == Literal::Kind::kString) {
+          d = Date::Parse(lit.text);
+        }
+        if (!d) {
+          return Error(lit.pos, a.label + " is a date: compare it with 2024, 2024-06 or 2024-06-01 (got " +
+                                    lit.source + ")");
+        }
+        v.date = *d;
+        return v;
+      }
+      case ValueKind::kEntity: {
+        if (op != CompareOp::kEq && op != CompareOp::kNe) {
+          return Error(lit.pos, a.label + " names an entity: compare it with = or !=");
+        }
+        if (lit.kind != Literal::Kind::kWord && lit.kind != Literal::Kind::kString) {
+          return Error(lit.pos, a.label + " names an entity: compare it with a name such as TSMC");
+        }
+        const std::string object_kind = a.predicate != nullptr ? a.predicate->object_kind : "";
+        Result<Entity> e = ResolveEntityName(store_, schema_, lit.text, object_kind);
+        if (!e.ok()) return Error(lit.pos, e.status().message());
+        v.entity = e->id;
+        v.text = e->name;
+        return v;
+      }
+      case ValueKind::kBool: {
+        if (op != CompareOp::kEq && op != CompareOp::kNe) return Error(lit.pos, a.label + " is yes/no: use = or !=");
+        if (lit.kind != Literal::Kind::kBool) return Error(lit.pos, a.label + " is yes/no: compare it with true or false");
+        v.number = lit.boolean ? 1 : 0;
+        return v;
+      }
+      case ValueKind::kText:
+      case ValueKind::kNotPublished:
+        if (op != CompareOp::kEq && op != CompareOp::kNe && op != CompareOp::kContains) {
+          return Error(lit.pos, a.label + " is text: compare it with =, != or contains");
+        }
+        if (lit.kind == Literal::Kind::kNumber) {
+          v.text = lit.source;
+        } else if (lit.kind == Literal::Kind::kBool) {
+          v.text = lit.boolean ? "true" : "false";
+        } else {
+          v.text = lit.text;
+        }
+        v.kind = ValueKind::kText;
+        return v;
+    }
+    return v;
+  }
+
+  Result<BoundCondition> BindCondition(const Condition& c, const std::string& subject_kind) const {
+    BoundCondition b;
+    b.kind = c.kind;
+    switch (c.kind) {
+      case Condition::Kind::kAnd:
+      case Condition::Kind::kOr:
+      case Condition::Kind::kNot:
+        for (const Condition& child : c.children) {
+          Result<BoundCondition> bc = BindCondition(child, subject_kind);
+          if (!bc.ok()) return bc.status();
+          b.children.push_back(std::move(*bc));
+        }
+        return b;
+      case Condition::Kind::kComparison: {
+        Result<BoundAttribute> a = BindAttribute(c.comparison.attribute, subject_kind);
+        if (!a.ok()) return a.status();
+        b.attribute = *a;
+        b.op = c.comparison.op;
+        Result<BoundValue> v = BindValue(*a, c.comparison.op, c.comparison.value);
+        if (!v.ok()) return v.status();
+        b.value = *v;
+        std::string shown = v->kind == ValueKind::kEntity ? v->text : c.comparison.value.source;
+        b.label = a->label + " " + CompareOpText(b.op) + " " + shown;
+        return b;
+      }
+      case Condition::Kind::kCall: {
+        Result<BoundCall> call = BindCall(c.call, subject_kind);
+        if (!call.ok()) return call.status();
+        b.call = *call;
+        b.label = call->label;
+        return b;
+      }
+    }
+    return b;
+  }
+
+  Result<BoundCall> BindCall(const Call& c, const std::string& subject_kind) const {
+    BoundCall b;
+    b.pos = c.pos;
+    const std::string name = Lower(c.name);
+    static const std::vector<std::pair<std::string, BoundCall::Builtin>> kBuiltins = {
+        {"reported", BoundCall::Builtin::kReported},
+        {"not_published", BoundCall::Builtin::kNotPublished},
+        {"unknown", BoundCall::Builtin::kUnknown},
+        {"conflicting", BoundCall::Builtin::kConflicting}};
+    for (const auto& [word, builtin] : kBuiltins) {
+      if (name != word) continue;
+      if (c.args.size() != 1 || !c.args[0].option.empty() || c.args[0].value.kind != Literal::Kind::kWord) {
+        return Error(c.pos, word + "() takes one attribute, e.g. " + word + "(foundry)");
+      }
+      AttributeRef ref;
+      ref.name = c.args[0].value.text;
+      ref.qualifiers = c.args[0].qualifiers;
+      ref.pos = c.args[0].pos;
+      Result<BoundAttribute> a = BindAttribute(ref, subject_kind);
+      if (!a.ok()) return a.status();
+      b.builtin = builtin;
+      b.attribute = *a;
+      b.label = word + "(" + a->label + ")";
+      return b;
+    }
+    const DerivationDef* d = schema_.FindDerivation(name);
+    if (d == nullptr || d->params.empty()) {
+      std::vector<std::string> tests = {"reported", "not_published", "unknown", "conflicting"};
+      for (const DerivationDef& dd : schema_.derivations()) {
+        if (!dd.params.empty()) tests.push_back(dd.name);
+      }
+      if (d != nullptr) {
+        return Error(c.pos, "'" + c.name + "' is an attribute, not a test: compare it, e.g. " + c.name + " > 1");
+      }
+      return Error(c.pos, "unknown test '" + c.name + "'" + DidYouMean(c.name, tests) + "; tests: " + Join(tests));
+    }
+    b.derivation = d;
+    std::map<std::string, std::string> entity_params, table_params;
+    ParamRoles(d->expr, entity_params, table_params);
+    size_t positional = 0;
+    std::vector<std::string> shown_args;
+    for (const Argument& arg : c.args) {
+      if (!arg.option.empty()) {
+        if (Lower(arg.option) != "headroom") {
+          return Error(arg.pos, "unknown option '" + arg.option + "'" + DidYouMean(arg.option, {"headroom"}) +
+                                    "; " + d->name + " takes headroom P%");
+        }
+        if (arg.value.kind != Literal::Kind::kNumber || arg.value.unit != "%" || arg.value.number < 0 ||
+            arg.value.number > 1000) {
+          return Error(arg.value.pos, "headroom is a percentage between 0% and 1000%, e.g. headroom 15%");
+        }
+        b.headroom = arg.value.number / 100.0;
+        shown_args.push_back("headroom " + ShortNumber(arg.value.number) + "%");
+        continue;
+      }
+      if (positional >= d->params.size()) {
+        return Error(arg.pos, d->name + "() takes " + std::to_string(d->params.size()) + " arguments: " +
+                                  d->name + "(" + Join(d->params) + ")");
+      }
+      const std::string& param = d->params[positional++];
+      const std::string text = arg.value.kind == Literal::Kind::kNumber ? arg.value.source : arg.value.text;
+      if (const auto t = table_params.find(param); t != table_params.end()) {
+        const auto table = schema_.tables().find(t->second);
+        std::vector<std::string> keys;
+        if (table != schema_.tables().end()) {
+          for (const auto& [k, unused] : table->second) keys.push_back(k);
+        }
+        const std::string key = Lower(text);
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+          return Error(arg.pos, "unknown " + param + " '" + text + "'" + DidYouMean(text, keys) + "; " + param +
+                                    " is one of " + Join(keys));
+        }
+        b.table_args[param] = key;
+        shown_args.push_back(key);
+      } else {
+        // An entity parameter: its kind is the subject kind of the predicate the formula reads from it.
+        std::string kind;
+        if (const auto e = entity_params.find(param); e != entity_params.end()) {
+          if (const PredicateDef* p = schema_.FindPredicate(e->second); p != nullptr && p->subject_kinds.size() == 1) {
+            kind = p->subject_kinds.front();
+          }
+        }
+        Result<Entity> ent = ResolveEntityName(store_, schema_, text, kind);
+        if (!ent.ok()) return Error(arg.pos, ent.status().message());
+        b.entity_args[param] = ent->id;
+        b.entity_names[param] = ent->name;
+        shown_args.push_back(ent->name);
+      }
+    }
+    if (positional < d->params.size()) {
+      return Error(c.pos, d->name + "() needs " + std::to_string(d->params.size()) + " arguments: " + d->name + "(" +
+                              Join(d->params) + ")");
+    }
+    b.label = d->name + "(" + Join(shown_args) + ")";
+    return b;
+  }
+
+  Result<BoundColumn> BindColumn(const Column& c, const std::string& subject_kind) const {
+    BoundColumn b;
+    b.is_call = c.is_call;
+    if (c.is_call) {
+      Result<BoundCall> call = BindCall(c.call, subject_kind);
+      if (!call.ok()) return call.status();
+      b.call = *call;
+      b.label = call->label;
+    } else {
+      Result<BoundAttribute> a = BindAttribute(c.attribute, subject_kind);
+      if (!a.ok()) return a.status();
+      b.attribute = *a;
+      b.label = a->label;
+    }
+    return b;
+  }
+
+  // The attributes and tests a condition names, each once, in order.
+  static void DefaultColumns(const BoundCondition& c, std::vector<BoundColumn>& out) {
+    auto add = [&out](BoundColumn col) {
+      for (const BoundColumn& existing : out) {
+        if (existing.label == col.label) return;
+      }
+      out.push_back(std::move(col));
+    };
+    switch (c.kind) {
+      case Condition::Kind::kAnd:
+      case Condition::Kind::kOr:
+      case Condition::Kind::kNot:
+        for (const BoundCondition& child : c.children) DefaultColumns(child, out);
+        return;
+      case Condition::Kind::kComparison: {
+        BoundColumn col;
+        col.attribute = c.attribute;
+        col.label = c.attribute.label;
+        add(std::move(col));
+        return;
+      }
+      case Condition::Kind::kCall: {
+        BoundColumn col;
+        if (c.call.builtin != BoundCall::Builtin::kNone) {
+          col.attribute = c.call.attribute;
+          col.label = c.call.attribute.label;
+        } else {
+          col.is_call = true;
+          col.call = c.call;
+          col.label = c.call.label;
+        }
+        add(std::move(col));
+        return;
+      }
+    }
+  }
+
+  Status BindPolicy(const Query& q, BoundQuery& b) const {
+    b.policy.only = q.using_sources;
+    b.policy.prefer = q.prefer;
+    b.policy.ignore_not_published = q.ignoring_not_published;
+    for (auto* list : {&b.policy.only, &b.policy.prefer}) {
+      for (SourceSelector& s : *list) s.name = Lower(s.name);
+    }
+    auto describe = [](const std::vector<SourceSelector>& list) {
+      std::string out;
+      for (const SourceSelector& s : list) out += std::string(out.empty() ? "" : ", ") + (s.is_site ? "site " : "") + s.name;
+      return out;
+    };
+    if (!q.using_sources.empty()) b.notes.push_back("using only " + describe(b.policy.only) + " sources");
+    if (!q.prefer.empty()) {
+      b.notes.push_back("conflicts resolved by preferring " + describe(b.policy.prefer) + " (in that order)");
+    }
+    if (q.ignoring_not_published) b.notes.push_back("\"not published\" claims ignored");
+    if (q.document) {
+      Result<Document> d = FindDocument(*q.document);
+      if (!d.ok()) return Error(q.document_pos, d.status().message());
+      b.policy.document = d->id;
+      b.notes.push_back("only claims of document " + d->id + (d->title.empty() ? "" : " (" + d->title + ")"));
+    }
+    return Status::OK();
+  }
+
+  Result<Document> FindDocument(const std::string& name) const {
+    Result<Document> direct = store_.GetDocument(name);
+    if (direct.ok()) return direct;
+    if (!direct.status().IsNotFound()) return direct.status();
+    Result<std::vector<Document>> docs = store_.ListDocuments();
+    if (!docs.ok()) return docs.status();
+    std::vector<const Document*> hits;
+    std::vector<std::string> names;
+    const std::string want = Lower(name);
+    for (const Document& d : *docs) {
+      names.push_back(d.id);
+      const std::string url = Lower(d.url);
+      const bool tail = url.size() >= want.size() && url.compare(url.size() - want.size(), want.size(), want) == 0 &&
+                        (url.size() == want.size() || url[url.size() - want.size() - 1] == '/');
+      if (Lower(d.id) == want || url == want || Lower(d.title) == want || tail) hits.push_back(&d);
+    }
+    if (hits.size() == 1) return *hits.front();
+    if (hits.size() > 1) {
+      std::string all;
+      for (const Document* d : hits) all += (all.empty() ? "" : ", ") + d->id;
+      return Status::InvalidArgument("'" + name + "' names several documents: " + all);
+    }
+    return Status::NotFound("no document '" + name + "'" + DidYouMean(name, names));
+  }
+
+  Status BindTimes(const Query& q, BoundQuery& b) const {
+    if (q.valid_on) {
+      std::optional<Date> d = Date::Parse(*q.valid_on);
+      if (!d) return Error(q.valid_on_pos, "not a valid date: " + *q.valid_on);
+      b.view.valid_on = *d;
+      b.notes.push_back("as of " + d->ToString() + ": claims valid on or before that date");
+    }
+    if (!q.as_at) return Status::OK();
+    const TransactionPoint& t = *q.as_at;
+    Result<std::vector<Transaction>> txs = store_.ListTransactions();
+    if (!txs.ok()) return txs.status().WithContext("reading the transaction log");
+    switch (t.kind) {
+      case TransactionPoint::Kind::kTx: {
+        const TxId last = store_.LastTx();
+        if (t.tx == 0 || t.tx > last) {
+          return Error(t.pos, "no transaction " + std::to_string(t.tx) + ": the store has transactions 1 to " +
+                                  std::to_string(last));
+        }
+        b.view.as_of_tx = t.tx;
+        b.notes.push_back("as at tx " + std::to_string(t.tx) + ": the store as it was after that transaction");
+        return Status::OK();
+      }
+      case TransactionPoint::Kind::kRun: {
+        std::optional<TxId> found;
+        std::vector<std::string> runs;
+        for (const Transaction& tx : *txs) {
+          if (tx.run_id == t.run) found = std::max(found.value_or(0), tx.id);
+          if (std::find(runs.begin(), runs.end(), tx.run_id) == runs.end()) runs.push_back(tx.run_id);
+        }
+        if (!found) return Error(t.pos, "no ingest run '" + t.run + "'" + DidYouMean(t.run, runs));
+        b.view.as_of_tx = *found;
+        b.notes.push_back("as at run " + t.run + " (tx " + std::to_string(*found) + ")");
+        return Status::OK();
+      }
+      case TransactionPoint::Kind::kTime: {
+        Result<int64_t> micros = ParseInstant(t.time);
+        if (!micros.ok()) return Error(t.pos, micros.status().message());
+        std::optional<TxId> found;
+        for (const Transaction& tx : *txs) {
+          if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);
+        }
+        if (!found) return Error(t.pos, "the store was empty at " + t.time);
+        b.view.as_of_tx = *found;
+        b.notes.push_back("as at " + t.time + " (tx " + std::to_string(*found) + ")");
+        return Status::OK();
+      }
+    }
+    return Status::OK();
+  }
+
+  // Unix microseconds of the instant just after `text`: the end of a day
+  // written as a date, the given second of a timestamp (UTC).
+  static Result<int64_t> ParseInstant(const std::string& text) {
+    const std::optional<Date> day = Date::Parse(text.substr(0, 10));
+    if (!day || day->precision != DatePrecision::kDay) return Status::InvalidArgument("not a valid date: " + text);
+    int64_t seconds = static_cast<int64_t>(day->FirstDay()) * 86400;
+    if (text.size() <= 10) return (seconds + 86400) * 1000000;
+    int h = 0, m = 0, s = 0;
+    if (std::sscanf(text.c_str() + 11, "%2d:%2d:%2d", &h, &m, &s) < 2 || h > 23 || m > 59 || s > 60) {
+      return Status::InvalidArgument("not a valid time: " + text);
+    }
+    seconds += h * 3600 + m * 60 + s;
+    return (seconds + 1) * 1000000;
+  }
+
+  std::string_view text_;
+  const Store& store_;
+  const Schema& schema_;
+  const QueryOptions& options_;
+};
+
+}  // namespace
+
+Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const std::string& name,
+                                 const std::string& kind) {
+  Result<Entity> e = store.FindEntity(name);
+  if (e.ok() && (kind.empty() || e->kind == kind)) return e;
+  if (!e.ok() && !e.status().IsNotFound()) return e.status();
+  if (const EntityDef* def = schema.ResolveEntity(name); def != nullptr && (kind.empty() || def->kind == kind)) {
+    Result<Entity> stored = store.GetEntity(def->id);
+    if (stored.ok()) return stored;
+    Entity out;
+    out.id = def->id;
+    out.kind = def->kind;
+    out.name = def->name;
+    out.aliases = def->aliases;
+    return out;
+  }
+  if (e.ok()) return Status::NotFound("'" + name + "' is a " + e->kind + ", not a " + kind);
+  // Nothing matched: suggest names of the same kind.
+  std::vector<std::string> names;
+  Result<std::vector<Entity>> all = store.ListEntities(kind);
+  if (all.ok()) {
+    for (const Entity& ent : *all) {
+      names.push_back(ent.name);
+      for (const std::string& a : ent.aliases) names.push_back(a);
+    }
+  }
+  for (const EntityDef& def : schema.entities()) {
+    if (!kind.empty() && def.kind != kind) continue;
+    names.push_back(def.name);
+    for (const std::string& a : def.aliases) names.push_back(a);
+  }
+  return Status::NotFound("unknown " + (kind.empty() ? std::string("entity") : kind) + " '" + name + "'" +
+                          DidYouMean(name, names));
+}
+
+Result<BoundQuery> Bind(const Query& query, std::string_view text, const Store& store, const Schema& schema,
+                        const QueryOptions& options) {
+  Binder binder(text, store, schema, options);
+  return binder.Bind(query);
+}
+
+}  // namespace chipkg::query

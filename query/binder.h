@@ -1,0 +1,128 @@
+// The binder: checks a parsed query against the schema and the store and
+// resolves every name — kinds, attributes (predicates, named attribute views,
+// derive rules), units, entities, documents, ingest runs — into what the
+// evaluator needs. Unknown names are errors at their position with the
+// nearest known names suggested. Internal to the query module.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/fact.h"
+#include "engine/status.h"
+#include "engine/store.h"
+#include "query/ast.h"
+#include "query/compare.h"
+#include "query/query.h"
+#include "schema/schema.h"
+
+namespace chipkg::query {
+
+// An attribute as a query means it: the claims a predicate states, narrowed by
+// fixed qualifiers, and/or the values a schema `derive` rule computes.
+// perf_per_watt is both (pages state it; chipkg computes it from throughput
+// and TDP); bf16 is peak_throughput{format=bf16, sparsity=dense}.
+struct BoundAttribute {
+  std::string label;  // for headers and messages: "memory", "bf16", "peak_throughput{format=fp8}"
+  const PredicateDef* predicate = nullptr;    // stated claims; null for a purely derived attribute
+  const DerivationDef* derivation = nullptr;  // computed claims (derive rules without parameters)
+  Qualifiers filter;  // a claim matches if it has each of these or does not say (see query/README.md)
+  ValueKind type = ValueKind::kText;
+  std::string dimension;     // quantities
+  std::string display_unit;  // quantities: the unit values are shown in when computed
+  SourcePos pos;
+};
+
+// The right-hand side of a comparison, in the attribute's terms.
+struct BoundValue {
+  ValueKind kind = ValueKind::kText;
+  double number = 0;  // kQuantity: canonical unit; kBool: 0/1
+  std::string dimension;
+  Date date;  // kDate, at the precision written
+  EntityId entity;
+  std::string text;    // kText; kEntity: the entity's name
+  std::string source;  // as written: "64 GB"
+};
+
+// A test written as a call: a built-in presence test on one attribute, or a
+// derived predicate of the schema (fits(model, precision)).
+struct BoundCall {
+  enum class Builtin : uint8_t { kNone, kReported, kNotPublished, kUnknown, kConflicting };
+  Builtin builtin = Builtin::kNone;
+  BoundAttribute attribute;                  // built-ins
+  const DerivationDef* derivation = nullptr; // derived predicates
+  std::map<std::string, EntityId> entity_args;     // parameter -> entity (model -> llm:llama-3.1-70b)
+  std::map<std::string, std::string> entity_names; // parameter -> display name
+  std::map<std::string, std::string> table_args;   // parameter -> table key (precision -> int8)
+  double headroom = 0;  // fraction added to what must fit: headroom 15% -> 0.15
+  std::string label;    // "fits(Llama 3.1 70B, int8)"
+  SourcePos pos;
+};
+
+struct BoundCondition {
+  Condition::Kind kind = Condition::Kind::kComparison;
+  std::vector<BoundCondition> children;
+  BoundAttribute attribute;  // comparison
+  CompareOp op = CompareOp::kEq;
+  BoundValue value;
+  BoundCall call;     // kCall
+  std::string label;  // "memory >= 64 GB"
+};
+
+struct BoundColumn {
+  bool is_call = false;
+  BoundAttribute attribute;
+  BoundCall call;
+  std::string label;
+};
+
+struct BoundOrder {
+  bool by_name = false;
+  BoundAttribute attribute;
+  bool descending = false;
+};
+
+// Which claims count. A claim is kept if its document matches one of `only`
+// (kind or site; empty = all), it comes from `document` when that is set, and
+// it is not a "not published" marker when those are ignored. Then, per
+// subject and attribute and qualifier set, only the claims of the
+// best-ranked source of `prefer` are kept.
+struct SourcePolicy {
+  std::vector<SourceSelector> only;
+  std::vector<SourceSelector> prefer;
+  std::optional<std::string> document;  // resolved document id
+  bool ignore_not_published = false;
+  bool empty() const { return only.empty() && prefer.empty() && !document && !ignore_not_published; }
+};
+
+struct BoundQuery {
+  StatementKind statement = StatementKind::kFind;
+  std::string kind;               // find, count; conflicts `in` (empty = all)
+  std::optional<Entity> entity;   // lookup, `about`
+  std::optional<BoundColumn> member;
+  std::optional<BoundCondition> where;
+  std::vector<BoundColumn> columns;  // shown: `show`, or by default what the condition names
+  bool show_given = false;
+  std::vector<BoundOrder> order;
+  std::optional<uint64_t> limit;
+  SourcePolicy policy;
+  ReadView view;
+  factcheck::CompareOptions compare;
+  bool with_evidence = false;
+  std::vector<std::string> notes;  // the source policy and times in words
+};
+
+// `text` is the query text (for error carets).
+Result<BoundQuery> Bind(const Query& query, std::string_view text, const Store& store, const Schema& schema,
+                        const QueryOptions& options);
+
+// Finds an entity by id, name or alias (the store's index, then the schema);
+// `kind` non-empty prefers and requires that kind. NotFound names the nearest
+// names. Shared with the evaluator.
+Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const std::string& name,
+                                 const std::string& kind);
+
+}  // namespace chipkg::query

@@ -1,0 +1,1602 @@
+// The evaluator: runs a bound query against the store (RunQuery).
+//
+// Reads go through engine/store.h only, with ReadView::with_provenance off:
+// evaluation needs values, qualifiers and document ids, never excerpts.
+// Provenance (section, excerpt, attribution, fetch time) is read per cited
+// fact, and only for the rows that are cited (QueryOptions::cite_rows).
+//
+// Semantics (query/README.md has them for users):
+//  - A test is evaluated per claim and the entity takes the best answer
+//    (Kleene three-valued logic): true if some claim makes it true, else
+//    unknown if some claim leaves it open (a coarse date, "not published", no
+//    claim at all), else false. The claims that make it fail are kept as the
+//    row's contradicting evidence.
+//  - and/or/not are Kleene's; a row is kept only when its condition is true.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "query/binder.h"
+#include "query/compare.h"
+#include "query/parser.h"
+#include "query/planner.h"
+#include "query/query.h"
+
+namespace chipkg::query {
+
+const char* CellStateName(Cell::State state) {
+  switch (state) {
+    case Cell::State::kReported: return "reported";
+    case Cell::State::kNotPublished: return "not_published";
+    case Cell::State::kUnknown: return "unknown";
+    case Cell::State::kConflict: return "conflict";
+    case Cell::State::kText: return "text";
+  }
+  return "unknown";
+}
+
+namespace {
+
+using factcheck::CompareOptions;
+
+enum class Truth : uint8_t { kFalse, kUnknown, kTrue };
+
+// A claim as the evaluator sees it: a stored fact, or a value computed by a
+// derive rule from stored facts.
+struct Claim {
+  uint64_t fact_id = 0;  // 0 when computed
+  EntityId subject;
+  std::string predicate;
+  Value value;
+  Qualifiers qualifiers;          // as stated
+  Qualifiers key;                 // what the claim is about (factcheck::ComparisonQualifiers)
+  std::optional<double> number;   // quantities: per chip, or as stated when the attribute names a scope
+  std::string document_id;
+  Support support;
+  bool computed = false;
+  std::string formula;  // computed: "1,300 TFLOPS / 500 W"
+  std::string text;     // how the value reads: "2,900 GB/s"
+};
+
+// A condition's value for one entity and why.
+struct Outcome {
+  Truth truth = Truth::kUnknown;
+  Support support;  // kTrue: what makes it true; kFalse: what makes it false
+  std::vector<Reason> reasons;
+};
+
+// One value of a formula term with the claims it rests on.
+struct Operand {
+  double number = 0;
+  std::string dimension;  // empty for plain numbers and table entries
+  Qualifiers key;
+  Support support;
+  std::string text;
+  bool compound = false;  // built by an operator
+};
+
+// A formula comparison evaluated for one combination of claims.
+struct Combination {
+  bool holds = false;
+  Support support;
+  std::string text;  // "70 B x 1 (int8) = 70 GB <= 96 GB"
+};
+
+std::string ShortNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string FoldText(const std::string& s) {
+  std::string out;
+  bool space = false;
+  for (unsigned char c : s) {
+    if (std::isspace(c)) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += static_cast<char>(std::tolower(c));
+  }
+  return out;
+}
+
+std::string QualifierText(const Qualifiers& q) {
+  if (q.empty()) return "";
+  std::string out = "{";
+  for (const auto& [k, v] : q) out += (out.size() > 1 ? ", " : "") + k + "=" + v;
+  return out + "}";
+}
+
+bool Compatible(const Qualifiers& a, const Qualifiers& b) {
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it != b.end() && it->second != v) return false;
+  }
+  return true;
+}
+
+Qualifiers Merge(const Qualifiers& a, const Qualifiers& b) {
+  Qualifiers out = a;
+  out.insert(b.begin(), b.end());
+  return out;
+}
+
+// Does a claim fall under an attribute's fixed qualifiers? A claim that does
+// not say (no format given) is not excluded; a missing sparsity means dense,
+// a missing scope means one chip.
+bool MatchesFilter(const Qualifiers& stated, const Qualifiers& key, const Qualifiers& filter) {
+  for (const auto& [k, want] : filter) {
+    if (k == qualifier::kScope) {
+      auto it = stated.find(k);
+      if ((it == stated.end() ? std::string("chip") : it->second) != want) return false;
+    } else if (k == qualifier::kScopeCount) {
+      auto it = stated.find(k);
+      if (it == stated.end() || it->second != want) return false;
+    } else if (k == qualifier::kSparsity) {
+      auto it = key.find(k);
+      if ((it == key.end() ? std::string("dense") : it->second) != want) return false;
+    } else {
+      auto it = key.find(k);
+      if (it != key.end() && it->second != want) return false;
+    }
+  }
+  return true;
+}
+
+Truth Not(Truth t) {
+  if (t == Truth::kTrue) return Truth::kFalse;
+  if (t == Truth::kFalse) return Truth::kTrue;
+  return Truth::kUnknown;
+}
+
+// Three-valued comparison of a claimed date (which covers the interval its
+// precision allows) with a date written in a query (whose precision makes it
+// a boundary: ">= 2024" means from 2024-01-01, "> 2024" after 2024-12-31).
+Truth CompareDate(const Date& claim, CompareOp op, const Date& q) {
+  const int32_t f = claim.FirstDay(), l = claim.LastDay();
+  const int32_t qf = q.FirstDay(), ql = q.LastDay();
+  auto three = [](bool yes, bool no) { return yes ? Truth::kTrue : (no ? Truth::kFalse : Truth::kUnknown); };
+  switch (op) {
+    case CompareOp::kGe: return three(f >= qf, l < qf);
+    case CompareOp::kGt: return three(f > ql, l <= ql);
+    case CompareOp::kLe: return three(l <= ql, f > ql);
+    case CompareOp::kLt: return three(l < qf, f >= qf);
+    case CompareOp::kEq: return three(qf <= f && l <= ql, l < qf || f > ql);
+    case CompareOp::kNe: return Not(three(qf <= f && l <= ql, l < qf || f > ql));
+    case CompareOp::kContains: return Truth::kUnknown;
+  }
+  return Truth::kUnknown;
+}
+
+Truth CompareNumbers(double x, CompareOp op, double v) {
+  const bool eq = std::abs(x - v) <= 1e-9 * std::max(std::abs(x), std::abs(v));
+  bool r = false;
+  switch (op) {
+    case CompareOp::kEq: r = eq; break;
+    case CompareOp::kNe: r = !eq; break;
+    case CompareOp::kLt: r = x < v && !eq; break;
+    case CompareOp::kLe: r = x < v || eq; break;
+    case CompareOp::kGt: r = x > v && !eq; break;
+    case CompareOp::kGe: r = x > v || eq; break;
+    case CompareOp::kContains: return Truth::kUnknown;
+  }
+  return r ? Truth::kTrue : Truth::kFalse;
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Store& store, const Schema& schema, const BoundQuery& q, const QueryOptions& options)
+      : store_(store), schema_(schema), q_(q), options_(options) {
+    view_ = q.view;
+    view_.with_provenance = false;
+  }
+
+  Result<QueryResult> Run(QueryResult& result) {
+    switch (q_.statement) {
+      case StatementKind::kFind:
+      case StatementKind::kCount:
+        CHIPKG_RETURN_IF_ERROR(RunFind(result));
+        break;
+      case StatementKind::kLookup:
+        CHIPKG_RETURN_IF_ERROR(RunLookup(result));
+        break;
+      case StatementKind::kFacts:
+        CHIPKG_RETURN_IF_ERROR(RunFacts(result));
+        break;
+      case StatementKind::kConflicts:
+        CHIPKG_RETURN_IF_ERROR(RunConflicts(result));
+        break;
+    }
+    if (q_.statement != StatementKind::kCount) {
+      CHIPKG_RETURN_IF_ERROR(ResolveCitations(result));
+    }
+    return std::move(result);
+  }
+
+ private:
+  // ---- Store access with caches --------------------------------------------
+
+  Result<const Document*> Doc(const std::string& id) {
+    auto it = docs_.find(id);
+    if (it == docs_.end()) {
+      Result<Document> d = store_.GetDocument(id);
+      if (!d.ok() && !d.status().IsNotFound()) return d.status().WithContext("reading document " + id);
+      Document doc;
+      if (d.ok()) {
+        doc = *d;
+      } else {
+        doc.id = id;
+      }
+      it = docs_.emplace(id, std::move(doc)).first;
+    }
+    return &it->second;
+  }
+
+  std::string Name(const EntityId& id) {
+    auto it = names_.find(id);
+    if (it != names_.end()) return it->second;
+    Result<Entity> e = store_.GetEntity(id);
+    std::string name = e.ok() ? e->name : id;
+    if (!e.ok()) {
+      if (const EntityDef* def = schema_.ResolveEntity(id)) name = def->name;
+    }
+    names_.emplace(id, name);
+    return name;
+  }
+
+  // Is a fact's source admitted by the source policy (before preferences)?
+  Result<bool> Admit(const Fact& f) {
+    const SourcePolicy& p = q_.policy;
+    if (p.ignore_not_published && f.value.kind == ValueKind::kNotPublished) return false;
+    if (p.document && f.provenance.document_id != *p.document) return false;
+    if (p.only.empty()) return true;
+    Result<const Document*> d = Doc(f.provenance.document_id);
+    if (!d.ok()) return d.status();
+    for (const SourceSelector& s : p.only) {
+      if (Selects(s, **d)) return true;
+    }
+    return false;
+  }
+
+  static bool Selects(const SourceSelector& s, const Document& d) {
+    if (!s.is_site) return Lower(d.kind) == s.name;
+    const std::string site = Lower(d.site);
+    return site == s.name ||
+           (site.size() > s.name.size() && site.compare(site.size() - s.name.size(), s.name.size(), s.name) == 0 &&
+            site[site.size() - s.name.size() - 1] == '.');
+  }
+
+  // Rank of a claim's source under `prefer`: the first selector it matches,
+  // sources matching none after all of them.
+  Result<size_t> PreferenceRank(const Claim& c) {
+    const auto& prefer = q_.policy.prefer;
+    if (c.computed) return prefer.size();
+    Result<const Document*> d = Doc(c.document_id);
+    if (!d.ok()) return d.status();
+    for (size_t i = 0; i < prefer.size(); ++i) {
+      if (Selects(prefer[i], **d)) return i;
+    }
+    return prefer.size();
+  }
+
+  // Keeps, per qualifier set, only the claims of the best-ranked source.
+  Status ApplyPreference(std::vector<Claim>& claims) {
+    if (q_.policy.prefer.empty() || claims.size() < 2) return Status::OK();
+    std::map<Qualifiers, size_t> best;
+    std::vector<size_t> ranks;
+    for (const Claim& c : claims) {
+      Result<size_t> r = PreferenceRank(c);
+      if (!r.ok()) return r.status();
+      ranks.push_back(*r);
+      auto [it, inserted] = best.emplace(c.key, *r);
+      if (!inserted) it->second = std::min(it->second, *r);
+    }
+    std::vector<Claim> kept;
+    for (size_t i = 0; i < claims.size(); ++i) {
+      if (ranks[i] == best[claims[i].key]) kept.push_back(std::move(claims[i]));
+    }
+    claims = std::move(kept);
+    return Status::OK();
+  }
+
+  std::string ValueText(const Value& v, const Qualifiers& stated, const std::optional<double>& per_chip,
+                        const std::string& dimension_display) {
+    switch (v.kind) {
+      case ValueKind::kNotPublished:
+        return "not published";
+      case ValueKind::kQuantity: {
+        std::string t = !v.original.empty() ? v.original : schema_.FormatQuantity(v.number, v.dimension, dimension_display);
+        auto scope = stated.find(qualifier::kScope);
+        if (scope != stated.end() && scope->second != "chip" && !scope->second.empty()) {
+          auto chips = stated.find(qualifier::kScopeCount);
+          t += " per " + scope->second;
+          if (chips != stated.end()) t += " of " + chips->second + " chips";
+          if (per_chip && chips != stated.end() && *per_chip != v.number) {
+            t += " = " + schema_.FormatQuantity(*per_chip, v.dimension, dimension_display) + " per chip";
+          }
+        }
+        return t;
+      }
+      case ValueKind::kEntity:
+        return Name(v.text);
+      case ValueKind::kDate:
+        return v.date.ToString();
+      case ValueKind::kText:
+        return v.text;
+      case ValueKind::kBool:
+        return v.number != 0 ? "yes" : "no";
+    }
+    return v.ToString();
+  }
+
+  Claim FromFact(const Fact& f, bool raw_scope, const std::string& display_unit) {
+    Claim c;
+    c.fact_id = f.id;
+    c.subject = f.subject;
+    c.predicate = f.predicate;
+    c.value = f.value;
+    c.qualifiers = f.qualifiers;
+    c.key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+    if (f.value.kind == ValueKind::kQuantity) {
+      c.number = raw_scope ? std::optional<double>(f.value.number) : factcheck::PerChipNumber(f.value, f.qualifiers);
+    }
+    c.document_id = f.provenance.document_id;
+    c.support = Support::Fact(f.id);
+    c.text = ValueText(f.value, f.qualifiers, c.number, display_unit);
+    return c;
+  }
+
+  // The stated claims of `subject` for a predicate narrowed by `filter`,
+  // under the source policy.
+  Result<std::vector<Claim>> StatedClaims(const EntityId& subject, const std::string& predicate,
+                                          const Qualifiers& filter, const std::string& display_unit) {
+    Result<std::vector<Fact>> facts = store_.FactsAbout(subject, predicate, view_);
+    if (!facts.ok()) return facts.status().WithContext("reading " + subject + " " + predicate);
+    const bool raw_scope = filter.count(qualifier::kScope) > 0;
+    std::vector<Claim> out;
+    for (const Fact& f : *facts) {
+      Result<bool> admit = Admit(f);
+      if (!admit.ok()) return admit.status();
+      if (!*admit) continue;
+      const Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+      if (!MatchesFilter(f.qualifiers, key, filter)) continue;
+      out.push_back(FromFact(f, raw_scope, display_unit));
+    }
+    CHIPKG_RETURN_IF_ERROR(ApplyPreference(out));
+    return out;
+  }
+
+  // A formula's name (predicate or attribute view) as an attribute.
+  const BoundAttribute& FormulaAttribute(const std::string& name) {
+    auto it = formula_attributes_.find(name);
+    if (it != formula_attributes_.end()) return it->second;
+    BoundAttribute a;
+    a.label = name;
+    if (const AttributeDef* view = schema_.FindAttribute(name)) {
+      a.predicate = schema_.FindPredicate(view->predicate);
+      a.filter = view->qualifiers;
+    } else {
+      a.predicate = schema_.FindPredicate(name);
+    }
+    if (a.predicate != nullptr) {
+      a.type = a.predicate->type;
+      a.dimension = a.predicate->dimension;
+      a.display_unit = a.predicate->display_unit;
+    }
+    return formula_attributes_.emplace(name, std::move(a)).first->second;
+  }
+
+  // Every claim of an attribute for one entity: stated ones and, for a
+  // derived attribute, computed ones. Cached for the entity being evaluated.
+  Result<const std::vector<Claim>*> Claims(const EntityId& subject, const BoundAttribute& a) {
+    auto& cache = subject == current_entity_ ? row_claims_ : other_claims_;
+    const std::string cache_key = subject + "\x1f" + a.label;
+    auto it = cache.find(cache_key);
+    if (it != cache.end()) return &it->second;
+    std::vector<Claim> claims;
+    if (a.predicate != nullptr) {
+      Result<std::vector<Claim>> stated = StatedClaims(subject, a.predicate->name, a.filter, a.display_unit);
+      if (!stated.ok()) return stated.status();
+      claims = std::move(*stated);
+    }
+    if (a.derivation != nullptr) {
+      Result<std::vector<Operand>> ops = EvalExpr(a.derivation->expr, &subject, nullptr);
+      if (!ops.ok()) return ops.status();
+      for (Operand& o : *ops) {
+        if (!MatchesFilter(o.key, o.key, a.filter)) continue;
+        Claim c;
+        c.subject = subject;
+        c.predicate = a.derivation->name;
+        c.computed = true;
+        c.value = Value::Quantity(o.number, a.dimension, "");
+        c.value.original = schema_.FormatQuantity(o.number, a.dimension, a.display_unit);
+        c.key = o.key;
+        c.qualifiers = o.key;
+        c.number = o.number;
+        c.support = o.support;
+        c.formula = o.text;
+        c.text = c.value.original;
+        claims.push_back(std::move(c));
+      }
+    }
+    for (const Claim& c : claims) RememberEvidence(c, a.label);
+    return &cache.emplace(cache_key, std::move(claims)).first->second;
+  }
+
+  // "memory = 96 GB", "Llama 3.1 70B parameters = 70 B": what a fact says,
+  // for `with evidence` rows.
+  void RememberEvidence(const Claim& c, const std::string& label) {
+    if (c.computed || evidence_text_.count(c.fact_id)) return;
+    std::string who = c.subject == current_entity_ ? "" : Name(c.subject) + " ";
+    evidence_text_.emplace(c.fact_id, who + label + " = " + c.text);
+  }
+
+  // ---- Formulas ------------------------------------------------------------
+
+  static constexpr size_t kMaxCombinations = 100000;
+
+  // One operand per distinct value: claims stating the same figure about the
+  // same thing are alternatives ("[1] or [4]"), so a formula over two such
+  // terms reads ([1] or [4]) and ([2] or [3]) rather than four products.
+  Result<std::vector<Operand>> LeafOperands(const std::vector<Claim>& claims) {
+    std::vector<Operand> out;
+    for (const Claim& c : claims) {
+      if (c.value.kind != ValueKind::kQuantity || !c.number) continue;
+      bool merged = false;
+      for (Operand& o : out) {
+        if (o.number == *c.number && o.key == c.key && o.dimension == c.value.dimension) {
+          o.support = Support::Or({std::move(o.support), c.support});
+          merged = true;
+          break;
+        }
+      }
+      if (merged) continue;
+      Operand o;
+      o.number = *c.number;
+      o.dimension = c.value.dimension;
+      o.key = c.key;
+      o.support = c.support;
+      o.text = c.text;
+      out.push_back(std::move(o));
+    }
+    return out;
+  }
+
+  // Evaluates a formula term for `subject` (null when the term must not read
+  // the subject) with the arguments of `call` (null for attribute rules).
+  Result<std::vector<Operand>> EvalExpr(const Expr& e, const EntityId* subject, const BoundCall* call) {
+    switch (e.kind) {
+      case Expr::Kind::kNumber: {
+        Operand o;
+        o.number = e.number;
+        o.text = ShortNumber(e.number);
+        return std::vector<Operand>{o};
+      }
+      case Expr::Kind::kPredicate: {
+        if (subject == nullptr) return Status::InvalidArgument("formula term " + e.name + " needs a subject");
+        const BoundAttribute& a = FormulaAttribute(e.name);
+        if (a.predicate == nullptr) return std::vector<Operand>{};
+        Result<const std::vector<Claim>*> claims = Claims(*subject, a);
+        if (!claims.ok()) return claims.status();
+        return LeafOperands(**claims);
+      }
+      case Expr::Kind::kParamPredicate: {
+        if (call == nullptr) return Status::InvalidArgument("formula term " + e.param + "." + e.name + " needs arguments");
+        auto arg = call->entity_args.find(e.param);
+        if (arg == call->entity_args.end()) return std::vector<Operand>{};
+        const BoundAttribute& a = FormulaAttribute(e.name);
+        if (a.predicate == nullptr) return std::vector<Operand>{};
+        Result<const std::vector<Claim>*> claims = Claims(arg->second, a);
+        if (!claims.ok()) return claims.status();
+        return LeafOperands(**claims);
+      }
+      case Expr::Kind::kTableLookup: {
+        if (call == nullptr) return std::vector<Operand>{};
+        auto arg = call->table_args.find(e.param);
+        const auto table = schema_.tables().find(e.name);
+        if (arg == call->table_args.end() || table == schema_.tables().end()) return std::vector<Operand>{};
+        auto entry = table->second.find(arg->second);
+        if (entry == table->second.end()) return std::vector<Operand>{};
+        Operand o;
+        o.number = entry->second;
+        o.text = ShortNumber(entry->second) + " (" + arg->second + ")";
+        return std::vector<Operand>{o};
+      }
+      case Expr::Kind::kBinary:
+      case Expr::Kind::kCompare: {
+        if (e.operands.size() != 2) return Status::InvalidArgument("malformed formula node");
+        Result<std::vector<Operand>> l = EvalExpr(e.operands[0], subject, call);
+        if (!l.ok()) return l.status();
+        Result<std::vector<Operand>> r = EvalExpr(e.operands[1], subject, call);
+        if (!r.ok()) return r.status();
+        std::vector<Operand> out;
+        for (const Operand& a : *l) {
+          for (const Operand& b : *r) {
+            if (!Compatible(a.key, b.key)) continue;
+            if (out.size() >= kMaxCombinations) {
+              truncated_combinations_ = true;
+              return out;
+            }
+            std::optional<Operand> o = e.kind == Expr::Kind::kBinary ? Arithmetic(e.op, a, b)
+                                                                     : Compare(e.op, a, b, call);
+            if (o) out.push_back(std::move(*o));
+          }
+        }
+        return out;
+      }
+    }
+    return std::vector<Operand>{};
+  }
+
+  static std::optional<Operand> Arithmetic(Expr::Op op, const Operand& a, const Operand& b) {
+    Operand o;
+    const char* sym = "?";
+    switch (op) {
+      case Expr::Op::kAdd: o.number = a.number + b.number; sym = " + "; break;
+      case Expr::Op::kSub: o.number = a.number - b.number; sym = " - "; break;
+      case Expr::Op::kMul: o.number = a.number * b.number; sym = " x "; break;
+      case Expr::Op::kDiv:
+        if (b.number == 0) return std::nullopt;
+        o.number = a.number / b.number;
+        sym = " / ";
+        break;
+      default:
+        return std::nullopt;
+    }
+    if (!std::isfinite(o.number)) return std::nullopt;
+    // A product with a plain factor keeps the other side's dimension.
+    if (op == Expr::Op::kAdd || op == Expr::Op::kSub) {
+      o.dimension = a.dimension.empty() ? b.dimension : a.dimension;
+    } else if (op == Expr::Op::kMul) {
+      o.dimension = a.dimension.empty() ? b.dimension : (b.dimension.empty() ? a.dimension : "");
+    } else {
+      o.dimension = b.dimension.empty() ? a.dimension : "";
+    }
+    o.key = Merge(a.key, b.key);
+    o.support = Support::And({a.support, b.support});
+    o.text = (a.compound ? "(" + a.text + ")" : a.text) + sym + (b.compound ? "(" + b.text + ")" : b.text);
+    o.compound = true;
+    return o;
+  }
+
+  std::optional<Operand> Compare(Expr::Op op, const Operand& a_in, const Operand& b_in, const BoundCall* call) {
+    Operand a = a_in, b = b_in;
+    const double headroom = call != nullptr ? call->headroom : 0;
+    // Headroom enlarges what must fit: the smaller side of the comparison.
+    Operand& demand = (op == Expr::Op::kLess || op == Expr::Op::kLessEqual) ? a : b;
+    if (headroom > 0) {
+      demand.number *= 1 + headroom;
+      demand.text = (demand.compound ? "(" + demand.text + ")" : demand.text) + " x " + ShortNumber(1 + headroom) +
+                    " headroom";
+      demand.compound = true;
+    }
+    bool holds = false;
+    const char* sym = "?";
+    const char* neg = "?";
+    switch (op) {
+      case Expr::Op::kLess: holds = a.number < b.number; sym = " < "; neg = " >= "; break;
+      case Expr::Op::kLessEqual: holds = a.number <= b.number; sym = " <= "; neg = " > "; break;
+      case Expr::Op::kGreater: holds = a.number > b.number; sym = " > "; neg = " <= "; break;
+      case Expr::Op::kGreaterEqual: holds = a.number >= b.number; sym = " >= "; neg = " < "; break;
+      default: return std::nullopt;
+    }
+    // Show both sides in the unit of the side that is a plain figure (memory),
+    // not of a product whose dimension the formula does not name.
+    std::string dim = !b.compound && !b.dimension.empty() ? b.dimension
+                      : (!a.compound && !a.dimension.empty() ? a.dimension : a.dimension);
+    if (dim.empty()) dim = b.dimension;
+    auto side = [&](const Operand& o) {
+      if (!o.compound || dim.empty()) return o.text;
+      return o.text + " = " + schema_.FormatQuantity(o.number, dim);
+    };
+    Operand o;
+    o.number = holds ? 1 : 0;
+    o.key = Merge(a.key, b.key);
+    o.support = Support::And({a.support, b.support});
+    o.text = side(a) + (holds ? sym : neg) + side(b);
+    o.compound = true;
+    return o;
+  }
+
+  Result<std::vector<Combination>> Combinations(const BoundCall& call, const EntityId& subject) {
+    Result<std::vector<Operand>> ops = EvalExpr(call.derivation->expr, &subject, &call);
+    if (!ops.ok()) return ops.status();
+    std::vector<Combination> out;
+    for (Operand& o : *ops) {
+      Combination c;
+      c.holds = o.number != 0;
+      c.support = std::move(o.support);
+      c.text = std::move(o.text);
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  // ---- Conditions ------------------------------------------------------------
+
+  Truth CompareClaim(const Claim& c, const BoundCondition& cond) {
+    const BoundValue& v = cond.value;
+    if (c.value.kind == ValueKind::kNotPublished) return Truth::kUnknown;
+    switch (cond.attribute.type) {
+      case ValueKind::kQuantity:
+        if (c.value.kind != ValueKind::kQuantity || !c.number) return Truth::kUnknown;
+        return CompareNumbers(*c.number, cond.op, v.number);
+      case ValueKind::kDate:
+        if (c.value.kind != ValueKind::kDate) return Truth::kUnknown;
+        return CompareDate(c.value.date, cond.op, v.date);
+      case ValueKind::kEntity:
+        if (c.value.kind != ValueKind::kEntity) return Truth::kUnknown;
+        return (c.value.text == v.entity) == (cond.op == CompareOp::kEq) ? Truth::kTrue : Truth::kFalse;
+      case ValueKind::kBool:
+        if (c.value.kind != ValueKind::kBool) return Truth::kUnknown;
+        return CompareNumbers(c.value.number, cond.op, v.number);
+      case ValueKind::kText:
+      case ValueKind::kNotPublished: {
+        if (c.value.kind != ValueKind::kText) return Truth::kUnknown;
+        const std::string have = FoldText(c.value.text), want = FoldText(v.text);
+        bool r = false;
+        if (cond.op == CompareOp::kContains) r = have.find(want) != std::string::npos;
+        else if (cond.op == CompareOp::kEq) r = have == want;
+        else if (cond.op == CompareOp::kNe) r = have != want;
+        else return Truth::kUnknown;
+        return r ? Truth::kTrue : Truth::kFalse;
+      }
+    }
+    return Truth::kUnknown;
+  }
+
+  static Reason::Evidence EvidenceOf(const Claim& c) {
+    Reason::Evidence e;
+    e.text = c.computed ? c.text + " (computed: " + c.formula + ")" : c.text;
+    if (!c.key.empty()) e.text += " " + QualifierText(c.key);
+    e.support = c.support;
+    return e;
+  }
+
+  // Evidence that reads the same ("2,900 GB/s" from two places) is one entry
+  // with several citations.
+  static void MergeEvidence(Reason& r) {
+    for (auto* list : {&r.supporting, &r.contradicting}) {
+      std::vector<Reason::Evidence> merged;
+      for (Reason::Evidence& e : *list) {
+        bool found = false;
+        for (Reason::Evidence& m : merged) {
+          if (m.text == e.text) {
+            m.support = Support::Or({std::move(m.support), std::move(e.support)});
+            found = true;
+            break;
+          }
+        }
+        if (!found) merged.push_back(std::move(e));
+      }
+      *list = std::move(merged);
+    }
+  }
+
+  Result<Outcome> EvalComparison(const BoundCondition& cond, const EntityId& e) {
+    Result<const std::vector<Claim>*> claims = Claims(e, cond.attribute);
+    if (!claims.ok()) return claims.status();
+    std::vector<Support> yes, no;
+    Reason pro, con;
+    pro.test = con.test = cond.label;
+    bool unknown = false;
+    for (const Claim& c : **claims) {
+      const Truth t = CompareClaim(c, cond);
+      if (t == Truth::kTrue) {
+        yes.push_back(c.support);
+        pro.supporting.push_back(EvidenceOf(c));
+        con.contradicting.push_back(EvidenceOf(c));
+      } else {
+        if (t == Truth::kUnknown) unknown = true;
+        if (t == Truth::kFalse) no.push_back(c.support);
+        pro.contradicting.push_back(EvidenceOf(c));
+        if (t == Truth::kFalse) con.supporting.push_back(EvidenceOf(c));
+      }
+    }
+    MergeEvidence(pro);
+    MergeEvidence(con);
+    Outcome o;
+    if (!yes.empty()) {
+      o.truth = Truth::kTrue;
+      o.support = Support::Or(std::move(yes));
+      o.reasons.push_back(std::move(pro));
+    } else if (unknown || (**claims).empty()) {
+      o.truth = Truth::kUnknown;
+    } else {
+      o.truth = Truth::kFalse;
+      o.support = Support::And(std::move(no));
+      o.reasons.push_back(std::move(con));
+    }
+    return o;
+  }
+
+  // Do two claims about the same thing agree? As `chipkg conflicts` decides
+  // (query/compare.h), except that two figures for the same scope that cannot
+  // be normalised to a chip (24 MiB per core, twice) compare as written.
+  factcheck::Comparison Agree(const Claim& a, const Claim& b) const {
+    const Qualifiers& qa = a.computed ? a.key : a.qualifiers;
+    const Qualifiers& qb = b.computed ? b.key : b.qualifiers;
+    if (a.value.kind == ValueKind::kQuantity && b.value.kind == ValueKind::kQuantity && !a.number && !b.number) {
+      auto scope_of = [](const Qualifiers& q) {
+        Qualifiers s;
+        for (const char* k : {qualifier::kScope, qualifier::kScopeCount}) {
+          if (auto it = q.find(k); it != q.end()) s[k] = it->second;
+        }
+        return s;
+      };
+      if (scope_of(qa) == scope_of(qb)) return factcheck::CompareValues(a.value, {}, b.value, {}, q_.compare);
+    }
+    return factcheck::CompareValues(a.value, qa, b.value, qb, q_.compare);
+  }
+
+  // Claims grouped by what they are about, each group split into clusters of
+  // agreeing values. More than one cluster in a group is a conflict.
+  struct Group {
+    Qualifiers key;
+    std::vector<std::vector<const Claim*>> clusters;
+  };
+
+  std::vector<Group> Cluster(const std::vector<Claim>& claims) {
+    std::vector<Group> groups;
+    for (const Claim& c : claims) {
+      Group* g = nullptr;
+      for (Group& existing : groups) {
+        if (existing.key == c.key) g = &existing;
+      }
+      if (g == nullptr) {
+        groups.push_back(Group{c.key, {}});
+        g = &groups.back();
+      }
+      bool placed = false;
+      for (auto& cluster : g->clusters) {
+        const Claim* rep = cluster.front();
+        if (Agree(*rep, c).agree) {
+          cluster.push_back(&c);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed) g->clusters.push_back({&c});
+    }
+    return groups;
+  }
+
+  Result<Outcome> EvalBuiltin(const BoundCall& call, const EntityId& e) {
+    Result<const std::vector<Claim>*> claims_or = Claims(e, call.attribute);
+    if (!claims_or.ok()) return claims_or.status();
+    const std::vector<Claim>& claims = **claims_or;
+    Outcome o;
+    Reason r;
+    r.test = call.label;
+    std::vector<Support> values, markers, all;
+    for (const Claim& c : claims) {
+      all.push_back(c.support);
+      (c.value.kind == ValueKind::kNotPublished ? markers : values).push_back(c.support);
+    }
+    auto add = [&](std::vector<Reason::Evidence>& to, bool np) {
+      for (const Claim& c : claims) {
+        if ((c.value.kind == ValueKind::kNotPublished) == np) to.push_back(EvidenceOf(c));
+      }
+    };
+    const bool has_values = !values.empty(), has_markers = !markers.empty();
+    switch (call.builtin) {
+      case BoundCall::Builtin::kReported:
+        o.truth = has_values ? Truth::kTrue : Truth::kFalse;
+        o.support = has_values ? Support::Or(std::move(values)) : Support::And(std::move(markers));
+        add(r.supporting, !has_values);
+        add(r.contradicting, has_values);
+        break;
+      case BoundCall::Builtin::kNotPublished:
+        o.truth = has_markers ? Truth::kTrue : Truth::kFalse;
+        o.support = has_markers ? Support::Or(std::move(markers)) : Support::And(std::move(values));
+        add(r.supporting, has_markers);
+        add(r.contradicting, !has_markers);
+        break;
+      case BoundCall::Builtin::kUnknown:
+        o.truth = claims.empty() ? Truth::kTrue : Truth::kFalse;
+        o.support = claims.empty() ? Support::True() : Support::Or(std::move(all));
+        if (claims.empty()) {
+          r.supporting.push_back({"no source says anything", Support::True()});
+        } else {
+          add(r.supporting, false);
+          add(r.supporting, true);
+        }
+        break;
+      case BoundCall::Builtin::kConflicting: {
+        std::vector<Support> conflicts;
+        for (const Group& g : Cluster(claims)) {
+          if (g.clusters.size() < 2) continue;
+          std::vector<Support> sides;
+          for (const auto& cluster : g.clusters) {
+            std::vector<Support> members;
+            for (const Claim* c : cluster) members.push_back(c->support);
+            sides.push_back(Support::Or(std::move(members)));
+            r.supporting.push_back(EvidenceOf(*cluster.front()));
+          }
+          conflicts.push_back(Support::And(std::move(sides)));
+        }
+        o.truth = conflicts.empty() ? Truth::kFalse : Truth::kTrue;
+        o.support = conflicts.empty() ? Support::And(std::move(all)) : Support::Or(std::move(conflicts));
+        if (conflicts.empty()) {
+          add(r.supporting, false);
+          add(r.supporting, true);
+        }
+        break;
+      }
+      case BoundCall::Builtin::kNone:
+        break;
+    }
+    MergeEvidence(r);
+    o.reasons.push_back(std::move(r));
+    return o;
+  }
+
+  Result<Outcome> EvalDerived(const BoundCall& call, const EntityId& e) {
+    Result<std::vector<Combination>> combos = Combinations(call, e);
+    if (!combos.ok()) return combos.status();
+    Outcome o;
+    Reason r;
+    r.test = call.label;
+    std::vector<Support> yes, no;
+    for (Combination& c : *combos) {
+      (c.holds ? r.supporting : r.contradicting).push_back({c.text, c.support});
+      (c.holds ? yes : no).push_back(c.support);
+    }
+    MergeEvidence(r);
+    if (!yes.empty()) {
+      o.truth = Truth::kTrue;
+      o.support = Support::Or(std::move(yes));
+      o.reasons.push_back(std::move(r));
+    } else if (!no.empty()) {
+      o.truth = Truth::kFalse;
+      o.support = Support::And(std::move(no));
+      std::swap(r.supporting, r.contradicting);
+      o.reasons.push_back(std::move(r));
+    }
+    return o;
+  }
+
+  Result<Outcome> Evaluate(const BoundCondition& c, const EntityId& e) {
+    switch (c.kind) {
+      case Condition::Kind::kComparison:
+        return EvalComparison(c, e);
+      case Condition::Kind::kCall:
+        return c.call.builtin != BoundCall::Builtin::kNone ? EvalBuiltin(c.call, e) : EvalDerived(c.call, e);
+      case Condition::Kind::kNot: {
+        Result<Outcome> inner = Evaluate(c.children.at(0), e);
+        if (!inner.ok()) return inner;
+        inner->truth = Not(inner->truth);
+        for (Reason& r : inner->reasons) r.test = "not " + r.test;
+        return inner;
+      }
+      case Condition::Kind::kAnd:
+      case Condition::Kind::kOr: {
+        const bool is_and = c.kind == Condition::Kind::kAnd;
+        // The value that decides: false for and, true for or.
+        const Truth decisive = is_and ? Truth::kFalse : Truth::kTrue;
+        std::vector<Outcome> parts;
+        bool any_unknown = false, any_decisive = false;
+        for (const BoundCondition& child : c.children) {
+          Result<Outcome> r = Evaluate(child, e);
+          if (!r.ok()) return r;
+          any_unknown = any_unknown || r->truth == Truth::kUnknown;
+          any_decisive = any_decisive || r->truth == decisive;
+          parts.push_back(std::move(*r));
+        }
+        Outcome o;
+        std::vector<Support> supports;
+        if (any_decisive) {
+          // Any one decisive child suffices.
+          o.truth = decisive;
+          for (Outcome& p : parts) {
+            if (p.truth != decisive) continue;
+            supports.push_back(std::move(p.support));
+            for (Reason& r : p.reasons) o.reasons.push_back(std::move(r));
+          }
+          o.support = Support::Or(std::move(supports));
+        } else if (any_unknown) {
+          o.truth = Truth::kUnknown;
+        } else {
+          // Every child has the other value, and all of them are needed.
+          o.truth = Not(decisive);
+          for (Outcome& p : parts) {
+            supports.push_back(std::move(p.support));
+            for (Reason& r : p.reasons) o.reasons.push_back(std::move(r));
+          }
+          o.support = Support::And(std::move(supports));
+        }
+        return o;
+      }
+    }
+    return Outcome{};
+  }
+
+  // ---- Cells -----------------------------------------------------------------
+
+  Cell MakeCell(const std::string& label, const std::vector<Claim>& claims) {
+    Cell cell;
+    cell.column = label;
+    if (claims.empty()) {
+      cell.state = Cell::State::kUnknown;
+      ShownValue v;
+      v.kind = ShownValue::Kind::kUnknown;
+      v.text = "\xE2\x80\x94 (no source)";  // an em dash
+      cell.values.push_back(std::move(v));
+      return cell;
+    }
+    bool conflict = false, all_markers = true;
+    for (const Group& g : Cluster(claims)) {
+      const bool disputed = g.clusters.size() > 1;
+      if (disputed) {
+        conflict = true;
+        std::string text;
+        for (size_t i = 0; i < g.clusters.size(); ++i) {
+          const Claim* rep = g.clusters[i].front();
+          if (i > 0) text += " vs ";
+          text += rep->text;
+        }
+        if (g.clusters.size() == 2) {
+          const Claim* a = g.clusters[0].front();
+          const Claim* b = g.clusters[1].front();
+          const factcheck::Comparison cmp = Agree(*a, *b);
+          if (!cmp.size.empty()) text += " (" + cmp.size + ")";
+        }
+        if (!g.key.empty()) text += " " + QualifierText(g.key);
+        cell.conflict += (cell.conflict.empty() ? "" : "; ") + text;
+      }
+      for (const auto& cluster : g.clusters) {
+        // Stated and computed values of one cluster are shown apart.
+        for (const bool computed : {false, true}) {
+          std::vector<Support> supports;
+          const Claim* first = nullptr;
+          for (const Claim* c : cluster) {
+            if (c->computed != computed) continue;
+            if (first == nullptr) first = c;
+            supports.push_back(c->support);
+          }
+          if (first == nullptr) continue;
+          ShownValue v;
+          v.kind = first->value.kind == ValueKind::kNotPublished ? ShownValue::Kind::kNotPublished
+                                                                  : ShownValue::Kind::kValue;
+          if (v.kind != ShownValue::Kind::kNotPublished) all_markers = false;
+          v.text = first->text;
+          v.value = first->value;
+          if (first->number) v.value.number = *first->number;
+          v.qualifiers = g.key;
+          v.support = computed ? Support::Or(std::move(supports)) : Support::Or(std::move(supports));
+          v.computed = computed;
+          v.formula = first->formula;
+          v.disputed = disputed;
+          cell.values.push_back(std::move(v));
+        }
+      }
+    }
+    cell.state = conflict ? Cell::State::kConflict
+                          : (all_markers ? Cell::State::kNotPublished : Cell::State::kReported);
+    return cell;
+  }
+
+  Result<Cell> ColumnCell(const BoundColumn& col, const EntityId& e) {
+    if (!col.is_call) {
+      Result<const std::vector<Claim>*> claims = Claims(e, col.attribute);
+      if (!claims.ok()) return claims.status();
+      return MakeCell(col.label, **claims);
+    }
+    Cell cell;
+    cell.column = col.label;
+    cell.state = Cell::State::kText;
+    if (col.call.builtin != BoundCall::Builtin::kNone) {
+      Result<Outcome> o = EvalBuiltin(col.call, e);
+      if (!o.ok()) return o.status();
+      ShownValue v;
+      v.kind = ShownValue::Kind::kText;
+      v.text = o->truth == Truth::kTrue ? "yes" : "no";
+      v.support = o->support;
+      cell.values.push_back(std::move(v));
+      return cell;
+    }
+    Result<std::vector<Combination>> combos = Combinations(col.call, e);
+    if (!combos.ok()) return combos.status();
+    for (Combination& c : *combos) {
+      const std::string text = (c.holds ? "yes: " : "no: ") + c.text;
+      bool merged = false;
+      for (ShownValue& v : cell.values) {
+        if (v.text == text) {
+          v.support = Support::Or({std::move(v.support), std::move(c.support)});
+          merged = true;
+          break;
+        }
+      }
+      if (merged) continue;
+      ShownValue v;
+      v.kind = ShownValue::Kind::kText;
+      v.text = text;
+      v.support = std::move(c.support);
+      v.computed = true;
+      cell.values.push_back(std::move(v));
+    }
+    if (cell.values.empty()) {
+      ShownValue v;
+      v.kind = ShownValue::Kind::kUnknown;
+      v.text = "\xE2\x80\x94 (no source)";
+      cell.values.push_back(std::move(v));
+      cell.state = Cell::State::kUnknown;
+    }
+    return cell;
+  }
+
+  // ---- Candidates --------------------------------------------------------------
+
+  Status AddSubjects(const std::vector<Fact>& facts, std::vector<EntityId>& out, std::set<EntityId>& seen) {
+    for (const Fact& f : facts) {
+      if (seen.insert(f.subject).second) out.push_back(f.subject);
+    }
+    return Status::OK();
+  }
+
+  Status Execute(const AccessPath& p, std::vector<EntityId>& out, std::set<EntityId>& seen) {
+    switch (p.kind) {
+      case AccessPath::Kind::kRange:
+      case AccessPath::Kind::kNotPublished: {
+        Result<std::vector<Fact>> facts = store_.FactsInRange(p.predicate, p.range, view_);
+        if (!facts.ok()) return facts.status().WithContext("index scan of " + p.predicate);
+        return AddSubjects(*facts, out, seen);
+      }
+      case AccessPath::Kind::kReferencing: {
+        Result<std::vector<Fact>> facts = store_.FactsReferencing(p.object, view_);
+        if (!facts.ok()) return facts.status().WithContext("index scan of facts naming " + p.object);
+        std::vector<Fact> mine;
+        for (Fact& f : *facts) {
+          if (f.predicate == p.predicate) mine.push_back(std::move(f));
+        }
+        return AddSubjects(mine, out, seen);
+      }
+      case AccessPath::Kind::kSubjectsWith: {
+        Result<std::vector<EntityId>> ids = store_.SubjectsWith(p.predicate, view_);
+        if (!ids.ok()) return ids.status().WithContext("index scan of subjects with " + p.predicate);
+        for (EntityId& id : *ids) {
+          if (seen.insert(id).second) out.push_back(std::move(id));
+        }
+        return Status::OK();
+      }
+      case AccessPath::Kind::kDerivedRange: {
+        const Expr& cmp = p.call->derivation->expr;
+        Result<std::vector<Operand>> need = EvalExpr(cmp.operands[1 - p.subject_side], nullptr, p.call);
+        if (!need.ok()) return need.status();
+        if (need->empty()) return Status::OK();  // nothing to compare with: the test holds for no one
+        double lowest = need->front().number;
+        for (const Operand& o : *need) lowest = std::min(lowest, o.number);
+        lowest *= 1 + p.call->headroom;
+        AccessPath range;
+        range.kind = AccessPath::Kind::kRange;
+        range.predicate = p.predicate;
+        const BoundAttribute& a = FormulaAttribute(p.predicate);
+        if (a.predicate != nullptr) range.predicate = a.predicate->name;
+        range.range.lower = Value::Quantity(lowest, a.dimension, "");
+        range.range.kind = ValueKind::kQuantity;
+        return Execute(range, out, seen);
+      }
+      case AccessPath::Kind::kUnion:
+        for (const AccessPath& part : p.parts) CHIPKG_RETURN_IF_ERROR(Execute(part, out, seen));
+        return Status::OK();
+      case AccessPath::Kind::kKindScan:
+        return Status::OK();
+    }
+    return Status::OK();
+  }
+
+  // The entities to evaluate, with their names, of the query's kind.
+  Result<std::vector<Entity>> Candidates(QueryResult& result) {
+    std::optional<AccessPath> path;
+    if (q_.where) path = ChooseAccessPath(*q_.where);
+    std::vector<Entity> out;
+    if (!path) {
+      result.plan = AccessPath().Describe(q_.kind);
+      Result<std::vector<Entity>> all = store_.ListEntities(q_.kind);
+      if (!all.ok()) return all.status().WithContext("listing every " + q_.kind);
+      return all;
+    }
+    result.plan = path->Describe(q_.kind);
+    std::vector<EntityId> ids;
+    std::set<EntityId> seen;
+    CHIPKG_RETURN_IF_ERROR(Execute(*path, ids, seen));
+    for (const EntityId& id : ids) {
+      Result<Entity> e = store_.GetEntity(id);
+      if (!e.ok()) {
+        if (e.status().IsNotFound()) continue;  // a subject without an entity record is of no kind
+        return e.status().WithContext("reading entity " + id);
+      }
+      if (e->kind != q_.kind) continue;
+      names_.emplace(e->id, e->name);
+      out.push_back(std::move(*e));
+    }
+    return out;
+  }
+
+  // ---- Statements ----------------------------------------------------------
+
+  // Claims of the row entity are cached while it is evaluated; claims of
+  // other entities (a model's parameters) for the whole query.
+  void StartEntity(const EntityId& id) {
+    current_entity_ = id;
+    row_claims_.clear();
+  }
+
+  // Sort key of one row for one order attribute: the smallest value for
+  // ascending order, the largest for descending.
+  struct SortKey {
+    bool present = false;
+    double number = 0;
+    std::string text;
+  };
+
+  Result<SortKey> KeyFor(const BoundOrder& o, const Entity& e) {
+    SortKey k;
+    if (o.by_name) {
+      k.present = true;
+      k.text = FoldText(e.name);
+      return k;
+    }
+    Result<const std::vector<Claim>*> claims = Claims(e.id, o.attribute);
+    if (!claims.ok()) return claims.status();
+    for (const Claim& c : **claims) {
+      std::optional<double> n;
+      std::string t;
+      if (c.value.kind == ValueKind::kQuantity && c.number) n = *c.number;
+      if (c.value.kind == ValueKind::kDate) n = o.descending ? c.value.date.LastDay() : c.value.date.FirstDay();
+      if (c.value.kind == ValueKind::kText) t = FoldText(c.value.text);
+      if (!n && t.empty()) continue;
+      if (!k.present) {
+        k.present = true;
+        k.number = n.value_or(0);
+        k.text = t;
+      } else if (n) {
+        k.number = o.descending ? std::max(k.number, *n) : std::min(k.number, *n);
+      } else if (o.descending ? t > k.text : t < k.text) {
+        k.text = t;
+      }
+    }
+    return k;
+  }
+
+  Status RunFind(QueryResult& result) {
+    result.kind = q_.kind;
+    for (const BoundColumn& c : q_.columns) result.columns.push_back(c.label);
+    if (q_.with_evidence) result.columns.insert(result.columns.begin(), "evidence");
+    Result<std::vector<Entity>> candidates = Candidates(result);
+    if (!candidates.ok()) return candidates.status();
+
+    const bool counting = q_.statement == StatementKind::kCount;
+    const bool can_stop_early = q_.limit && q_.order.empty() && !counting && !q_.with_evidence;
+    std::vector<std::string> undetermined;
+    struct Pending {
+      Row row;
+      std::vector<SortKey> keys;
+    };
+    std::vector<Pending> rows;
+    uint64_t counted = 0;
+    bool stopped = false;
+    for (const Entity& e : *candidates) {
+      if (can_stop_early && rows.size() >= *q_.limit) {
+        stopped = true;
+        break;
+      }
+      StartEntity(e.id);
+      Outcome o;
+      o.truth = Truth::kTrue;
+      if (q_.where) {
+        Result<Outcome> r = Evaluate(*q_.where, e.id);
+        if (!r.ok()) return r.status();
+        o = std::move(*r);
+      }
+      if (o.truth == Truth::kUnknown) undetermined.push_back(e.name);
+      if (o.truth != Truth::kTrue) continue;
+      if (counting && !q_.with_evidence) {
+        ++counted;
+        continue;
+      }
+      Pending p;
+      p.row.entity = e.id;
+      p.row.name = e.name;
+      p.row.support = std::move(o.support);
+      p.row.reasons = std::move(o.reasons);
+      for (const BoundColumn& col : q_.columns) {
+        Result<Cell> cell = ColumnCell(col, e.id);
+        if (!cell.ok()) return cell.status();
+        p.row.cells.push_back(std::move(*cell));
+      }
+      for (const BoundOrder& ord : q_.order) {
+        Result<SortKey> k = KeyFor(ord, e);
+        if (!k.ok()) return k.status();
+        p.keys.push_back(*k);
+      }
+      if (counting) {
+        bool truncated = false;
+        counted += p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated).size();
+        continue;
+      }
+      rows.push_back(std::move(p));
+    }
+    if (truncated_combinations_) {
+      result.notes.push_back("some formulas had more than " + std::to_string(kMaxCombinations) +
+                             " combinations of claims; the rest were not evaluated");
+    }
+    if (!undetermined.empty()) {
+      std::string names;
+      for (size_t i = 0; i < undetermined.size() && i < 20; ++i) names += (i ? ", " : "") + undetermined[i];
+      if (undetermined.size() > 20) names += ", ... (" + std::to_string(undetermined.size()) + " in all)";
+      result.notes.push_back("left out because the condition is unknown for them (no claim, \"not published\", or "
+                             "a date too coarse to decide): " + names);
+    }
+    if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + " rows");
+    if (counting) {
+      result.count = counted;
+      return Status::OK();
+    }
+    if (!q_.order.empty()) {
+      std::stable_sort(rows.begin(), rows.end(), [this](const Pending& a, const Pending& b) {
+        for (size_t i = 0; i < q_.order.size(); ++i) {
+          const SortKey& x = a.keys[i];
+          const SortKey& y = b.keys[i];
+          if (x.present != y.present) return x.present;  // rows without a value last
+          if (!x.present) continue;
+          const bool desc = q_.order[i].descending;
+          if (x.number != y.number) return desc ? x.number > y.number : x.number < y.number;
+          if (x.text != y.text) return desc ? x.text > y.text : x.text < y.text;
+        }
+        return false;
+      });
+    }
+    for (Pending& p : rows) {
+      if (q_.limit && result.rows.size() >= *q_.limit) break;
+      if (!q_.with_evidence) {
+        result.rows.push_back(std::move(p.row));
+        continue;
+      }
+      bool truncated = false;
+      for (const std::vector<uint64_t>& w : p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated)) {
+        if (q_.limit && result.rows.size() >= *q_.limit) break;
+        Row r;
+        r.entity = p.row.entity;
+        r.name = p.row.name;
+        Cell evidence;
+        evidence.column = "evidence";
+        evidence.state = Cell::State::kText;
+        std::vector<Support> parts;
+        for (uint64_t id : w) {
+          ShownValue v;
+          v.kind = ShownValue::Kind::kText;
+          auto t = evidence_text_.find(id);
+          v.text = t != evidence_text_.end() ? t->second : "fact " + std::to_string(id);
+          v.support = Support::Fact(id);
+          parts.push_back(v.support);
+          evidence.values.push_back(std::move(v));
+        }
+        r.support = Support::And(std::move(parts));
+        r.cells.push_back(std::move(evidence));
+        for (const Cell& c : p.row.cells) r.cells.push_back(c);
+        result.rows.push_back(std::move(r));
+      }
+      if (truncated) {
+        result.notes.push_back(p.row.name + ": more than " + std::to_string(options_.max_witnesses_per_row) +
+                               " ways the condition holds; the rest are not listed");
+      }
+    }
+    return Status::OK();
+  }
+
+  Status RunLookup(QueryResult& result) {
+    const Entity& e = *q_.entity;
+    result.kind = e.kind;
+    for (const BoundColumn& c : q_.columns) result.columns.push_back(c.label);
+    StartEntity(e.id);
+    Row row;
+    row.entity = e.id;
+    row.name = e.name;
+    for (const BoundColumn& col : q_.columns) {
+      Result<Cell> cell = ColumnCell(col, e.id);
+      if (!cell.ok()) return cell.status();
+      row.cells.push_back(std::move(*cell));
+    }
+    result.plan = "entity lookup " + e.id;
+    result.rows.push_back(std::move(row));
+    return Status::OK();
+  }
+
+  // Stated claims of the given facts under the source policy, the order of
+  // the input kept.
+  Result<std::vector<Claim>> PolicyClaims(const std::vector<Fact>& facts) {
+    std::vector<Claim> claims;
+    for (const Fact& f : facts) {
+      Result<bool> admit = Admit(f);
+      if (!admit.ok()) return admit.status();
+      if (!*admit) continue;
+      if (!q_.columns.empty()) {
+        bool wanted = false;
+        const Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+        for (const BoundColumn& c : q_.columns) {
+          wanted = wanted || (!c.is_call && c.attribute.predicate != nullptr &&
+                              c.attribute.predicate->name == f.predicate &&
+                              MatchesFilter(f.qualifiers, key, c.attribute.filter));
+        }
+        if (!wanted) continue;
+      }
+      const PredicateDef* p = schema_.FindPredicate(f.predicate);
+      claims.push_back(FromFact(f, false, p != nullptr ? p->display_unit : ""));
+    }
+    if (!q_.policy.prefer.empty()) {
+      // Preferences apply per subject and predicate.
+      std::map<std::pair<EntityId, std::string>, std::vector<Claim>> groups;
+      std::vector<std::pair<EntityId, std::string>> order;
+      for (Claim& c : claims) {
+        auto k = std::make_pair(c.subject, c.predicate);
+        if (!groups.count(k)) order.push_back(k);
+        groups[k].push_back(std::move(c));
+      }
+      claims.clear();
+      for (const auto& k : order) {
+        CHIPKG_RETURN_IF_ERROR(ApplyPreference(groups[k]));
+        for (Claim& c : groups[k]) claims.push_back(std::move(c));
+      }
+    }
+    return claims;
+  }
+
+  static std::string AttributeText(const Claim& c) {
+    std::string t = c.predicate;
+    if (!c.qualifiers.empty()) t += " " + QualifierText(c.qualifiers);
+    return t;
+  }
+
+  static Cell TextCell(const std::string& column, const std::string& text) {
+    Cell cell;
+    cell.column = column;
+    cell.state = Cell::State::kText;
+    ShownValue v;
+    v.kind = ShownValue::Kind::kText;
+    v.text = text;
+    cell.values.push_back(std::move(v));
+    return cell;
+  }
+
+  static Cell ClaimCell(const std::string& column, const Claim& c) {
+    Cell cell;
+    cell.column = column;
+    cell.state = c.value.kind == ValueKind::kNotPublished ? Cell::State::kNotPublished : Cell::State::kReported;
+    ShownValue v;
+    v.kind = c.value.kind == ValueKind::kNotPublished ? ShownValue::Kind::kNotPublished : ShownValue::Kind::kValue;
+    v.text = c.text;
+    v.value = c.value;
+    v.qualifiers = c.key;
+    v.support = c.support;
+    cell.values.push_back(std::move(v));
+    return cell;
+  }
+
+  Status RunFacts(QueryResult& result) {
+    result.columns = {"attribute", "value"};
+    std::vector<Fact> facts;
+    if (q_.entity) {
+      result.kind = q_.entity->kind;
+      result.plan = "subject scan " + q_.entity->id;
+      Result<std::vector<Fact>> r = store_.FactsAbout(q_.entity->id, view_);
+      if (!r.ok()) return r.status().WithContext("reading facts about " + q_.entity->id);
+      facts = std::move(*r);
+    } else {
+      result.plan = "document scan " + *q_.policy.document;
+      Result<std::vector<Fact>> r = store_.FactsFromDocument(*q_.policy.document, std::nullopt, view_);
+      if (!r.ok()) return r.status().WithContext("reading facts of document " + *q_.policy.document);
+      facts = std::move(*r);
+    }
+    Result<std::vector<Claim>> claims = PolicyClaims(facts);
+    if (!claims.ok()) return claims.status();
+    std::stable_sort(claims->begin(), claims->end(), [](const Claim& a, const Claim& b) {
+      if (a.subject != b.subject) return a.subject < b.subject;
+      if (a.predicate != b.predicate) return a.predicate < b.predicate;
+      if (a.qualifiers != b.qualifiers) return a.qualifiers < b.qualifiers;
+      return a.fact_id < b.fact_id;
+    });
+    for (const Claim& c : *claims) {
+      if (q_.limit && result.rows.size() >= *q_.limit) break;
+      Row row;
+      row.entity = c.subject;
+      row.name = Name(c.subject);
+      row.cells.push_back(TextCell("attribute", AttributeText(c)));
+      row.cells.push_back(ClaimCell("value", c));
+      row.support = c.support;
+      result.rows.push_back(std::move(row));
+    }
+    return Status::OK();
+  }
+
+  Status RunConflicts(QueryResult& result) {
+    result.columns = {"attribute", "value", "other value", "difference"};
+    std::vector<Entity> subjects;
+    if (q_.entity) {
+      subjects.push_back(*q_.entity);
+      result.plan = "subject scan " + q_.entity->id;
+    } else {
+      Result<std::vector<Entity>> all = store_.ListEntities(q_.kind);
+      if (!all.ok()) return all.status().WithContext("listing entities");
+      subjects = std::move(*all);
+      result.plan = "scan of every " + (q_.kind.empty() ? std::string("entity") : q_.kind);
+    }
+    result.kind = q_.kind;
+    for (const Entity& e : subjects) {
+      names_.emplace(e.id, e.name);
+      Result<std::vector<Fact>> facts = store_.FactsAbout(e.id, view_);
+      if (!facts.ok()) return facts.status().WithContext("reading facts about " + e.id);
+      Result<std::vector<Claim>> claims = PolicyClaims(*facts);
+      if (!claims.ok()) return claims.status();
+      // Pairs of claims on the same predicate and qualifier set that disagree.
+      std::map<std::pair<std::string, Qualifiers>, std::vector<const Claim*>> groups;
+      std::vector<std::pair<std::string, Qualifiers>> order;
+      for (const Claim& c : *claims) {
+        auto k = std::make_pair(c.predicate, c.key);
+        if (!groups.count(k)) order.push_back(k);
+        groups[k].push_back(&c);
+      }
+      for (const auto& k : order) {
+        const auto& g = groups[k];
+        for (size_t i = 0; i < g.size(); ++i) {
+          for (size_t j = i + 1; j < g.size(); ++j) {
+            const factcheck::Comparison cmp = Agree(*g[i], *g[j]);
+            if (cmp.agree) continue;
+            if (q_.limit && result.rows.size() >= *q_.limit) return Status::OK();
+            Row row;
+            row.entity = e.id;
+            row.name = e.name;
+            row.cells.push_back(TextCell("attribute", k.first + (k.second.empty() ? "" : " " + QualifierText(k.second))));
+            row.cells.push_back(ClaimCell("value", *g[i]));
+            row.cells.push_back(ClaimCell("other value", *g[j]));
+            row.cells.push_back(TextCell("difference", cmp.size));
+            row.support = Support::And({g[i]->support, g[j]->support});
+            result.rows.push_back(std::move(row));
+          }
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  // ---- Citations -------------------------------------------------------------
+
+  void Number(Support& s, std::unordered_map<uint64_t, int>& numbers, std::vector<uint64_t>& order) {
+    if (s.op == Support::Op::kFact) {
+      auto [it, inserted] = numbers.emplace(s.fact_id, static_cast<int>(numbers.size()) + 1);
+      if (inserted) order.push_back(s.fact_id);
+      s.citation = it->second;
+    }
+    for (Support& a : s.args) Number(a, numbers, order);
+  }
+
+  Result<int64_t> FetchedAt(const std::string& document_id, uint32_t version) {
+    auto it = fetched_.find(document_id);
+    if (it == fetched_.end()) {
+      Result<std::vector<DocumentVersion>> versions = store_.ListDocumentVersions(document_id, false);
+      if (!versions.ok() && !versions.status().IsNotFound()) {
+        return versions.status().WithContext("reading versions of " + document_id);
+      }
+      std::map<uint32_t, int64_t> times;
+      if (versions.ok()) {
+        for (const DocumentVersion& v : *versions) times[v.version] = v.fetched_at;
+      }
+      it = fetched_.emplace(document_id, std::move(times)).first;
+    }
+    auto v = it->second.find(version);
+    return v == it->second.end() ? 0 : v->second;
+  }
+
+  Status ResolveCitations(QueryResult& result) {
+    std::unordered_map<uint64_t, int> numbers;
+    std::vector<uint64_t> order;
+    const size_t n = std::min(result.rows.size(), options_.cite_rows);
+    for (size_t i = 0; i < n; ++i) {
+      Row& row = result.rows[i];
+      for (Cell& cell : row.cells) {
+        for (ShownValue& v : cell.values) Number(v.support, numbers, order);
+      }
+      Number(row.support, numbers, order);
+      for (Reason& r : row.reasons) {
+        for (auto* list : {&r.supporting, &r.contradicting}) {
+          for (Reason::Evidence& e : *list) Number(e.support, numbers, order);
+        }
+      }
+    }
+    result.cited_rows = n;
+    for (uint64_t id : order) {
+      Result<Fact> f = store_.GetFact(id);
+      if (!f.ok()) return f.status().WithContext("reading the provenance of fact " + std::to_string(id));
+      Citation c;
+      c.number = numbers[id];
+      c.fact_id = id;
+      c.subject = f->subject;
+      c.predicate = f->predicate;
+      c.claim = f->value.kind == ValueKind::kNotPublished ? "not published" : f->value.ToString();
+      if (!f->qualifiers.empty()) c.claim += " " + QualifierText(f->qualifiers);
+      const Provenance& p = f->provenance;
+      c.document_id = p.document_id;
+      c.version = p.document_version;
+      Result<const Document*> d = Doc(p.document_id);
+      if (!d.ok()) return d.status();
+      c.title = (*d)->title;
+      c.url = (*d)->url;
+      c.site = (*d)->site;
+      c.kind = (*d)->kind;
+      Result<int64_t> fetched = FetchedAt(p.document_id, p.document_version);
+      if (!fetched.ok()) return fetched.status();
+      c.fetched_at = *fetched;
+      c.valid_as_of = f->valid_as_of;
+      c.section = p.section;
+      c.excerpt = p.excerpt;
+      c.attribution = p.attribution;
+      c.cited = p.citations;
+      c.row = p.row;
+      c.column = p.column;
+      c.formula = p.formula;
+      result.citations.push_back(std::move(c));
+    }
+    return Status::OK();
+  }
+
+  const Store& store_;
+  const Schema& schema_;
+  const BoundQuery& q_;
+  const QueryOptions& options_;
+  ReadView view_;
+
+  std::unordered_map<std::string, Document> docs_;
+  std::unordered_map<EntityId, std::string> names_;
+  std::unordered_map<std::string, std::map<uint32_t, int64_t>> fetched_;
+  std::map<std::string, BoundAttribute> formula_attributes_;
+  std::unordered_map<std::string, std::vector<Claim>> row_claims_;
+  std::unordered_map<std::string, std::vector<Claim>> other_claims_;
+  std::unordered_map<uint64_t, std::string> evidence_text_;
+  EntityId current_entity_;
+  bool truncated_combinations_ = false;
+};
+
+}  // namespace
+
+Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::string_view text,
+                             const QueryOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    Result<Query> parsed = ParseQuery(text);
+    if (!parsed.ok()) return parsed.status();
+    Result<BoundQuery> bound = Bind(*parsed, text, store, schema, options);
+    if (!bound.ok()) return bound.status();
+    QueryResult result;
+    result.query = std::string(text);
+    result.statement = bound->statement;
+    result.notes = bound->notes;
+    Evaluator evaluator(store, schema, *bound, options);
+    Result<QueryResult> r = evaluator.Run(result);
+    if (!r.ok()) return r.status();
+    r->elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return r;
+  } catch (const std::exception& e) {
+    // Nothing below should throw; if something does (allocation), the caller
+    // still gets a Status, never an exception across the module boundary.
+    return Status::Aborted(std::string("query failed: ") + e.what());
+  }
+}
+
+}  // namespace chipkg::query

@@ -1,0 +1,183 @@
+#include "query/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+namespace chipkg::query {
+namespace {
+
+// How much a path narrows the search, smaller is better: exact value
+// indexes first, then the computed range, then "has the attribute at all".
+int Rank(const AccessPath& p) {
+  switch (p.kind) {
+    case AccessPath::Kind::kRange:
+    case AccessPath::Kind::kNotPublished:
+    case AccessPath::Kind::kReferencing:
+      return 1;
+    case AccessPath::Kind::kDerivedRange:
+      return 2;
+    case AccessPath::Kind::kSubjectsWith:
+      return 3;
+    case AccessPath::Kind::kUnion: {
+      int worst = 1;
+      for (const AccessPath& c : p.parts) worst = std::max(worst, Rank(c));
+      return worst + 1;
+    }
+    case AccessPath::Kind::kKindScan:
+      return 9;
+  }
+  return 9;
+}
+
+bool ReadsSubject(const Expr& e) {
+  if (e.kind == Expr::Kind::kPredicate) return true;
+  for (const Expr& o : e.operands) {
+    if (ReadsSubject(o)) return true;
+  }
+  return false;
+}
+
+std::optional<AccessPath> ForComparison(const BoundCondition& c) {
+  const BoundAttribute& a = c.attribute;
+  if (a.predicate == nullptr || a.derivation != nullptr) return std::nullopt;  // computed values are in no index
+  AccessPath p;
+  p.predicate = a.predicate->name;
+  const bool from_below = c.op == CompareOp::kGe || c.op == CompareOp::kGt || c.op == CompareOp::kEq;
+  if (a.type == ValueKind::kQuantity && from_below) {
+    p.kind = AccessPath::Kind::kRange;
+    double lower = c.value.number;
+    if (c.op == CompareOp::kEq) lower -= std::abs(lower) * 1e-9;  // the evaluator's equality allows that much
+    p.range.lower = Value::Quantity(lower, c.value.dimension, "");
+    p.range.kind = ValueKind::kQuantity;
+    return p;
+  }
+  if (a.type == ValueKind::kDate && from_below) {
+    p.kind = AccessPath::Kind::kRange;
+    // A year-precision claim starts up to a year before a bound it may match.
+    p.range.lower = Value::OfDate(Date::FromDays(c.value.date.FirstDay() - 366), "");
+    p.range.kind = ValueKind::kDate;
+    return p;
+  }
+  if (a.type == ValueKind::kEntity && c.op == CompareOp::kEq) {
+    p.kind = AccessPath::Kind::kReferencing;
+    p.object = c.value.entity;
+    return p;
+  }
+  p.kind = AccessPath::Kind::kSubjectsWith;
+  return p;
+}
+
+std::optional<AccessPath> ForCall(const BoundCall& call) {
+  if (call.builtin != BoundCall::Builtin::kNone) {
+    const BoundAttribute& a = call.attribute;
+    if (a.predicate == nullptr || a.derivation != nullptr) return std::nullopt;
+    AccessPath p;
+    p.predicate = a.predicate->name;
+    switch (call.builtin) {
+      case BoundCall::Builtin::kNotPublished:
+        p.kind = AccessPath::Kind::kNotPublished;
+        p.range.kind = ValueKind::kNotPublished;
+        return p;
+      case BoundCall::Builtin::kReported:
+      case BoundCall::Builtin::kConflicting:
+        p.kind = AccessPath::Kind::kSubjectsWith;
+        return p;
+      case BoundCall::Builtin::kUnknown:
+      case BoundCall::Builtin::kNone:
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+  const Expr& e = call.derivation->expr;
+  if (e.kind != Expr::Kind::kCompare || e.operands.size() != 2) return std::nullopt;
+  for (size_t side = 0; side < 2; ++side) {
+    const Expr& subject = e.operands[side];
+    const Expr& other = e.operands[1 - side];
+    if (subject.kind != Expr::Kind::kPredicate || ReadsSubject(other)) continue;
+    // The subject side must be bounded from below: other <= subject, or subject >= other.
+    const bool below = side == 1 ? (e.op == Expr::Op::kLessEqual || e.op == Expr::Op::kLess)
+                                 : (e.op == Expr::Op::kGreaterEqual || e.op == Expr::Op::kGreater);
+    AccessPath p;
+    p.predicate = subject.name;
+    if (!below) {
+      p.kind = AccessPath::Kind::kSubjectsWith;
+      return p;
+    }
+    p.kind = AccessPath::Kind::kDerivedRange;
+    p.call = &call;
+    p.subject_side = side;
+    return p;
+  }
+  return std::nullopt;
+}
+
+std::string Number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<AccessPath> ChooseAccessPath(const BoundCondition& c) {
+  switch (c.kind) {
+    case Condition::Kind::kComparison:
+      return ForComparison(c);
+    case Condition::Kind::kCall:
+      return ForCall(c.call);
+    case Condition::Kind::kNot:
+      return std::nullopt;
+    case Condition::Kind::kAnd: {
+      std::optional<AccessPath> best;
+      for (const BoundCondition& child : c.children) {
+        std::optional<AccessPath> p = ChooseAccessPath(child);
+        if (p && (!best || Rank(*p) < Rank(*best))) best = std::move(p);
+      }
+      return best;
+    }
+    case Condition::Kind::kOr: {
+      AccessPath u;
+      u.kind = AccessPath::Kind::kUnion;
+      for (const BoundCondition& child : c.children) {
+        std::optional<AccessPath> p = ChooseAccessPath(child);
+        if (!p) return std::nullopt;
+        u.parts.push_back(std::move(*p));
+      }
+      return u;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string AccessPath::Describe(const std::string& kind_name) const {
+  switch (kind) {
+    case Kind::kKindScan:
+      return "scan of every " + kind_name;
+    case Kind::kRange: {
+      std::string bound;
+      if (range.lower) {
+        bound = range.lower->kind == ValueKind::kDate ? range.lower->date.ToString()
+                                                      : Number(range.lower->number) + " " + range.lower->dimension;
+      }
+      return "index range scan " + predicate + " >= " + bound;
+    }
+    case Kind::kNotPublished:
+      return "index scan " + predicate + " = not published";
+    case Kind::kReferencing:
+      return "index scan " + predicate + " = " + object;
+    case Kind::kDerivedRange:
+      return "index range scan " + predicate + " from " + (call != nullptr ? call->label : std::string("?"));
+    case Kind::kSubjectsWith:
+      return "index scan of subjects with " + predicate;
+    case Kind::kUnion: {
+      std::string out = "union of (";
+      for (size_t i = 0; i < parts.size(); ++i) out += (i ? "; " : "") + parts[i].Describe(kind_name);
+      return out + ")";
+    }
+  }
+  return "?";
+}
+
+}  // namespace chipkg::query

@@ -1,0 +1,53 @@
+// Running a query of the chipkg query language (query/README.md; syntax in
+// query/grammar.h) against a store, and rendering its answer.
+//
+//   Result<QueryResult> r = RunQuery(store, schema, "find chip where memory >= 64 GB");
+//   if (!r.ok()) { print r.status().message(); }   // line, column, caret, suggestions
+//   std::cout << Render(*r, Format::kText);
+//
+// The store is only read, through engine/store.h. A query never crashes and
+// never throws: a malformed or meaningless query is Status::InvalidArgument
+// with the position and what was expected; a store failure is returned as is,
+// with the query step as context.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "engine/status.h"
+#include "engine/store.h"
+#include "query/result.h"
+#include "schema/schema.h"
+
+namespace chipkg::query {
+
+struct QueryOptions {
+  // Citations (document, section, excerpt, fetch time) are read only for the
+  // first `cite_rows` rows: scripts that want counts or ids of a huge answer
+  // do not pay for provenance they will not print. Rows past it keep their
+  // values and supports with fact ids ("#1234") instead of numbers.
+  size_t cite_rows = std::numeric_limits<size_t>::max();
+  // Relative difference of two quantities beyond which sources disagree,
+  // unless the query says `tolerance P%`. The same default as `chipkg conflicts`.
+  double tolerance = 0.01;
+  // Most rows a `with evidence` expansion makes from one entity.
+  size_t max_witnesses_per_row = 10000;
+};
+
+Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::string_view text,
+                             const QueryOptions& options = {});
+
+enum class Format { kText, kJson, kCsv };
+// "text", "json", "csv"; InvalidArgument naming the choices otherwise.
+Result<Format> ParseFormat(const std::string& name);
+
+// Text: an aligned table, values with [n] citations, flags for conflicts and
+// "not published", why each row matched, then the numbered footnotes.
+// JSON: one object with the same content, supports as nested {"and": [...]},
+// {"or": [...]}, {"cite": n, "fact": id}. CSV: one line per row, column, value
+// and citation, each line carrying the citation's document, section and excerpt.
+std::string Render(const QueryResult& result, Format format);
+
+}  // namespace chipkg::query

@@ -1,0 +1,128 @@
+// What a query answers: rows of cells, each value with the claims behind it,
+// how each row is supported, and the numbered citations. Renderers
+// (query/query.h Render) turn it into text, JSON or CSV.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/fact.h"
+#include "query/ast.h"
+
+namespace chipkg::query {
+
+// How something is supported, provenance-semiring style: a claim (one stored
+// fact), inputs that are all needed ("and"), or alternatives that each
+// suffice ("or"). kTrue needs no claim at all (unknown(x) holds because no
+// source says anything). "[1] and ([2] or [3])".
+struct Support {
+  enum class Op : uint8_t { kTrue, kFact, kAnd, kOr };
+  Op op = Op::kTrue;
+  uint64_t fact_id = 0;       // kFact
+  int citation = 0;           // kFact: footnote number once citations are resolved; 0 before
+  std::vector<Support> args;  // kAnd, kOr
+
+  static Support True() { return Support(); }
+  static Support Fact(uint64_t fact_id);
+  // Flattened: and(a, and(b, c)) is and(a, b, c); a true operand of "and" is
+  // dropped; a single operand is itself; an "or" of nothing is kTrue only when
+  // given nothing (callers never build an empty or).
+  static Support And(std::vector<Support> args);
+  static Support Or(std::vector<Support> args);
+
+  bool IsTrue() const { return op == Op::kTrue; }
+  // "[1] and ([2] or [3])"; a fact without a citation number shows as "#<fact id>"; kTrue as "(no source needed)".
+  std::string ToString() const;
+  // Every fact id, in order of first appearance.
+  std::vector<uint64_t> Facts() const;
+  // The ways it can hold: disjunctive normal form, each a set of fact ids that
+  // together suffice (sorted, duplicates removed), at most `max_witnesses`
+  // (the rest are dropped and `truncated` set).
+  std::vector<std::vector<uint64_t>> Witnesses(size_t max_witnesses, bool* truncated) const;
+};
+
+// One numbered footnote: where a claim was read.
+struct Citation {
+  int number = 0;
+  uint64_t fact_id = 0;
+  EntityId subject;
+  std::string predicate;
+  std::string claim;  // the value as the source wrote it, with qualifiers: "3.4 PFLOPS {format=bf16, scope=server, chips=16}"
+  std::string document_id;
+  uint32_t version = 0;
+  std::string title;
+  std::string url;   // URL or path as ingested
+  std::string site;
+  std::string kind;  // vendor, press, aggregator, ...
+  int64_t fetched_at = 0;  // Unix seconds, from the DocumentVersion
+  std::optional<Date> valid_as_of;
+  std::string section;
+  std::string excerpt;
+  std::string attribution;         // the page's own words for where the figure comes from
+  std::vector<std::string> cited;  // what the page cites for the claim
+  int64_t row = -1;                // dataset row, -1 for pages
+  std::string column;
+  std::string formula;  // a figure the page computed itself: what from
+};
+
+// A value shown in a cell: one value and every claim that states it (claims
+// that agree are one value with several citations), or a value chipkg
+// computed from other claims by a schema `derive` rule.
+struct ShownValue {
+  enum class Kind : uint8_t { kValue, kNotPublished, kUnknown, kText };
+  Kind kind = Kind::kValue;
+  std::string text;       // "2,900 GB/s", "not published", "— (no source)", "212.5 TFLOPS per chip (3.4 PFLOPS / 16 chips)"
+  Value value;            // kValue: the content (per chip for quantities), kNotPublished: the marker
+  Qualifiers qualifiers;  // what the value is about (format=fp8, ...), after scope normalisation
+  Support support;        // the claims behind it (kTrue for kUnknown and kText)
+  bool computed = false;  // derived by a schema rule
+  std::string formula;    // computed: "1,300 TFLOPS / 500 W"
+  bool disputed = false;  // another value of the same cell disagrees with it
+};
+
+struct Cell {
+  std::string column;
+  enum class State : uint8_t { kReported, kNotPublished, kUnknown, kConflict, kText };
+  State state = State::kUnknown;
+  std::vector<ShownValue> values;
+  std::string conflict;  // kConflict: "32 GB vs 32 GiB (7.4%)"
+};
+const char* CellStateName(Cell::State state);  // "reported", "not_published", "unknown", "conflict", "text"
+
+// Why a row matched: one entry per test of the condition that holds for it,
+// with the claims that support it and those that contradict it.
+struct Reason {
+  std::string test;  // "memory >= 64 GB", "fits(Llama 3.1 70B, int8)"
+  struct Evidence {
+    std::string text;  // "96 GB", "70 B x 1 = 70 GB <= 96 GB"
+    Support support;
+  };
+  std::vector<Evidence> supporting;
+  std::vector<Evidence> contradicting;  // claims under which the test fails or is not stated
+};
+
+struct Row {
+  EntityId entity;
+  std::string name;
+  std::vector<Cell> cells;  // one per QueryResult::columns entry, in order
+  Support support;          // how the condition holds (kTrue without a condition)
+  std::vector<Reason> reasons;
+};
+
+struct QueryResult {
+  std::string query;  // the text as given
+  StatementKind statement = StatementKind::kFind;
+  std::string kind;                  // entity kind of the rows (find, count)
+  std::vector<std::string> columns;  // after the entity name column
+  std::vector<Row> rows;
+  std::optional<uint64_t> count;     // count statements
+  std::vector<Citation> citations;   // numbered 1..n in order of first use in the resolved rows
+  size_t cited_rows = 0;             // rows whose support carries citation numbers
+  std::string plan;                  // how the rows were found: "index range scan memory >= 6.4e+10"
+  std::vector<std::string> notes;    // source policy, times, entities left undetermined, truncations
+  double elapsed_ms = 0;
+};
+
+}  // namespace chipkg::query

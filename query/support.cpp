@@ -1,0 +1,207 @@
+// Support expressions (query/result.h): building, printing, expanding.
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "query/result.h"
+
+namespace chipkg::query {
+namespace {
+
+// Flattens nested nodes of the same operator into `out`.
+void Flatten(Support::Op op, std::vector<Support>& args, std::vector<Support>& out) {
+  for (Support& a : args) {
+    if (a.op == op) {
+      Flatten(op, a.args, out);
+    } else {
+      out.push_back(std::move(a));
+    }
+  }
+}
+
+bool SameFactLeaf(const Support& a, const Support& b) {
+  return a.op == Support::Op::kFact && b.op == Support::Op::kFact && a.fact_id == b.fact_id;
+}
+
+void AppendText(const Support& s, bool nested, std::string& out) {
+  switch (s.op) {
+    case Support::Op::kTrue:
+      out += "(no source needed)";
+      return;
+    case Support::Op::kFact:
+      out += s.citation > 0 ? "[" + std::to_string(s.citation) + "]" : "#" + std::to_string(s.fact_id);
+      return;
+    case Support::Op::kAnd:
+    case Support::Op::kOr: {
+      const char* word = s.op == Support::Op::kAnd ? " and " : " or ";
+      if (nested) out += "(";
+      for (size_t i = 0; i < s.args.size(); ++i) {
+        if (i > 0) out += word;
+        AppendText(s.args[i], true, out);
+      }
+      if (nested) out += ")";
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Support Support::Fact(uint64_t fact_id) {
+  Support s;
+  s.op = Op::kFact;
+  s.fact_id = fact_id;
+  return s;
+}
+
+Support Support::And(std::vector<Support> args) {
+  std::vector<Support> flat;
+  Flatten(Op::kAnd, args, flat);
+  std::vector<Support> kept;
+  for (Support& a : flat) {
+    if (a.IsTrue()) continue;  // needs nothing: drop from a conjunction
+    bool dup = false;
+    for (const Support& k : kept) dup = dup || SameFactLeaf(k, a);
+    if (!dup) kept.push_back(std::move(a));
+  }
+  if (kept.empty()) return True();
+  if (kept.size() == 1) return std::move(kept.front());
+  Support s;
+  s.op = Op::kAnd;
+  s.args = std::move(kept);
+  return s;
+}
+
+Support Support::Or(std::vector<Support> args) {
+  std::vector<Support> flat;
+  Flatten(Op::kOr, args, flat);
+  std::vector<Support> kept;
+  for (Support& a : flat) {
+    // A disjunct that needs nothing makes the whole disjunction need nothing.
+    if (a.IsTrue()) return True();
+    bool dup = false;
+    for (const Support& k : kept) dup = dup || SameFactLeaf(k, a);
+    if (!dup) kept.push_back(std::move(a));
+  }
+  if (kept.empty()) return True();
+  if (kept.size() == 1) return std::move(kept.front());
+  // Factor out claims every alternative needs: (a and b) or (a and c) is
+  // a and (b or c), which says what the row rests on.
+  std::vector<uint64_t> common;
+  bool first = true;
+  for (const Support& a : kept) {
+    std::vector<uint64_t> leaves;
+    if (a.op == Op::kFact) leaves.push_back(a.fact_id);
+    if (a.op == Op::kAnd) {
+      for (const Support& x : a.args) {
+        if (x.op == Op::kFact) leaves.push_back(x.fact_id);
+      }
+    }
+    std::sort(leaves.begin(), leaves.end());
+    if (first) {
+      common = leaves;
+      first = false;
+    } else {
+      std::vector<uint64_t> both;
+      std::set_intersection(common.begin(), common.end(), leaves.begin(), leaves.end(), std::back_inserter(both));
+      common = std::move(both);
+    }
+  }
+  if (!common.empty()) {
+    std::vector<Support> rests;
+    bool absorbed = false;  // an alternative that is only the common part
+    for (Support& a : kept) {
+      std::vector<Support> rest;
+      if (a.op == Op::kAnd) {
+        for (Support& x : a.args) {
+          if (!(x.op == Op::kFact && std::binary_search(common.begin(), common.end(), x.fact_id))) {
+            rest.push_back(std::move(x));
+          }
+        }
+      }
+      if (rest.empty()) absorbed = true;
+      rests.push_back(And(std::move(rest)));
+    }
+    std::vector<Support> parts;
+    for (uint64_t id : common) parts.push_back(Fact(id));
+    if (!absorbed) parts.push_back(Or(std::move(rests)));
+    return And(std::move(parts));
+  }
+  Support s;
+  s.op = Op::kOr;
+  s.args = std::move(kept);
+  return s;
+}
+
+std::string Support::ToString() const {
+  std::string out;
+  AppendText(*this, false, out);
+  return out;
+}
+
+std::vector<uint64_t> Support::Facts() const {
+  std::vector<uint64_t> out;
+  std::set<uint64_t> seen;
+  std::vector<const Support*> stack = {this};
+  // Depth-first, left to right, so numbering follows reading order.
+  while (!stack.empty()) {
+    const Support* s = stack.back();
+    stack.pop_back();
+    if (s->op == Op::kFact) {
+      if (seen.insert(s->fact_id).second) out.push_back(s->fact_id);
+    }
+    for (auto it = s->args.rbegin(); it != s->args.rend(); ++it) stack.push_back(&*it);
+  }
+  return out;
+}
+
+std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool* truncated) const {
+  using Set = std::vector<uint64_t>;
+  switch (op) {
+    case Op::kTrue:
+      return {Set{}};
+    case Op::kFact:
+      return {Set{fact_id}};
+    case Op::kOr: {
+      std::vector<Set> out;
+      std::set<Set> seen;
+      for (const Support& a : args) {
+        for (Set& w : a.Witnesses(max_witnesses, truncated)) {
+          if (out.size() >= max_witnesses) {
+            *truncated = true;
+            return out;
+          }
+          if (seen.insert(w).second) out.push_back(std::move(w));
+        }
+      }
+      return out;
+    }
+    case Op::kAnd: {
+      std::vector<Set> acc = {Set{}};
+      for (const Support& a : args) {
+        const std::vector<Set> part = a.Witnesses(max_witnesses, truncated);
+        std::vector<Set> next;
+        std::set<Set> seen;
+        for (const Set& x : acc) {
+          for (const Set& y : part) {
+            if (next.size() >= max_witnesses) {
+              *truncated = true;
+              break;
+            }
+            Set merged;
+            std::set_union(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(merged));
+            if (seen.insert(merged).second) next.push_back(std::move(merged));
+          }
+        }
+        acc = std::move(next);
+      }
+      return acc;
+    }
+  }
+  return {};
+}
+
+}  // namespace chipkg::query

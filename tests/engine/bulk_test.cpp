@@ -1,0 +1,333 @@
+// BulkWriter: SST-based loads must read back exactly like single writes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "engine/bulk_writer_impl.h"
+#include "engine/store.h"
+#include "engine/store_impl.h"
+#include "tests/engine/test_util.h"
+
+namespace chipkg {
+namespace {
+
+using testing::DocBuilder;
+using testing::ExpectSameClaim;
+using testing::OpenOrDie;
+using testing::TempDir;
+
+constexpr double kGB = 1e9;
+
+// A generated corpus: `chips` chips, ten per document, about 15 claims each.
+struct Corpus {
+  std::vector<Entity> entities;
+  std::vector<DocBuilder> docs;
+
+  explicit Corpus(int chips, uint32_t seed = 1) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> mem(1, 24), tdp(50, 1000), year(2016, 2025), month(1, 12), coin(0, 9);
+    for (int c = 0; c < chips; ++c) {
+      if (c % 10 == 0) docs.emplace_back("doc-" + std::to_string(c / 10));
+      DocBuilder& b = docs.back();
+      const std::string chip = "chip:gen-" + std::to_string(c);
+      entities.push_back({chip, "chip", "Generated Chip " + std::to_string(c), {"GC" + std::to_string(c)}});
+      b.AddText("== " + chip + " ==");
+      const double gb = 8.0 * mem(rng);
+      b.Add(chip, "memory", Value::Quantity(gb * kGB, "bytes", std::to_string(int(gb)) + " GB"),
+            chip + " memory " + std::to_string(int(gb)) + " GB");
+      if (coin(rng) == 0) {  // a conflicting second claim
+        b.Add(chip, "memory", Value::Quantity((gb + 8) * kGB, "bytes", std::to_string(int(gb + 8)) + " GB"),
+              chip + " other memory " + std::to_string(int(gb + 8)) + " GB");
+      }
+      if (coin(rng) == 1) {
+        b.Add(chip, "tdp", Value::NotPublished("not disclosed"), chip + " tdp not disclosed");
+      } else {
+        b.Add(chip, "tdp", Value::Quantity(tdp(rng), "watts", "W"), chip + " tdp W " + std::to_string(c));
+      }
+      for (const char* format : {"bf16", "fp8", "int8"}) {
+        Fact& f = b.Add(chip, "peak_throughput", Value::Quantity(1e12 * tdp(rng), "ops_per_second", "TFLOPS"),
+                        chip + " " + format + " throughput", {{"format", format}, {"sparsity", "dense"}});
+        f.provenance.section = "throughput table";
+        f.provenance.row = c;
+        f.provenance.column = format;
+      }
+      Date released{year(rng), static_cast<uint8_t>(month(rng)), 0, DatePrecision::kMonth};
+      Fact& r = b.Add(chip, "released", Value::OfDate(released, released.ToString()), chip + " released");
+      r.valid_as_of = released;
+      b.Add(chip, "foundry", Value::Entity(coin(rng) < 7 ? "organization:tsmc" : "organization:samsung", ""),
+            chip + " foundry");
+      b.Add(chip, "memory_type", Value::Text(coin(rng) < 5 ? "HBM3" : "HBM2e"), chip + " memory type");
+      b.Add(chip, "safety_critical", Value::Bool(coin(rng) == 0, ""), chip + " safety");
+      Fact& d = b.Add(chip, "perf_per_watt", Value::Quantity(0.5, "ops_per_watt", "0.5"), chip + " ppw",
+                      {{"format", "bf16"}});
+      d.provenance.derivation = Derivation::kStatedDerived;
+      d.provenance.formula = "a / b";
+      d.provenance.citations = {"https://example.com/" + std::to_string(c)};
+      d.provenance.prefix = "pre";
+      d.provenance.suffix = "suf";
+      d.provenance.attribution = "attr";
+      d.provenance.note = "note " + std::to_string(c);
+    }
+  }
+  size_t fact_count() const {
+    size_t n = 0;
+    for (const auto& d : docs) n += d.facts().size();
+    return n;
+  }
+  std::vector<Fact> AllFacts() const {
+    std::vector<Fact> out;
+    for (const auto& d : docs) out.insert(out.end(), d.facts().begin(), d.facts().end());
+    return out;
+  }
+};
+
+Status LoadBulk(BulkWriter& w, const Corpus& corpus, const std::string& run_id, ImportStats* stats) {
+  for (const auto& e : corpus.entities) CHIPKG_RETURN_IF_ERROR(w.AddEntity(e));
+  for (const auto& d : corpus.docs) CHIPKG_RETURN_IF_ERROR(w.AddDocumentVersion(d.doc(), d.version()));
+  for (const auto& d : corpus.docs) {
+    for (const auto& f : d.facts()) CHIPKG_RETURN_IF_ERROR(w.AddFact(f));
+  }
+  auto r = w.Finish(run_id);
+  if (!r.ok()) return r.status();
+  *stats = *r;
+  return Status::OK();
+}
+
+// Orders claims so generated and read-back lists line up.
+void SortClaims(std::vector<Fact>* facts) {
+  std::sort(facts->begin(), facts->end(), [](const Fact& a, const Fact& b) {
+    return std::tie(a.subject, a.provenance.document_id, a.provenance.span_begin) <
+           std::tie(b.subject, b.provenance.document_id, b.provenance.span_begin);
+  });
+}
+
+void ExpectStoreHoldsCorpus(const Store& store, const Corpus& corpus, TxId tx, const std::string& run_id) {
+  auto all = corpus.AllFacts();
+  std::map<std::string, std::vector<Fact>> by_subject;
+  for (const auto& f : all) by_subject[f.subject].push_back(f);
+  for (auto& [subject, want] : by_subject) {
+    auto got = store.FactsAbout(subject);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->size(), want.size()) << subject;
+    SortClaims(&want);
+    SortClaims(&got.value());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ExpectSameClaim(want[i], (*got)[i]);
+      EXPECT_EQ((*got)[i].asserted_tx, tx);
+      EXPECT_EQ((*got)[i].provenance.run_id, run_id);
+      EXPECT_EQ((*got)[i].provenance.document_version, 1u);
+    }
+  }
+  // memory >= 64 GB, in value order.
+  std::vector<Fact> want_range;
+  for (const auto& f : all) {
+    if (f.predicate == "memory" && f.value.kind == ValueKind::kQuantity && f.value.number >= 64 * kGB) {
+      want_range.push_back(f);
+    }
+  }
+  ValueRange r;
+  r.lower = Value::Quantity(64 * kGB, "bytes", "");
+  auto got_range = store.FactsInRange("memory", r);
+  ASSERT_TRUE(got_range.ok());
+  ASSERT_EQ(got_range->size(), want_range.size());
+  for (size_t i = 1; i < got_range->size(); ++i) {
+    ASSERT_LE((*got_range)[i - 1].value.number, (*got_range)[i].value.number);
+  }
+  SortClaims(&want_range);
+  SortClaims(&got_range.value());
+  for (size_t i = 0; i < want_range.size(); ++i) ExpectSameClaim(want_range[i], (*got_range)[i]);
+
+  for (const auto& d : corpus.docs) {
+    auto got = store.FactsFromDocument(d.doc().id);
+    ASSERT_TRUE(got.ok());
+    std::vector<Fact> want = d.facts();
+    ASSERT_EQ(got->size(), want.size());
+    SortClaims(&want);
+    SortClaims(&got.value());
+    for (size_t i = 0; i < want.size(); ++i) ExpectSameClaim(want[i], (*got)[i]);
+    auto v = store.LatestDocumentVersion(d.doc().id);
+    ASSERT_TRUE(v.ok());
+    EXPECT_EQ(v->text, d.text());
+    EXPECT_EQ(v->content_hash, Sha256Hex(d.text()));
+    EXPECT_EQ(v->tx, tx);
+  }
+  size_t tsmc = 0;
+  for (const auto& f : all) tsmc += f.value.kind == ValueKind::kEntity && f.value.text == "organization:tsmc";
+  EXPECT_EQ(store.FactsReferencing("organization:tsmc").value().size(), tsmc);
+  EXPECT_EQ(store.FindEntity("gc7").value().id, "chip:gen-7");
+}
+
+TEST(BulkTest, LoadReadsBackLikeTheInput) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  Corpus corpus(300);
+  ASSERT_GT(corpus.fact_count(), 3000u);
+  auto writer = store->StartBulk();
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  // Nothing else writes during the load, and nothing of it is visible yet.
+  EXPECT_TRUE(store->PutMeta("x", "y").IsBusy());
+  EXPECT_TRUE(store->StartBulk().status().IsBusy());
+  for (const auto& e : corpus.entities) ASSERT_TRUE((*writer)->AddEntity(e).ok());
+  for (const auto& d : corpus.docs) ASSERT_TRUE((*writer)->AddDocumentVersion(d.doc(), d.version()).ok());
+  for (const auto& d : corpus.docs) {
+    for (const auto& f : d.facts()) ASSERT_TRUE((*writer)->AddFact(f).ok());
+  }
+  EXPECT_TRUE(store->FactsAbout("chip:gen-1").value().empty());
+  EXPECT_EQ(store->LastTx(), 0u);
+  auto stats = (*writer)->Finish("bulk-run");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->facts, corpus.fact_count());
+  EXPECT_EQ(stats->documents, corpus.docs.size());
+  EXPECT_EQ(stats->entities, corpus.entities.size());
+  writer->reset();
+
+  EXPECT_EQ(store->LastTx(), 1u);
+  auto txs = store->ListTransactions().value();
+  ASSERT_EQ(txs.size(), 1u);
+  EXPECT_EQ(txs[0].run_id, "bulk-run");
+  ExpectStoreHoldsCorpus(*store, corpus, 1, "bulk-run");
+  auto s = store->Statistics().value();
+  EXPECT_EQ(s.facts, corpus.fact_count());
+  EXPECT_EQ(s.live_facts, corpus.fact_count());
+  EXPECT_EQ(s.documents, corpus.docs.size());
+  EXPECT_EQ(s.document_versions, corpus.docs.size());
+  EXPECT_EQ(s.entities, corpus.entities.size());
+  EXPECT_EQ(s.transactions, 1u);
+  size_t np = 0;
+  for (const auto& f : corpus.AllFacts()) np += f.value.kind == ValueKind::kNotPublished;
+  EXPECT_EQ(s.not_published_facts, np);
+
+  // Ordinary writes continue on top: a changed version diffs against bulk-loaded facts.
+  DocBuilder changed("doc-0");
+  const Fact& keep = corpus.docs[0].facts()[0];
+  changed.Add(keep.subject, keep.predicate, keep.value, keep.provenance.excerpt, keep.qualifiers);
+  changed.facts()[0].provenance.rule = keep.provenance.rule;
+  auto w = store->WriteDocumentVersion(changed.doc(), changed.version(), changed.facts(), "run-2");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->tx, 2u);
+  EXPECT_EQ(w->version, 2u);
+  EXPECT_EQ(w->facts_kept, 1u);
+  EXPECT_EQ(w->facts_retracted, corpus.docs[0].facts().size() - 1);
+  EXPECT_EQ(store->FactsFromDocument("doc-0").value().size(), 1u);
+
+  // And the store reopens with all of it.
+  store.reset();
+  store = OpenOrDie(dir.Sub("s"));
+  EXPECT_EQ(store->LastTx(), 2u);
+  size_t last_chip_facts = 0;
+  for (const auto& f : corpus.AllFacts()) last_chip_facts += f.subject == "chip:gen-299";
+  EXPECT_EQ(store->FactsAbout("chip:gen-299").value().size(), last_chip_facts);
+  EXPECT_EQ(store->Statistics().value().facts, corpus.fact_count());
+  // No temporary files are left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.Sub("s"))) {
+    EXPECT_EQ(entry.path().filename().string().find("bulk-tmp"), std::string::npos) << entry.path();
+  }
+}
+
+// Tiny budgets force sorted runs to spill to disk and be merged, and texts to
+// leave the cache; the result must not change.
+TEST(BulkTest, SpilledRunsMergeToTheSameStore) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto* impl = dynamic_cast<internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+  Corpus corpus(300, 9);
+  ASSERT_TRUE(impl->BeginBulk().ok());
+  internal::BulkBudget tiny;
+  tiny.index_bytes = 256 << 10;
+  tiny.versions_bytes = 64 << 10;
+  tiny.text_cache_bytes = 4 << 10;
+  internal::BulkWriterImpl writer(impl, /*raw=*/false, tiny);
+  ASSERT_TRUE(writer.Init().ok());
+  for (const auto& e : corpus.entities) ASSERT_TRUE(writer.AddEntity(e).ok());
+  for (const auto& d : corpus.docs) ASSERT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
+  for (const auto& d : corpus.docs) {
+    for (const auto& f : d.facts()) ASSERT_TRUE(writer.AddFact(f).ok());
+  }
+  EXPECT_GE(writer.spilled_runs(), 4u);
+  auto finished = writer.Finish("spill-run");
+  ASSERT_TRUE(finished.ok()) << finished.status().ToString();
+  ImportStats stats = *finished;
+  Status s;
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(stats.facts, corpus.fact_count());
+  ExpectStoreHoldsCorpus(*store, corpus, 1, "spill-run");
+}
+
+TEST(BulkTest, FailedLoadLeavesNothing) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  ASSERT_TRUE(store->PutEntity({"chip:before", "chip", "Before", {}}).ok());
+  Corpus corpus(50);
+  {
+    auto writer = store->StartBulk();
+    ASSERT_TRUE(writer.ok());
+    for (const auto& d : corpus.docs) ASSERT_TRUE((*writer)->AddDocumentVersion(d.doc(), d.version()).ok());
+    for (const auto& e : corpus.entities) ASSERT_TRUE((*writer)->AddEntity(e).ok());
+    Fact bad = corpus.docs[1].facts()[3];
+    bad.provenance.excerpt = "not what the text says";
+    for (size_t i = 0; i < 20; ++i) ASSERT_TRUE((*writer)->AddFact(corpus.docs[0].facts()[i]).ok());
+    Status add = (*writer)->AddFact(bad);
+    EXPECT_TRUE(add.IsInvalidArgument()) << add.ToString();
+    Fact unknown_doc = corpus.docs[0].facts()[0];
+    unknown_doc.provenance.document_id = "doc-never-added";
+    EXPECT_FALSE((*writer)->AddFact(unknown_doc).ok());
+    auto finish = (*writer)->Finish("failed-run");
+    EXPECT_FALSE(finish.ok());
+  }
+  {
+    // Abandoned without Finish.
+    auto writer = store->StartBulk();
+    ASSERT_TRUE(writer.ok());
+    for (const auto& d : corpus.docs) ASSERT_TRUE((*writer)->AddDocumentVersion(d.doc(), d.version()).ok());
+    for (const auto& f : corpus.docs[0].facts()) ASSERT_TRUE((*writer)->AddFact(f).ok());
+  }
+  EXPECT_EQ(store->LastTx(), 1u);
+  EXPECT_TRUE(store->FactsAbout("chip:gen-1").value().empty());
+  EXPECT_TRUE(store->ListDocuments().value().empty());
+  EXPECT_EQ(store->ListEntities().value().size(), 1u);
+  auto stats = store->Statistics().value();
+  EXPECT_EQ(stats.facts, 0u);
+  EXPECT_EQ(stats.documents, 0u);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.Sub("s"))) {
+    EXPECT_EQ(entry.path().filename().string().find("bulk-tmp"), std::string::npos) << entry.path();
+  }
+  // The store is writable again, and a good load numbers on from the store.
+  auto writer = store->StartBulk();
+  ASSERT_TRUE(writer.ok());
+  ImportStats ok_stats;
+  Status s = LoadBulk(**writer, corpus, "good-run", &ok_stats);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(store->LastTx(), 2u);
+  ExpectStoreHoldsCorpus(*store, corpus, 2, "good-run");
+}
+
+TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  ASSERT_TRUE(store->PutEntity({"chip:gen-0", "chip", "Old Name", {"Legacy Alias"}}).ok());
+  Corpus corpus(20);
+  ASSERT_TRUE(store->WriteDocumentVersion(corpus.docs[0].doc(), corpus.docs[0].version(), {}, "r").ok());
+  auto writer = store->StartBulk();
+  ASSERT_TRUE(writer.ok());
+  ImportStats stats;
+  Status s = LoadBulk(**writer, corpus, "top", &stats);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(store->FindEntity("legacy alias").status().IsNotFound());
+  EXPECT_EQ(store->FindEntity("Generated Chip 0").value().id, "chip:gen-0");
+  // doc-0 had version 1 already: the load added version 2 and its facts name it.
+  EXPECT_EQ(store->LatestDocumentVersion("doc-0").value().version, 2u);
+  auto facts = store->FactsFromDocument("doc-0", 2u);
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->size(), corpus.docs[0].facts().size());
+  auto st = store->Statistics().value();
+  EXPECT_EQ(st.entities, corpus.entities.size());
+  EXPECT_EQ(st.documents, corpus.docs.size());
+  EXPECT_EQ(st.document_versions, corpus.docs.size() + 1);
+}
+
+}  // namespace
+}  // namespace chipkg

@@ -1,0 +1,200 @@
+// Export and Import: JSON Lines that reproduce a store exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "engine/store.h"
+#include "tests/engine/test_util.h"
+
+namespace chipkg {
+namespace {
+
+using testing::DocBuilder;
+using testing::ExpectSameClaim;
+using testing::OpenOrDie;
+using testing::TempDir;
+
+// A store with history: two versions of one document (with retractions),
+// every value kind, odd bytes, entities and settings.
+void Populate(Store& store) {
+  ASSERT_TRUE(store.PutEntity({"chip:a", "chip", "Chip A", {"A1", "Alpha"}}).ok());
+  ASSERT_TRUE(store.PutEntity({"organization:tsmc", "organization", "TSMC", {}}).ok());
+  DocBuilder v1("doc-a");
+  Fact& m = v1.Add("chip:a", "memory", Value::Quantity(32e9, "bytes", "32 GB"), "Memory 32 GB");
+  m.provenance.citations = {"https://example.com/spec", "4"};
+  m.provenance.row = 2;
+  m.provenance.column = "Memory";
+  m.valid_as_of = *Date::Parse("2023-11");
+  v1.Add("chip:a", "memory_type", Value::Text("HBM2e"), "HBM2e");
+  v1.Add("chip:a", "released", Value::OfDate(*Date::Parse("2022"), "2022"), "2022");
+  v1.Add("chip:a", "foundry", Value::Entity("organization:tsmc", "TSMC"), "TSMC");
+  v1.Add("chip:a", "safety_critical", Value::Bool(true, "yes"), "yes");
+  v1.Add("chip:a", "die_size", Value::NotPublished("n/a"), "n/a");
+  v1.Add("chip:a", "bandwidth_ceiling", Value::Quantity(std::numeric_limits<double>::infinity(), "x", "unbounded"),
+         "unbounded");
+  // A span that ends inside a multi-byte character: the excerpt is not valid UTF-8.
+  const std::string snowman = "\xe2\x98\x83";
+  Fact& cut = v1.Add("chip:a", "mascot", Value::Text("snow" + snowman.substr(0, 2)), "snow" + snowman.substr(0, 2));
+  cut.provenance.suffix = snowman.substr(2);
+  cut.provenance.formula = "π ≈ 3.14159";
+  cut.provenance.derivation = Derivation::kStatedDerived;
+  DocumentVersion dv1 = v1.version();
+  dv1.as_of = *Date::Parse("2023-11-28");
+  auto w1 = store.WriteDocumentVersion(v1.doc(), dv1, v1.facts(), "run-1");
+  ASSERT_TRUE(w1.ok()) << w1.status().ToString();
+
+  DocBuilder v2("doc-a");
+  v2.Add("chip:a", "memory", Value::Quantity(32e9, "bytes", "32 GB"), "Memory 32 GB");
+  v2.Add("chip:a", "memory_type", Value::Text("HBM3"), "HBM3");
+  auto w2 = store.WriteDocumentVersion(v2.doc(), v2.version(), v2.facts(), "run-2");
+  ASSERT_TRUE(w2.ok());
+  ASSERT_GT(w2->facts_retracted, 0u);
+
+  DocBuilder other("doc-b");
+  other.Add("chip:b", "memory", Value::Quantity(-0.0, "bytes", ""), "zero", {{"scope", "server"}, {"chips", "16"}});
+  Document d = other.doc();
+  d.etag = "W/\"abc\"";
+  d.last_modified = "yesterday";
+  ASSERT_TRUE(store.WriteDocumentVersion(d, other.version(), other.facts(), "run-3").ok());
+  ASSERT_TRUE(store.PutDocument({"doc-empty", "file:///x", "No versions", "", "", "", ""}).ok());
+  ASSERT_TRUE(store.PutMeta("match/a1", "confirmed").ok());
+  ASSERT_TRUE(store.PutMeta("ingest/state", std::string("bin\0ary\xff", 8)).ok());
+}
+
+std::string ExportOf(const Store& store) {
+  std::ostringstream out;
+  Status s = store.Export(out);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return out.str();
+}
+
+TEST(ExportTest, ImportReproducesTheStoreExactly) {
+  TempDir dir;
+  auto original = OpenOrDie(dir.Sub("a"));
+  Populate(*original);
+  const std::string first = ExportOf(*original);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first.substr(0, first.find('\n')), R"({"type":"format","format":"chipkg-store 1"})");
+
+  auto copy = OpenOrDie(dir.Sub("b"));
+  std::istringstream in(first);
+  auto stats = copy->Import(in);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->facts, original->Statistics().value().facts);
+  EXPECT_EQ(stats->entities, 2u);
+  EXPECT_EQ(stats->documents, 3u);
+  const std::string second = ExportOf(*copy);
+  EXPECT_EQ(first, second);
+
+  // The copy answers reads exactly as the original, ids and transactions included.
+  EXPECT_EQ(copy->LastTx(), original->LastTx());
+  ReadView all;
+  all.include_retracted = true;
+  for (const char* subject : {"chip:a", "chip:b"}) {
+    auto a = original->FactsAbout(subject, all).value();
+    auto b = copy->FactsAbout(subject, all).value();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      ExpectSameClaim(a[i], b[i]);
+      EXPECT_EQ(a[i].id, b[i].id);
+      EXPECT_EQ(a[i].asserted_tx, b[i].asserted_tx);
+      EXPECT_EQ(a[i].retracted_tx, b[i].retracted_tx);
+      EXPECT_EQ(a[i].provenance.run_id, b[i].provenance.run_id);
+      EXPECT_EQ(a[i].provenance.document_version, b[i].provenance.document_version);
+    }
+  }
+  auto sa = original->Statistics().value();
+  auto sb = copy->Statistics().value();
+  EXPECT_EQ(sa.facts, sb.facts);
+  EXPECT_EQ(sa.live_facts, sb.live_facts);
+  EXPECT_EQ(sa.retracted_facts, sb.retracted_facts);
+  EXPECT_EQ(sa.not_published_facts, sb.not_published_facts);
+  EXPECT_EQ(sa.documents, sb.documents);
+  EXPECT_EQ(sa.document_versions, sb.document_versions);
+  EXPECT_EQ(sa.entities, sb.entities);
+  EXPECT_EQ(sa.transactions, sb.transactions);
+  EXPECT_EQ(copy->GetMeta("ingest/state").value(), std::string("bin\0ary\xff", 8));
+  EXPECT_EQ(copy->FindEntity("alpha").value().id, "chip:a");
+  EXPECT_EQ(copy->GetDocument("doc-b").value().etag, "W/\"abc\"");
+  auto hist = copy->History("chip:a", "memory_type").value();
+  ASSERT_EQ(hist.size(), 2u);
+  EXPECT_FALSE(hist[0].live());
+  auto inf = copy->FactsAbout("chip:a", "bandwidth_ceiling").value();
+  ASSERT_EQ(inf.size(), 0u);  // retracted by version 2
+  ReadView at1;
+  at1.as_of_tx = 3;  // two entities, then version 1
+  auto then = copy->FactsAbout("chip:a", "bandwidth_ceiling", at1).value();
+  ASSERT_EQ(then.size(), 1u);
+  EXPECT_TRUE(std::isinf(then[0].value.number));
+  auto mascot = copy->FactsAbout("chip:a", "mascot", all).value();
+  ASSERT_EQ(mascot.size(), 1u);
+  EXPECT_EQ(mascot[0].value.text, "snow\xe2\x98");
+  EXPECT_EQ(mascot[0].provenance.formula, "π ≈ 3.14159");
+
+  // New writes on the copy continue after the imported ids and transactions.
+  DocBuilder more("doc-c");
+  more.Add("chip:c", "memory", Value::Quantity(1, "bytes", "1"), "1");
+  auto w = copy->WriteDocumentVersion(more.doc(), more.version(), more.facts(), "after");
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->tx, original->LastTx() + 1);
+  uint64_t max_id = 0;
+  for (const char* subject : {"chip:a", "chip:b"}) {
+    auto facts = original->FactsAbout(subject, all).value();
+    for (const auto& f : facts) max_id = std::max(max_id, f.id);
+  }
+  EXPECT_GT(copy->FactsAbout("chip:c").value().front().id, max_id);
+}
+
+TEST(ExportTest, ImportRefusesNonEmptyStoresAndBadInput) {
+  TempDir dir;
+  auto original = OpenOrDie(dir.Sub("a"));
+  Populate(*original);
+  const std::string text = ExportOf(*original);
+
+  std::istringstream again(text);
+  auto into_full = original->Import(again);
+  ASSERT_FALSE(into_full.ok());
+  EXPECT_TRUE(into_full.status().IsInvalidArgument());
+  EXPECT_NE(into_full.status().message().find("empty store"), std::string::npos);
+
+  auto target = OpenOrDie(dir.Sub("b"));
+  // A damaged line in the middle: the import fails, naming the line, and leaves nothing.
+  std::string damaged = text;
+  size_t fact_line = damaged.find("{\"type\":\"fact\"");
+  ASSERT_NE(fact_line, std::string::npos);
+  damaged.insert(fact_line + 5, "}}garbage");
+  std::istringstream bad(damaged);
+  auto r = target->Import(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("import line"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(target->LastTx(), 0u);
+  EXPECT_TRUE(target->ListDocuments().value().empty());
+  EXPECT_TRUE(target->ListEntities().value().empty());
+
+  // A text that no longer matches its hash is corrupt.
+  std::string tampered = text;
+  size_t pos = tampered.find("Memory 32 GB");
+  ASSERT_NE(pos, std::string::npos);
+  tampered[pos] = 'X';
+  std::istringstream tampered_in(tampered);
+  auto t = target->Import(tampered_in);
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(t.status().IsCorruption()) << t.status().ToString();
+
+  std::istringstream other_format(R"({"type":"format","format":"chipkg-store 9"})"
+                                  "\n");
+  EXPECT_TRUE(target->Import(other_format).status().IsFormatMismatch());
+  std::istringstream empty("");
+  EXPECT_FALSE(target->Import(empty).ok());
+
+  // After all that the target still takes the good export.
+  std::istringstream good(text);
+  auto ok = target->Import(good);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ExportOf(*target), text);
+}
+
+}  // namespace
+}  // namespace chipkg

@@ -1,0 +1,674 @@
+// Store behaviour through the public contract (engine/store.h), on real
+// RocksDB stores in temporary directories.
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "engine/store.h"
+#include "tests/engine/test_util.h"
+
+namespace chipkg {
+namespace {
+
+using testing::DocBuilder;
+using testing::ExpectSameClaim;
+using testing::OpenOrDie;
+using testing::TempDir;
+
+constexpr double kGB = 1e9;
+
+Date D(const char* iso) { return *Date::Parse(iso); }
+
+// One document that states a fact of every value kind, with every provenance field set.
+DocBuilder EveryKindDocument() {
+  DocBuilder b("doc-every");
+  b.AddText("AWS Trainium (Trn1) spec sheet");
+  Fact& mem = b.Add("chip:aws-trainium", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "Memory: 32 GB");
+  mem.provenance.section = "4.Full spec table";
+  mem.provenance.prefix = "sheet\n";
+  mem.provenance.suffix = "\nBandwidth";
+  mem.provenance.row = 3;
+  mem.provenance.column = "Memory (bytes)";
+  mem.provenance.attribution = "Straight from the vendor datasheet";
+  mem.provenance.citations = {"https://aws.amazon.com/machine-learning/trainium/", "4"};
+  mem.provenance.note = "per chip";
+  mem.valid_as_of = D("2023-11");
+  b.Add("chip:aws-trainium", "memory_bandwidth", Value::Quantity(820 * kGB, "bytes_per_second", "820 GB/s"),
+        "Bandwidth: 820 GB/s");
+  Fact& ppw = b.Add("chip:aws-trainium", "perf_per_watt", Value::Quantity(0.42e12, "ops_per_watt", "0.42 TFLOPS/W"),
+                    "0.42 BF16 TFLOPS/W", {{"format", "bf16"}, {"sparsity", "dense"}});
+  ppw.provenance.derivation = Derivation::kStatedDerived;
+  ppw.provenance.formula = "210 TFLOPS ÷ 500 W";
+  b.Add("chip:aws-trainium", "released", Value::OfDate(D("2022-10"), "October 2022"), "Released October 2022");
+  b.Add("chip:aws-trainium", "foundry", Value::Entity("organization:tsmc", "TSMC"), "Fabricated by TSMC");
+  b.Add("chip:aws-trainium", "memory_type", Value::Text("HBM2e"), "Memory type: HBM2e");
+  b.Add("chip:aws-trainium", "safety_critical", Value::Bool(false, "no"), "Safety critical: no");
+  b.Add("chip:aws-trainium", "die_size", Value::NotPublished("not published"), "Die size: not published");
+  b.Add("chip:aws-trainium", "tdp", Value::Quantity(-0.0, "watts", "0 W"), "Idle: 0 W");
+  return b;
+}
+
+const Fact* FindFact(const std::vector<Fact>& facts, const std::string& predicate) {
+  for (const auto& f : facts) {
+    if (f.predicate == predicate) return &f;
+  }
+  return nullptr;
+}
+
+TEST(StoreTest, RoundTripOfEveryValueKindAndProvenanceField) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b = EveryKindDocument();
+  DocumentVersion v = b.version();
+  v.as_of = D("2023-11-28");
+  auto summary = store->WriteDocumentVersion(b.doc(), v, b.facts(), "run-1");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_TRUE(summary->new_version);
+  EXPECT_EQ(summary->version, 1u);
+  EXPECT_EQ(summary->tx, 1u);
+  EXPECT_EQ(summary->facts_added, b.facts().size());
+
+  auto facts = store->FactsAbout("chip:aws-trainium");
+  ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+  ASSERT_EQ(facts->size(), b.facts().size());
+  std::set<uint64_t> ids;
+  for (const Fact& want : b.facts()) {
+    const Fact* got = FindFact(*facts, want.predicate);
+    ASSERT_NE(got, nullptr) << want.predicate;
+    Fact expected = want;
+    if (expected.value.kind == ValueKind::kQuantity && expected.value.number == 0) expected.value.number = 0.0;
+    ExpectSameClaim(expected, *got);
+    EXPECT_EQ(got->provenance.document_version, 1u);
+    EXPECT_EQ(got->provenance.run_id, "run-1");
+    EXPECT_EQ(got->asserted_tx, 1u);
+    EXPECT_EQ(got->retracted_tx, 0u);
+    EXPECT_TRUE(got->live());
+    ids.insert(got->id);
+    auto one = store->GetFact(got->id);
+    ASSERT_TRUE(one.ok());
+    ExpectSameClaim(expected, *one);
+    EXPECT_EQ(one->id, got->id);
+  }
+  EXPECT_EQ(ids.size(), b.facts().size());
+  EXPECT_FALSE(std::signbit(FindFact(*facts, "tdp")->value.number));  // -0.0 is stored as 0
+
+  auto per_predicate = store->FactsAbout("chip:aws-trainium", "memory");
+  ASSERT_TRUE(per_predicate.ok());
+  ASSERT_EQ(per_predicate->size(), 1u);
+  EXPECT_EQ(per_predicate->front().value.original, "32 GB");
+
+  auto doc = store->GetDocument("doc-every");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(doc->url, b.doc().url);
+  EXPECT_EQ(doc->title, b.doc().title);
+  EXPECT_EQ(doc->site, "example.com");
+  EXPECT_EQ(doc->kind, "vendor");
+  auto version = store->GetDocumentVersion("doc-every", 1);
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(version->text, b.text());
+  EXPECT_EQ(version->content_hash, Sha256Hex(b.text()));
+  EXPECT_EQ(version->fetched_at, 1700000000);
+  EXPECT_EQ(version->as_of, D("2023-11-28"));
+  EXPECT_EQ(version->content_type, "text/plain");
+  EXPECT_EQ(version->tx, 1u);
+  EXPECT_EQ(version->document_id, "doc-every");
+  // Every span can be re-read from the stored text.
+  for (const Fact& f : *facts) {
+    EXPECT_EQ(version->text.substr(f.provenance.span_begin, f.provenance.span_end - f.provenance.span_begin),
+              f.provenance.excerpt);
+  }
+
+  auto refs = store->FactsReferencing("organization:tsmc");
+  ASSERT_TRUE(refs.ok());
+  ASSERT_EQ(refs->size(), 1u);
+  EXPECT_EQ(refs->front().predicate, "foundry");
+
+  auto stats = store->Statistics();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->facts, b.facts().size());
+  EXPECT_EQ(stats->live_facts, b.facts().size());
+  EXPECT_EQ(stats->not_published_facts, 1u);
+  EXPECT_EQ(stats->documents, 1u);
+  EXPECT_EQ(stats->document_versions, 1u);
+  EXPECT_EQ(stats->transactions, 1u);
+  EXPECT_GT(stats->disk_bytes, 0u);
+
+  ReadView lean;
+  lean.with_provenance = false;
+  auto lean_facts = store->FactsAbout("chip:aws-trainium", "memory", lean);
+  ASSERT_TRUE(lean_facts.ok());
+  ASSERT_EQ(lean_facts->size(), 1u);
+  EXPECT_EQ(lean_facts->front().provenance.document_id, "doc-every");
+  EXPECT_EQ(lean_facts->front().provenance.rule, "test-rule");
+  EXPECT_TRUE(lean_facts->front().provenance.excerpt.empty());
+}
+
+TEST(StoreTest, UnknownNamesReadAsEmptyOrNotFound) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto facts = store->FactsAbout("chip:none");
+  ASSERT_TRUE(facts.ok());
+  EXPECT_TRUE(facts->empty());
+  EXPECT_TRUE(store->GetFact(12345).status().IsNotFound());
+  EXPECT_TRUE(store->GetEntity("chip:none").status().IsNotFound());
+  EXPECT_TRUE(store->GetDocument("nope").status().IsNotFound());
+  EXPECT_TRUE(store->LatestDocumentVersion("nope").status().IsNotFound());
+  EXPECT_TRUE(store->GetMeta("x").status().IsNotFound());
+  EXPECT_EQ(store->LastTx(), 0u);
+}
+
+TEST(StoreTest, ReopenAfterCloseKeepsEverything) {
+  TempDir dir;
+  DocBuilder b = EveryKindDocument();
+  std::vector<Fact> before;
+  {
+    auto store = OpenOrDie(dir.Sub("s"));
+    ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1").ok());
+    ASSERT_TRUE(store->PutEntity({"chip:aws-trainium", "chip", "AWS Trainium", {"Trn1"}}).ok());
+    ASSERT_TRUE(store->PutMeta("match/trn1", "confirmed").ok());
+    before = store->FactsAbout("chip:aws-trainium").value();
+  }
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto after = store->FactsAbout("chip:aws-trainium");
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    ExpectSameClaim(before[i], (*after)[i]);
+    EXPECT_EQ(before[i].id, (*after)[i].id);
+  }
+  EXPECT_EQ(store->LastTx(), 2u);
+  EXPECT_EQ(store->GetMeta("match/trn1").value(), "confirmed");
+  EXPECT_EQ(store->FindEntity("trn-1").value().id, "chip:aws-trainium");
+  EXPECT_EQ(store->Statistics().value().facts, b.facts().size());
+  // New writes continue the numbering.
+  DocBuilder b2("doc-2");
+  b2.Add("chip:x", "memory", Value::Quantity(1, "bytes", "1 B"), "1 B");
+  auto s = store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "run-2");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->tx, 3u);
+  EXPECT_GT(store->FactsAbout("chip:x").value().front().id, before.back().id);
+}
+
+TEST(StoreTest, FailedWriteLeavesNothingVisible) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b("doc-bad");
+  b.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "Memory: 16 GB");
+  Fact& bad = b.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), "TDP: 500 W");
+  bad.provenance.excerpt = "TDP: 600 W";  // does not match the text at its span
+  auto r = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_NE(r.status().message().find("TDP: 600 W"), std::string::npos) << r.status().ToString();
+
+  b.facts()[1].provenance.excerpt = "TDP: 500 W";
+  b.facts()[1].provenance.span_end = 100000;  // outside the text
+  r = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("outside"), std::string::npos) << r.status().ToString();
+
+  b.facts()[1].provenance.span_end = b.facts()[1].provenance.span_begin + 10;
+  b.facts()[1].value.number = std::nan("");
+  r = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("NaN"), std::string::npos) << r.status().ToString();
+
+  EXPECT_EQ(store->LastTx(), 0u);
+  EXPECT_TRUE(store->FactsAbout("chip:a").value().empty());
+  EXPECT_TRUE(store->GetDocument("doc-bad").status().IsNotFound());
+  EXPECT_TRUE(store->ListDocumentVersions("doc-bad").value().empty());
+  EXPECT_TRUE(store->ListTransactions().value().empty());
+  auto stats = store->Statistics().value();
+  EXPECT_EQ(stats.facts, 0u);
+  EXPECT_EQ(stats.documents, 0u);
+
+  // The same document, corrected, goes in as version 1 with transaction 1.
+  b.facts()[1].value.number = 500;
+  auto ok = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->tx, 1u);
+  EXPECT_EQ(ok->version, 1u);
+  EXPECT_EQ(store->FactsAbout("chip:a").value().size(), 2u);
+}
+
+TEST(StoreTest, RewritingTheSameTextIsANoOp) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b = EveryKindDocument();
+  ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1").ok());
+  Document d = b.doc();
+  d.etag = "\"v2\"";
+  d.last_modified = "Tue, 28 Nov 2023 10:00:00 GMT";
+  auto again = store->WriteDocumentVersion(d, b.version(), b.facts(), "run-2");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->new_version);
+  EXPECT_EQ(again->tx, 0u);
+  EXPECT_EQ(again->version, 1u);
+  EXPECT_EQ(again->facts_added, 0u);
+  EXPECT_EQ(store->LastTx(), 1u);
+  EXPECT_EQ(store->ListDocumentVersions("doc-every").value().size(), 1u);
+  EXPECT_EQ(store->Statistics().value().facts, b.facts().size());
+  EXPECT_EQ(store->GetDocument("doc-every").value().etag, "\"v2\"");
+  EXPECT_EQ(store->GetDocument("doc-every").value().last_modified, "Tue, 28 Nov 2023 10:00:00 GMT");
+}
+
+// v1 states A twice, B and C; v2 states A once, B (with a new span) and D.
+struct TwoVersions {
+  DocBuilder v1{"doc-diff"};
+  DocBuilder v2{"doc-diff"};
+  TwoVersions() {
+    v1.Add("chip:a", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "Memory 32 GB");
+    v1.Add("chip:a", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "Memory again 32 GB");
+    v1.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), "TDP 500 W");
+    v1.Add("chip:a", "memory_type", Value::Text("HBM2e"), "HBM2e");
+    v2.AddText("Updated page");
+    v2.Add("chip:a", "memory", Value::Quantity(32 * kGB, "bytes", "32 GiB-ish"), "Memory: 32 GB (new layout)");
+    v2.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500W"), "TDP: 500W");
+    v2.Add("chip:a", "memory_type", Value::Text("HBM3"), "HBM3");
+  }
+};
+
+TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  TwoVersions t;
+  auto s1 = store->WriteDocumentVersion(t.v1.doc(), t.v1.version(), t.v1.facts(), "run-1");
+  ASSERT_TRUE(s1.ok());
+  EXPECT_EQ(s1->facts_added, 4u);
+  auto s2 = store->WriteDocumentVersion(t.v2.doc(), t.v2.version(), t.v2.facts(), "run-2");
+  ASSERT_TRUE(s2.ok()) << s2.status().ToString();
+  EXPECT_TRUE(s2->new_version);
+  EXPECT_EQ(s2->version, 2u);
+  EXPECT_EQ(s2->tx, 2u);
+  EXPECT_EQ(s2->facts_kept, 2u);       // one memory claim, the tdp claim
+  EXPECT_EQ(s2->facts_retracted, 2u);  // the second memory claim, HBM2e
+  EXPECT_EQ(s2->facts_added, 1u);      // HBM3
+
+  auto live = store->FactsAbout("chip:a").value();
+  ASSERT_EQ(live.size(), 3u);
+  for (const Fact& f : live) {
+    if (f.predicate == "memory_type") {
+      EXPECT_EQ(f.value.text, "HBM3");
+      EXPECT_EQ(f.provenance.document_version, 2u);
+      EXPECT_EQ(f.asserted_tx, 2u);
+    } else {
+      // Kept as they were: version 1's provenance and transaction.
+      EXPECT_EQ(f.provenance.document_version, 1u);
+      EXPECT_EQ(f.asserted_tx, 1u);
+      EXPECT_EQ(f.provenance.run_id, "run-1");
+    }
+  }
+  auto history = store->History("chip:a", "memory_type").value();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].value.text, "HBM2e");
+  EXPECT_EQ(history[0].asserted_tx, 1u);
+  EXPECT_EQ(history[0].retracted_tx, 2u);
+  EXPECT_FALSE(history[0].live());
+  EXPECT_EQ(history[1].value.text, "HBM3");
+  EXPECT_TRUE(history[1].live());
+  auto memory_history = store->History("chip:a", "memory").value();
+  ASSERT_EQ(memory_history.size(), 2u);
+  EXPECT_EQ(memory_history[0].retracted_tx + memory_history[1].retracted_tx, 2u);  // exactly one retracted
+
+  auto stats = store->Statistics().value();
+  EXPECT_EQ(stats.facts, 5u);
+  EXPECT_EQ(stats.live_facts, 3u);
+  EXPECT_EQ(stats.retracted_facts, 2u);
+  EXPECT_EQ(stats.document_versions, 2u);
+  EXPECT_EQ(store->FactsFromDocument("doc-diff", 2u).value().size(), 1u);
+  EXPECT_EQ(store->FactsFromDocument("doc-diff", 1u).value().size(), 2u);  // live ones read from v1
+  EXPECT_EQ(store->FactsFromDocument("doc-diff").value().size(), 3u);
+  ReadView all;
+  all.include_retracted = true;
+  EXPECT_EQ(store->FactsFromDocument("doc-diff", std::nullopt, all).value().size(), 5u);
+  auto versions = store->ListDocumentVersions("doc-diff").value();
+  ASSERT_EQ(versions.size(), 2u);
+  EXPECT_TRUE(versions[0].text.empty());
+  EXPECT_EQ(store->LatestDocumentVersion("doc-diff").value().text, t.v2.text());
+  EXPECT_EQ(store->ListDocumentVersions("doc-diff", true).value()[0].text, t.v1.text());
+
+  // Going back to v1's text is a new version 3 that re-asserts what v2 dropped.
+  auto s3 = store->WriteDocumentVersion(t.v1.doc(), t.v1.version(), t.v1.facts(), "run-3");
+  ASSERT_TRUE(s3.ok());
+  EXPECT_EQ(s3->version, 3u);
+  EXPECT_EQ(s3->facts_kept, 2u);
+  EXPECT_EQ(s3->facts_added, 2u);
+  EXPECT_EQ(s3->facts_retracted, 1u);
+}
+
+TEST(StoreTest, AsOfTransactionAndValidDate) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  TwoVersions t;
+  t.v1.facts()[3].valid_as_of = D("2023-11");  // HBM2e, month precision
+  t.v2.facts()[2].valid_as_of = D("2024");     // HBM3, year precision
+  ASSERT_TRUE(store->WriteDocumentVersion(t.v1.doc(), t.v1.version(), t.v1.facts(), "r1").ok());
+  ASSERT_TRUE(store->WriteDocumentVersion(t.v2.doc(), t.v2.version(), t.v2.facts(), "r2").ok());
+
+  auto types = [&](const ReadView& view) {
+    std::vector<std::string> out;
+    auto facts = store->FactsAbout("chip:a", "memory_type", view).value();
+    for (const auto& f : facts) out.push_back(f.value.text);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  ReadView at1;
+  at1.as_of_tx = 1;
+  EXPECT_EQ(types(at1), std::vector<std::string>{"HBM2e"});
+  EXPECT_EQ(store->FactsAbout("chip:a", at1).value().size(), 4u);
+  ReadView at2;
+  at2.as_of_tx = 2;
+  EXPECT_EQ(types(at2), std::vector<std::string>{"HBM3"});
+  EXPECT_EQ(types(ReadView{}), std::vector<std::string>{"HBM3"});
+  ReadView at0;
+  at0.as_of_tx = 0;
+  EXPECT_TRUE(store->FactsAbout("chip:a", at0).value().empty());
+
+  ReadView hist;
+  hist.include_retracted = true;
+  EXPECT_EQ(types(hist), (std::vector<std::string>{"HBM2e", "HBM3"}));
+  hist.as_of_tx = 1;
+  EXPECT_EQ(types(hist), std::vector<std::string>{"HBM2e"});
+
+  // Valid time, at the claim's own precision.
+  ReadView oct31 = at1;
+  oct31.valid_on = D("2023-10-31");
+  EXPECT_TRUE(types(oct31).empty());
+  ReadView nov1 = at1;
+  nov1.valid_on = D("2023-11-01");
+  EXPECT_EQ(types(nov1), std::vector<std::string>{"HBM2e"});
+  ReadView nov = at1;
+  nov.valid_on = D("2023-11");
+  EXPECT_EQ(types(nov), std::vector<std::string>{"HBM2e"});
+  ReadView dec31;
+  dec31.valid_on = D("2023-12-31");
+  EXPECT_TRUE(types(dec31).empty());  // HBM3 holds from 2024-01-01
+  ReadView jan1;
+  jan1.valid_on = D("2024-01-01");
+  EXPECT_EQ(types(jan1), std::vector<std::string>{"HBM3"});
+  // Claims without a valid date are kept by any valid_on.
+  EXPECT_EQ(store->FactsAbout("chip:a", "tdp", dec31).value().size(), 1u);
+}
+
+TEST(StoreTest, RangeScansFollowValueOrder) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b("doc-range");
+  const double sizes[] = {96, 16, 64, 32, 80, 64.5, 63.999};
+  for (size_t i = 0; i < std::size(sizes); ++i) {
+    std::string chip = "chip:c" + std::to_string(i);
+    b.Add(chip, "memory", Value::Quantity(sizes[i] * kGB, "bytes", std::to_string(sizes[i]) + " GB"),
+          chip + " memory " + std::to_string(sizes[i]));
+  }
+  b.Add("chip:np", "memory", Value::NotPublished("undisclosed"), "chip:np memory undisclosed");
+  b.Add("chip:c0", "released", Value::OfDate(D("2023-03"), ""), "released 2023-03");
+  b.Add("chip:c1", "released", Value::OfDate(D("2022"), ""), "released 2022");
+  b.Add("chip:c2", "released", Value::OfDate(D("2024-01-15"), ""), "released 2024-01-15");
+  b.Add("chip:c0", "memory_type", Value::Text("HBM3"), "HBM3");
+  b.Add("chip:c1", "memory_type", Value::Text("HBM2e"), "HBM2e");
+  b.Add("chip:c2", "memory_type", Value::Text("GDDR6"), "GDDR6");
+  ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+
+  auto numbers = [&](const ValueRange& r) {
+    std::vector<double> out;
+    auto facts = store->FactsInRange("memory", r);
+    EXPECT_TRUE(facts.ok()) << facts.status().ToString();
+    for (const auto& f : facts.value()) out.push_back(f.value.number / kGB);
+    return out;
+  };
+  ValueRange ge64;
+  ge64.lower = Value::Quantity(64 * kGB, "bytes", "");
+  EXPECT_EQ(numbers(ge64), (std::vector<double>{64, 64.5, 80, 96}));
+  ValueRange gt64 = ge64;
+  gt64.lower_inclusive = false;
+  EXPECT_EQ(numbers(gt64), (std::vector<double>{64.5, 80, 96}));
+  ValueRange le64;
+  le64.upper = Value::Quantity(64 * kGB, "bytes", "");
+  EXPECT_EQ(numbers(le64), (std::vector<double>{16, 32, 63.999, 64}));
+  ValueRange between;
+  between.lower = Value::Quantity(32 * kGB, "bytes", "");
+  between.upper = Value::Quantity(80 * kGB, "bytes", "");
+  between.upper_inclusive = false;
+  EXPECT_EQ(numbers(between), (std::vector<double>{32, 63.999, 64, 64.5}));
+  ValueRange quantities;
+  quantities.kind = ValueKind::kQuantity;
+  EXPECT_EQ(numbers(quantities).size(), 7u);
+  ValueRange everything;
+  EXPECT_EQ(store->FactsInRange("memory", everything).value().size(), 8u);  // the not-published marker too
+  ValueRange np;
+  np.kind = ValueKind::kNotPublished;
+  auto markers = store->FactsInRange("memory", np).value();
+  ASSERT_EQ(markers.size(), 1u);
+  EXPECT_EQ(markers[0].subject, "chip:np");
+  ValueRange empty;
+  empty.lower = Value::Quantity(97 * kGB, "bytes", "");
+  EXPECT_TRUE(numbers(empty).empty());
+  ValueRange mixed;
+  mixed.lower = Value::Quantity(1, "bytes", "");
+  mixed.kind = ValueKind::kText;
+  EXPECT_TRUE(store->FactsInRange("memory", mixed).status().IsInvalidArgument());
+
+  ValueRange since2023;
+  since2023.lower = Value::OfDate(D("2023-01-01"), "");
+  std::vector<std::string> dates;
+  auto released = store->FactsInRange("released", since2023).value();
+  for (const auto& f : released) dates.push_back(f.value.date.ToString());
+  EXPECT_EQ(dates, (std::vector<std::string>{"2023-03", "2024-01-15"}));
+
+  ValueRange hbm;
+  hbm.lower = Value::Text("HBM");
+  hbm.upper = Value::Text("HBM\xff");
+  std::vector<std::string> texts;
+  auto hbm_facts = store->FactsInRange("memory_type", hbm).value();
+  for (const auto& f : hbm_facts) texts.push_back(f.value.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"HBM2e", "HBM3"}));
+  ValueRange exact;
+  exact.lower = exact.upper = Value::Text("HBM3");
+  EXPECT_EQ(store->FactsInRange("memory_type", exact).value().size(), 1u);
+
+  auto subjects = store->SubjectsWith("released").value();
+  EXPECT_EQ(subjects, (std::vector<EntityId>{"chip:c0", "chip:c1", "chip:c2"}));
+  EXPECT_TRUE(store->SubjectsWith("nonexistent").value().empty());
+}
+
+TEST(StoreTest, EntitiesAndAliasLookup) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  ASSERT_TRUE(store->PutEntity({"chip:aws-trainium", "chip", "AWS Trainium", {"Trn1", "Trainium 1"}}).ok());
+  ASSERT_TRUE(store->PutEntity({"organization:tsmc", "organization", "TSMC", {"Taiwan Semiconductor"}}).ok());
+  for (const char* name : {"chip:aws-trainium", "aws trainium", "AWS-TRAINIUM", "trn1", "TRN 1", "Trainium-1",
+                           "chip aws trainium"}) {
+    auto e = store->FindEntity(name);
+    ASSERT_TRUE(e.ok()) << name << ": " << e.status().ToString();
+    EXPECT_EQ(e->id, "chip:aws-trainium") << name;
+  }
+  EXPECT_EQ(store->FindEntity("taiwan semiconductor!").value().id, "organization:tsmc");
+  EXPECT_TRUE(store->FindEntity("trainium 2").status().IsNotFound());
+  EXPECT_TRUE(store->FindEntity("").status().IsNotFound());
+  EXPECT_TRUE(store->FindEntity("---").status().IsNotFound());
+
+  // Replacing an entity drops its old aliases.
+  ASSERT_TRUE(store->PutEntity({"chip:aws-trainium", "chip", "AWS Trainium", {"Trainium1"}}).ok());
+  EXPECT_TRUE(store->FindEntity("trn1").status().IsNotFound());
+  EXPECT_EQ(store->FindEntity("trainium1").value().id, "chip:aws-trainium");
+  EXPECT_EQ(store->GetEntity("chip:aws-trainium").value().aliases, std::vector<std::string>{"Trainium1"});
+
+  // A name shared at the same rank is ambiguous; a better rank wins.
+  ASSERT_TRUE(store->PutEntity({"chip:h100-sxm", "chip", "H100 SXM", {"H100"}}).ok());
+  ASSERT_TRUE(store->PutEntity({"chip:h100-pcie", "chip", "H100 PCIe", {"H100"}}).ok());
+  auto ambiguous = store->FindEntity("h100");
+  EXPECT_TRUE(ambiguous.status().IsInvalidArgument());
+  EXPECT_NE(ambiguous.status().message().find("chip:h100-pcie"), std::string::npos);
+  ASSERT_TRUE(store->PutEntity({"chip:h100", "chip", "H100", {}}).ok());
+  EXPECT_EQ(store->FindEntity("H100").value().id, "chip:h100");
+
+  EXPECT_EQ(store->ListEntities("chip").value().size(), 4u);
+  EXPECT_EQ(store->ListEntities().value().size(), 5u);
+  EXPECT_EQ(store->Statistics().value().entities, 5u);
+  // Putting an identical entity is not a write.
+  TxId last = store->LastTx();
+  ASSERT_TRUE(store->PutEntity({"chip:h100", "chip", "H100", {}}).ok());
+  EXPECT_EQ(store->LastTx(), last);
+}
+
+TEST(StoreTest, TransactionsNumberWritesOneByOne) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  const int64_t before = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  ASSERT_TRUE(store->PutEntity({"chip:a", "chip", "A", {}}).ok());
+  DocBuilder b("d");
+  b.Add("chip:a", "memory", Value::Quantity(1, "bytes", "1 B"), "1 B");
+  ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-x").ok());
+  Document d = b.doc();
+  d.title = "New title";
+  ASSERT_TRUE(store->PutDocument(d).ok());
+  ASSERT_TRUE(store->PutMeta("ingest/last", "x").ok());  // settings are not transactions
+  auto txs = store->ListTransactions().value();
+  ASSERT_EQ(txs.size(), 3u);
+  for (size_t i = 0; i < txs.size(); ++i) {
+    EXPECT_EQ(txs[i].id, i + 1);
+    EXPECT_GE(txs[i].time_micros, before);
+  }
+  EXPECT_EQ(txs[1].run_id, "run-x");
+  EXPECT_EQ(store->LastTx(), 3u);
+  EXPECT_EQ(store->GetDocument("d").value().title, "New title");
+  ASSERT_TRUE(store->PutMeta("ingest/next", "y").ok());
+  ASSERT_TRUE(store->PutMeta("match/z", "w").ok());
+  auto listed = store->ListMeta("ingest/").value();
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].first, "ingest/last");
+  EXPECT_EQ(listed[1].second, "y");
+}
+
+TEST(StoreTest, SecondOpenForWritingIsBusy) {
+  TempDir dir;
+  auto first = OpenOrDie(dir.Sub("s"));
+  auto second = Store::Open(dir.Sub("s"));
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(second.status().IsBusy()) << second.status().ToString();
+  EXPECT_NE(second.status().message().find("another chipkg process is writing to " + dir.Sub("s")),
+            std::string::npos);
+}
+
+TEST(StoreTest, FormatMismatchIsRefusedWithBothVersions) {
+  TempDir dir;
+  { auto store = OpenOrDie(dir.Sub("s")); }
+  {
+    // Rewrite the format record as another chipkg would have written it.
+    std::vector<std::string> names;
+    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir.Sub("s"), &names).ok());
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions());
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir.Sub("s"), cfs, &handles, &db).ok());
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == "meta") {
+        ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[i], "format", "chipkg-store 0").ok());
+      }
+    }
+    for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    delete db;
+  }
+  auto reopened = Store::Open(dir.Sub("s"));
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_TRUE(reopened.status().IsFormatMismatch()) << reopened.status().ToString();
+  const std::string& msg = reopened.status().message();
+  EXPECT_NE(msg.find("chipkg-store 0"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("chipkg-store 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("export"), std::string::npos) << msg;
+  auto secondary = Store::OpenSecondary(dir.Sub("s"), dir.Sub("sec"));
+  EXPECT_TRUE(secondary.status().IsFormatMismatch()) << secondary.status().ToString();
+}
+
+TEST(StoreTest, OtherDirectoriesAreNotStores) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.Sub("photos"));
+  std::ofstream(dir.Sub("photos/cat.jpg")) << "meow";
+  auto r = Store::Open(dir.Sub("photos"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsInvalidArgument());
+  EXPECT_NE(r.status().message().find("no chipkg store"), std::string::npos) << r.status().ToString();
+  EXPECT_TRUE(std::filesystem::exists(dir.Sub("photos/cat.jpg")));
+
+  rocksdb::DB* db = nullptr;
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  ASSERT_TRUE(rocksdb::DB::Open(o, dir.Sub("plain"), &db).ok());
+  delete db;
+  r = Store::Open(dir.Sub("plain"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a chipkg store"), std::string::npos) << r.status().ToString();
+
+  std::ofstream(dir.Sub("file")) << "x";
+  EXPECT_FALSE(Store::Open(dir.Sub("file")).ok());
+  StoreOptions no_create;
+  no_create.create_if_missing = false;
+  EXPECT_TRUE(Store::Open(dir.Sub("missing"), no_create).status().IsNotFound());
+}
+
+TEST(StoreTest, SecondarySeesWritesAfterCatchUp) {
+  TempDir dir;
+  auto primary = OpenOrDie(dir.Sub("s"));
+  DocBuilder b1("doc-1");
+  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
+  ASSERT_TRUE(primary->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok());
+
+  auto secondary = Store::OpenSecondary(dir.Sub("s"), dir.Sub("secondary"));
+  ASSERT_TRUE(secondary.ok()) << secondary.status().ToString();
+  Store& reader = **secondary;
+  EXPECT_TRUE(reader.read_only());
+  EXPECT_EQ(reader.FactsAbout("chip:a").value().size(), 1u);
+  EXPECT_EQ(reader.LastTx(), 1u);
+
+  DocBuilder b2("doc-2");
+  b2.Add("chip:b", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "32 GB");
+  ASSERT_TRUE(primary->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
+  ASSERT_TRUE(primary->PutEntity({"chip:b", "chip", "Chip B", {"B1"}}).ok());
+  ASSERT_TRUE(reader.CatchUp().ok());
+  auto facts = reader.FactsAbout("chip:b");
+  ASSERT_TRUE(facts.ok());
+  ASSERT_EQ(facts->size(), 1u);
+  EXPECT_EQ(facts->front().provenance.excerpt, "32 GB");
+  EXPECT_EQ(reader.LastTx(), 3u);
+  EXPECT_EQ(reader.FindEntity("b-1").value().id, "chip:b");
+  EXPECT_EQ(reader.LatestDocumentVersion("doc-2").value().text, b2.text());
+
+  auto write = reader.PutMeta("k", "v");
+  EXPECT_TRUE(write.IsInvalidArgument());
+  EXPECT_NE(write.message().find("read-only"), std::string::npos);
+  EXPECT_TRUE(reader.WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r").status().IsInvalidArgument());
+  EXPECT_FALSE(reader.StartBulk().ok());
+  EXPECT_TRUE(primary->CatchUp().ok());  // a no-op on the writer
+}
+
+TEST(StoreTest, BadFactFieldsAreRefused) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto attempt = [&](auto mutate) {
+    DocBuilder b("d");
+    Fact& f = b.Add("chip:a", "memory", Value::Quantity(1, "bytes", "1 B"), "1 B");
+    mutate(f);
+    return store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").status();
+  };
+  EXPECT_TRUE(attempt([](Fact& f) { f.subject.clear(); }).IsInvalidArgument());
+  EXPECT_TRUE(attempt([](Fact& f) { f.predicate.clear(); }).IsInvalidArgument());
+  EXPECT_TRUE(attempt([](Fact& f) { f.provenance.document_id = "other"; }).IsInvalidArgument());
+  EXPECT_TRUE(attempt([](Fact& f) { f.valid_as_of = Date{2023, 2, 30, DatePrecision::kDay}; }).IsInvalidArgument());
+  EXPECT_TRUE(attempt([](Fact& f) { f.value = Value::OfDate(Date{2023, 13, 0, DatePrecision::kMonth}, ""); })
+                  .IsInvalidArgument());
+  EXPECT_TRUE(attempt([](Fact& f) { f.value = Value::Entity("", "x"); }).IsInvalidArgument());
+  EXPECT_TRUE(attempt([](Fact& f) { f.provenance.span_begin = 2; }).IsInvalidArgument());
+  EXPECT_EQ(store->LastTx(), 0u);
+  EXPECT_TRUE(store->WriteDocumentVersion(Document{}, DocumentVersion{}, {}, "r").status().IsInvalidArgument());
+}
+
+}  // namespace
+}  // namespace chipkg

@@ -1,0 +1,129 @@
+// Helpers shared by the engine tests: temporary directories and documents
+// whose facts carry spans that really point into their text.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/fact.h"
+#include "engine/store.h"
+
+namespace chipkg::testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/chipkg-engine-test-XXXXXX";
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    char* made = ::mkdtemp(buf.data());
+    if (made == nullptr) std::abort();
+    path_ = made;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Builds a document text line by line; each Add returns a fact whose span and
+// excerpt are the line just added, with a little context either side.
+class DocBuilder {
+ public:
+  explicit DocBuilder(std::string document_id) : document_id_(std::move(document_id)) {}
+
+  Fact& Add(const std::string& subject, const std::string& predicate, Value value, const std::string& line,
+            Qualifiers qualifiers = {}) {
+    Fact f;
+    f.subject = subject;
+    f.predicate = predicate;
+    f.value = std::move(value);
+    f.qualifiers = std::move(qualifiers);
+    f.provenance.document_id = document_id_;
+    f.provenance.span_begin = static_cast<uint32_t>(text_.size());
+    text_ += line;
+    f.provenance.span_end = static_cast<uint32_t>(text_.size());
+    f.provenance.excerpt = line;
+    f.provenance.rule = "test-rule";
+    f.provenance.rule_version = "1";
+    text_ += "\n";
+    facts_.push_back(std::move(f));
+    return facts_.back();
+  }
+  void AddText(const std::string& line) { text_ += line + "\n"; }
+
+  Document doc() const {
+    Document d;
+    d.id = document_id_;
+    d.url = "https://example.com/" + document_id_;
+    d.title = "Title of " + document_id_;
+    d.site = "example.com";
+    d.kind = "vendor";
+    return d;
+  }
+  DocumentVersion version() const {
+    DocumentVersion v;
+    v.text = text_;
+    v.fetched_at = 1700000000;
+    v.content_type = "text/plain";
+    return v;
+  }
+  const std::vector<Fact>& facts() const { return facts_; }
+  std::vector<Fact>& facts() { return facts_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  std::string document_id_;
+  std::string text_;
+  std::vector<Fact> facts_;
+};
+
+inline std::unique_ptr<Store> OpenOrDie(const std::string& path, const StoreOptions& options = {}) {
+  auto store = Store::Open(path, options);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) std::abort();
+  return std::move(store).value();
+}
+
+// Compares what a caller gives a fact with what the store returns: every field
+// except those the store assigns (id, txs, document_version, run_id).
+inline void ExpectSameClaim(const Fact& want, const Fact& got) {
+  EXPECT_EQ(want.subject, got.subject);
+  EXPECT_EQ(want.predicate, got.predicate);
+  EXPECT_EQ(want.value, got.value) << want.value.ToString() << " vs " << got.value.ToString();
+  EXPECT_EQ(want.qualifiers, got.qualifiers);
+  EXPECT_EQ(want.valid_as_of, got.valid_as_of);
+  const Provenance& a = want.provenance;
+  const Provenance& b = got.provenance;
+  EXPECT_EQ(a.document_id, b.document_id);
+  EXPECT_EQ(a.section, b.section);
+  EXPECT_EQ(a.span_begin, b.span_begin);
+  EXPECT_EQ(a.span_end, b.span_end);
+  EXPECT_EQ(a.excerpt, b.excerpt);
+  EXPECT_EQ(a.prefix, b.prefix);
+  EXPECT_EQ(a.suffix, b.suffix);
+  EXPECT_EQ(a.row, b.row);
+  EXPECT_EQ(a.column, b.column);
+  EXPECT_EQ(a.attribution, b.attribution);
+  EXPECT_EQ(a.citations, b.citations);
+  EXPECT_EQ(a.note, b.note);
+  EXPECT_EQ(a.rule, b.rule);
+  EXPECT_EQ(a.rule_version, b.rule_version);
+  EXPECT_EQ(a.derivation, b.derivation);
+  EXPECT_EQ(a.formula, b.formula);
+}
+
+}  // namespace chipkg::testing

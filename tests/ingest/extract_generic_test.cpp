@@ -1,0 +1,240 @@
+// The generic readers on small synthetic pages of each shape, labels and
+// "not published" phrases as data, and the entity resolver boundary.
+
+#include <gtest/gtest.h>
+
+#include "ingest/extract.h"
+#include "tests/ingest/extract_test_support.h"
+
+namespace chipkg {
+namespace {
+
+using extract_test::GoldenLine;
+using extract_test::RealSchema;
+using extract_test::SchemaOnlyResolver;
+
+Extraction Extract(const std::string& text, const Schema& schema = RealSchema(), const std::string& site = "") {
+  SchemaOnlyResolver resolver(schema);
+  Result<Extraction> r = ExtractDocument(text, SourceInfo{"doc:test", "https://example.com/x", site, "press"},
+                                         schema, resolver);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return {};
+  for (const Fact& f : r->facts) {
+    const Provenance& p = f.provenance;
+    EXPECT_EQ(text.substr(p.span_begin, p.span_end - p.span_begin), p.excerpt) << GoldenLine(f);
+    EXPECT_FALSE(p.section.empty());
+    EXPECT_FALSE(p.rule.empty());
+  }
+  return std::move(r).value();
+}
+
+std::vector<std::string> Lines(const Extraction& e) {
+  std::vector<std::string> out;
+  for (const Fact& f : e.facts) out.push_back(GoldenLine(f));
+  return out;
+}
+
+bool HasWarning(const Extraction& e, const std::string& part) {
+  for (const std::string& w : e.warnings) {
+    if (w.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const Fact* Only(const Extraction& e, const std::string& predicate) {
+  const Fact* found = nullptr;
+  for (const Fact& f : e.facts) {
+    if (f.predicate != predicate) continue;
+    EXPECT_EQ(found, nullptr) << "two " << predicate << " facts";
+    found = &f;
+  }
+  return found;
+}
+
+TEST(GenericTable, LabelRowsAndEntityRows) {
+  const std::string page =
+      "# Acme X1\n"
+      "| Spec | Acme X1 |\n"
+      "|---|---|\n"
+      "| Memory | 64 GB HBM3 |\n"
+      "| TDP | 700 W |\n"
+      "| Foundry | TSMC |\n"
+      "| Widgets | 12 |\n"
+      "\n"
+      "| Instance | On-demand |\n"
+      "|---|---|\n"
+      "| acme.big (8 chips) | $10.00/hr |\n";
+  Extraction e = Extract(page);
+  EXPECT_EQ(e.template_name, "generic");
+  EXPECT_EQ(e.title, "Acme X1");
+  std::vector<std::string> expected = {
+      "chip:acme-x1\tmemory\tquantity 64000000000 bytes\t-\tstated\t-\t-\t64 GB",
+      "chip:acme-x1\tmemory_type\ttext HBM3\t-\tstated\t-\t-\tHBM3",
+      "chip:acme-x1\ttdp\tquantity 700 watts\t-\tstated\t-\t-\t700 W",
+      "chip:acme-x1\tfoundry\tentity org:tsmc\t-\tstated\t-\t-\tTSMC",
+      "instance:acme.big\tchips\tquantity 8 count\t-\tstated\t-\t-\t8 chips",
+      "instance:acme.big\taccelerator\tentity chip:acme-x1\t-\tstated\t-\t-\t8 chips",
+      "instance:acme.big\tinstance_price\tquantity 10 usd_per_hour\tterm=on-demand\tstated\t-\t-\t$10.00/hr",
+  };
+  EXPECT_EQ(Lines(e), expected);
+  EXPECT_TRUE(HasWarning(e, "unknown label 'Widgets'"));
+  for (const Fact& f : e.facts) EXPECT_EQ(f.provenance.rule, "generic-table");
+}
+
+TEST(GenericPairs, DashLabelThenDashValue) {
+  const std::string page =
+      "# Acme X2\n"
+      "- Memory bandwidth\n"
+      "- 3.2 TB/s\n"
+      "- Announced\n"
+      "- March 2024\n"
+      "- Frobnication index\n"
+      "- 7\n";
+  Extraction e = Extract(page);
+  std::vector<std::string> expected = {
+      "chip:acme-x2\tmemory_bandwidth\tquantity 3200000000000 bytes_per_second\t-\tstated\t-\t-\t3.2 TB/s",
+      "chip:acme-x2\tannounced\tdate 2024-03\t-\tstated\t-\t-\tMarch 2024",
+  };
+  EXPECT_EQ(Lines(e), expected);
+  ASSERT_NE(Only(e, "announced"), nullptr);
+  EXPECT_EQ(Only(e, "announced")->value.date.precision, DatePrecision::kMonth);
+  EXPECT_TRUE(HasWarning(e, "unknown label 'Frobnication index'"));
+  EXPECT_EQ(Only(e, "memory_bandwidth")->provenance.rule, "generic-pairs");
+}
+
+TEST(GenericLabelValue, LinesWithAColon) {
+  const std::string page =
+      "# Acme X3\n"
+      "Designer: Acme Corp\n"
+      "Released: 2023\n"
+      "Launch price: not disclosed\n"
+      "Colour: blue\n"
+      "Predecessor: none\n";
+  Extraction e = Extract(page);
+  std::vector<std::string> expected = {
+      "chip:acme-x3\tdesigner\tentity org:acme-corp\t-\tstated\t-\t-\tAcme Corp",
+      "chip:acme-x3\treleased\tdate 2023\t-\tstated\t-\t-\t2023",
+      "chip:acme-x3\tlaunch_price\tnot_published\t-\tstated\t-\t-\tnot disclosed",
+  };
+  EXPECT_EQ(Lines(e), expected);
+  EXPECT_EQ(Only(e, "released")->value.date.precision, DatePrecision::kYear);
+  EXPECT_TRUE(HasWarning(e, "unknown label 'Colour'"));
+  EXPECT_TRUE(HasWarning(e, "'Predecessor' states no value"));
+}
+
+TEST(GenericSentence, FiguresNextToLabels) {
+  const std::string page =
+      "# Acme X4\n"
+      "The Acme X4 delivers 1,000 TFLOPS of FP8 compute and has 141 GB of memory. It was announced on "
+      "1 December 2020. It draws 300 W at peak. Acme has not disclosed the die size of the Acme X4.\n";
+  Extraction e = Extract(page);
+  std::vector<std::string> expected = {
+      "chip:acme-x4\tpeak_throughput\tquantity 1e+15 ops_per_second\tformat=fp8\tstated\t-\t-\t1,000 TFLOPS",
+      "chip:acme-x4\tmemory\tquantity 141000000000 bytes\t-\tstated\t-\t-\t141 GB",
+      "chip:acme-x4\tannounced\tdate 2020-12-01\t-\tstated\t-\t-\t1 December 2020",
+      "chip:acme-x4\tdie_size\tnot_published\t-\tstated\t-\t-\tAcme has not disclosed the die size of the Acme X4.",
+  };
+  EXPECT_EQ(Lines(e), expected);  // "300 W" has no label in its sentence: no claim
+  EXPECT_EQ(Only(e, "announced")->value.date.precision, DatePrecision::kDay);
+}
+
+TEST(GenericSentence, YearsAndFiguresThatLookLikeYears) {
+  Extraction e = Extract("# Acme X5\nIt has 2000 GB of memory and was released 2022 in volume.\n");
+  std::vector<std::string> expected = {
+      "chip:acme-x5\tmemory\tquantity 2000000000000 bytes\t-\tstated\t-\t-\t2000 GB",
+      "chip:acme-x5\treleased\tdate 2022\t-\tstated\t-\t-\t2022",
+  };
+  EXPECT_EQ(Lines(e), expected);
+}
+
+TEST(GenericSentence, AnotherChipInTheClauseIsNotThePageSubject) {
+  const std::string page =
+      "# AWS Trainium 2\n"
+      "Trainium3 has 144 GB of memory. Superseded by Trainium3 in 2025. Unlike Trainium3, it has 96 GB of memory.\n";
+  Extraction e = Extract(page);
+  std::vector<std::string> expected = {
+      "chip:aws-trainium2\tsuccessor\tentity chip:aws-trainium3\t-\tstated\t-\t-\tTrainium3",
+      "chip:aws-trainium2\tmemory\tquantity 96000000000 bytes\t-\tstated\t-\t-\t96 GB",
+  };
+  EXPECT_EQ(Lines(e), expected);
+}
+
+TEST(GenericSentence, StatedDerivedFromTheDeriveRule) {
+  const std::string page =
+      "# AWS Trainium\n"
+      "Capacity Blocks cost $9.532 per hour for a trn1.32xlarge (16 chips), or $0.596 per chip-hour.\n";
+  Extraction e = Extract(page);
+  const Fact* per_chip = Only(e, "price_per_chip_hour");
+  ASSERT_NE(per_chip, nullptr);
+  EXPECT_EQ(per_chip->subject, "instance:trn1.32xlarge");
+  EXPECT_EQ(per_chip->provenance.derivation, Derivation::kStatedDerived);
+  EXPECT_EQ(per_chip->provenance.formula, "$9.532 per hour \xC3\xB7 16 chips");
+  // A figure that does not follow from the others is stated, not derived.
+  Extraction wrong = Extract(
+      "# AWS Trainium\n"
+      "Capacity Blocks cost $9.532 per hour for a trn1.32xlarge (16 chips), or $0.90 per chip-hour.\n");
+  ASSERT_NE(Only(wrong, "price_per_chip_hour"), nullptr);
+  EXPECT_EQ(Only(wrong, "price_per_chip_hour")->provenance.derivation, Derivation::kStated);
+}
+
+// Which label means what, and which words mean "not published", come from the
+// schema: a different schema reads the same page differently.
+TEST(LabelsAreData, SiteLabelsAndPhrasesFromTheSchema) {
+  const std::string schema_text = R"(
+kind chip
+kind organization
+qualifier scope
+dimension watts canonical=W display=W
+unit W watts 1
+predicate tdp quantity dimension=watts subjects=chip
+predicate board_power quantity dimension=watts subjects=chip
+predicate designer entity object=organization subjects=chip
+label "Power" tdp
+label "Power" board_power site=example.com
+label "Made by" designer
+not_published "under wraps"
+)";
+  Result<Schema> schema = Schema::LoadText(schema_text, "test.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  const std::string page = "# Zeta 9\nPower: 450 W\nMade by: under wraps\n";
+
+  Extraction generic = Extract(page, *schema, "other.org");
+  ASSERT_EQ(generic.facts.size(), 2u);
+  EXPECT_EQ(generic.facts[0].predicate, "tdp");
+  EXPECT_EQ(generic.facts[1].predicate, "designer");
+  EXPECT_EQ(generic.facts[1].value.kind, ValueKind::kNotPublished);
+
+  Extraction site = Extract(page, *schema, "www.example.com");
+  ASSERT_EQ(site.facts.size(), 2u);
+  EXPECT_EQ(site.facts[0].predicate, "board_power");
+}
+
+class FailingResolver : public EntityResolver {
+ public:
+  Result<Resolution> Resolve(const std::string& name, const std::string&) override {
+    return Status::IOError("store unreadable while resolving " + name);
+  }
+  std::vector<Entity> NewEntities() const override { return {}; }
+  std::vector<MatchRecord> NewMatches() const override { return {}; }
+};
+
+TEST(Resolver, FailureIsAnErrorNotAnEmptyPage) {
+  FailingResolver resolver;
+  Result<Extraction> r =
+      ExtractDocument("# Acme X1\nTDP: 5 W\n", SourceInfo{"doc:x", "", "", ""}, RealSchema(), resolver);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsIOError());
+  EXPECT_NE(r.status().message().find("doc:x"), std::string::npos);
+}
+
+TEST(Templates, ScoresRankTheSeeds) {
+  std::string catalog = extract_test::ReadFile(extract_test::SourceDir() + "/datasets/seeds/000_de7815fa348ea8df.txt");
+  auto scores = ScoreTemplates(catalog);
+  ASSERT_FALSE(scores.empty());
+  EXPECT_EQ(scores.front().first, "chip-catalog");
+  EXPECT_GE(scores.front().second, 0.9);
+  for (const auto& [name, score] : ScoreTemplates("# Plain page\nTDP: 5 W\n")) EXPECT_LT(score, 0.5) << name;
+}
+
+}  // namespace
+}  // namespace chipkg

@@ -1,0 +1,184 @@
+// The ingest pipeline end to end: real files, real RocksDB in a temp dir.
+#include "ingest/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/store.h"
+#include "schema/schema.h"
+
+namespace chipkg {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void WriteFile(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    dir_ = fs::temp_directory_path() / ("chipkg-pipeline-" + std::to_string(rd()));
+    fs::create_directories(dir_);
+    auto schema = Schema::LoadDirectory(std::string(CHIPKG_SOURCE_DIR) + "/schema");
+    ASSERT_TRUE(schema.ok()) << schema.status().message();
+    schema_ = std::make_unique<Schema>(std::move(*schema));
+    auto store = Store::Open((dir_ / "store").string());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(*store);
+  }
+  void TearDown() override {
+    store_.reset();
+    fs::remove_all(dir_);
+  }
+  fs::path Seed(const std::string& name) { return fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "seeds" / name; }
+
+  fs::path dir_;
+  std::unique_ptr<Schema> schema_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(PipelineTest, BundledManifestIngestsAndSecondRunAddsNothing) {
+  auto sources = LoadManifest(std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json");
+  ASSERT_TRUE(sources.ok()) << sources.status().message();
+  auto first = IngestSources(*store_, *schema_, *sources);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  for (const auto& s : first->sources) EXPECT_NE(s.state, SourceOutcome::State::kFailed) << s.location << ": " << s.error;
+  EXPECT_EQ(first->documents_new, sources->size());
+  EXPECT_GT(first->facts_added, 100u);
+
+  auto second = IngestSources(*store_, *schema_, *sources);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->documents_unchanged, sources->size());
+  EXPECT_EQ(second->facts_added, 0u);
+  EXPECT_EQ(second->facts_retracted, 0u);
+  auto stats = store_->Statistics();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->document_versions, sources->size());
+}
+
+TEST_F(PipelineTest, EditedSeedRetractsAndAssertsExactlyWhatChanged) {
+  const std::string original = ReadFile(Seed("003_d5e7e28472882ec2.txt"));
+  const fs::path copy = dir_ / "trainium2.txt";
+  WriteFile(copy, original);
+  SourceSpec spec;
+  spec.location = copy.string();
+  spec.id = "edited-trainium2";
+  spec.kind = "press";
+  auto v1 = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(v1.ok());
+  ASSERT_EQ(v1->documents_new, 1u) << (v1->sources.empty() ? "" : v1->sources[0].error);
+  const TxId after_v1 = store_->LastTx();
+
+  // One figure changed (the spec list's TDP), one line removed (the benchmark row).
+  const std::string removed_line = "| peak tflops fp8 | 1300 | TFLOPS | vendor | 2023-11-28 |\n";
+  const size_t removed_at = original.find(removed_line);
+  ASSERT_NE(removed_at, std::string::npos);
+  const std::string tdp_before = "- TDP\n- 500 W\n";
+  const size_t tdp_at = original.find(tdp_before);
+  ASSERT_NE(tdp_at, std::string::npos);
+
+  // What v1 stated on the removed line and at the changed figure, found by span.
+  auto v1_facts = store_->FactsFromDocument("edited-trainium2");
+  ASSERT_TRUE(v1_facts.ok());
+  size_t on_removed_line = 0, on_tdp = 0;
+  for (const auto& f : *v1_facts) {
+    const auto& p = f.provenance;
+    if (p.span_begin >= removed_at && p.span_end <= removed_at + removed_line.size()) ++on_removed_line;
+    if (p.span_begin >= tdp_at + 6 && p.span_end <= tdp_at + tdp_before.size()) ++on_tdp;
+  }
+  ASSERT_GE(on_removed_line, 1u);
+  ASSERT_EQ(on_tdp, 1u);
+
+  std::string edited = original;
+  edited.replace(tdp_at, tdp_before.size(), "- TDP\n- 600 W\n");
+  edited.erase(edited.find(removed_line), removed_line.size());
+  WriteFile(copy, edited);
+  auto v2 = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(v2.ok());
+  ASSERT_EQ(v2->documents_changed, 1u) << v2->sources[0].error;
+  EXPECT_EQ(v2->facts_added, 1u);
+  EXPECT_EQ(v2->facts_retracted, on_removed_line + 1);
+
+  auto history = store_->History("chip:aws-trainium2", "tdp");
+  ASSERT_TRUE(history.ok());
+  bool old_retracted = false, new_live = false;
+  for (const auto& f : *history) {
+    if (f.provenance.document_id != "edited-trainium2") continue;
+    if (f.value.number == 500 && f.provenance.excerpt == "500 W" && !f.live() &&
+        f.provenance.span_begin >= tdp_at) old_retracted = true;
+    if (f.value.number == 600 && f.live()) new_live = f.provenance.document_version == 2;
+  }
+  EXPECT_TRUE(old_retracted);
+  EXPECT_TRUE(new_live);
+  auto versions = store_->ListDocumentVersions("edited-trainium2");
+  ASSERT_TRUE(versions.ok());
+  EXPECT_EQ(versions->size(), 2u);
+
+  // As of before the edit, the store still shows 500 W from this document.
+  ReadView before;
+  before.as_of_tx = after_v1;
+  auto then = store_->FactsAbout("chip:aws-trainium2", "tdp", before);
+  ASSERT_TRUE(then.ok());
+  bool saw_500 = false;
+  for (const auto& f : *then) saw_500 |= f.provenance.document_id == "edited-trainium2" && f.value.number == 500 &&
+                                         f.provenance.span_begin >= tdp_at;
+  EXPECT_TRUE(saw_500);
+}
+
+TEST_F(PipelineTest, OneFailingSourceDoesNotStopTheOthers) {
+  SourceSpec missing;
+  missing.location = (dir_ / "does-not-exist.txt").string();
+  SourceSpec good;
+  good.location = Seed("000_de7815fa348ea8df.txt").string();
+  auto report = IngestSources(*store_, *schema_, {missing, good});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->documents_failed, 1u);
+  EXPECT_EQ(report->documents_new, 1u);
+  EXPECT_NE(report->sources[0].error.find("does-not-exist.txt"), std::string::npos) << report->sources[0].error;
+  EXPECT_NE(report->SummaryLine().find("1 failed"), std::string::npos);
+}
+
+TEST_F(PipelineTest, ManifestErrorsSayWhere) {
+  const fs::path bad = dir_ / "bad.json";
+  WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");
+  auto r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 2"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("locaton"), std::string::npos);
+
+  WriteFile(bad, "[\n  {\"location\": \"a.txt\"\n  oops\n]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad.json:3"), std::string::npos) << r.status().message();
+
+  auto missing = LoadManifest((dir_ / "nope.json").string());
+  ASSERT_FALSE(missing.ok());
+}
+
+TEST_F(PipelineTest, ManifestResolvesRelativeLocations) {
+  WriteFile(dir_ / "m.json", "[\"page.txt\", {\"location\": \"https://example.com/x\", \"kind\": \"vendor\"}]");
+  auto r = LoadManifest((dir_ / "m.json").string());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].location, (dir_ / "page.txt").string());
+  EXPECT_EQ((*r)[1].location, "https://example.com/x");
+  EXPECT_EQ((*r)[1].kind, "vendor");
+}
+
+}  // namespace
+}  // namespace chipkg

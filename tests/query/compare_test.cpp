@@ -1,0 +1,227 @@
+// Value comparison rules shared by conflicts, describe and verify.
+#include "query/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace chipkg::factcheck {
+namespace {
+
+Value Q(double canonical, const std::string& dimension, const std::string& original = "") {
+  Value v;
+  v.kind = ValueKind::kQuantity;
+  v.number = canonical;
+  v.dimension = dimension;
+  v.original = original;
+  return v;
+}
+
+Value D(const std::string& iso) {
+  Value v;
+  v.kind = ValueKind::kDate;
+  auto d = Date::Parse(iso);
+  EXPECT_TRUE(d.has_value()) << iso;
+  if (d) v.date = *d;
+  v.original = iso;
+  return v;
+}
+
+Value E(const std::string& id) {
+  Value v;
+  v.kind = ValueKind::kEntity;
+  v.text = id;
+  return v;
+}
+
+Value T(const std::string& text) {
+  Value v;
+  v.kind = ValueKind::kText;
+  v.text = text;
+  return v;
+}
+
+Value NP() {
+  Value v;
+  v.kind = ValueKind::kNotPublished;
+  v.original = "Not published by AWS";
+  return v;
+}
+
+const Qualifiers kChip = {};
+const Qualifiers kServer16 = {{"scope", "server"}, {"chips", "16"}, {"format", "bf16"}};
+
+TEST(CompareTest, BinaryAndDecimalGigabytesDifferBySevenPointFourPercent) {
+  Comparison c = CompareValues(Q(32e9, "bytes", "32 GB"), kChip, Q(32.0 * (1ull << 30), "bytes", "32 GiB"), kChip);
+  EXPECT_FALSE(c.agree);
+  EXPECT_EQ(c.kind, DifferenceKind::kQuantity);
+  EXPECT_NEAR(c.relative, 0.0737, 0.0001);
+  EXPECT_EQ(c.size, "7.4%");
+  // The size does not depend on the order.
+  Comparison r = CompareValues(Q(32.0 * (1ull << 30), "bytes"), kChip, Q(32e9, "bytes"), kChip);
+  EXPECT_DOUBLE_EQ(r.relative, c.relative);
+}
+
+TEST(CompareTest, ServerFigureIsDividedByItsChipCount) {
+  auto per_chip = PerChipNumber(Q(3.4e15, "ops_per_second"), kServer16);
+  ASSERT_TRUE(per_chip.has_value());
+  EXPECT_DOUBLE_EQ(*per_chip, 212.5e12);
+  Comparison c = CompareValues(Q(210e12, "ops_per_second"), {{"format", "bf16"}, {"sparsity", "dense"}},
+                               Q(3.4e15, "ops_per_second"), kServer16);
+  EXPECT_FALSE(c.agree);  // 1.2% > the default 1%
+  EXPECT_EQ(c.size, "1.2%");
+  CompareOptions loose;
+  loose.tolerance = 0.02;
+  EXPECT_TRUE(CompareValues(Q(210e12, "ops_per_second"), kChip, Q(3.4e15, "ops_per_second"), kServer16, loose).agree);
+}
+
+TEST(CompareTest, OnlyExtensiveDimensionsScaleWithChips) {
+  EXPECT_TRUE(ScalesWithChips("bytes"));
+  EXPECT_TRUE(ScalesWithChips("ops_per_second"));
+  EXPECT_TRUE(ScalesWithChips("watts"));
+  EXPECT_FALSE(ScalesWithChips("ops_per_watt"));
+  EXPECT_FALSE(ScalesWithChips("length"));
+  // A per-watt figure of a server is the chip's.
+  EXPECT_DOUBLE_EQ(*PerChipNumber(Q(4.2e11, "ops_per_watt"), kServer16), 4.2e11);
+  // A per-core figure cannot be turned into a chip's, nor a server's without a count.
+  EXPECT_FALSE(PerChipNumber(Q(24.0 * (1 << 20), "bytes"), {{"scope", "core"}}).has_value());
+  EXPECT_FALSE(PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}}).has_value());
+  EXPECT_FALSE(PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}, {"chips", "zero"}}).has_value());
+}
+
+TEST(CompareTest, ComparisonQualifiersNormaliseScopeAndDenseSparsity) {
+  Value v = Q(1, "ops_per_second");
+  Qualifiers chip = ComparisonQualifiers({{"format", "bf16"}, {"sparsity", "dense"}, {"scope", "chip"}}, v);
+  Qualifiers server = ComparisonQualifiers(kServer16, v);
+  EXPECT_EQ(chip, server);
+  EXPECT_EQ(QualifiersToString(chip), "format=bf16");
+  Qualifiers sparse = ComparisonQualifiers({{"format", "bf16"}, {"sparsity", "sparse"}}, v);
+  EXPECT_NE(sparse, chip);
+  // A scope that cannot be normalised stays in the key.
+  Qualifiers core = ComparisonQualifiers({{"scope", "core"}}, Q(1, "bytes"));
+  EXPECT_EQ(QualifiersToString(core), "scope=core");
+  EXPECT_NE(core, ComparisonQualifiers({}, Q(1, "bytes")));
+}
+
+TEST(CompareTest, DatesCompareAtTheCoarserPrecision) {
+  Comparison days = CompareValues(D("2022-10-01"), kChip, D("2022-10-15"), kChip);
+  EXPECT_FALSE(days.agree);
+  EXPECT_EQ(days.gap, 14);
+  EXPECT_EQ(days.gap_unit, "days");
+  EXPECT_EQ(days.size, "14 days");
+
+  Comparison month = CompareValues(D("2024-12"), kChip, D("2024-12-03"), kChip);
+  EXPECT_TRUE(month.agree);
+  EXPECT_EQ(month.size, "agree at month precision");
+
+  Comparison months = CompareValues(D("2023-11"), kChip, D("2024-01-20"), kChip);
+  EXPECT_FALSE(months.agree);
+  EXPECT_EQ(months.gap, 2);
+  EXPECT_EQ(months.gap_unit, "months");
+
+  Comparison years = CompareValues(D("2020"), kChip, D("2022-10-10"), kChip);
+  EXPECT_EQ(years.gap, 2);
+  EXPECT_EQ(years.gap_unit, "years");
+
+  CompareOptions week;
+  week.date_tolerance_days = 14;
+  EXPECT_TRUE(CompareValues(D("2022-10-01"), kChip, D("2022-10-15"), kChip, week).agree);
+  EXPECT_TRUE(CompareValues(D("2022-10-01"), kChip, D("2022-10-01"), kChip).agree);
+}
+
+TEST(CompareTest, NotPublishedIsAConflictOfItsOwnKind) {
+  Comparison c = CompareValues(E("org:tsmc"), kChip, NP(), kChip);
+  EXPECT_FALSE(c.agree);
+  EXPECT_EQ(c.kind, DifferenceKind::kNotPublished);
+  EXPECT_STREQ(DifferenceKindName(c.kind), "not_published");
+  EXPECT_TRUE(CompareValues(NP(), kChip, NP(), kChip).agree);
+}
+
+TEST(CompareTest, EntitiesTextAndBooleans) {
+  EXPECT_TRUE(CompareValues(E("org:tsmc"), kChip, E("org:tsmc"), kChip).agree);
+  Comparison e = CompareValues(E("org:amazon"), kChip, E("org:annapurna-labs"), kChip);
+  EXPECT_FALSE(e.agree);
+  EXPECT_EQ(e.kind, DifferenceKind::kEntity);
+  EXPECT_TRUE(CompareValues(T("HBM2e"), kChip, T(" hbm2E "), kChip).agree);
+  EXPECT_TRUE(CompareValues(T("HBM"), kChip, T("HBM2e"), kChip).agree);  // less specific, not contradictory
+  EXPECT_FALSE(CompareValues(T("HBM3"), kChip, T("HBM2e"), kChip).agree);
+  Value yes, no;
+  yes.kind = no.kind = ValueKind::kBool;
+  yes.number = 1;
+  EXPECT_FALSE(CompareValues(yes, kChip, no, kChip).agree);
+  Comparison kinds = CompareValues(T("32"), kChip, Q(32, "bytes"), kChip);
+  EXPECT_FALSE(kinds.agree);
+  EXPECT_EQ(kinds.kind, DifferenceKind::kKind);
+}
+
+TEST(CompareTest, ZeroAndDifferentDimensions) {
+  EXPECT_TRUE(CompareValues(Q(0, "watts"), kChip, Q(0, "watts"), kChip).agree);
+  Comparison z = CompareValues(Q(0, "watts"), kChip, Q(5, "watts"), kChip);
+  EXPECT_FALSE(z.agree);
+  EXPECT_TRUE(std::isinf(z.relative));
+  EXPECT_FALSE(CompareValues(Q(5, "watts"), kChip, Q(5, "bytes"), kChip).agree);
+}
+
+TEST(CompareTest, FormatRelative) {
+  EXPECT_EQ(FormatRelative(0.0737), "7.4%");
+  EXPECT_EQ(FormatRelative(0.119), "12%");
+  EXPECT_EQ(FormatRelative(0.0003), "0.03%");
+  EXPECT_EQ(FormatRelative(0), "0%");
+  EXPECT_EQ(FormatRelative(9800.0 / 820 - 1), "12x");
+  EXPECT_EQ(FormatRelative(1.5), "2.5x");
+}
+
+TEST(CompareTest, ParseWrittenNumberKnowsTheDigitsShown) {
+  auto a = ParseWrittenNumber("0.42 BF16 TFLOPS/W");
+  ASSERT_TRUE(a);
+  EXPECT_DOUBLE_EQ(a->value, 0.42);
+  EXPECT_EQ(a->decimals, 2);
+  EXPECT_DOUBLE_EQ(a->half_unit, 0.005);
+  auto b = ParseWrittenNumber("1,300 TFLOPS");
+  ASSERT_TRUE(b);
+  EXPECT_DOUBLE_EQ(b->value, 1300);
+  EXPECT_DOUBLE_EQ(b->half_unit, 0.5);
+  auto c = ParseWrittenNumber("2.0136e+16");
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->value, 2.0136e16);
+  EXPECT_DOUBLE_EQ(c->half_unit, 5e11);
+  auto d = ParseWrittenNumber("$0.596 per chip");
+  ASSERT_TRUE(d);
+  EXPECT_DOUBLE_EQ(d->value, 0.596);
+  EXPECT_DOUBLE_EQ(d->half_unit, 0.0005);
+  auto e = ParseWrittenNumber("  ~500 W");
+  ASSERT_TRUE(e);
+  EXPECT_DOUBLE_EQ(e->value, 500);
+  auto f = ParseWrittenNumber("8, 16 and 32");
+  ASSERT_TRUE(f);
+  EXPECT_DOUBLE_EQ(f->value, 8);
+  EXPECT_FALSE(ParseWrittenNumber("not published").has_value());
+  EXPECT_FALSE(ParseWrittenNumber("").has_value());
+  EXPECT_FALSE(ParseWrittenNumber("1e999999").has_value());
+}
+
+TEST(CompareTest, RoundedFiguresAreConfirmedFromTheDigitsShown) {
+  // 0.42 TFLOPS/W stated, 210 TFLOPS / 500 W computed.
+  auto r = CheckRounded(0.42e12, ParseWrittenNumber("0.42"), 210e12 / 500);
+  EXPECT_TRUE(r.confirmed);
+  EXPECT_NEAR(r.relative_tolerance, 0.005 / 0.42, 1e-12);
+  // 2.60 from 1300 / 500.
+  EXPECT_TRUE(CheckRounded(2.6e12, ParseWrittenNumber("2.60"), 1300e12 / 500).confirmed);
+  // $0.596 per chip-hour from $9.532 / 16 = 0.59575 (rounds up).
+  EXPECT_TRUE(CheckRounded(0.596, ParseWrittenNumber("$0.596"), 9.532 / 16).confirmed);
+  // 336 GB for 671 B parameters at half a byte: 335.5 rounds to 336.
+  EXPECT_TRUE(CheckRounded(336e9, ParseWrittenNumber("336 GB"), 335.5e9).confirmed);
+  // A page that is off by more than its rounding is not.
+  auto bad = CheckRounded(0.43e12, ParseWrittenNumber("0.43"), 210e12 / 500);
+  EXPECT_FALSE(bad.confirmed);
+  EXPECT_GT(bad.relative_difference, bad.relative_tolerance);
+  EXPECT_FALSE(CheckRounded(337e9, ParseWrittenNumber("337 GB"), 335.5e9).confirmed);
+  // Unless the caller allows more.
+  EXPECT_TRUE(CheckRounded(0.43e12, ParseWrittenNumber("0.43"), 210e12 / 500, 0.03).confirmed);
+  // Without the written number, only floating-point noise is allowed.
+  EXPECT_TRUE(CheckRounded(958571428571.4286, std::nullopt, 671e12 / 700).confirmed);
+  EXPECT_FALSE(CheckRounded(958571428571.4286, std::nullopt, 671e12 / 701).confirmed);
+}
+
+}  // namespace
+}  // namespace chipkg::factcheck

@@ -1,0 +1,369 @@
+// The evaluator on a store written fact by fact (real RocksDB in a temporary
+// directory), so every rule of the language meets a case built for it.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "query/query.h"
+#include "query_test_util.h"
+
+namespace chipkg::query {
+namespace {
+
+using testing::DocBuilder;
+using testing::PutEntity;
+using testing::Q;
+using testing::RealSchema;
+using testing::TempDir;
+
+class EvaluatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Result<std::unique_ptr<Store>> s = Store::Open(dir_.path() + "/store");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+    PutEntity(*store_, "chip:alpha", "chip", "Alpha", {"alpha1"});
+    PutEntity(*store_, "chip:beta", "chip", "Beta");
+    PutEntity(*store_, "chip:gamma", "chip", "Gamma");
+    PutEntity(*store_, "org:tsmc", "organization", "TSMC");
+    PutEntity(*store_, "llm:test-70b", "llm", "Test 70B");
+
+    const Qualifiers bf16 = {{"format", "bf16"}, {"sparsity", "dense"}};
+    const Qualifiers server = {{"format", "bf16"}, {"scope", "server"}, {"chips", "16"}};
+    vendor_tx_ = DocBuilder("vend", "vendor", "vendor.example")
+                     .Add("chip:alpha", "memory", Q(32.0 * (1ull << 30), "bytes", "32 GiB"))
+                     .Add("chip:alpha", "foundry", Value::Entity("org:tsmc", "TSMC"))
+                     .Add("chip:alpha", "announced", Value::OfDate(*Date::Parse("2023-11"), "November 2023"))
+                     .Add("chip:alpha", "peak_throughput", Q(210e12, "ops_per_second", "210 TFLOPS"), bf16)
+                     .Add("chip:alpha", "tdp", Q(500, "watts", "500 W"))
+                     .Add("chip:beta", "memory", Q(32e9, "bytes", "32 GB"))
+                     .Add("chip:beta", "announced", Value::OfDate(*Date::Parse("2023-11-20"), "2023-11-20"))
+                     .Add("chip:gamma", "memory", Q(96e9, "bytes", "96 GB"))
+                     .Add("chip:gamma", "memory_type", Value::Text("HBM3"))
+                     .Add("chip:gamma", "foundry", Value::Entity("org:tsmc", "TSMC"))
+                     .Add("llm:test-70b", "parameters", Q(70e9, "parameters", "70 B"))
+                     .Write(*store_, "run-1");
+    DocBuilder("news", "press", "news.example")
+        .Add("chip:alpha", "foundry", Value::NotPublished("has not named a foundry"))
+        .Add("chip:alpha", "peak_throughput", Q(3.4e15, "ops_per_second", "3.4 PFLOPS"), server)
+        .Add("chip:gamma", "memory", Q(80e9, "bytes", "80 GB"))
+        .Write(*store_, "run-1");
+  }
+
+  Result<QueryResult> Run(const std::string& text, const QueryOptions& options = {}) {
+    return RunQuery(*store_, RealSchema(), text, options);
+  }
+
+  QueryResult Ok(const std::string& text, const QueryOptions& options = {}) {
+    Result<QueryResult> r = Run(text, options);
+    EXPECT_TRUE(r.ok()) << text << "\n" << r.status().message();
+    return r.ok() ? *r : QueryResult{};
+  }
+
+  std::vector<std::string> Names(const std::string& text) {
+    std::vector<std::string> out;
+    for (const Row& row : Ok(text).rows) out.push_back(row.name);
+    return out;
+  }
+
+  std::string Error(const std::string& text) {
+    Result<QueryResult> r = Run(text);
+    EXPECT_FALSE(r.ok()) << text;
+    return r.ok() ? "" : r.status().message();
+  }
+
+  // The citation of a fact number, for checking where a value comes from.
+  static const Citation* CitationOf(const QueryResult& r, int number) {
+    for (const Citation& c : r.citations) {
+      if (c.number == number) return &c;
+    }
+    return nullptr;
+  }
+
+  // Documents behind a support, sorted.
+  static std::vector<std::string> Documents(const QueryResult& r, const Support& s) {
+    std::vector<std::string> out;
+    for (uint64_t id : s.Facts()) {
+      for (const Citation& c : r.citations) {
+        if (c.fact_id == id) out.push_back(c.document_id + ":" + c.excerpt);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+  TxId vendor_tx_ = 0;
+};
+
+using Names = std::vector<std::string>;
+
+TEST_F(EvaluatorTest, QuantitiesCompareInCanonicalUnits) {
+  EXPECT_EQ(Names("find chip where memory > 32 GB order by name"), (Names{"Alpha", "Gamma"}));
+  EXPECT_EQ(Names("find chip where memory = 32 GB"), (Names{"Beta"}));
+  EXPECT_EQ(Names("find chip where memory >= 32 GiB order by name"), (Names{"Alpha", "Gamma"}));
+  EXPECT_EQ(Names("find chips where memory < 0.04 TB order by name"), (Names{"Alpha", "Beta"}));
+  QueryResult r = Ok("find chip where memory >= 64 GB");
+  EXPECT_EQ(r.plan, "index range scan memory >= 6.4e+10 bytes");
+  ASSERT_EQ(r.rows.size(), 1u);
+  // Gamma matches on 96 GB; the 80 GB claim does too; both are listed as support.
+  EXPECT_EQ(Documents(r, r.rows[0].support), (Names{"news:80 GB", "vend:96 GB"}));
+}
+
+TEST_F(EvaluatorTest, ScopeIsNormalisedPerChip) {
+  QueryResult r = Ok("find chip where bf16 >= 212 TFLOPS");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].name, "Alpha");
+  ASSERT_EQ(r.rows[0].reasons.size(), 1u);
+  ASSERT_EQ(r.rows[0].reasons[0].supporting.size(), 1u);
+  EXPECT_NE(r.rows[0].reasons[0].supporting[0].text.find("3.4 PFLOPS per server of 16 chips = 212.5 TFLOPS per chip"),
+            std::string::npos)
+      << r.rows[0].reasons[0].supporting[0].text;
+  // 210 vs 212.5 TFLOPS per chip: 1.2% apart, a conflict at the default 1%, not at 2%.
+  EXPECT_EQ(Names("find chip where conflicting(bf16)"), (Names{"Alpha"}));
+  EXPECT_EQ(Names("find chip where conflicting(bf16) tolerance 2%"), (Names{}));
+}
+
+TEST_F(EvaluatorTest, DatesOfAnyPrecisionAreThreeValued) {
+  // Alpha was announced "2023-11": whether that is on or after the 15th is unknown.
+  QueryResult r = Ok("find chip where announced >= 2023-11-15");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].name, "Beta");
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("unknown for them"), std::string::npos);
+  EXPECT_NE(r.notes.back().find("Alpha"), std::string::npos);
+  EXPECT_EQ(Names("find chip where announced >= 2023-11 order by name"), (Names{"Alpha", "Beta"}));
+  EXPECT_EQ(Names("find chip where announced < 2023-12 order by name"), (Names{"Alpha", "Beta"}));
+  EXPECT_EQ(Names("find chip where announced = 2023 order by name"), (Names{"Alpha", "Beta"}));
+  EXPECT_EQ(Names("find chip where announced > 2023"), (Names{}));
+  // Negation keeps unknown unknown: Alpha is in neither answer.
+  EXPECT_EQ(Names("find chip where not (announced >= 2023-11-15)"), (Names{}));
+}
+
+TEST_F(EvaluatorTest, PresenceTestsAndNotPublished) {
+  EXPECT_EQ(Names("find chip where not_published(foundry)"), (Names{"Alpha"}));
+  EXPECT_EQ(Names("find chip where unknown(foundry)"), (Names{"Beta"}));
+  EXPECT_EQ(Names("find chip where reported(foundry) order by name"), (Names{"Alpha", "Gamma"}));
+  EXPECT_EQ(Names("find chip where conflicting(foundry)"), (Names{"Alpha"}));
+  EXPECT_EQ(Names("find chip where foundry = TSMC order by name"), (Names{"Alpha", "Gamma"}));
+  EXPECT_EQ(Ok("find chip where foundry = TSMC").plan, "index scan foundry = org:tsmc");
+  EXPECT_EQ(Ok("find chip where not_published(foundry)").plan, "index scan foundry = not published");
+  EXPECT_EQ(Ok("find chip where unknown(foundry)").plan, "scan of every chip");
+
+  QueryResult r = Ok("alpha1.foundry");
+  ASSERT_EQ(r.rows.size(), 1u);
+  const Cell& cell = r.rows[0].cells.at(0);
+  EXPECT_EQ(cell.state, Cell::State::kConflict);
+  EXPECT_EQ(cell.conflict, "TSMC vs not published (value vs not published)");
+  ASSERT_EQ(cell.values.size(), 2u);
+  EXPECT_EQ(cell.values[0].text, "TSMC");
+  EXPECT_EQ(Documents(r, cell.values[0].support), (Names{"vend:TSMC"}));
+  EXPECT_EQ(cell.values[1].kind, ShownValue::Kind::kNotPublished);
+  EXPECT_EQ(Documents(r, cell.values[1].support), (Names{"news:has not named a foundry"}));
+
+  QueryResult unknown = Ok("beta.foundry");
+  EXPECT_EQ(unknown.rows[0].cells[0].state, Cell::State::kUnknown);
+  EXPECT_EQ(unknown.rows[0].cells[0].values[0].text, "\xE2\x80\x94 (no source)");
+}
+
+TEST_F(EvaluatorTest, KleeneLogic) {
+  EXPECT_EQ(Names("find chip where memory_type = \"hbm3\" and memory > 90 GB"), (Names{"Gamma"}));
+  EXPECT_EQ(Names("find chip where memory_type = \"HBM3\" or memory < 40 GB order by name"),
+            (Names{"Alpha", "Beta", "Gamma"}));
+  // Alpha and Beta state no memory type: "not HBM3" is unknown for them, false for Gamma.
+  EXPECT_EQ(Names("find chip where not (memory_type = \"HBM3\")"), (Names{}));
+  EXPECT_EQ(Names("find chip where memory_type contains \"hbm\""), (Names{"Gamma"}));
+  // An unknown disjunct does not hide a true one; an unknown conjunct keeps the row out.
+  EXPECT_EQ(Names("find chip where unknown(memory_type) and memory < 33 GB"), (Names{"Beta"}));
+  EXPECT_EQ(Names("find chip where not not reported(memory_type)"), (Names{"Gamma"}));
+}
+
+TEST_F(EvaluatorTest, SourcePolicies) {
+  QueryResult vendor = Ok("alpha.foundry using vendor");
+  EXPECT_EQ(vendor.rows[0].cells[0].state, Cell::State::kReported);
+  EXPECT_EQ(vendor.rows[0].cells[0].values[0].text, "TSMC");
+  QueryResult site = Ok("alpha.foundry using site news.example");
+  EXPECT_EQ(site.rows[0].cells[0].state, Cell::State::kNotPublished);
+  QueryResult prefer = Ok("gamma.memory prefer vendor, press");
+  ASSERT_EQ(prefer.rows[0].cells[0].values.size(), 1u);
+  EXPECT_EQ(prefer.rows[0].cells[0].values[0].text, "96 GB");
+  QueryResult prefer_press = Ok("gamma.memory prefer site news.example");
+  EXPECT_EQ(prefer_press.rows[0].cells[0].values[0].text, "80 GB");
+  QueryResult doc = Ok("gamma.memory from document news");
+  ASSERT_EQ(doc.rows[0].cells[0].values.size(), 1u);
+  EXPECT_EQ(doc.rows[0].cells[0].values[0].text, "80 GB");
+  EXPECT_EQ(Names("find chip where conflicting(foundry) using vendor"), (Names{}));
+  EXPECT_EQ(Names("find chip where not_published(foundry) ignoring not_published"), (Names{}));
+  EXPECT_NE(Error("gamma.memory from document nwes").find("no document 'nwes' (did you mean 'news'?)"),
+            std::string::npos);
+}
+
+TEST_F(EvaluatorTest, DerivedAttributeCitesItsInputs) {
+  QueryResult r = Ok("alpha.perf_per_watt");
+  const Cell& cell = r.rows.at(0).cells.at(0);
+  const ShownValue* computed = nullptr;
+  for (const ShownValue& v : cell.values) {
+    if (v.computed && v.formula == "210 TFLOPS / 500 W") computed = &v;
+  }
+  ASSERT_NE(computed, nullptr) << Render(r, Format::kText);
+  EXPECT_EQ(computed->text, "0.42 TFLOPS/W");
+  EXPECT_EQ(computed->qualifiers.at("format"), "bf16");
+  EXPECT_EQ(computed->support.op, Support::Op::kAnd);
+  EXPECT_EQ(Documents(r, computed->support), (Names{"vend:210 TFLOPS", "vend:500 W"}));
+  // The server figure gives a second computed value, per chip.
+  EXPECT_NE(Render(r, Format::kText).find("3.4 PFLOPS per server of 16 chips = 212.5 TFLOPS per chip / 500 W"),
+            std::string::npos);
+  EXPECT_EQ(Names("find chip where perf_per_watt > 0.4 TFLOPS/W"), (Names{"Alpha"}));
+}
+
+TEST_F(EvaluatorTest, FitsUsesModelParametersAndMemory) {
+  QueryResult r = Ok("find chip where fits(\"Test 70B\", int8)");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].name, "Gamma");
+  // One parameter claim, two memory claims that each suffice: p and (m1 or m2).
+  const Support& s = r.rows[0].support;
+  ASSERT_EQ(s.op, Support::Op::kAnd) << s.ToString();
+  EXPECT_EQ(s.ToString(), "[1] and ([2] or [3])");
+  EXPECT_EQ(Documents(r, s), (Names{"news:80 GB", "vend:70 B", "vend:96 GB"}));
+  EXPECT_EQ(r.rows[0].reasons.at(0).supporting.at(0).text, "70 B x 1 (int8) = 70 GB <= 96 GB");
+  EXPECT_EQ(r.plan, "index range scan memory from fits(Test 70B, int8)");
+  // Headroom scales what must fit: 70 GB x 1.3 = 91 GB fits in 96 GB only; x 1.4 nowhere.
+  QueryResult h = Ok("find chip where fits('Test 70B', int8, headroom 30%)");
+  ASSERT_EQ(h.rows.size(), 1u);
+  EXPECT_EQ(Documents(h, h.rows[0].support), (Names{"vend:70 B", "vend:96 GB"}));
+  EXPECT_EQ(Names("find chip where fits('Test 70B', int8, headroom 40%)"), (Names{}));
+  EXPECT_EQ(Names("find chip where fits('Test 70B', fp16)"), (Names{}));
+  EXPECT_EQ(Names("find chip where not fits('Test 70B', fp16) order by name"), (Names{"Alpha", "Beta", "Gamma"}));
+}
+
+TEST_F(EvaluatorTest, WithEvidenceAndCount) {
+  QueryResult r = Ok("find chip where memory > 50 GB with evidence");
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_EQ(r.columns.at(0), "evidence");
+  std::vector<std::string> evidence;
+  for (const Row& row : r.rows) evidence.push_back(row.cells.at(0).values.at(0).text);
+  std::sort(evidence.begin(), evidence.end());
+  EXPECT_EQ(evidence, (Names{"memory = 80 GB", "memory = 96 GB"}));
+  EXPECT_EQ(Ok("count chip where memory > 50 GB with evidence").count.value_or(0), 2u);
+  EXPECT_EQ(Ok("count chip where memory > 50 GB").count.value_or(0), 1u);
+  EXPECT_EQ(Ok("count chip").count.value_or(0), 3u);
+  // int4: 70 B x 0.5 = 35 GB; Alpha's 32 GiB (34.4 GB) is just short, Gamma's 96 and 80 GB fit.
+  EXPECT_EQ(Ok("find chip where fits('Test 70B', int4) with evidence").rows.size(), 2u);
+}
+
+TEST_F(EvaluatorTest, FactsAndConflictsStatements) {
+  EXPECT_EQ(Ok("facts about gamma").rows.size(), 4u);
+  EXPECT_EQ(Ok("facts from document news").rows.size(), 3u);
+  EXPECT_EQ(Ok("facts about gamma from document news").rows.size(), 1u);
+  EXPECT_EQ(Ok("facts about gamma show memory").rows.size(), 2u);
+  QueryResult c = Ok("conflicts about alpha");
+  ASSERT_EQ(c.rows.size(), 2u) << Render(c, Format::kText);
+  EXPECT_EQ(Ok("conflicts about alpha ignoring not_published").rows.size(), 1u);
+  EXPECT_EQ(Ok("conflicts in chip").rows.size(), 3u);
+  EXPECT_EQ(Ok("conflicts in chip tolerance 25%").rows.size(), 1u);  // foundry only: 96 vs 80 GB is 20%
+  EXPECT_NE(Error("facts").find("'facts' needs 'about ENTITY' or 'from document ID'"), std::string::npos);
+}
+
+TEST_F(EvaluatorTest, TransactionAndValidTime) {
+  const TxId first = DocBuilder("hist", "vendor", "vendor.example")
+                         .Add("chip:beta", "tdp", Q(300, "watts", "300 W"))
+                         .Write(*store_, "run-2");
+  const TxId second = DocBuilder("hist", "vendor", "vendor.example")
+                          .Add("chip:beta", "tdp", Q(350, "watts", "350 W"))
+                          .Write(*store_, "run-3");
+  ASSERT_GT(second, first);
+  EXPECT_EQ(Ok("beta.tdp").rows[0].cells[0].values[0].text, "350 W");
+  EXPECT_EQ(Ok("beta.tdp as at tx " + std::to_string(first)).rows[0].cells[0].values[0].text, "300 W");
+  EXPECT_EQ(Ok("beta.tdp as at run \"run-2\"").rows[0].cells[0].values[0].text, "300 W");
+  EXPECT_EQ(Ok("beta.tdp as at run 'run-1'").rows[0].cells[0].state, Cell::State::kUnknown);
+  EXPECT_EQ(Ok("beta.tdp as at 2999-01-01").rows[0].cells[0].values[0].text, "350 W");
+  EXPECT_NE(Error("beta.tdp as at run 'run-9'").find("no ingest run 'run-9'"), std::string::npos);
+  EXPECT_NE(Error("beta.tdp as at tx 999").find("no transaction 999"), std::string::npos);
+  EXPECT_NE(Error("beta.tdp as at 1999-01-01").find("the store was empty at 1999-01-01"), std::string::npos);
+
+  DocBuilder("dated", "vendor", "vendor.example")
+      .Add("chip:gamma", "tdp", Q(700, "watts", "700 W"), {}, *Date::Parse("2025-06-01"))
+      .Write(*store_);
+  EXPECT_EQ(Ok("gamma.tdp as of 2025-01-01").rows[0].cells[0].state, Cell::State::kUnknown);
+  EXPECT_EQ(Ok("gamma.tdp as of 2025-07").rows[0].cells[0].values[0].text, "700 W");
+}
+
+TEST_F(EvaluatorTest, BinderErrorsPointAtTheNameAndSuggest) {
+  EXPECT_EQ(Error("find chip where memroy > 1 GB"),
+            "line 1, column 17: unknown attribute 'memroy' (did you mean 'memory'?)\n"
+            "  find chip where memroy > 1 GB\n"
+            "                  ^");
+  EXPECT_NE(Error("find chp").find("unknown kind 'chp' (did you mean 'chip'?)"), std::string::npos);
+  EXPECT_NE(Error("find chip where foundry = TMSC").find("unknown organization 'TMSC' (did you mean 'TSMC'?)"),
+            std::string::npos);
+  EXPECT_NE(Error("alpah.memory").find("unknown entity 'alpah' (did you mean 'Alpha' or 'alpha1'?)"),
+            std::string::npos);
+  EXPECT_NE(Error("find chip where memory > 5").find("add a unit"), std::string::npos);
+  EXPECT_NE(Error("find chip where memory > 5 GB/s").find("unit 'GB/s' measures bytes_per_second"),
+            std::string::npos);
+  EXPECT_NE(Error("find chip where memory > 5 GBs").find("unknown unit 'GBs' (did you mean 'GB'"), std::string::npos);
+  EXPECT_NE(Error("find chip where announced > tomorrow").find("is a date"), std::string::npos);
+  EXPECT_NE(Error("find chip where fits('Test 70B', int3)").find("unknown precision 'int3' (did you mean"),
+            std::string::npos);
+  EXPECT_NE(Error("find chip where fitz('Test 70B', int8)").find("unknown test 'fitz' (did you mean 'fits'?)"),
+            std::string::npos);
+  EXPECT_NE(Error("find chip where fits('Test 70B')").find("fits() needs 2 arguments"), std::string::npos);
+  EXPECT_NE(Error("find chip where parameters > 1 B").find("'parameters' is not an attribute of chip"),
+            std::string::npos);
+  EXPECT_NE(Error("find chip where bf16{sparsity=sparse} > 1 TFLOPS").find("bf16 already means sparsity=dense"),
+            std::string::npos);
+}
+
+TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
+  QueryResult r = Ok("alpha.foundry");
+  const std::string text = Render(r, Format::kText);
+  EXPECT_NE(text.find("TSMC [1]; not published [2]  (conflict)"), std::string::npos) << text;
+  EXPECT_NE(text.find("[1] Page vend \xE2\x80\x94 https://vendor.example/vend (vendor, vendor.example)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("section \"Specs\": \"TSMC\""), std::string::npos) << text;
+  EXPECT_NE(text.find("attribution: from the vendor"), std::string::npos) << text;
+  EXPECT_NE(text.find("fetched 2025-01-01T00:00:00Z"), std::string::npos) << text;
+
+  const nlohmann::json j = nlohmann::json::parse(Render(r, Format::kJson));
+  const auto& cell = j["rows"][0]["cells"]["foundry"];
+  EXPECT_EQ(cell["state"], "conflict");
+  EXPECT_EQ(cell["values"][0]["support"]["cite"], 1);
+  EXPECT_EQ(j["citations"][1]["excerpt"], "has not named a foundry");
+  EXPECT_EQ(j["citations"][0]["document"]["site"], "vendor.example");
+
+  QueryResult fits = Ok("find chip where fits(\"Test 70B\", int8)");
+  const nlohmann::json jf = nlohmann::json::parse(Render(fits, Format::kJson));
+  EXPECT_EQ(jf["rows"][0]["support_text"], "[1] and ([2] or [3])");
+  EXPECT_TRUE(jf["rows"][0]["support"].contains("and"));
+  EXPECT_TRUE(jf["rows"][0]["support"]["and"][1].contains("or"));
+
+  const std::string csv = Render(r, Format::kCsv);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "row,entity,name,column,state,value,qualifiers,computed,formula,support,citation,fact,document,title,"
+            "url,section,excerpt,attribution,fetched_at,row_support");
+  EXPECT_NE(csv.find("1,chip:alpha,Alpha,foundry,conflict,not published,,,,[2],2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",news,Page news,https://news.example/news,Specs,has not named a foundry,from the press,"),
+            std::string::npos)
+      << csv;
+}
+
+TEST_F(EvaluatorTest, ProvenanceIsReadOnlyForCitedRows) {
+  QueryOptions options;
+  options.cite_rows = 0;
+  QueryResult r = Ok("find chip where memory > 1 GB order by name", options);
+  EXPECT_EQ(r.rows.size(), 3u);
+  EXPECT_TRUE(r.citations.empty());
+  EXPECT_EQ(r.rows[0].support.op, Support::Op::kFact);
+  EXPECT_EQ(r.rows[0].support.citation, 0);
+  EXPECT_NE(Render(r, Format::kText).find("[#"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chipkg::query

@@ -1,0 +1,495 @@
+// The fact-checker's reports on a real store in a temporary directory: first
+// on hand-written documents (every number known), then on the bundled seeds
+// ingested through the real pipeline.
+#include "query/factcheck.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "engine/store.h"
+#include "ingest/pipeline.h"
+#include "schema/schema.h"
+
+namespace chipkg::factcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() / ("chipkg-factcheck-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string str() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+const Schema& TheSchema() {
+  static const Schema* schema = [] {
+    auto s = Schema::LoadDirectory(std::string(CHIPKG_SOURCE_DIR) + "/schema");
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    return s.ok() ? new Schema(std::move(*s)) : new Schema();
+  }();
+  return *schema;
+}
+
+// A fact whose excerpt is the `nth` occurrence of `excerpt` in `text`.
+Fact At(const std::string& text, const std::string& doc, const std::string& excerpt, const EntityId& subject,
+        const std::string& predicate, Value value, Qualifiers qualifiers = {}, int nth = 0) {
+  size_t at = text.find(excerpt);
+  for (int i = 0; i < nth && at != std::string::npos; ++i) at = text.find(excerpt, at + 1);
+  EXPECT_NE(at, std::string::npos) << excerpt;
+  Fact f;
+  f.subject = subject;
+  f.predicate = predicate;
+  f.value = std::move(value);
+  f.qualifiers = std::move(qualifiers);
+  f.provenance.document_id = doc;
+  f.provenance.section = "Specs";
+  f.provenance.span_begin = static_cast<uint32_t>(at);
+  f.provenance.span_end = static_cast<uint32_t>(at + excerpt.size());
+  f.provenance.excerpt = excerpt;
+  f.provenance.rule = "test-rule";
+  f.provenance.rule_version = "1";
+  return f;
+}
+
+Fact Derived(Fact f, const std::string& formula) {
+  f.provenance.derivation = Derivation::kStatedDerived;
+  f.provenance.formula = formula;
+  return f;
+}
+
+const char* kPageA =
+    "Chip X datasheet\n"
+    "Memory: 32 GB HBM2e at 820 GB/s.\n"
+    "BF16 (dense): 210 TFLOPS. TDP: 500 W.\n"
+    "Perf per watt: 0.42 TFLOPS/W (210 TFLOPS / 500 W).\n"
+    "Careless figure: 0.50 TFLOPS/W.\n"
+    "Fabbed at: TSMC. Released 2022-10-01.\n";
+const char* kPageB =
+    "Chip X dossier\n"
+    "3.4 PFLOPS of BF16 compute per 16-chip server, 32 GiB of HBM per chip at 820 GB/s.\n"
+    "AWS has not named a foundry. General availability 2022-10.\n"
+    "The x.32xlarge instance has 16 chips.\n";
+const char* kTable = "name,bandwidth\nChip X,9.8e12\n";
+
+class FactcheckTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Store::Open(dir_.str() + "/store");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+    ASSERT_TRUE(store_->PutEntity({"chip:x", "chip", "Chip X", {"X1", "Xchip"}}).ok());
+    ASSERT_TRUE(store_->PutEntity({"org:tsmc", "organization", "TSMC", {}}).ok());
+    ASSERT_TRUE(store_->PutEntity({"instance:x.32xlarge", "instance_type", "x.32xlarge", {}}).ok());
+    const Schema& schema = TheSchema();
+    auto q = [&](const std::string& text, const std::string& dim) {
+      auto p = schema.ParseQuantity(text, dim);
+      EXPECT_TRUE(p.has_value()) << text;
+      return Value::Quantity(p ? p->canonical : 0, dim, text);
+    };
+    std::string a = kPageA;
+    std::vector<Fact> fa = {
+        At(a, "doc-a", "32 GB", "chip:x", "memory", q("32 GB", "bytes")),
+        At(a, "doc-a", "820 GB/s", "chip:x", "memory_bandwidth", q("820 GB/s", "bytes_per_second")),
+        At(a, "doc-a", "210 TFLOPS", "chip:x", "peak_throughput", q("210 TFLOPS", "ops_per_second"),
+           {{"format", "bf16"}, {"sparsity", "dense"}}),
+        At(a, "doc-a", "500 W", "chip:x", "tdp", q("500 W", "watts")),
+        Derived(At(a, "doc-a", "0.42 TFLOPS/W", "chip:x", "perf_per_watt", q("0.42 TFLOPS/W", "ops_per_watt"),
+                   {{"format", "bf16"}}),
+                "210 TFLOPS / 500 W"),
+        Derived(At(a, "doc-a", "0.50 TFLOPS/W", "chip:x", "perf_per_watt", q("0.50 TFLOPS/W", "ops_per_watt"),
+                   {{"format", "bf16"}}),
+                "210 TFLOPS / 500 W"),
+        At(a, "doc-a", "TSMC", "chip:x", "foundry", Value::Entity("org:tsmc", "TSMC")),
+        At(a, "doc-a", "2022-10-01", "chip:x", "released", Value::OfDate(*Date::Parse("2022-10-01"), "2022-10-01")),
+    };
+    Write("doc-a", "Page A", "vendor", a, fa);
+    std::string b = kPageB;
+    std::vector<Fact> fb = {
+        At(b, "doc-b", "3.4 PFLOPS", "chip:x", "peak_throughput", q("3.4 PFLOPS", "ops_per_second"),
+           {{"format", "bf16"}, {"scope", "server"}, {"chips", "16"}}),
+        At(b, "doc-b", "32 GiB", "chip:x", "memory", q("32 GiB", "bytes"), {{"scope", "chip"}}),
+        At(b, "doc-b", "820 GB/s", "chip:x", "memory_bandwidth", q("820 GB/s", "bytes_per_second")),
+        At(b, "doc-b", "has not named a foundry", "chip:x", "foundry",
+           Value::NotPublished("has not named a foundry")),
+        At(b, "doc-b", "2022-10", "chip:x", "released", Value::OfDate(*Date::Parse("2022-10"), "2022-10")),
+        At(b, "doc-b", "x.32xlarge", "instance:x.32xlarge", "accelerator", Value::Entity("chip:x", "Chip X")),
+        At(b, "doc-b", "16 chips", "instance:x.32xlarge", "chips", Value::Quantity(16, "count", "16 chips")),
+    };
+    for (auto& f : fb) f.provenance.citations = {"4"};
+    fb[0].provenance.attribution = "AWS's own published figure";
+    Write("doc-b", "Page B", "press", b, fb);
+    std::string t = kTable;
+    Fact bw = At(t, "doc-t", "9.8e12", "chip:x", "memory_bandwidth", Value::Quantity(9.8e12, "bytes_per_second", "9.8e12"));
+    bw.provenance.row = 1;
+    bw.provenance.column = "bandwidth";
+    bw.provenance.note = "to do: check";
+    Write("doc-t", "Table", "aggregator", t, {bw});
+  }
+
+  void Write(const std::string& id, const std::string& title, const std::string& kind, const std::string& text,
+             std::vector<Fact> facts) {
+    Document doc;
+    doc.id = id;
+    doc.url = "file:///" + id + ".txt";
+    doc.title = title;
+    doc.kind = kind;
+    DocumentVersion v;
+    v.document_id = id;
+    v.text = text;
+    v.fetched_at = 1700000000;
+    v.as_of = Date::Parse("2024-01-01");
+    auto w = store_->WriteDocumentVersion(doc, v, std::move(facts), "test-run-" + id);
+    ASSERT_TRUE(w.ok()) << w.status().message();
+  }
+
+  const AttributeSummary* FindAttr(const std::vector<AttributeSummary>& list, const std::string& label) {
+    for (const auto& a : list) {
+      if (a.label == label) return &a;
+    }
+    return nullptr;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_F(FactcheckTest, DescribeGroupsAgreeingClaimsAndShowsConflicts) {
+  auto p = Describe(*store_, TheSchema(), "xchip");  // an alias, any case
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->entity.id, "chip:x");
+
+  const AttributeSummary* memory = FindAttr(p->attributes, "memory");
+  ASSERT_NE(memory, nullptr);
+  ASSERT_EQ(memory->groups.size(), 2u);
+  ASSERT_EQ(memory->differences.size(), 1u);
+  EXPECT_EQ(memory->differences[0].comparison.size, "7.4%");
+
+  const AttributeSummary* bandwidth = FindAttr(p->attributes, "memory_bandwidth");
+  ASSERT_NE(bandwidth, nullptr);
+  ASSERT_EQ(bandwidth->groups.size(), 2u);
+  EXPECT_EQ(bandwidth->groups[0].claims.size(), 2u);  // both pages' 820 GB/s: one value, two citations
+  EXPECT_EQ(bandwidth->groups[0].documents, 2u);
+
+  const AttributeSummary* foundry = FindAttr(p->attributes, "foundry");
+  ASSERT_NE(foundry, nullptr);
+  ASSERT_EQ(foundry->differences.size(), 1u);
+  EXPECT_EQ(foundry->differences[0].comparison.kind, DifferenceKind::kNotPublished);
+  EXPECT_EQ(foundry->groups[0].display, "TSMC");
+  EXPECT_EQ(foundry->groups[1].display, "not published");
+
+  const AttributeSummary* bf16 = FindAttr(p->attributes, "peak_throughput {format=bf16}");
+  ASSERT_NE(bf16, nullptr);
+  ASSERT_EQ(bf16->differences.size(), 1u);
+  EXPECT_EQ(bf16->differences[0].comparison.size, "1.2%");
+  EXPECT_EQ(bf16->groups[1].claims[0].per_chip_display, "212.5 TFLOPS per chip");
+
+  // Month-precision release agrees with the day; no conflict there.
+  const AttributeSummary* released = FindAttr(p->attributes, "released");
+  ASSERT_NE(released, nullptr);
+  EXPECT_FALSE(released->conflict());
+
+  ASSERT_EQ(p->referenced_by.size(), 1u);
+  EXPECT_EQ(p->referenced_by[0].subject, "instance:x.32xlarge");
+
+  // Citations are numbered in order of use and point at real excerpts.
+  for (size_t i = 0; i < p->citations.size(); ++i) {
+    EXPECT_EQ(p->citations[i].number, static_cast<int>(i) + 1);
+    EXPECT_FALSE(p->citations[i].excerpt.empty());
+    EXPECT_EQ(p->citations[i].fetched_at, 1700000000);
+  }
+  std::string text = Render(*p, Format::kText);
+  EXPECT_NE(text.find("32 GB vs 32 GiB: 7.4%"), std::string::npos) << text;
+  EXPECT_NE(text.find("TSMC vs not published"), std::string::npos) << text;
+  EXPECT_NE(text.find("Page B <file:///doc-b.txt>"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(Render(*p, Format::kJson));
+  EXPECT_EQ(json["entity"]["id"], "chip:x");
+  EXPECT_FALSE(json["citations"].empty());
+  std::string csv = Render(*p, Format::kCsv);
+  EXPECT_EQ(csv.rfind("entity,attribute,value", 0), 0u);
+}
+
+TEST_F(FactcheckTest, ConflictsHonourTheToleranceAndFlagImplausibleFigures) {
+  auto r = Conflicts(*store_, TheSchema(), "");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::set<std::string> labels;
+  for (const auto& a : r->conflicts) labels.insert(a.label);
+  EXPECT_TRUE(labels.count("memory"));
+  EXPECT_TRUE(labels.count("foundry"));
+  EXPECT_TRUE(labels.count("peak_throughput {format=bf16}"));
+  EXPECT_TRUE(labels.count("memory_bandwidth"));
+  EXPECT_FALSE(labels.count("released"));
+
+  const AttributeSummary* bw = FindAttr(r->conflicts, "memory_bandwidth");
+  ASSERT_NE(bw, nullptr);
+  ASSERT_EQ(bw->flags.size(), 1u);
+  EXPECT_EQ(bw->groups[bw->flags[0].group].display, "9800 GB/s");
+  ASSERT_TRUE(bw->flags[0].chips.has_value());
+  EXPECT_EQ(*bw->flags[0].chips, 16);
+  EXPECT_NE(bw->flags[0].message.find("likely a per-server/instance figure"), std::string::npos)
+      << bw->flags[0].message;
+  EXPECT_NE(bw->flags[0].message.find("612.5 GB/s"), std::string::npos) << bw->flags[0].message;
+
+  Options loose;
+  loose.compare.tolerance = 0.02;
+  auto r2 = Conflicts(*store_, TheSchema(), "Chip X", loose);
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(FindAttr(r2->conflicts, "peak_throughput {format=bf16}"), nullptr);  // 1.2% < 2%
+  EXPECT_NE(FindAttr(r2->conflicts, "memory"), nullptr);                         // 7.4% > 2%
+  // Only shown claims are cited.
+  for (const auto& a : r2->conflicts) {
+    for (const auto& g : a.groups) {
+      for (const auto& c : g.claims) EXPECT_LE(c.citation, static_cast<int>(r2->citations.size()));
+    }
+  }
+  auto csv = Render(*r, Format::kCsv);
+  EXPECT_NE(csv.find("likely a per-server/instance figure"), std::string::npos);
+  EXPECT_NO_THROW(nlohmann::json::parse(Render(*r, Format::kJson)));
+}
+
+TEST_F(FactcheckTest, TraceRereadsTheStoredTextAndTracesDerivations) {
+  auto t = Trace(*store_, TheSchema(), "Chip X.memory_bandwidth");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->claims.size(), 3u);
+  for (const auto& c : t->claims) {
+    EXPECT_TRUE(c.excerpt_verified) << c.text_problem;
+    EXPECT_EQ(c.at, c.citation.excerpt);
+    EXPECT_FALSE(c.retracted.has_value());
+  }
+  EXPECT_NE(t->claims[0].after.find("Perf per watt"), std::string::npos);  // context after the span
+  const TracedClaim& table = t->claims[2];
+  EXPECT_EQ(table.citation.row, 1);
+  EXPECT_EQ(table.citation.column, "bandwidth");
+  EXPECT_EQ(table.citation.note, "to do: check");
+  std::string text = Render(*t, Format::kText);
+  EXPECT_NE(text.find("\xC2\xBB" "820 GB/s" "\xC2\xAB"), std::string::npos) << text;
+  EXPECT_NE(text.find("row 1, column \"bandwidth\""), std::string::npos) << text;
+
+  // perf_per_watt: the pages' own figures, and the schema's formula on every input.
+  auto d = Trace(*store_, TheSchema(), "x1 perf_per_watt");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->claims.size(), 2u);
+  ASSERT_TRUE(d->derived.has_value());
+  EXPECT_EQ(d->derived->formula, "peak_throughput / tdp");
+  ASSERT_EQ(d->derived->values.size(), 2u);  // 210 TFLOPS and 3.4 PFLOPS/16, each over 500 W
+  EXPECT_DOUBLE_EQ(d->derived->values[0].value, 210e12 / 500);
+  EXPECT_EQ(d->derived->values[0].display, "0.42 TFLOPS/W");
+  EXPECT_EQ(d->derived->values[0].working, "210 TFLOPS / 500 W");
+  EXPECT_NE(d->derived->values[0].support.find(" and "), std::string::npos);
+  EXPECT_DOUBLE_EQ(d->derived->values[1].value, 212.5e12 / 500);
+  ASSERT_EQ(d->derived->inputs.size(), 2u);
+  EXPECT_EQ(d->derived->inputs[0].claims.size(), 2u);
+
+  auto bad = Trace(*store_, TheSchema(), "Chip X.memroy");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("did you mean 'memory'"), std::string::npos) << bad.status().message();
+  auto nobody = Trace(*store_, TheSchema(), "Chip Y.memory");
+  ASSERT_FALSE(nobody.ok());
+  EXPECT_TRUE(nobody.status().IsNotFound());
+}
+
+TEST_F(FactcheckTest, VerifyConfirmsRoundedArithmeticAndCatchesMistakes) {
+  auto v = Verify(*store_, TheSchema(), "doc-a");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->items.size(), 2u);
+  EXPECT_EQ(v->confirmed, 1u);
+  EXPECT_EQ(v->mismatched, 1u);
+  const VerifyItem& ok = v->items[0];
+  EXPECT_EQ(ok.status, "confirmed");
+  EXPECT_EQ(ok.stated.display, "0.42 TFLOPS/W");
+  ASSERT_TRUE(ok.recomputed.has_value());
+  EXPECT_DOUBLE_EQ(*ok.recomputed, 4.2e11);
+  EXPECT_NEAR(ok.check.relative_tolerance, 0.005 / 0.42, 1e-9);
+  EXPECT_EQ(ok.input_citations.size(), 2u);
+  const VerifyItem& bad = v->items[1];
+  EXPECT_EQ(bad.status, "mismatch");
+  EXPECT_NE(bad.reason.find("0.50 TFLOPS/W"), std::string::npos) << bad.reason;
+  std::string text = Render(*v, Format::kText);
+  EXPECT_NE(text.find("1 confirmed, 1 mismatched"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(Render(*v, Format::kJson));
+  EXPECT_EQ(json["items"][0]["status"], "confirmed");
+
+  // A tolerance wide enough forgives the careless figure.
+  Options loose;
+  loose.verify_tolerance = 0.2;
+  auto v2 = Verify(*store_, TheSchema(), "Page A", loose);
+  ASSERT_TRUE(v2.ok());
+  EXPECT_EQ(v2->confirmed, 2u);
+
+  auto missing = Verify(*store_, TheSchema(), "no-such-doc");
+  EXPECT_TRUE(missing.status().IsNotFound());
+}
+
+TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
+  // Page A changes: memory now 24 GB, the rest as before.
+  std::string a = std::string(kPageA) + "Update: Memory: 24 GB.\n";
+  const Schema& schema = TheSchema();
+  auto q = [&](const std::string& text, const std::string& dim) {
+    return Value::Quantity(schema.ParseQuantity(text, dim)->canonical, dim, text);
+  };
+  Write("doc-a", "Page A", "vendor", a,
+        {At(a, "doc-a", "24 GB", "chip:x", "memory", q("24 GB", "bytes")),
+         At(a, "doc-a", "820 GB/s", "chip:x", "memory_bandwidth", q("820 GB/s", "bytes_per_second"))});
+  auto h = History(*store_, schema, "chip:x.memory");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  // 32 GB asserted, 32 GiB asserted, 32 GB retracted + 24 GB asserted.
+  ASSERT_EQ(h->events.size(), 4u);
+  int retracted = 0;
+  for (const auto& e : h->events) {
+    if (!e.asserted) {
+      retracted++;
+      EXPECT_EQ(e.claim.display, "32 GB");
+      EXPECT_EQ(e.run_id, "test-run-doc-a");
+    }
+  }
+  EXPECT_EQ(retracted, 1);
+  for (size_t i = 1; i < h->events.size(); ++i) EXPECT_LE(h->events[i - 1].tx, h->events[i].tx);
+
+  auto t = Trace(*store_, schema, "Chip X.memory");
+  ASSERT_TRUE(t.ok());
+  size_t with_retraction = 0;
+  for (const auto& c : t->claims) {
+    if (c.retracted) {
+      with_retraction++;
+      EXPECT_EQ(c.retracted->run_id, "test-run-doc-a");
+      EXPECT_TRUE(c.excerpt_verified);  // re-read from version 1's text, not the latest
+    }
+  }
+  EXPECT_EQ(with_retraction, 1u);
+  EXPECT_NE(Render(*t, Format::kText).find("RETRACTED"), std::string::npos);
+
+  // describe shows standing claims only.
+  auto p = Describe(*store_, schema, "Chip X");
+  ASSERT_TRUE(p.ok());
+  const AttributeSummary* memory = FindAttr(p->attributes, "memory");
+  ASSERT_NE(memory, nullptr);
+  for (const auto& g : memory->groups) EXPECT_NE(g.display, "32 GB");
+}
+
+TEST_F(FactcheckTest, SourcesListDocumentsVersionsAndFacts) {
+  auto s = Sources(*store_);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(s->sources.size(), 3u);
+  for (const auto& src : s->sources) {
+    ASSERT_EQ(src.versions.size(), 1u);
+    EXPECT_EQ(src.versions[0].content_hash.size(), 64u);
+  }
+  auto one = Source(*store_, "doc-b");
+  ASSERT_TRUE(one.ok());
+  EXPECT_EQ(one->source.live_facts, 7u);
+  EXPECT_EQ(one->source.not_published, 1u);
+  EXPECT_EQ(one->facts.size(), 7u);
+  EXPECT_NE(Render(*one, Format::kText).find("has not named a foundry"), std::string::npos);
+  auto csv = Render(*s, Format::kCsv);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  EXPECT_TRUE(Source(*store_, "nothing-like-it").status().IsNotFound());
+}
+
+TEST(ParseFormatTest, NamesTheChoices) {
+  EXPECT_EQ(*ParseFormat("JSON"), Format::kJson);
+  auto bad = ParseFormat("xml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("text, json or csv"), std::string::npos);
+}
+
+// ---- the seeds, through the real ingest pipeline ----------------------------------
+
+class SeedsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    auto s = Store::Open(dir_->str() + "/store");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = s->release();
+    auto sources = LoadManifest(std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json");
+    ASSERT_TRUE(sources.ok()) << sources.status().message();
+    auto report = IngestSources(*store_, TheSchema(), *sources);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    ASSERT_EQ(report->documents_failed, 0u) << report->SummaryLine();
+  }
+  static void TearDownTestSuite() {
+    delete store_;
+    store_ = nullptr;
+    delete dir_;
+  }
+  static TempDir* dir_;
+  static Store* store_;
+};
+TempDir* SeedsTest::dir_ = nullptr;
+Store* SeedsTest::store_ = nullptr;
+
+TEST_F(SeedsTest, TraceOfTrainiumMemoryBandwidthShowsBothPages) {
+  ASSERT_NE(store_, nullptr);
+  auto t = Trace(*store_, TheSchema(), "Trainium.memory_bandwidth");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::set<std::string> docs;
+  for (const auto& c : t->claims) {
+    EXPECT_TRUE(c.excerpt_verified) << c.citation.document_id << ": " << c.text_problem;
+    if (c.citation.excerpt.find("820 GB/s") != std::string::npos) docs.insert(c.citation.document_id);
+  }
+  EXPECT_TRUE(docs.count("seed-000-aws-trainium")) << Render(*t, Format::kText);
+  EXPECT_TRUE(docs.count("seed-001-amazon-trainium")) << Render(*t, Format::kText);
+}
+
+TEST_F(SeedsTest, VerifyConfirmsPerfPerWattAndFitCounts) {
+  ASSERT_NE(store_, nullptr);
+  for (const char* doc : {"seed-000-aws-trainium", "seed-003-aws-trainium2"}) {
+    auto v = Verify(*store_, TheSchema(), doc);
+    ASSERT_TRUE(v.ok()) << v.status().message();
+    std::string text = Render(*v, Format::kText);
+    size_t ppw = 0, counts = 0, marks = 0;
+    for (const auto& i : v->items) {
+      EXPECT_EQ(i.status, "confirmed") << text;
+      if (i.predicate == "perf_per_watt") ppw += i.status == "confirmed";
+      if (i.predicate == "models_fitting") counts += i.status == "confirmed";
+      if (i.predicate == "fits") marks += i.status == "confirmed";
+    }
+    EXPECT_EQ(ppw, 1u) << doc << "\n" << text;
+    EXPECT_EQ(counts, 3u) << doc << "\n" << text;  // FP16, INT8, INT4
+    EXPECT_EQ(marks, 39u) << doc << "\n" << text;  // 13 models x 3 formats
+  }
+}
+
+TEST_F(SeedsTest, ConflictsListTrainiumFoundryProcessNodeAndMemory) {
+  ASSERT_NE(store_, nullptr);
+  auto r = Conflicts(*store_, TheSchema(), "Trainium");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string text = Render(*r, Format::kText);
+  std::map<std::string, const AttributeSummary*> by_label;
+  for (const auto& a : r->conflicts) by_label[a.label] = &a;
+  ASSERT_TRUE(by_label.count("foundry")) << text;
+  ASSERT_TRUE(by_label.count("process_node")) << text;
+  ASSERT_TRUE(by_label.count("memory")) << text;
+  bool not_published = false;
+  for (const auto& d : by_label["foundry"]->differences) {
+    not_published |= d.comparison.kind == DifferenceKind::kNotPublished;
+  }
+  EXPECT_TRUE(not_published) << text;
+  bool seven = false;
+  for (const auto& d : by_label["memory"]->differences) seven |= d.comparison.size == "7.4%";
+  EXPECT_TRUE(seven) << text;
+  // Epoch's 9.8 TB/s for Trainium1 is flagged as a likely per-server figure.
+  ASSERT_TRUE(by_label.count("memory_bandwidth")) << text;
+  bool flagged = false;
+  for (const auto& f : by_label["memory_bandwidth"]->flags) {
+    flagged |= f.message.find("likely a per-server/instance figure") != std::string::npos;
+  }
+  EXPECT_TRUE(flagged) << text;
+}
+
+}  // namespace
+}  // namespace chipkg::factcheck

@@ -1,0 +1,29 @@
+// The fact-checker's one-shot commands: the same statements the REPL runs
+// (tools/chipkg/repl.h), with --format and --tolerance from the command line.
+// Exit status 0 on success, 1 when the statement failed, 2 on bad usage.
+#include "tools/chipkg/repl.h"
+
+namespace chipkg::cli {
+namespace {
+
+Command Statement(const std::string& word, const std::string& usage, const std::string& summary) {
+  return {word, usage, summary, [word](const Args& args) { return RunOneShot(args, word); }};
+}
+
+const RegisterCommand kDescribe(Statement("describe", "describe ENTITY",
+                                          "every attribute with values, citations and conflicts"));
+const RegisterCommand kTrace(Statement("trace", "trace ENTITY.ATTR",
+                                       "every claim behind a figure, back to the document text"));
+const RegisterCommand kVerify(Statement("verify", "verify [DOCUMENT] [--tolerance P%]",
+                                        "recompute the figures documents derive themselves"));
+const RegisterCommand kConflicts(Statement("conflicts", "conflicts [ENTITY] [--tolerance P%]",
+                                           "where sources disagree, and by how much"));
+const RegisterCommand kSources(Statement("sources", "sources", "the documents, their versions and fact counts"));
+const RegisterCommand kSource(Statement("source", "source DOCUMENT", "one document and every fact it gave"));
+const RegisterCommand kHistory(Statement("history", "history ENTITY.ATTR",
+                                         "claims asserted and retracted over time"));
+const RegisterCommand kMatches(Statement("matches", "matches [confirm|reject KIND NAME]",
+                                         "automatic entity matches for review"));
+
+}  // namespace
+}  // namespace chipkg::cli

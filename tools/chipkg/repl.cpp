@@ -1,0 +1,320 @@
+// The REPL: `chipkg` with no command, or `chipkg repl`.
+//
+// On a terminal it edits lines with libedit (history in ~/.chipkg/history,
+// TAB completion of statement words, attribute names and entity names);
+// otherwise it reads statements line by line (scripts) and exits non-zero if
+// any statement failed. A statement continues on the next line when a line
+// ends in '\' or leaves a parenthesis or quote open. An error is printed and
+// the session carries on.
+//
+// It reads the store as a RocksDB secondary, catching up before every
+// statement, so a cron ingest can write meanwhile. An empty or absent store
+// is first filled from the bundled datasets (unless --no-ingest).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+// libedit's readline emulation; <cstdio> must come first.
+#include <editline/readline.h>
+
+#include "ingest/lock.h"
+#include "ingest/pipeline.h"
+#include "query/factcheck.h"
+#include "tools/chipkg/repl.h"
+
+namespace chipkg::cli {
+namespace {
+
+constexpr int kHistoryLines = 1000;
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string TrimRight(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// True while a statement leaves a parenthesis or a quote open.
+bool Unfinished(const std::string& text) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == '\\' && i + 1 < text.size()) {
+        i++;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '(') depth++;
+    else if (c == ')' && depth > 0) depth--;
+  }
+  return quote != 0 || depth > 0;
+}
+
+// Fills an empty or absent store from the bundled manifest. Reports on
+// stderr; a failure to fill is reported and the REPL still opens.
+void FillIfEmpty(const std::string& path, const Schema& schema) {
+  namespace fs = std::filesystem;
+  if (fs::exists(fs::path(path) / "CURRENT")) {
+    auto reader = OpenForReading(path);
+    if (!reader.ok()) return;  // the open below reports it
+    auto stats = (*reader)->Statistics();
+    if (!stats.ok() || stats->facts > 0) return;
+  }
+  std::string manifest = DefaultManifestPath();
+  std::fprintf(stderr, "store empty: ingesting bundled datasets (%s) ...", manifest.c_str());
+  std::fflush(stderr);
+  auto sources = LoadManifest(manifest);
+  if (!sources.ok()) {
+    std::fprintf(stderr, " failed\n");
+    PrintError(sources.status());
+    return;
+  }
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) {
+    std::fprintf(stderr, " failed\n");
+    PrintError("cannot create store directory " + path + ": " + ec.message());
+    return;
+  }
+  // The store first, then the ingest lock: the engine refuses to create a
+  // store in a directory that already holds a file (the lock file), and
+  // RocksDB's own lock already keeps a second writer out meanwhile.
+  auto store = Store::Open(path);
+  if (!store.ok()) {
+    std::fprintf(stderr, store.status().IsBusy() ? " skipped\n" : " failed\n");
+    PrintError(store.status());
+    return;
+  }
+  auto lock = RunLock::Acquire(RunLock::PathFor(path));
+  if (!lock.ok()) {
+    std::fprintf(stderr, " skipped\n");
+    PrintError(lock.status().WithContext("another ingest is filling the store; 'refresh' shows its progress"));
+    return;
+  }
+  auto report = IngestSources(**store, schema, *sources);
+  if (!report.ok()) {
+    std::fprintf(stderr, " failed\n");
+    PrintError(report.status());
+    return;
+  }
+  auto stats = (*store)->Statistics();
+  std::fprintf(stderr, " %llu facts\n", stats.ok() ? static_cast<unsigned long long>(stats->live_facts)
+                                                   : static_cast<unsigned long long>(report->facts_added));
+  for (const auto& s : report->sources) {
+    if (s.state == SourceOutcome::State::kFailed) {
+      std::fprintf(stderr, "chipkg: failed %s: %s\n", s.location.c_str(), s.error.c_str());
+    }
+  }
+}
+
+// ---- completion (libedit calls plain functions: the candidates are global) ----
+
+struct Completions {
+  std::vector<std::string> statements;  // first word
+  std::vector<std::string> attributes;  // after a '.'
+  std::vector<std::string> names;       // entity names and aliases, document ids, keywords
+};
+Completions* g_completions = nullptr;
+
+void LoadCompletions(const Session& s, Completions& c) {
+  c = Completions();
+  std::set<std::string> seen;
+  for (const auto& d : StatementDocs()) c.statements.push_back(d.word);
+  for (const char* w : {"exit", "find", "text", "json", "csv", "confirm", "reject"}) c.names.push_back(w);
+  c.attributes = factcheck::AttributeNames(*s.schema);
+  auto add = [&](const std::string& n) {
+    if (!n.empty() && seen.insert(n).second) c.names.push_back(n);
+  };
+  if (auto entities = s.store->ListEntities(); entities.ok()) {
+    for (const auto& e : *entities) {
+      add(e.name);
+      for (const auto& a : e.aliases) add(a);
+    }
+  }
+  for (const auto& e : s.schema->entities()) {
+    add(e.name);
+    for (const auto& a : e.aliases) add(a);
+  }
+  for (const auto& k : s.schema->entity_kinds()) add(k);
+  if (auto docs = s.store->ListDocuments(); docs.ok()) {
+    for (const auto& d : *docs) add(d.id);
+  }
+  for (const auto& a : c.attributes) add(a);
+}
+
+const std::vector<std::string>* g_pool = nullptr;
+
+char* Generate(const char* text, int state) {
+  static size_t index = 0;
+  static std::string prefix;
+  if (state == 0) {
+    index = 0;
+    prefix = Lower(text);
+  }
+  while (g_pool && index < g_pool->size()) {
+    const std::string& c = (*g_pool)[index++];
+    if (Lower(c).compare(0, prefix.size(), prefix) == 0) return strdup(c.c_str());
+  }
+  return nullptr;
+}
+
+char** Complete(const char* text, int start, int /*end*/) {
+  rl_attempted_completion_over = 1;  // never fall back to file names
+  if (!g_completions) return nullptr;
+  const char* line = rl_line_buffer ? rl_line_buffer : "";
+  // What precedes the word decides what it can be.
+  int i = start - 1;
+  while (i >= 0 && line[i] == ' ') i--;
+  if (start > 0 && line[start - 1] == '.') {
+    g_pool = &g_completions->attributes;
+  } else if (i < 0) {
+    static std::vector<std::string> first;
+    first = g_completions->statements;
+    first.insert(first.end(), g_completions->names.begin(), g_completions->names.end());
+    g_pool = &first;
+  } else {
+    g_pool = &g_completions->names;
+  }
+  return rl_completion_matches(text, Generate);
+}
+
+std::string HistoryPath() {
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : ".") + "/.chipkg/history";
+}
+
+// ---- the loop ---------------------------------------------------------------
+
+class LineSource {
+ public:
+  explicit LineSource(bool interactive) : interactive_(interactive) {}
+  // Next line without its newline; false at end of input.
+  bool Next(const char* prompt, std::string& line) {
+    if (!interactive_) return static_cast<bool>(std::getline(std::cin, line));
+    char* raw = readline(prompt);
+    if (!raw) return false;
+    line = raw;
+    std::free(raw);
+    return true;
+  }
+
+ private:
+  bool interactive_;
+};
+
+int RunRepl(const Args& args) {
+  auto schema = LoadSchema();
+  if (!schema.ok()) {
+    PrintError(schema.status());
+    return kExitUsage;
+  }
+  Session session;
+  session.store_path = StorePath(args);
+  session.schema = &*schema;
+  Status st = ApplyOptions(args, session);
+  if (!st.ok()) {
+    PrintError(st);
+    return kExitUsage;
+  }
+  if (!args.positional.empty()) {
+    PrintError("the REPL takes no arguments (statements are read from standard input)");
+    return kExitUsage;
+  }
+  if (!args.Has("no-ingest")) FillIfEmpty(session.store_path, *schema);
+  auto store = OpenForReading(session.store_path);
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  session.store = std::move(*store);
+
+  const bool interactive = ::isatty(STDIN_FILENO) == 1;
+  Completions completions;
+  std::string history = HistoryPath();
+  if (interactive) {
+    LoadCompletions(session, completions);
+    g_completions = &completions;
+    rl_readline_name = "chipkg";
+    rl_attempted_completion_function = Complete;
+    static char breaks[] = " \t\n\"'(),.=<>!;";
+    rl_completer_word_break_characters = breaks;
+    rl_basic_word_break_characters = breaks;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(history).parent_path(), ec);
+    stifle_history(kHistoryLines);
+    read_history(history.c_str());
+    auto stats = session.store->Statistics();
+    std::printf("chipkg on %s: %llu facts from %llu documents. 'help' lists statements, 'quit' leaves.\n",
+                session.store_path.c_str(), stats.ok() ? static_cast<unsigned long long>(stats->live_facts) : 0ULL,
+                stats.ok() ? static_cast<unsigned long long>(stats->documents) : 0ULL);
+    std::fflush(stdout);
+  }
+
+  LineSource lines(interactive);
+  bool failed = false;
+  std::string buffer, line;
+  bool continued = false;
+  while (lines.Next(continued ? "  ...> " : "chipkg> ", line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::string trimmed = TrimRight(line);
+    bool backslash = !trimmed.empty() && trimmed.back() == '\\';
+    if (backslash) trimmed.pop_back();
+    buffer += (buffer.empty() ? "" : (continued && !backslash ? "\n" : " ")) + trimmed;
+    if (backslash || Unfinished(buffer)) {
+      continued = true;
+      continue;
+    }
+    continued = false;
+    std::string statement;
+    statement.swap(buffer);
+    size_t b = statement.find_first_not_of(" \t\n");
+    if (b == std::string::npos || statement[b] == '#') continue;  // blank or a comment
+    statement = statement.substr(b);
+    if (interactive) add_history(statement.c_str());
+    std::string word = Lower(statement.substr(0, statement.find_first_of(" \t\n")));
+    if (word == "quit" || word == "exit" || word == "\\q") break;
+
+    Status caught = session.store->CatchUp();
+    if (!caught.ok()) PrintError(caught.WithContext("catching up with the writer (answers may be stale)"));
+    std::string out, err;
+    int code = RunStatement(session, statement, out, err);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    std::fwrite(err.data(), 1, err.size(), stderr);
+    std::fflush(stderr);
+    if (code != kExitOk) failed = true;
+    if (interactive && word == "refresh") LoadCompletions(session, completions);
+  }
+  if (!buffer.empty() && buffer.find_first_not_of(" \t\n") != std::string::npos) {
+    PrintError("input ended inside an unfinished statement (an open parenthesis or quote): " + buffer);
+    failed = true;
+  }
+  if (interactive) {
+    std::printf("\n");
+    write_history(history.c_str());
+    g_completions = nullptr;
+  }
+  return failed ? kExitFailed : kExitOk;
+}
+
+const RegisterCommand kRepl({"repl", "repl", "the interactive REPL (the default with no command)", RunRepl});
+
+}  // namespace
+}  // namespace chipkg::cli

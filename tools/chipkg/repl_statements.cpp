@@ -1,0 +1,352 @@
+// Statements shared by the REPL and the one-shot commands (tools/chipkg/repl.h).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "ingest/resolve.h"
+#include "query/factcheck.h"
+#include "query/query.h"
+#include "tools/chipkg/repl.h"
+
+namespace chipkg::cli {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) b++;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) e--;
+  return s.substr(b, e - b);
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Removes "--tolerance X" / "--tolerance=X" from a statement's argument text.
+Result<std::optional<double>> TakeTolerance(std::string& rest) {
+  const std::string flag = "--tolerance";
+  size_t at = rest.find(flag);
+  if (at == std::string::npos) return std::optional<double>();
+  size_t p = at + flag.size();
+  if (p < rest.size() && rest[p] == '=') p++;
+  while (p < rest.size() && rest[p] == ' ') p++;
+  size_t e = p;
+  while (e < rest.size() && !std::isspace(static_cast<unsigned char>(rest[e]))) e++;
+  auto t = ParseTolerance(rest.substr(p, e - p));
+  if (!t.ok()) return t.status();
+  rest = Trim(rest.substr(0, at) + rest.substr(e));
+  return std::optional<double>(*t);
+}
+
+factcheck::Options OptionsOf(const Session& s) {
+  factcheck::Options o;
+  o.compare.tolerance = s.tolerance;
+  o.verify_tolerance = s.verify_tolerance;
+  return o;
+}
+
+int Fail(std::string& err, const Status& status, int code = kExitFailed) {
+  err += "error: " + status.message() + "\n";
+  return code;
+}
+
+template <typename Report>
+int Emit(const Result<Report>& report, const Session& s, std::string& out, std::string& err) {
+  if (!report.ok()) {
+    return Fail(err, report.status(), report.status().IsInvalidArgument() ? kExitUsage : kExitFailed);
+  }
+  out += factcheck::Render(*report, s.format);
+  return kExitOk;
+}
+
+std::string HelpText() {
+  std::ostringstream out;
+  out << "Statements (one per line; end a line with \\ or leave a parenthesis or quote open to continue):\n\n";
+  for (const auto& d : StatementDocs()) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-42s %s\n", d.usage.c_str(), d.summary.c_str());
+    out << line;
+  }
+  out << "\nExamples:\n";
+  for (const auto& d : StatementDocs()) {
+    for (const auto& e : d.examples) out << "  " << e << "\n";
+  }
+  out << "\nAnything that does not start with a statement word is a query (see query/README.md).\n"
+         "Values carry numbered citations [n]; the sources are listed under each answer.\n";
+  return out.str();
+}
+
+nlohmann::json MatchJson(const MatchRecord& m) {
+  return {{"kind", m.kind}, {"name", m.name}, {"entity", m.entity}, {"method", m.method}, {"decision", m.decision}};
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+int RunMatches(Session& s, const std::string& rest, std::string& out, std::string& err) {
+  std::istringstream in(rest);
+  std::string verb, kind;
+  in >> verb >> kind;
+  std::string name;
+  std::getline(in, name);
+  name = Trim(name);
+  if (!verb.empty()) {
+    verb = Lower(verb);
+    if ((verb != "confirm" && verb != "reject") || kind.empty() || name.empty()) {
+      return Fail(err, Status::InvalidArgument("usage: matches [confirm|reject KIND NAME], e.g. "
+                                               "matches confirm chip Amazon Trainium1"),
+                  kExitUsage);
+    }
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+    // A decision is a write: it needs the store itself, not the reader's view.
+    auto writer = Store::Open(s.store_path);
+    if (!writer.ok()) return Fail(err, writer.status().WithContext("recording the decision"));
+    Status st = DecideMatch(**writer, kind, name, verb == "confirm");
+    if (!st.ok()) return Fail(err, st, st.IsNotFound() || st.IsInvalidArgument() ? kExitUsage : kExitFailed);
+    writer->reset();
+    if (s.store) (void)s.store->CatchUp();
+    out += std::string(verb == "confirm" ? "confirmed" : "rejected") + ": " + kind + " \"" + name + "\"\n";
+    return kExitOk;
+  }
+  auto matches = ListMatches(*s.store);
+  if (!matches.ok()) return Fail(err, matches.status());
+  switch (s.format) {
+    case factcheck::Format::kJson: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& m : *matches) j.push_back(MatchJson(m));
+      out += nlohmann::json{{"matches", j}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      break;
+    }
+    case factcheck::Format::kCsv:
+      out += "kind,name,entity,method,decision\n";
+      for (const auto& m : *matches) {
+        out += CsvField(m.kind) + "," + CsvField(m.name) + "," + CsvField(m.entity) + "," + CsvField(m.method) + "," +
+               CsvField(m.decision) + "\n";
+      }
+      break;
+    case factcheck::Format::kText: {
+      size_t pending = 0;
+      for (const auto& m : *matches) pending += m.decision == "pending";
+      out += std::to_string(matches->size()) + " automatic match" + (matches->size() == 1 ? "" : "es") + ", " +
+             std::to_string(pending) + " pending review\n";
+      for (const auto& m : *matches) {
+        char line[512];
+        std::snprintf(line, sizeof line, "  %-10s %-13s %-36s -> %-28s %s\n", m.decision.c_str(), m.kind.c_str(),
+                      ("\"" + m.name + "\"").c_str(), m.entity.c_str(), m.method.c_str());
+        out += line;
+      }
+      if (pending) out += "decide with: matches confirm KIND NAME  or  matches reject KIND NAME\n";
+      break;
+    }
+  }
+  return kExitOk;
+}
+
+int RunQueryStatement(Session& s, const std::string& text, std::string& out, std::string& err) {
+  if (Trim(text).empty()) return Fail(err, Status::InvalidArgument("usage: query TEXT"), kExitUsage);
+  query::QueryOptions options;
+  options.tolerance = s.tolerance;
+  auto result = query::RunQuery(*s.store, *s.schema, text, options);
+  if (!result.ok()) return Fail(err, result.status());
+  auto format = query::ParseFormat(factcheck::FormatName(s.format));
+  if (!format.ok()) return Fail(err, format.status());
+  out += query::Render(*result, *format);
+  return kExitOk;
+}
+
+int Dispatch(Session& s, const std::string& statement, std::string& out, std::string& err) {
+  std::string text = Trim(statement);
+  if (text.empty()) return kExitOk;
+  size_t space = 0;
+  while (space < text.size() && !std::isspace(static_cast<unsigned char>(text[space]))) space++;
+  std::string word = Lower(text.substr(0, space));
+  std::string rest = Trim(text.substr(space));
+  auto known = [&](const char* w) { return word == w; };
+
+  if (known("help") || word == "?") {
+    out += HelpText();
+    return kExitOk;
+  }
+  if (known("format")) {
+    if (rest.empty()) {
+      out += std::string("format ") + factcheck::FormatName(s.format) + "\n";
+      return kExitOk;
+    }
+    auto f = factcheck::ParseFormat(rest);
+    if (!f.ok()) return Fail(err, f.status(), kExitUsage);
+    s.format = *f;
+    out += std::string("format ") + factcheck::FormatName(s.format) + "\n";
+    return kExitOk;
+  }
+  if (known("tolerance")) {
+    if (!rest.empty()) {
+      auto t = ParseTolerance(rest);
+      if (!t.ok()) return Fail(err, t.status(), kExitUsage);
+      s.tolerance = *t;
+    }
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "tolerance %g%%\n", s.tolerance * 100);
+    out += buf;
+    return kExitOk;
+  }
+  if (known("refresh")) {
+    Status st = s.store->CatchUp();
+    if (!st.ok()) return Fail(err, st.WithContext("refresh"));
+    auto stats = s.store->Statistics();
+    if (!stats.ok()) return Fail(err, stats.status());
+    out += "refreshed: " + std::to_string(stats->live_facts) + " facts, " + std::to_string(stats->documents) +
+           " documents, last tx " + std::to_string(s.store->LastTx()) + "\n";
+    return kExitOk;
+  }
+  const factcheck::Options options = OptionsOf(s);
+  if (known("describe")) {
+    if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: describe ENTITY"), kExitUsage);
+    return Emit(factcheck::Describe(*s.store, *s.schema, rest, options), s, out, err);
+  }
+  if (known("trace")) {
+    if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: trace ENTITY.ATTR"), kExitUsage);
+    return Emit(factcheck::Trace(*s.store, *s.schema, rest, options), s, out, err);
+  }
+  if (known("history")) {
+    if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: history ENTITY.ATTR"), kExitUsage);
+    return Emit(factcheck::History(*s.store, *s.schema, rest), s, out, err);
+  }
+  if (known("verify")) {
+    factcheck::Options o = options;
+    auto t = TakeTolerance(rest);
+    if (!t.ok()) return Fail(err, t.status(), kExitUsage);
+    if (*t) o.verify_tolerance = **t;
+    return Emit(factcheck::Verify(*s.store, *s.schema, rest, o), s, out, err);
+  }
+  if (known("conflicts")) {
+    factcheck::Options o = options;
+    auto t = TakeTolerance(rest);
+    if (!t.ok()) return Fail(err, t.status(), kExitUsage);
+    if (*t) o.compare.tolerance = **t;
+    return Emit(factcheck::Conflicts(*s.store, *s.schema, rest, o), s, out, err);
+  }
+  if (known("sources")) {
+    if (!rest.empty()) return Emit(factcheck::Source(*s.store, rest, options), s, out, err);
+    return Emit(factcheck::Sources(*s.store, options), s, out, err);
+  }
+  if (known("source")) {
+    if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: source DOCUMENT (see 'sources')"), kExitUsage);
+    return Emit(factcheck::Source(*s.store, rest, options), s, out, err);
+  }
+  if (known("matches")) return RunMatches(s, rest, out, err);
+  if (known("query")) return RunQueryStatement(s, rest, out, err);
+  return RunQueryStatement(s, text, out, err);
+}
+
+}  // namespace
+
+const std::vector<StatementDoc>& StatementDocs() {
+  static const std::vector<StatementDoc> docs = {
+      {"describe", "describe ENTITY", "every attribute with values, citations, conflicts",
+       {"describe Trainium", "describe \"AWS Trainium 2\""}},
+      {"trace", "trace ENTITY.ATTR", "every claim behind a figure, back to the document text",
+       {"trace trainium.memory_bandwidth", "trace trainium2.perf_per_watt",
+        "trace trainium2.fits(\"Llama 3.1 70B\", int8)"}},
+      {"verify", "verify [DOCUMENT] [--tolerance P%]", "recompute the figures documents derive themselves",
+       {"verify", "verify seed-000-aws-trainium"}},
+      {"conflicts", "conflicts [ENTITY] [--tolerance P%]", "where sources disagree, and by how much",
+       {"conflicts", "conflicts Trainium --tolerance 5%"}},
+      {"sources", "sources", "the documents, their versions and fact counts", {"sources"}},
+      {"source", "source DOCUMENT", "one document and every fact it gave", {"source seed-001-amazon-trainium"}},
+      {"history", "history ENTITY.ATTR", "claims asserted and retracted over time", {"history trainium.memory"}},
+      {"matches", "matches [confirm|reject KIND NAME]", "automatic entity matches for review",
+       {"matches", "matches confirm chip Amazon Trainium1"}},
+      {"query", "query TEXT  (or just TEXT)", "a query in the chipkg query language",
+       {"find chip where memory >= 64 GB", "trainium2.memory_bandwidth"}},
+      {"format", "format text|json|csv", "how answers are printed", {"format json"}},
+      {"tolerance", "tolerance P%", "relative difference that counts as a conflict (default 1%)",
+       {"tolerance 2%"}},
+      {"refresh", "refresh", "see what a running ingest has written since", {}},
+      {"help", "help", "this text", {}},
+      {"quit", "quit", "leave (also exit, or Ctrl-D)", {}},
+  };
+  return docs;
+}
+
+Result<double> ParseTolerance(const std::string& text) {
+  std::string t = Trim(text);
+  bool percent = !t.empty() && t.back() == '%';
+  if (percent) t = Trim(t.substr(0, t.size() - 1));
+  char* end = nullptr;
+  double v = t.empty() ? NAN : std::strtod(t.c_str(), &end);
+  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || v < 0) {
+    return Status::InvalidArgument("tolerance '" + text + "' is not a percentage (e.g. 2% or 0.02)");
+  }
+  return percent ? v / 100 : v;
+}
+
+Status ApplyOptions(const Args& args, Session& session) {
+  if (auto f = args.Get("format")) {
+    auto parsed = factcheck::ParseFormat(*f);
+    if (!parsed.ok()) return parsed.status();
+    session.format = *parsed;
+  }
+  if (auto t = args.Get("tolerance")) {
+    auto parsed = ParseTolerance(*t);
+    if (!parsed.ok()) return parsed.status();
+    session.tolerance = *parsed;
+    session.verify_tolerance = *parsed;
+  }
+  return Status::OK();
+}
+
+int RunStatement(Session& session, const std::string& statement, std::string& out, std::string& err) {
+  if (!session.store || !session.schema) {
+    err += "error: no store open\n";
+    return kExitFailed;
+  }
+  try {
+    return Dispatch(session, statement, out, err);
+  } catch (const std::exception& e) {
+    // Nothing below is meant to throw; if it does, the session survives.
+    err += std::string("error: internal: ") + e.what() + "\n";
+    return kExitFailed;
+  }
+}
+
+int RunOneShot(const Args& args, const std::string& word) {
+  auto schema = LoadSchema();
+  if (!schema.ok()) {
+    PrintError(schema.status());
+    return kExitUsage;
+  }
+  Session session;
+  session.store_path = StorePath(args);
+  session.schema = &*schema;
+  Status st = ApplyOptions(args, session);
+  if (!st.ok()) {
+    PrintError(st);
+    return kExitUsage;
+  }
+  auto store = OpenForReading(session.store_path);
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  session.store = std::move(*store);
+  std::string statement = word;
+  for (const auto& p : args.positional) statement += " " + p;
+  std::string out, err;
+  int code = RunStatement(session, statement, out, err);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  std::fwrite(err.data(), 1, err.size(), stderr);
+  return code;
+}
+
+}  // namespace chipkg::cli
