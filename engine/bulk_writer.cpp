@@ -1,6 +1,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -89,10 +92,11 @@ Status BulkWriterImpl::Init() {
   prov_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kProvCf), dir_, "prov");
   stream_ = std::make_unique<BackgroundSinks>(std::vector<SstSink*>{facts_sink_.get(), prov_sink_.get()});
   const size_t idx = budget_.index_bytes;
-  spo_ = std::make_unique<RunSorter>(dir_, "spo", idx * 3 / 10);
-  pos_ = std::make_unique<RunSorter>(dir_, "pos", idx * 3 / 10);
-  doc_ = std::make_unique<RunSorter>(dir_, "doc", idx * 3 / 10);
-  ref_ = std::make_unique<RunSorter>(dir_, "ref", idx / 10);
+  // spo and pos hold a CORE per fact; doc and ref only a HEADER.
+  spo_ = std::make_unique<RunSorter>(dir_, "spo", idx * 4 / 10);
+  pos_ = std::make_unique<RunSorter>(dir_, "pos", idx * 4 / 10);
+  doc_ = std::make_unique<RunSorter>(dir_, "doc", idx * 3 / 20);
+  ref_ = std::make_unique<RunSorter>(dir_, "ref", idx / 20);
   versions_ = std::make_unique<RunSorter>(dir_, "versions", budget_.versions_bytes);
   return Status::OK();
 }
@@ -277,30 +281,30 @@ Status BulkWriterImpl::AddUserMeta(const std::string& key, const std::string& va
 Status BulkWriterImpl::AddFact(Fact fact) {
   CHIPKG_BULK_CHECK();
   Provenance& p = fact.provenance;
-  const std::string where = "bulk load, fact (" + fact.subject + " " + fact.predicate + ")";
+  const Where where = [&] { return "bulk load, fact (" + fact.subject + " " + fact.predicate + ")"; };
   auto state = Doc(p.document_id, false);
-  if (!state.ok()) return Failed(state.status().WithContext(where));
+  if (!state.ok()) return Failed(state.status().WithContext(where()));
   DocState* d = *state;
   if (p.document_version == 0 && !raw_) p.document_version = d->latest;
   auto exists = VersionExists(d, p.document_version);
   if (!exists.ok()) return Failed(exists.status());
   if (!*exists) {
-    return Failed(Status::InvalidArgument(where + ": document " + p.document_id + " has no version " +
+    return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " has no version " +
                                           std::to_string(p.document_version)));
   }
   uint64_t text_size = 0;
   auto text = TextFor(d, p.document_version, &text_size);
-  if (!text.ok()) return Failed(text.status().WithContext(where));
+  if (!text.ok()) return Failed(text.status().WithContext(where()));
   if (*text != nullptr) {
     Status s = CheckSpan(p, **text, where);
     if (!s.ok()) return Failed(s);
   } else if (p.span_begin > p.span_end || p.span_end > text_size || p.span_end - p.span_begin != p.excerpt.size()) {
-    return Failed(Status::InvalidArgument(where + ": span [" + std::to_string(p.span_begin) + ", " +
+    return Failed(Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
                                           std::to_string(p.span_end) + ") does not fit the text (" +
                                           std::to_string(text_size) + " bytes) or its excerpt"));
   }
 
-  CoreRecord core;
+  CoreRecord& core = core_;
   Status s = BuildCore(fact, interner_.get(), where, &core);
   if (!s.ok()) return Failed(s);
   uint32_t run = run_dict_id_;
@@ -308,12 +312,12 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   if (raw_) {
     id = fact.id;
     if (id == 0 || id <= last_fact_id_) {
-      return Failed(Status::InvalidArgument(where + ": fact id " + std::to_string(id) +
+      return Failed(Status::InvalidArgument(where() + ": fact id " + std::to_string(id) +
                                             " is not above the previous one (" + std::to_string(last_fact_id_) + ")"));
     }
     if (!txs_.count(fact.asserted_tx) || (fact.retracted_tx != 0 && (!txs_.count(fact.retracted_tx) ||
                                                                      fact.retracted_tx < fact.asserted_tx))) {
-      return Failed(Status::InvalidArgument(where + " " + std::to_string(id) + ": asserted_tx " +
+      return Failed(Status::InvalidArgument(where() + " " + std::to_string(id) + ": asserted_tx " +
                                             std::to_string(fact.asserted_tx) + " / retracted_tx " +
                                             std::to_string(fact.retracted_tx) + " name no imported transaction"));
     }
@@ -336,15 +340,35 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   codec::EncodeCore(core, &core_buf_);
   prov_buf_.clear();
   codec::EncodeProv(p, run, &prov_buf_);
-  const std::string fkey = codec::FactKey(id);
+  key_buf_.clear();
+  codec::PutU64(&key_buf_, id);
   vkey_buf_.clear();
   codec::AppendValueKey(core, &vkey_buf_);
-  s = stream_->Put(0, fkey, core_buf_);
-  if (s.ok()) s = stream_->Put(1, fkey, prov_buf_);
-  if (s.ok()) s = spo_->Add(codec::SpoKey(core.subject, core.predicate, id), core_buf_);
-  if (s.ok()) s = pos_->Add(codec::PosKey(core.predicate, vkey_buf_, id), core_buf_);
-  if (s.ok()) s = doc_->Add(codec::DocKey(core.document, core.document_version, id), core_buf_);
-  if (s.ok() && core.kind == ValueKind::kEntity) s = ref_->Add(codec::RefKey(core.entity, id), core_buf_);
+  s = stream_->Put(0, key_buf_, core_buf_);
+  if (s.ok()) s = stream_->Put(1, key_buf_, prov_buf_);
+  key_buf_.clear();
+  codec::PutU32(&key_buf_, core.subject);
+  codec::PutU32(&key_buf_, core.predicate);
+  codec::PutU64(&key_buf_, id);
+  if (s.ok()) s = spo_->Add(key_buf_, core_buf_);
+  key_buf_.clear();
+  codec::PutU32(&key_buf_, core.predicate);
+  key_buf_ += vkey_buf_;
+  codec::PutU64(&key_buf_, id);
+  if (s.ok()) s = pos_->Add(key_buf_, core_buf_);
+  header_buf_.clear();
+  codec::EncodeCoreHeader(core, &header_buf_);
+  key_buf_.clear();
+  codec::PutU32(&key_buf_, core.document);
+  codec::PutU32(&key_buf_, core.document_version);
+  codec::PutU64(&key_buf_, id);
+  if (s.ok()) s = doc_->Add(key_buf_, header_buf_);
+  if (s.ok() && core.kind == ValueKind::kEntity) {
+    key_buf_.clear();
+    codec::PutU32(&key_buf_, core.entity);
+    codec::PutU64(&key_buf_, id);
+    s = ref_->Add(key_buf_, header_buf_);
+  }
   if (!s.ok()) return Failed(s);
 
   ++c_.facts;
@@ -360,7 +384,9 @@ Status BulkWriterImpl::AddFact(Fact fact) {
 }
 
 Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args) {
+  auto T0 = std::chrono::steady_clock::now();
   CHIPKG_RETURN_IF_ERROR(stream_->Finish());
+  if (getenv("CHIPKG_TRACE")) fprintf(stderr, "TRACE stream finish %.3f\n", std::chrono::duration<double>(std::chrono::steady_clock::now()-T0).count());
 
   std::vector<std::pair<std::string, uint32_t>> reverse_only;
   if (!raw_) {
@@ -488,7 +514,9 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
     });
   }
   for (auto& [cf, sink] : small) CHIPKG_RETURN_IF_ERROR(sink->Finish());
+  auto T1 = std::chrono::steady_clock::now();
   CHIPKG_RETURN_IF_ERROR(RunParallel(std::move(tasks), std::max(2u, std::thread::hardware_concurrency())));
+  if (getenv("CHIPKG_TRACE")) fprintf(stderr, "TRACE small %.3f sorted %.3f\n", std::chrono::duration<double>(T1-T0).count(), std::chrono::duration<double>(std::chrono::steady_clock::now()-T1).count());
 
   auto add_arg = [&](int cf, const SstSink& sink) {
     if (sink.files().empty()) return;
@@ -519,10 +547,14 @@ Result<ImportStats> BulkWriterImpl::Finish(const std::string& run_id) {
     return stats_;
   }
   std::vector<rocksdb::IngestExternalFileArg> args;
+  auto T0 = std::chrono::steady_clock::now();
   Status s = BuildFiles(run_id, &args);
+  auto T1 = std::chrono::steady_clock::now();
   if (s.ok()) {
     s = FromRocks(store_->db()->IngestExternalFiles(args), "ingesting the bulk load into " + store_->path());
   }
+  auto T2 = std::chrono::steady_clock::now();
+  if (getenv("CHIPKG_TRACE")) fprintf(stderr, "TRACE build %.3f ingest %.3f\n", std::chrono::duration<double>(T1-T0).count(), std::chrono::duration<double>(T2-T1).count());
   if (!s.ok()) {
     Cleanup();
     store_->EndBulk(nullptr);

@@ -183,11 +183,15 @@ bool ReadEscapedText(std::string_view* in, std::string* text) {
 
 // ---- CORE ------------------------------------------------------------------
 
-void EncodeCore(const CoreRecord& c, std::string* out) {
+void EncodeCoreHeader(const CoreRecord& c, std::string* out) {
   PutVarint(out, c.asserted_tx);
   PutVarint(out, c.retracted_tx);
   out->push_back(c.valid_as_of ? 1 : 0);
   if (c.valid_as_of) PutDate(out, *c.valid_as_of);
+}
+
+void EncodeCore(const CoreRecord& c, std::string* out) {
+  EncodeCoreHeader(c, out);
   PutVarint(out, c.subject);
   PutVarint(out, c.predicate);
   PutVarint(out, c.document);

@@ -18,8 +18,8 @@
 //   prov       fid                                  PROV
 //   spo        subject:u32 predicate:u32 fid        CORE   (covering: a subject scan reads no other CF
 //   pos        predicate:u32 VALUEKEY fid           CORE    for the core fields)
-//   ref        object:u32 fid                       CORE   (facts whose value is an entity)
-//   doc        document:u32 version:u32 fid         CORE   (version = provenance.document_version)
+//   ref        object:u32 fid                       HEADER (facts whose value is an entity)
+//   doc        document:u32 version:u32 fid         HEADER (version = provenance.document_version)
 //   documents  document id string                   DOCUMENT
 //   versions   'm' document:u32 version:u32         VERSION (metadata, without text)
 //              't' document:u32 version:u32         raw text bytes
@@ -28,13 +28,15 @@
 //   tx         u64 tx id                            TX
 //   usermeta   caller's key                         caller's value
 //
-// CORE (the same bytes in facts, spo, pos, ref and doc; retraction rewrites all of them):
+// CORE (the same bytes in facts, spo and pos; retraction rewrites them and the HEADERs):
 //   v asserted_tx, v retracted_tx, u8 flags (bit 0: has valid_as_of), [DATE valid_as_of],
 //   v subject, v predicate, v document, v document_version, v rule, u8 derivation,
 //   u8 kind, kind body, s original, v qualifier count, (v key id, v value id)* in key-string order.
 //   Kind bodies: quantity = 8-byte IEEE bits (little-endian) + v dimension id; date = DATE;
 //   entity = v entity id; text = s text; bool = u8; not published = nothing.
 //   The visibility fields lead so a scan can drop invisible rows before decoding the rest.
+// HEADER: the leading visibility fields of CORE alone (v asserted_tx, v retracted_tx, u8 flags,
+//   [DATE]): doc and ref scans filter on it and read the CORE of what they keep from facts.
 // DATE: z year, u8 month, u8 day, u8 precision.
 // VALUEKEY (order-preserving, prefix-free; memcmp order = value order within a kind):
 //   u8 kind tag (ValueKind), then quantity: u64 of the IEEE bits with the sign flip (positive:
@@ -134,7 +136,8 @@ struct CoreRecord {
 void EncodeCore(const CoreRecord& core, std::string* out);
 // False if the bytes are not a CORE record. `core` views `in`: keep it alive.
 bool DecodeCore(std::string_view in, CoreRecord* core);
-// Only the leading visibility fields.
+// Only the leading visibility fields (of a CORE or a HEADER).
+void EncodeCoreHeader(const CoreRecord& core, std::string* out);
 bool DecodeCoreHeader(std::string_view in, TxId* asserted_tx, TxId* retracted_tx, std::optional<Date>* valid_as_of);
 
 // VALUEKEY of the core's value.

@@ -288,8 +288,9 @@ Status StoreImpl::Export(std::ostream& out) const {
     std::vector<Fact> batch;
     Status status;
     codec::CoreRecord core;
+    ReadSnapshot snap(this);
     auto flush = [&]() -> Status {
-      CHIPKG_RETURN_IF_ERROR(FillProvenance(&batch));
+      CHIPKG_RETURN_IF_ERROR(FillProvenance(&batch, snap.get()));
       for (const auto& f : batch) WriteLine(out, FactJson(f));
       batch.clear();
       return Status::OK();
@@ -307,7 +308,7 @@ Status StoreImpl::Export(std::ostream& out) const {
       batch.push_back(std::move(f).value());
       if (batch.size() >= 4096) status = flush();
       return status.ok();
-    }));
+    }, snap.get()));
     CHIPKG_RETURN_IF_ERROR(status);
     CHIPKG_RETURN_IF_ERROR(flush());
     CHIPKG_ASSIGN_OR_RETURN(auto meta, ListMeta(""));

@@ -76,7 +76,14 @@ class RunSorter {
   std::string dir_;
   std::string name_;
   size_t budget_;
-  std::vector<std::unique_ptr<char[]>> chunks_;
+  struct Chunk {
+    char* data = nullptr;
+    size_t size = 0;
+    bool mapped = false;  // from mmap (huge pages), else from new[]
+  };
+  void FreeChunks();
+
+  std::vector<Chunk> chunks_;
   size_t chunk_used_ = 0;
   size_t chunk_size_ = 0;
   size_t held_ = 0;
@@ -104,6 +111,7 @@ class BackgroundSinks {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::string> queue_;
+  std::vector<std::string> spare_;  // written-out chunks kept for reuse: their pages are already mapped
   bool closing_ = false;
   Status error_;
   std::thread thread_;

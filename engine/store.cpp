@@ -142,13 +142,16 @@ void Dictionary::Remember(const std::vector<std::pair<std::string, uint32_t>>& e
 
 Result<uint32_t> Interner::Intern(std::string_view s) {
   if (s.empty()) return 0u;
-  auto it = pending_.find(s);
-  if (it != pending_.end()) return it->second;
+  auto it = known_.find(s);
+  if (it != known_.end()) return it->second;
   CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> found, dict_->Find(s));
-  if (found) return *found;
+  if (found) {
+    known_.emplace(std::string(s), *found);
+    return *found;
+  }
   if (next_id_ == UINT32_MAX) return Status::InvalidArgument("dictionary is full (2^32 strings)");
   uint32_t id = next_id_++;
-  pending_.emplace(std::string(s), id);
+  known_.emplace(std::string(s), id);
   added_.emplace_back(std::string(s), id);
   return id;
 }
@@ -209,16 +212,22 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
       t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
       // Only prefix seeks are made on these CFs, never whole-key Gets.
       t.whole_key_filtering = cf == codec::kVersionsCf;
-    } else if (cf == codec::kFactsCf || cf == codec::kProvCf || cf == codec::kDictCf ||
-               cf == codec::kEntitiesCf || cf == codec::kDocumentsCf) {
+    } else if (cf == codec::kDictCf || cf == codec::kEntitiesCf || cf == codec::kDocumentsCf) {
+      // Lookups of names that may be absent (a new string, entity or document).
       t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     }
+    // facts and prov get no filter: they are read only by ids an index named,
+    // which exist, and ids grow, so files barely overlap.
     c.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   }
 }
 
 rocksdb::Options StoreImpl::SstOptions(int cf) const {
-  return rocksdb::Options(db_options_, cf_options_[cf]);
+  rocksdb::Options o(db_options_, cf_options_[cf]);
+  // SstFileWriter picks the bottommost compression when one is set; bulk
+  // files take the fast one, and compactions recompress them later.
+  o.bottommost_compression = rocksdb::kDisableCompressionOption;
+  return o;
 }
 
 Status StoreImpl::OpenPrimary() {
@@ -459,11 +468,11 @@ Result<std::unique_ptr<BulkWriterImpl>> StoreImpl::StartRawBulk() {
 
 // Checks a fact's own fields and interns its strings into `core`.
 // `where` names the fact in errors.
-Status BuildCore(const Fact& f, Interner* in, const std::string& where, CoreRecord* core) {
-  if (f.subject.empty()) return Status::InvalidArgument(where + ": empty subject");
-  if (f.predicate.empty()) return Status::InvalidArgument(where + ": empty predicate");
+Status BuildCore(const Fact& f, Interner* in, const Where& where, CoreRecord* core) {
+  if (f.subject.empty()) return Status::InvalidArgument(where() + ": empty subject");
+  if (f.predicate.empty()) return Status::InvalidArgument(where() + ": empty predicate");
   if (f.valid_as_of && !codec::IsStorableDate(*f.valid_as_of)) {
-    return Status::InvalidArgument(where + ": valid_as_of " + f.valid_as_of->ToString() + " is not a valid date");
+    return Status::InvalidArgument(where() + ": valid_as_of " + f.valid_as_of->ToString() + " is not a valid date");
   }
   const Value& v = f.value;
   core->kind = v.kind;
@@ -475,29 +484,29 @@ Status BuildCore(const Fact& f, Interner* in, const std::string& where, CoreReco
   core->date = Date{};
   switch (v.kind) {
     case ValueKind::kQuantity: {
-      if (std::isnan(v.number)) return Status::InvalidArgument(where + ": quantity is NaN");
+      if (std::isnan(v.number)) return Status::InvalidArgument(where() + ": quantity is NaN");
       core->number = v.number == 0 ? 0.0 : v.number;  // one zero
       CHIPKG_ASSIGN_OR_RETURN(core->dimension, in->Intern(v.dimension));
       break;
     }
     case ValueKind::kDate:
       if (!codec::IsStorableDate(v.date)) {
-        return Status::InvalidArgument(where + ": date value " + v.date.ToString() + " is not a valid date");
+        return Status::InvalidArgument(where() + ": date value " + v.date.ToString() + " is not a valid date");
       }
       core->date = v.date;
       break;
     case ValueKind::kEntity: {
-      if (v.text.empty()) return Status::InvalidArgument(where + ": entity value with an empty id");
+      if (v.text.empty()) return Status::InvalidArgument(where() + ": entity value with an empty id");
       CHIPKG_ASSIGN_OR_RETURN(core->entity, in->Intern(v.text));
       break;
     }
     case ValueKind::kText: core->text = v.text; break;
     case ValueKind::kBool: core->number = v.number != 0 ? 1 : 0; break;
     case ValueKind::kNotPublished: break;
-    default: return Status::InvalidArgument(where + ": unknown value kind " + std::to_string(int(v.kind)));
+    default: return Status::InvalidArgument(where() + ": unknown value kind " + std::to_string(int(v.kind)));
   }
   if (f.provenance.derivation != Derivation::kStated && f.provenance.derivation != Derivation::kStatedDerived) {
-    return Status::InvalidArgument(where + ": unknown derivation");
+    return Status::InvalidArgument(where() + ": unknown derivation");
   }
   CHIPKG_ASSIGN_OR_RETURN(core->subject, in->Intern(f.subject));
   CHIPKG_ASSIGN_OR_RETURN(core->predicate, in->Intern(f.predicate));
@@ -506,7 +515,7 @@ Status BuildCore(const Fact& f, Interner* in, const std::string& where, CoreReco
   core->valid_as_of = f.valid_as_of;
   core->qualifiers.clear();
   for (const auto& [k, val] : f.qualifiers) {
-    if (k.empty()) return Status::InvalidArgument(where + ": empty qualifier key");
+    if (k.empty()) return Status::InvalidArgument(where() + ": empty qualifier key");
     CHIPKG_ASSIGN_OR_RETURN(uint32_t kid, in->Intern(k));
     CHIPKG_ASSIGN_OR_RETURN(uint32_t vid, in->Intern(val));
     core->qualifiers.emplace_back(kid, vid);
@@ -522,16 +531,16 @@ std::string FactLabel(size_t index, const Fact& f) {
 
 }  // namespace
 
-Status CheckSpan(const Provenance& p, const std::string& text, const std::string& where) {
+Status CheckSpan(const Provenance& p, std::string_view text, const Where& where) {
   if (p.span_begin > p.span_end || p.span_end > text.size()) {
-    return Status::InvalidArgument(where + ": span [" + std::to_string(p.span_begin) + ", " +
+    return Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
                                    std::to_string(p.span_end) + ") lies outside the text of " + p.document_id +
                                    " version " + std::to_string(p.document_version) + " (" +
                                    std::to_string(text.size()) + " bytes)");
   }
-  std::string_view at(text.data() + p.span_begin, p.span_end - p.span_begin);
+  std::string_view at = text.substr(p.span_begin, p.span_end - p.span_begin);
   if (at != p.excerpt) {
-    return Status::InvalidArgument(where + ": excerpt " + Quote(p.excerpt) + " differs from the text at [" +
+    return Status::InvalidArgument(where() + ": excerpt " + Quote(p.excerpt) + " differs from the text at [" +
                                    std::to_string(p.span_begin) + ", " + std::to_string(p.span_end) +
                                    "): " + Quote(at));
   }
@@ -549,9 +558,11 @@ void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFam
   if (prov != nullptr) b->Put(h[codec::kProvCf], codec::FactKey(id), *prov).PermitUncheckedError();
   b->Put(h[codec::kSpoCf], codec::SpoKey(core.subject, core.predicate, id), value).PermitUncheckedError();
   b->Put(h[codec::kPosCf], codec::PosKey(core.predicate, vkey, id), value).PermitUncheckedError();
-  b->Put(h[codec::kDocCf], codec::DocKey(core.document, core.document_version, id), value).PermitUncheckedError();
+  std::string header;
+  codec::EncodeCoreHeader(core, &header);
+  b->Put(h[codec::kDocCf], codec::DocKey(core.document, core.document_version, id), header).PermitUncheckedError();
   if (core.kind == ValueKind::kEntity) {
-    b->Put(h[codec::kRefCf], codec::RefKey(core.entity, id), value).PermitUncheckedError();
+    b->Put(h[codec::kRefCf], codec::RefKey(core.entity, id), header).PermitUncheckedError();
   }
 }
 
@@ -608,19 +619,19 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   CHIPKG_ASSIGN_OR_RETURN(uint32_t run, in.Intern(run_id));
 
   // The document's live facts, keyed by claim identity for the multiset diff.
-  std::vector<std::string> old_values;
   std::vector<uint64_t> old_ids;
-  CHIPKG_RETURN_IF_ERROR(Scan(codec::kDocCf, codec::DocKey(did, 0, 0).substr(0, 4),
-                              codec::PrefixSuccessor(codec::DocKey(did, 0, 0).substr(0, 4)), 4,
+  const std::string doc_prefix = codec::DocKey(did, 0, 0).substr(0, 4);
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kDocCf, doc_prefix, codec::PrefixSuccessor(doc_prefix), 4,
                               [&](std::string_view key, std::string_view value) {
                                 TxId a = 0, r = 0;
                                 std::optional<Date> va;
                                 if (codec::DecodeCoreHeader(value, &a, &r, &va) && r == 0) {
-                                  old_values.emplace_back(value);
                                   old_ids.push_back(codec::FactIdOfIndexKey(key));
                                 }
                                 return true;
                               }));
+  std::vector<std::string> old_values;
+  CHIPKG_RETURN_IF_ERROR(ReadCores(old_ids, &old_values));
   std::vector<CoreRecord> old_cores(old_values.size());
   std::unordered_map<std::string, std::vector<size_t>> unmatched;  // claim key -> old indices (a multiset)
   for (size_t i = 0; i < old_values.size(); ++i) {
@@ -638,9 +649,9 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   CoreRecord core;
   for (size_t i = 0; i < facts.size(); ++i) {
     Fact& f = facts[i];
-    const std::string label = where + ", " + FactLabel(i, f);
+    const Where label = [&] { return where + ", " + FactLabel(i, f); };
     if (!f.provenance.document_id.empty() && f.provenance.document_id != doc.id) {
-      return Status::InvalidArgument(label + ": provenance names document " + f.provenance.document_id);
+      return Status::InvalidArgument(label() + ": provenance names document " + f.provenance.document_id);
     }
     f.provenance.document_id = doc.id;
     f.provenance.document_version = version.version;
@@ -820,8 +831,10 @@ Result<std::vector<std::pair<std::string, std::string>>> StoreImpl::ListMeta(con
 // ---- reads ----------------------------------------------------------------------
 
 Status StoreImpl::Scan(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
-                       const std::function<bool(std::string_view, std::string_view)>& fn) const {
+                       const std::function<bool(std::string_view, std::string_view)>& fn,
+                       const rocksdb::Snapshot* snap) const {
   rocksdb::ReadOptions ro;
+  ro.snapshot = snap;
   const std::string limit_copy(limit);
   rocksdb::Slice upper(limit_copy);
   if (!limit_copy.empty()) ro.iterate_upper_bound = &upper;
@@ -876,7 +889,9 @@ Result<Fact> StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c) const {
   return f;
 }
 
-Status StoreImpl::FillProvenance(std::vector<Fact>* facts) const {
+Status StoreImpl::FillProvenance(std::vector<Fact>* facts, const rocksdb::Snapshot* snap) const {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap;
   constexpr size_t kBatch = 1024;
   std::vector<std::string> keys;
   std::vector<rocksdb::Slice> slices;
@@ -889,7 +904,7 @@ Status StoreImpl::FillProvenance(std::vector<Fact>* facts) const {
     for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey((*facts)[begin + i].id));
     for (const auto& k : keys) slices.emplace_back(k);
     for (auto& v : values) v.Reset();
-    db_->MultiGet(rocksdb::ReadOptions(), handles_[codec::kProvCf], n, slices.data(), values.data(), statuses.data());
+    db_->MultiGet(ro, handles_[codec::kProvCf], n, slices.data(), values.data(), statuses.data());
     for (size_t i = 0; i < n; ++i) {
       Fact& f = (*facts)[begin + i];
       if (statuses[i].IsNotFound()) {
@@ -907,7 +922,8 @@ Status StoreImpl::FillProvenance(std::vector<Fact>* facts) const {
 }
 
 Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, std::string_view limit,
-                                               size_t prefix_len, const ReadView& view) const {
+                                               size_t prefix_len, const ReadView& view,
+                                               const rocksdb::Snapshot* snap) const {
   std::vector<Fact> out;
   Status status;
   CoreRecord core;
@@ -930,9 +946,72 @@ Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, s
     }
     out.push_back(std::move(fact).value());
     return true;
-  }));
+  }, snap));
   CHIPKG_RETURN_IF_ERROR(status);
-  if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out));
+  if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
+  return out;
+}
+
+Status StoreImpl::ReadCores(const std::vector<uint64_t>& ids, std::vector<std::string>* cores,
+                            const rocksdb::Snapshot* snap) const {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap;
+  constexpr size_t kBatch = 1024;
+  cores->resize(ids.size());
+  std::vector<std::string> keys;
+  std::vector<rocksdb::Slice> slices;
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  for (size_t begin = 0; begin < ids.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, ids.size() - begin);
+    keys.clear();
+    slices.clear();
+    for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey(ids[begin + i]));
+    for (const auto& k : keys) slices.emplace_back(k);
+    for (auto& v : values) v.Reset();
+    db_->MultiGet(ro, handles_[codec::kFactsCf], n, slices.data(), values.data(), statuses.data());
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t id = ids[begin + i];
+      if (statuses[i].IsNotFound()) {
+        return Status::Corruption("an index of " + path_ + " names fact " + std::to_string(id) +
+                                  " which has no record");
+      }
+      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading fact " + std::to_string(id)));
+      (*cores)[begin + i].assign(values[i].data(), values[i].size());
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view start, std::string_view limit,
+                                                     size_t prefix_len, const ReadView& view,
+                                                     const rocksdb::Snapshot* snap) const {
+  std::vector<uint64_t> ids;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(cf, start, limit, prefix_len, [&](std::string_view key, std::string_view value) {
+    TxId a = 0, r = 0;
+    std::optional<Date> va;
+    if (!codec::DecodeCoreHeader(value, &a, &r, &va)) {
+      status = Status::Corruption(std::string("undecodable index entry in ") + codec::CfName(cf));
+      return false;
+    }
+    if (Visible(a, r, va, view)) ids.push_back(codec::FactIdOfIndexKey(key));
+    return true;
+  }, snap));
+  CHIPKG_RETURN_IF_ERROR(status);
+  std::vector<std::string> values;
+  CHIPKG_RETURN_IF_ERROR(ReadCores(ids, &values, snap));
+  std::vector<Fact> out;
+  out.reserve(ids.size());
+  CoreRecord core;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!codec::DecodeCore(values[i], &core)) {
+      return Status::Corruption("record of fact " + std::to_string(ids[i]) + " cannot be decoded");
+    }
+    CHIPKG_ASSIGN_OR_RETURN(Fact f, ToFact(ids[i], core));
+    out.push_back(std::move(f));
+  }
+  if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
   return out;
 }
 
@@ -941,7 +1020,8 @@ Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const R
   if (!sid || subject.empty()) return std::vector<Fact>();
   std::string prefix;
   codec::PutU32(&prefix, *sid);
-  return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 4, view);
+  ReadSnapshot snap(this);
+  return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 4, view, snap.get());
 }
 
 Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const std::string& predicate,
@@ -952,7 +1032,8 @@ Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const s
   std::string prefix;
   codec::PutU32(&prefix, *sid);
   codec::PutU32(&prefix, *pid);
-  return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 8, view);
+  ReadSnapshot snap(this);
+  return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 8, view, snap.get());
 }
 
 Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, const ValueRange& range,
@@ -1011,7 +1092,8 @@ Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, 
     limit = range.upper_inclusive ? codec::PrefixSuccessor(*k) : *k;
   }
   if (!limit.empty() && start >= limit) return std::vector<Fact>();
-  return ScanFacts(codec::kPosCf, start, limit, 4, view);
+  ReadSnapshot snap(this);
+  return ScanFacts(codec::kPosCf, start, limit, 4, view, snap.get());
 }
 
 Result<std::vector<Fact>> StoreImpl::FactsReferencing(const EntityId& object, const ReadView& view) const {
@@ -1019,7 +1101,8 @@ Result<std::vector<Fact>> StoreImpl::FactsReferencing(const EntityId& object, co
   if (!oid || object.empty()) return std::vector<Fact>();
   std::string prefix;
   codec::PutU32(&prefix, *oid);
-  return ScanFacts(codec::kRefCf, prefix, codec::PrefixSuccessor(prefix), 4, view);
+  ReadSnapshot snap(this);
+  return ScanHeaderIndex(codec::kRefCf, prefix, codec::PrefixSuccessor(prefix), 4, view, snap.get());
 }
 
 Result<std::vector<Fact>> StoreImpl::FactsFromDocument(const std::string& document_id,
@@ -1030,7 +1113,8 @@ Result<std::vector<Fact>> StoreImpl::FactsFromDocument(const std::string& docume
   std::string prefix;
   codec::PutU32(&prefix, *did);
   if (version) codec::PutU32(&prefix, *version);
-  return ScanFacts(codec::kDocCf, prefix, codec::PrefixSuccessor(prefix), prefix.size(), view);
+  ReadSnapshot snap(this);
+  return ScanHeaderIndex(codec::kDocCf, prefix, codec::PrefixSuccessor(prefix), prefix.size(), view, snap.get());
 }
 
 Result<std::vector<Fact>> StoreImpl::History(const EntityId& subject, const std::string& predicate) const {
@@ -1044,8 +1128,11 @@ Result<std::vector<Fact>> StoreImpl::History(const EntityId& subject, const std:
 }
 
 Result<Fact> StoreImpl::GetFact(uint64_t fact_id) const {
+  ReadSnapshot snap(this);
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap.get();
   std::string value;
-  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kFactsCf], codec::FactKey(fact_id), &value);
+  rocksdb::Status st = db_->Get(ro, handles_[codec::kFactsCf], codec::FactKey(fact_id), &value);
   if (st.IsNotFound()) return Status::NotFound("no fact " + std::to_string(fact_id) + " in " + path_);
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading fact " + std::to_string(fact_id)));
   CoreRecord core;
@@ -1055,7 +1142,7 @@ Result<Fact> StoreImpl::GetFact(uint64_t fact_id) const {
   CHIPKG_ASSIGN_OR_RETURN(Fact f, ToFact(fact_id, core));
   std::vector<Fact> one;
   one.push_back(std::move(f));
-  CHIPKG_RETURN_IF_ERROR(FillProvenance(&one));
+  CHIPKG_RETURN_IF_ERROR(FillProvenance(&one, snap.get()));
   return std::move(one[0]);
 }
 

@@ -69,7 +69,7 @@ class Dictionary {
 };
 
 // Assigns ids for one write (or one bulk load). New entries become visible to
-// the Dictionary only after the write commits (Remember).
+// the Dictionary only after the write commits (Remember). Not thread-safe.
 class Interner {
  public:
   Interner(const Dictionary* dict, uint32_t next_id) : dict_(dict), next_id_(next_id) {}
@@ -83,7 +83,7 @@ class Interner {
  private:
   const Dictionary* dict_;
   uint32_t next_id_;
-  StringIdMap pending_;
+  StringIdMap known_;  // every string this interner has resolved, old and new: one lookup, no lock
   std::vector<std::pair<std::string, uint32_t>> added_;
 };
 
@@ -187,13 +187,33 @@ class StoreImpl final : public Store {
   // Point reads used by several paths. NotFound when absent.
   Result<std::optional<uint32_t>> LatestVersionNumber(uint32_t document) const;
   Result<Fact> ToFact(uint64_t fact_id, const codec::CoreRecord& core) const;
-  Status FillProvenance(std::vector<Fact>* facts) const;
+  Status FillProvenance(std::vector<Fact>* facts, const rocksdb::Snapshot* snap = nullptr) const;
   // Calls fn(key, value) for every entry of `cf` in [start, limit) (limit empty:
   // to the end); fn returns false to stop. `prefix_len` = bytes of `start` that
   // every visited key shares (enables the CF's prefix bloom filter when it
   // covers the CF's prefix extractor).
   Status Scan(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
-              const std::function<bool(std::string_view, std::string_view)>& fn) const;
+              const std::function<bool(std::string_view, std::string_view)>& fn,
+              const rocksdb::Snapshot* snap = nullptr) const;
+
+  // A snapshot for one read made of several RocksDB calls (an index scan,
+  // then the provenance), so a bulk load being ingested meanwhile is seen
+  // whole or not at all. Null on a secondary, which changes only in CatchUp.
+  class ReadSnapshot {
+   public:
+    explicit ReadSnapshot(const StoreImpl* store)
+        : db_(store->db_), snap_(store->read_only_ ? nullptr : store->db_->GetSnapshot()) {}
+    ~ReadSnapshot() {
+      if (snap_ != nullptr) db_->ReleaseSnapshot(snap_);
+    }
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+    const rocksdb::Snapshot* get() const { return snap_; }
+
+   private:
+    rocksdb::DB* db_;
+    const rocksdb::Snapshot* snap_;
+  };
 
  private:
   Status OpenDb(bool secondary, const std::string& secondary_dir);
@@ -203,8 +223,16 @@ class StoreImpl final : public Store {
   Status CheckWritable() const;
   void PutCounters(rocksdb::WriteBatch* batch, Counters* c);
   void Commit(const Counters& c, const Interner& interner);
+  // Scans an index of CORE values (spo, pos).
   Result<std::vector<Fact>> ScanFacts(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
-                                      const ReadView& view) const;
+                                      const ReadView& view, const rocksdb::Snapshot* snap) const;
+  // Scans an index of HEADER values (doc, ref) and reads the CORE of visible facts.
+  Result<std::vector<Fact>> ScanHeaderIndex(int cf, std::string_view start, std::string_view limit,
+                                            size_t prefix_len, const ReadView& view,
+                                            const rocksdb::Snapshot* snap) const;
+  // The CORE records of `ids` from the facts CF, in the same order.
+  Status ReadCores(const std::vector<uint64_t>& ids, std::vector<std::string>* cores,
+                   const rocksdb::Snapshot* snap = nullptr) const;
   Result<std::optional<Entity>> ReadEntity(const std::string& id) const;
   Result<std::optional<Document>> ReadDocument(const std::string& id) const;
   Result<DocumentVersion> ReadVersion(uint32_t did, uint32_t version, bool with_text) const;
@@ -235,11 +263,13 @@ int64_t NowMicros();
 // its strings into `core`: subject, predicate, rule, derivation, value,
 // qualifiers and valid_as_of. The caller sets document, version and the txs.
 // `where` names the fact in errors.
-Status BuildCore(const Fact& fact, Interner* interner, const std::string& where, codec::CoreRecord* core);
+// Names the fact in an error message; only called when there is an error.
+using Where = std::function<std::string()>;
+Status BuildCore(const Fact& fact, Interner* interner, const Where& where, codec::CoreRecord* core);
 
 // InvalidArgument unless the provenance span lies inside `text` and its
 // excerpt equals the text there. `where` names the fact.
-Status CheckSpan(const Provenance& p, const std::string& text, const std::string& where);
+Status CheckSpan(const Provenance& p, std::string_view text, const Where& where);
 
 // Adds every record of one fact (facts, prov unless null, spo, pos, doc, ref).
 void PutFactRecords(rocksdb::WriteBatch* batch, const std::vector<rocksdb::ColumnFamilyHandle*>& handles,

@@ -1,10 +1,12 @@
 // ExtractDocument: picks the page template, runs it and the generic readers,
 // and merges their facts.
 
+#include "ingest/extract.h"
+
 #include <algorithm>
 #include <exception>
+#include <unordered_map>
 
-#include "ingest/extract.h"
 #include "ingest/extract_internal.h"
 
 namespace chipkg {
@@ -57,20 +59,38 @@ Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& so
     out.warnings = std::move(page.warnings());
     std::vector<Fact>& facts = page.facts();
     const std::vector<bool>& from_template = page.from_template();
-    // A generic reader that read what the template read says nothing new.
+    // A generic reader that read what the template read says nothing new:
+    // drop a generic fact whose span overlaps a template fact of the same
+    // subject and predicate. Template spans per (subject, predicate), sorted by
+    // begin, with the running maximum of their ends.
+    struct Spans {
+      std::vector<std::pair<uint32_t, uint32_t>> spans;
+      std::vector<uint32_t> max_end;
+    };
+    std::unordered_map<std::string, Spans> template_spans;
     for (size_t i = 0; i < facts.size(); ++i) {
-      if (!from_template[i]) {
-        bool duplicate = false;
-        for (size_t j = 0; j < facts.size() && !duplicate; ++j) {
-          if (!from_template[j]) continue;
-          const Fact& a = facts[i];
-          const Fact& b = facts[j];
-          duplicate = a.subject == b.subject && a.predicate == b.predicate &&
-                      a.provenance.span_begin < b.provenance.span_end &&
-                      b.provenance.span_begin < a.provenance.span_end;
-        }
-        if (duplicate) continue;
-      }
+      if (!from_template[i]) continue;
+      const Fact& f = facts[i];
+      template_spans[f.subject + '\0' + f.predicate].spans.emplace_back(f.provenance.span_begin,
+                                                                         f.provenance.span_end);
+    }
+    for (auto& [key, s] : template_spans) {
+      std::sort(s.spans.begin(), s.spans.end());
+      uint32_t running = 0;
+      for (const auto& span : s.spans) s.max_end.push_back(running = std::max(running, span.second));
+    }
+    auto overlaps_template = [&](const Fact& f) {
+      auto it = template_spans.find(f.subject + '\0' + f.predicate);
+      if (it == template_spans.end()) return false;
+      const Spans& s = it->second;
+      // Template spans that begin before this one ends; one of them must end after it begins.
+      auto last = std::lower_bound(s.spans.begin(), s.spans.end(), std::make_pair(f.provenance.span_end, uint32_t{0}));
+      if (last == s.spans.begin()) return false;
+      return s.max_end[static_cast<size_t>(last - s.spans.begin()) - 1] > f.provenance.span_begin;
+    };
+    out.facts.reserve(facts.size());
+    for (size_t i = 0; i < facts.size(); ++i) {
+      if (!from_template[i] && overlaps_template(facts[i])) continue;
       Fact f = std::move(facts[i]);
       if (!f.valid_as_of) f.valid_as_of = page.as_of;
       out.facts.push_back(std::move(f));

@@ -16,6 +16,8 @@
 // use are schema tables (see schema/labels.schema): `words_<predicate>` lists
 // words that are themselves values of a text predicate ("HBM2e" is a
 // memory_type), `words_scope` the scopes of "per core", "per 16-chip server".
+// A label of the predicate record_as_of ("Record as of") sets Extraction::as_of
+// and is not returned as a fact.
 //
 // Guarantees for every returned fact:
 //   - text.substr(span_begin, span_end - span_begin) == provenance.excerpt;
@@ -48,17 +50,17 @@ namespace chipkg {
 struct SourceInfo {
   std::string document_id;  // becomes provenance.document_id of every fact
   std::string url;
-  std::string site;         // host, e.g. "aws.amazon.com"; selects site-specific labels
-  std::string kind;         // "vendor", "press", "aggregator", ...
+  std::string site;  // host, e.g. "aws.amazon.com"; selects site-specific labels
+  std::string kind;  // "vendor", "press", "aggregator", ...
 };
 
 struct Extraction {
   // Which extractor recognised the page: "chip-catalog", "chip-dossier", or
   // "generic" when no template matched.
   std::string template_name;
-  std::string title;             // the page's title or subject name, if found
-  std::optional<Date> as_of;     // the page's own "Record as of" / publication date
-  std::vector<Fact> facts;       // complete claims (see the guarantees above)
+  std::string title;                  // the page's title or subject name, if found
+  std::optional<Date> as_of;          // the page's own "Record as of" / publication date
+  std::vector<Fact> facts;            // complete claims (see the guarantees above)
   std::vector<std::string> warnings;  // "line N: what could not be interpreted"
 };
 

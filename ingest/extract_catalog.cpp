@@ -17,8 +17,8 @@ namespace chipkg::extract_internal {
 namespace {
 
 constexpr std::string_view kHeaderPrefix = "AI chip \xC2\xB7 ";  // "AI chip · "
-constexpr std::string_view kCheck = "\xE2\x9C\x93";             // ✓
-constexpr std::string_view kCross = "\xE2\x9C\x97";             // ✗
+constexpr std::string_view kCheck = "\xE2\x9C\x93";              // ✓
+constexpr std::string_view kCross = "\xE2\x9C\x97";              // ✗
 constexpr std::string_view kTimesSign = "\xC3\x97";              // ×
 
 enum class Section {
@@ -85,9 +85,9 @@ std::string FirstSentence(const Page& page, Range r) {
 }
 
 struct FitContext {
-  std::optional<QuantityRead> memory;           // "What fits in 32 GB"
-  std::map<std::string, std::string> factors;   // format -> "2 bytes", from the "Math:" line
-  std::map<std::string, int> fits;              // format -> rows marked as fitting
+  std::optional<QuantityRead> memory;          // "What fits in 32 GB"
+  std::map<std::string, std::string> factors;  // format -> "2 bytes", from the "Math:" line
+  std::map<std::string, int> fits;             // format -> rows marked as fitting
   bool have_table = false;
 };
 
@@ -107,8 +107,9 @@ void ReadMath(const Page& page, Range line, FitContext& fit) {
     size_t dot = rest.find(". ");
     stop = std::min(stop, dot);
     if (times == std::string_view::npos || times > stop) continue;
-    std::string factor(rest.substr(times + kTimesSign.size(), stop == std::string_view::npos ? rest.npos
-                                                                                               : stop - times - kTimesSign.size()));
+    std::string factor(rest.substr(times + kTimesSign.size(), stop == std::string_view::npos
+                                                                  ? rest.npos
+                                                                  : stop - times - kTimesSign.size()));
     Range f = Trim(factor, Range{0, factor.size()});
     fit.factors[*format] = factor.substr(f.begin, f.size());
   }
@@ -189,7 +190,8 @@ void ReadFitTable(Page& page, const Table& table, FitContext& fit) {
         d.span = q->figure;
         add(std::move(d));
       } else {
-        page.Warn(row.cells[*params_col].begin, "no parameter count in '" + page.Str(row.cells[*params_col]) + "'");
+        page.Warn(row.cells[*params_col].begin,
+                  "no parameter count in '" + page.Str(row.cells[*params_col]) + "'");
       }
     }
     for (const auto& [j, format] : format_cols) {
@@ -226,7 +228,8 @@ void ReadFitTable(Page& page, const Table& table, FitContext& fit) {
       d.span = c;
       if (weights && fit.memory) {
         d.derivation = Derivation::kStatedDerived;
-        d.formula = page.Str(weights->figure) + (yes ? " \xE2\x89\xA4 " : " > ") + page.Str(fit.memory->figure);
+        d.formula =
+            page.Str(weights->figure) + (yes ? " \xE2\x89\xA4 " : " > ") + page.Str(fit.memory->figure);
       }
       add(std::move(d));
     }
@@ -278,8 +281,8 @@ void ReadFitCounts(Page& page, Range answer, const FitContext& fit, const Emit& 
       auto tallied = fit.fits.find(*format);
       int marks = tallied == fit.fits.end() ? 0 : tallied->second;
       if (fit.have_table && marks != static_cast<int>(count->value)) {
-        page.Warn(span_begin, "page says " + page.Str(count->range) + " fit at " + page.Str(*w) + " but its table marks " +
-                                  std::to_string(marks));
+        page.Warn(span_begin, "page says " + page.Str(count->range) + " fit at " + page.Str(*w) +
+                                  " but its table marks " + std::to_string(marks));
       }
       pos = w->end;
       size_t p = pos;
@@ -347,7 +350,9 @@ void ReadRack(Page& page, Range item) {
   std::optional<NumberToken> n;
   size_t e = p;
   while (e < item.end && IsDigit(text[e])) ++e;
-  if (e > p) n = NumberToken{Range{p, e}, static_cast<double>(std::stoll(std::string(text.substr(p, std::min<size_t>(e - p, 15)))))};
+  if (e > p)
+    n = NumberToken{Range{p, e}, static_cast<double>(
+                                     std::stoll(std::string(text.substr(p, std::min<size_t>(e - p, 15)))))};
   if (!n) {
     page.Warn(item.begin, "rack design without a chip count: '" + std::string(v) + "'");
     return;

@@ -9,8 +9,6 @@
 
 namespace chipkg::extract_internal {
 
-void ReadLabelValueLines(Page& page, const Emit& emit);  // extract_values.cpp
-
 namespace {
 
 // Longest sentence the sentence reader looks at: anything longer is not prose.
@@ -64,12 +62,14 @@ std::optional<CountRead> CountAt(const Page& page, size_t pos, size_t limit) {
 // "trn1.2xlarge (1 chip)" on a chip's page: the instance holds chips of the
 // page's kind, so it also refers to the page subject through the entity
 // predicate that links the two kinds (accelerator: instance_type -> chip).
-void AddKindReference(Page& page, const EntityId& subject, const std::string& subject_kind, const LabelHit& noun,
-                      Range span, const Emit& emit, const std::vector<std::string>& citations) {
+void AddKindReference(Page& page, const EntityId& subject, const std::string& subject_kind,
+                      const LabelHit& noun, Range span, const Emit& emit,
+                      const std::vector<std::string>& citations) {
   if (page.subject().empty() || subject_kind == page.subject_kind()) return;
   if (Singular(AsciiLower(page.View(noun.range))) != page.subject_kind()) return;
   for (const PredicateDef& p : page.schema.predicates()) {
-    if (p.type != ValueKind::kEntity || p.object_kind != page.subject_kind() || !Page::Applies(p, subject_kind)) {
+    if (p.type != ValueKind::kEntity || p.object_kind != page.subject_kind() ||
+        !Page::Applies(p, subject_kind)) {
       continue;
     }
     Draft d;
@@ -203,7 +203,8 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
         if (auto d = DateAt(text, c.begin, c.end, true)) row_emit.valid_as_of = d->date;
       }
       const PredicateDef* p = page.Predicate(hit->def->predicate);
-      bool has_unit = role.count("unit") && role["unit"] < row.cells.size() && !row.cells[role["unit"]].empty();
+      bool has_unit =
+          role.count("unit") && role["unit"] < row.cells.size() && !row.cells[role["unit"]].empty();
       if (p != nullptr && p->type == ValueKind::kQuantity && has_unit) {
         Range value = row.cells[vc];
         Range unit = row.cells[role["unit"]];
@@ -264,7 +265,8 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
       std::optional<EntityId> id = page.Resolve(page.Str(name), kind, name.begin);
       if (!id) continue;
       if (!inner.empty()) {
-        if (auto c = CountAt(page, inner.begin, inner.end)) AddCount(page, *id, kind, *c, emit, emit.citations);
+        if (auto c = CountAt(page, inner.begin, inner.end))
+          AddCount(page, *id, kind, *c, emit, emit.citations);
       }
       for (size_t j = 1; j < n && j < row.cells.size(); ++j) {
         if (!header_labels[j] || row.cells[j].empty()) continue;
@@ -275,7 +277,8 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
   }
 
   if (first_col_known == 0) {
-    page.Warn(page.lines()[table.first_line].range.begin, "table with no known label in its header or first column");
+    page.Warn(page.lines()[table.first_line].range.begin,
+              "table with no known label in its header or first column");
     return;
   }
   // Labels down the first column; each other column is one entity.
@@ -362,8 +365,9 @@ bool InAny(const std::vector<Range>& ranges, size_t pos) {
   return false;
 }
 
-const std::string_view kFillers[] = {"it", "on", "in", "at", "was", "were", "is", "the", "until", "by", "its",
-                                     "of", "been", "first", "originally", "a", "an", "to", "officially"};
+const std::string_view kFillers[] = {"it",         "on",    "in", "at",  "was",       "were", "is",
+                                     "the",        "until", "by", "its", "of",        "been", "first",
+                                     "originally", "a",     "an", "to",  "officially"};
 
 bool IsFiller(std::string_view w) {
   std::string l = AsciiLower(w);
@@ -377,7 +381,8 @@ bool IsFiller(std::string_view w) {
 size_t SkipFillers(std::string_view text, size_t pos, size_t limit, int max_words) {
   for (int k = 0; k <= max_words; ++k) {
     size_t p = pos;
-    while (p < limit && (SpaceAt(text, p) || text[p] == ':' || text[p] == ',')) p += std::max<size_t>(1, SpaceAt(text, p));
+    while (p < limit && (SpaceAt(text, p) || text[p] == ':' || text[p] == ','))
+      p += std::max<size_t>(1, SpaceAt(text, p));
     pos = p;
     if (k == max_words) break;
     size_t e = p;
@@ -486,8 +491,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // "2000 GB" is a figure, not the year 2000.
   std::erase_if(dates, [&](const DateToken& d) {
     if (d.date.precision != DatePrecision::kYear) return false;
-    std::optional<QuantityParse> q =
-        page.schema.ParseQuantity(std::string(text.substr(d.range.begin, std::min<size_t>(s.end - d.range.begin, 40))));
+    std::optional<QuantityParse> q = page.schema.ParseQuantity(
+        std::string(text.substr(d.range.begin, std::min<size_t>(s.end - d.range.begin, 40))));
     return q && !q->unit.empty();
   });
   std::vector<Range> date_ranges;
@@ -587,7 +592,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         bool elsewhere = false;
         for (const Figure& g : figures) elsewhere = elsewhere || (&g != &f && g.range.Contains(h.range));
         if (elsewhere) continue;
-        size_t distance = f.range.Contains(h.range) ? 0
+        size_t distance = f.range.Contains(h.range)      ? 0
                           : h.range.end <= f.range.begin ? f.range.begin - h.range.end + 1
                           : h.range.begin >= f.range.end ? h.range.begin - f.range.end + 1
                                                          : 1;
@@ -818,8 +823,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     Draft& d = pd.draft;
     if (d.value.kind != ValueKind::kQuantity) continue;
     const DerivationDef* dd = page.schema.FindDerivation(d.predicate);
-    if (dd == nullptr || !dd->params.empty() || dd->expr.kind != Expr::Kind::kBinary || dd->expr.op != Expr::Op::kDiv ||
-        dd->expr.operands.size() != 2 || dd->expr.operands[0].kind != Expr::Kind::kPredicate ||
+    if (dd == nullptr || !dd->params.empty() || dd->expr.kind != Expr::Kind::kBinary ||
+        dd->expr.op != Expr::Op::kDiv || dd->expr.operands.size() != 2 ||
+        dd->expr.operands[0].kind != Expr::Kind::kPredicate ||
         dd->expr.operands[1].kind != Expr::Kind::kPredicate) {
       continue;
     }
@@ -882,12 +888,12 @@ void RunGeneric(Page& page) {
         r = Trim(text, Range{r.begin + k, r.end});
         v = page.View(r);
       }
-      bool printable = std::all_of(v.begin(), v.end(), [](char c) {
-        return static_cast<unsigned char>(c) >= 0x20 && c != 0x7F;
-      });
+      bool printable = std::all_of(v.begin(), v.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7F; });
       bool has_letter = std::any_of(v.begin(), v.end(), IsAsciiAlpha);
-      bool title_like = heading || (v.find(':') == std::string_view::npos && v.find('|') == std::string_view::npos &&
-                                    v.back() != '.' && v.back() != '?' && !(v.size() > 1 && v[0] == '-' && v[1] == ' '));
+      bool title_like =
+          heading || (v.find(':') == std::string_view::npos && v.find('|') == std::string_view::npos &&
+                      v.back() != '.' && v.back() != '?' && !(v.size() > 1 && v[0] == '-' && v[1] == ' '));
       if (printable && has_letter && title_like && v.size() <= 80) {
         page.title = std::string(v);
         page.SetSubject(page.title, "chip", r.begin);
@@ -911,7 +917,8 @@ void RunGeneric(Page& page) {
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     if (page.LineTooLong(i) && !page.Claimed(i)) {
-      page.Warn(lines[i].range.begin, "line of " + std::to_string(lines[i].range.size()) + " bytes not interpreted");
+      page.Warn(lines[i].range.begin,
+                "line of " + std::to_string(lines[i].range.size()) + " bytes not interpreted");
       page.Claim(i);
     }
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -219,6 +220,7 @@ class Page {
   std::vector<std::string> vocab_predicates_;
   std::vector<Fact> facts_;
   std::vector<bool> from_template_;
+  std::unordered_map<std::string, std::vector<size_t>> by_span_;  // subject, predicate, span -> facts_
   std::vector<std::string> warnings_;
   Status error_;
 
@@ -250,11 +252,13 @@ Range StripCitations(const Page& page, Range value, std::vector<std::string>* ci
 
 // Reads `value` as the value of `label` about `subject` and adds the facts.
 // Returns the number of facts added.
-size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind, const LabelHit& label,
-                         Range value, const Emit& emit);
+size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind,
+                         const LabelHit& label, Range value, const Emit& emit);
 
 // "- Label" / "- value" pairs in lines [first, end). Claims what it reads.
 void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit);
+// "Label: value" lines no template claimed; claims those with a known label.
+void ReadLabelValueLines(Page& page, const Emit& emit);
 
 struct Table {
   struct Row {
@@ -272,7 +276,7 @@ void ReadTable(Page& page, const Table& table, const Emit& emit);
 
 struct SentenceOptions {
   Emit emit;
-  EntityId subject;          // empty: the page subject
+  EntityId subject;  // empty: the page subject
   std::string subject_kind;
   std::vector<LabelHit> context_labels;  // labels that apply from outside (a FAQ question)
   bool subject_in_context = false;       // "not published" needs no mention of the subject

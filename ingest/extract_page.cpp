@@ -88,10 +88,10 @@ void Page::Prepare() {
       rank = 0;
     } else if (def_site == template_name) {
       rank = 1;
-    } else if (!site.empty() &&
-               (def_site == site || (site.size() > def_site.size() &&
-                                     site.compare(site.size() - def_site.size(), def_site.size(), def_site) == 0 &&
-                                     site[site.size() - def_site.size() - 1] == '.'))) {
+    } else if (!site.empty() && (def_site == site || (site.size() > def_site.size() &&
+                                                      site.compare(site.size() - def_site.size(),
+                                                                   def_site.size(), def_site) == 0 &&
+                                                      site[site.size() - def_site.size() - 1] == '.'))) {
       rank = 2;
     }
     if (rank < 0) continue;
@@ -228,7 +228,8 @@ std::vector<LabelHit> Page::LabelsIn(Range r) const {
       from = at + 1;
     }
   }
-  std::sort(hits.begin(), hits.end(), [](const LabelHit& a, const LabelHit& b) { return a.range.begin < b.range.begin; });
+  std::sort(hits.begin(), hits.end(),
+            [](const LabelHit& a, const LabelHit& b) { return a.range.begin < b.range.begin; });
   return hits;
 }
 
@@ -254,7 +255,8 @@ std::vector<Mention> Page::MentionsIn(Range r, const std::vector<Range>& exclude
       if (!clash) found.push_back(Mention{m, a.entity});
     }
   }
-  std::sort(found.begin(), found.end(), [](const Mention& a, const Mention& b) { return a.range.begin < b.range.begin; });
+  std::sort(found.begin(), found.end(),
+            [](const Mention& a, const Mention& b) { return a.range.begin < b.range.begin; });
   return found;
 }
 
@@ -316,7 +318,8 @@ std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std
       if (!clash) out.emplace_back(m, Str(m));
     }
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
   return out;
 }
 
@@ -400,13 +403,16 @@ void Page::Add(Draft d, const Emit& emit) {
   pr.formula = d.formula;
   f.valid_as_of = emit.valid_as_of;
 
-  for (const Fact& g : facts_) {
-    if (g.subject == f.subject && g.predicate == f.predicate && g.qualifiers == f.qualifiers &&
-        g.provenance.span_begin == pr.span_begin && g.provenance.span_end == pr.span_end &&
-        g.value.SameContent(f.value)) {
+  std::string key = f.subject + '\0' + f.predicate + '\0' + std::to_string(pr.span_begin) + ':' +
+                    std::to_string(pr.span_end);
+  std::vector<size_t>& same_span = by_span_[key];
+  for (size_t i : same_span) {
+    const Fact& g = facts_[i];
+    if (g.qualifiers == f.qualifiers && g.value.SameContent(f.value)) {
       return;  // read twice (e.g. a label and its context): one claim
     }
   }
+  same_span.push_back(facts_.size());
   facts_.push_back(std::move(f));
   from_template_.push_back(!generic_phase);
 }

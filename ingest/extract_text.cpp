@@ -84,7 +84,8 @@ size_t FindLowerWord(std::string_view lower, std::string_view needle_lower, size
   while (from <= lower.size()) {
     size_t at = lower.find(needle_lower, from);
     if (at == std::string_view::npos) return at;
-    if ((!check_start || WordStartsAt(lower, at)) && (!check_end || WordEndsAt(lower, at + needle_lower.size()))) {
+    if ((!check_start || WordStartsAt(lower, at)) &&
+        (!check_end || WordEndsAt(lower, at + needle_lower.size()))) {
       return at;
     }
     from = at + 1;
@@ -120,8 +121,8 @@ std::optional<NumberToken> NumberAt(std::string_view text, size_t pos, size_t li
     ++group;
   }
   if (group <= 3) {
-    while (i + 3 < limit && text[i] == ',' && IsDigit(text[i + 1]) && IsDigit(text[i + 2]) && IsDigit(text[i + 3]) &&
-           (i + 4 >= limit || !IsDigit(text[i + 4]))) {
+    while (i + 3 < limit && text[i] == ',' && IsDigit(text[i + 1]) && IsDigit(text[i + 2]) &&
+           IsDigit(text[i + 3]) && (i + 4 >= limit || !IsDigit(text[i + 4]))) {
       digits.append(text.substr(i + 1, 3));
       i += 4;
     }
@@ -144,10 +145,10 @@ struct MonthName {
   int month;
 };
 constexpr std::array<MonthName, 24> kMonths = {{
-    {"january", 1},  {"february", 2}, {"march", 3},     {"april", 4},    {"may", 5},       {"june", 6},
-    {"july", 7},     {"august", 8},   {"september", 9}, {"october", 10}, {"november", 11}, {"december", 12},
-    {"jan", 1},      {"feb", 2},      {"mar", 3},       {"apr", 4},      {"jun", 6},       {"jul", 7},
-    {"aug", 8},      {"sep", 9},      {"sept", 9},      {"oct", 10},     {"nov", 11},      {"dec", 12},
+    {"january", 1}, {"february", 2}, {"march", 3},     {"april", 4},    {"may", 5},       {"june", 6},
+    {"july", 7},    {"august", 8},   {"september", 9}, {"october", 10}, {"november", 11}, {"december", 12},
+    {"jan", 1},     {"feb", 2},      {"mar", 3},       {"apr", 4},      {"jun", 6},       {"jul", 7},
+    {"aug", 8},     {"sep", 9},      {"sept", 9},      {"oct", 10},     {"nov", 11},      {"dec", 12},
 }};
 
 // A month name at pos: its number and the bytes it takes (with an abbreviation's '.').
@@ -226,7 +227,8 @@ std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit,
         size_t y = m + month->second;
         while (size_t n = SpaceAt(text, y)) y += n;
         size_t ye = 0;
-        if (auto year = DigitsAt(text, y, limit, 4, 4, &ye); year && PlausibleYear(*year) && WordEndsAt(text, ye)) {
+        if (auto year = DigitsAt(text, y, limit, 4, 4, &ye);
+            year && PlausibleYear(*year) && WordEndsAt(text, ye)) {
           if (auto d = MakeDate(*year, month->first, *day)) return DateToken{Range{pos, ye}, *d};
         }
       }
@@ -248,13 +250,15 @@ std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit,
     while (size_t n = SpaceAt(text, y)) y += n;
     size_t ye = 0;
     if (y > e) {
-      if (auto year = DigitsAt(text, y, limit, 4, 4, &ye); year && PlausibleYear(*year) && WordEndsAt(text, ye)) {
+      if (auto year = DigitsAt(text, y, limit, 4, 4, &ye);
+          year && PlausibleYear(*year) && WordEndsAt(text, ye)) {
         if (auto d = MakeDate(*year, month->first, *day)) return DateToken{Range{pos, ye}, *d};
       }
     }
     return std::nullopt;
   }
-  if (auto year = DigitsAt(text, after, limit, 4, 4, &e); year && PlausibleYear(*year) && WordEndsAt(text, e)) {
+  if (auto year = DigitsAt(text, after, limit, 4, 4, &e);
+      year && PlausibleYear(*year) && WordEndsAt(text, e)) {
     if (auto d = MakeDate(*year, month->first, 0)) return DateToken{Range{pos, e}, *d};
   }
   return std::nullopt;

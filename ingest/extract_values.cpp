@@ -64,7 +64,8 @@ std::optional<size_t> FirstNumber(std::string_view text, Range r) {
 Range EntityNameRange(std::string_view text, Range v) {
   size_t end = v.end;
   std::string_view s = text.substr(v.begin, v.size());
-  const std::string_view stops[] = {" (", "(", ",", ";", " \xE2\x80\x94", " \xE2\x80\x93", " - ", ". ", " | "};
+  const std::string_view stops[] = {" (",  "(",  ",",  ";", " \xE2\x80\x94", " \xE2\x80\x93",
+                                    " - ", ". ", " | "};
   for (std::string_view stop : stops) {
     size_t at = s.find(stop);
     if (at != std::string_view::npos && at > 0) end = std::min(end, v.begin + at);
@@ -221,8 +222,8 @@ Range StripCitations(const Page& page, Range value, std::vector<std::string>* ci
   return v;
 }
 
-size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind, const LabelHit& label,
-                         Range value, const Emit& emit) {
+size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind,
+                         const LabelHit& label, Range value, const Emit& emit) {
   std::string_view text(page.text);
   std::vector<std::string> cites;
   Range v = StripCitations(page, Trim(text, value), &cites);
@@ -425,7 +426,8 @@ void ReadLabelValueLines(Page& page, const Emit& emit) {
     if (page.Claimed(i) || page.LineTooLong(i)) continue;
     Range r = Trim(text, page.lines()[i].range);
     std::string_view v = page.View(r);
-    if (v.size() >= 2 && (v[0] == '-' || v[0] == '*') && SpaceAt(v, 1)) r = Trim(text, Range{r.begin + 1, r.end});
+    if (v.size() >= 2 && (v[0] == '-' || v[0] == '*') && SpaceAt(v, 1))
+      r = Trim(text, Range{r.begin + 1, r.end});
     v = page.View(r);
     size_t colon = v.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;

@@ -181,6 +181,7 @@ std::string FormatRelative(double relative) {
   }
   double pct = relative * 100;
   if (pct == 0) return "0%";
+  if (pct < 0.001) return "<0.001%";
   if (pct < 0.1) {
     std::snprintf(buf, sizeof buf, "%.2g%%", pct);
   } else if (pct < 10) {

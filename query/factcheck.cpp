@@ -173,7 +173,7 @@ std::string Library::FormatCanonical(double canonical, const std::string& dimens
   return buf;
 }
 
-std::string Library::Display(const Value& value, const std::string& predicate) {
+std::string Library::Display(const Value& value, const std::string& predicate, bool as_written) {
   switch (value.kind) {
     case ValueKind::kNotPublished:
       return "not published";
@@ -189,7 +189,7 @@ std::string Library::Display(const Value& value, const std::string& predicate) {
       // The figure as the page wrote it ("32 GiB", "2,900 GB/s") when it reads
       // as a quantity with a unit and a number people write; a dataset cell
       // in base units ("9800000000000.0 byte/s") is shown in the display unit.
-      if (!value.original.empty()) {
+      if (as_written && !value.original.empty()) {
         auto parsed = schema_.ParseQuantity(value.original, value.dimension);
         if (parsed && !parsed->unit.empty() && std::fabs(parsed->number) < 1e6) {
           std::string text = value.original.substr(0, parsed->consumed);
@@ -297,7 +297,8 @@ Claim MakeClaim(Library& library, CitationTable* citations, const Fact& fact) {
   if (citations) c.citation = citations->Cite(library, fact);
   c.value = fact.value;
   c.qualifiers = fact.qualifiers;
-  c.display = library.Display(fact.value, fact.predicate);
+  // Dataset cells are numbers in base units: shown in the display unit.
+  c.display = library.Display(fact.value, fact.predicate, fact.provenance.row < 0);
   c.per_chip_display = library.PerChipDisplay(fact.value, fact.qualifiers, fact.predicate);
   c.valid_as_of = fact.valid_as_of;
   c.document_id = fact.provenance.document_id;
@@ -323,8 +324,17 @@ bool HasQualifiers(const Qualifiers& fact_qualifiers, const Qualifiers& fixed) {
 std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citations, std::vector<Fact> facts,
                                         const Options& options, bool conflicts_only) {
   const Schema& schema = library.schema();
+  // The core predicates (schema/predicates.schema) in their declared order,
+  // then those other schema files add (dataset columns, site extras).
   std::map<std::string, size_t> order;
-  for (size_t i = 0; i < schema.predicates().size(); ++i) order[schema.predicates()[i].name] = i;
+  const auto& predicates = schema.predicates();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& p : predicates) {
+      bool core = p.file.size() >= 17 && p.file.compare(p.file.size() - 17, 17, "predicates.schema") == 0 &&
+                  (p.file.size() == 17 || p.file[p.file.size() - 18] == '/');
+      if (core == (pass == 0)) order.emplace(p.name, order.size());
+    }
+  }
   auto rank = [&](const std::string& p) {
     auto it = order.find(p);
     return it == order.end() ? order.size() : it->second;

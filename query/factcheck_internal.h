@@ -29,8 +29,10 @@ class Library {
   const DocumentVersion* GetVersion(const std::string& id, uint32_t version);  // with text; nullptr if absent
   std::optional<Transaction> GetTransaction(TxId tx);
 
-  // "32 GB", "TSMC", "not published", "2022-10-01", "yes".
-  std::string Display(const Value& value, const std::string& predicate);
+  // "32 GB", "TSMC", "not published", "2022-10-01", "yes". A quantity is
+  // shown as the source wrote it when `as_written` and the original reads as
+  // a figure with a unit, else in the predicate's display unit.
+  std::string Display(const Value& value, const std::string& predicate, bool as_written = true);
   // A canonical quantity in the predicate's (or dimension's) display unit.
   std::string FormatCanonical(double canonical, const std::string& dimension, const std::string& predicate = "");
   // "= 212.5 TFLOPS per chip" text for a wider-scope figure, empty otherwise.

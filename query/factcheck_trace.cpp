@@ -77,18 +77,29 @@ struct Choice {
   Qualifiers key;
   double value = 0;
   std::string display;
-  std::vector<int> citations;
+  std::vector<const Fact*> members;  // cited only when a value uses them
 };
 
 struct Leaf {
   const Expr* expr = nullptr;
   std::optional<double> constant;
+  // Owns what the choices point at. Moving a Leaf moves the vector's buffer,
+  // so the pointers stay valid.
+  std::vector<Fact> facts;
   std::vector<Choice> choices;
 };
 
+std::vector<int> CiteAll(Library& library, CitationTable& citations, const Choice& choice) {
+  std::vector<int> out;
+  for (const Fact* f : choice.members) {
+    int n = citations.Cite(library, *f);
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  }
+  return out;
+}
+
 // Clusters numeric claims the way describe does and gives each cluster as a choice.
-std::vector<Choice> Choices(Library& library, CitationTable& citations, const std::vector<Fact>& facts,
-                            const CompareOptions& compare) {
+std::vector<Choice> Choices(Library& library, const std::vector<Fact>& facts, const CompareOptions& compare) {
   struct Cluster {
     Qualifiers key;
     const Fact* rep;
@@ -119,11 +130,9 @@ std::vector<Choice> Choices(Library& library, CitationTable& citations, const st
     ch.key = c.key;
     ch.value = c.value;
     std::string per_chip = library.PerChipDisplay(c.rep->value, c.rep->qualifiers, c.rep->predicate);
-    ch.display = per_chip.empty() ? library.Display(c.rep->value, c.rep->predicate) : per_chip;
-    for (const Fact* f : c.members) {
-      int n = citations.Cite(library, *f);
-      if (std::find(ch.citations.begin(), ch.citations.end(), n) == ch.citations.end()) ch.citations.push_back(n);
-    }
+    ch.display = per_chip.empty() ? library.Display(c.rep->value, c.rep->predicate, c.rep->provenance.row < 0)
+                                  : per_chip;
+    ch.members = c.members;
     out.push_back(std::move(ch));
   }
   return out;
@@ -252,7 +261,8 @@ Result<DerivedTrace> TraceDerivation(
       if (trace_claims) {
         for (const Fact& f : kept) input.claims.push_back(TraceFact(library, citations, f));
       }
-      leaf.choices = Choices(library, citations, kept, options.compare);
+      leaf.facts = std::move(kept);
+      leaf.choices = Choices(library, leaf.facts, options.compare);
       if (leaf.choices.empty()) {
         d.missing += (d.missing.empty() ? "" : "; ") + std::string("no figure for ") + input.about + " " +
                      LeafName(*e);
@@ -326,8 +336,8 @@ Result<DerivedTrace> TraceDerivation(
           }
           out.display = shown;
         }
-        for (const Leaf& l : leaves) {
-          if (!l.constant) out.inputs.push_back(l.choices[pick[&l - leaves.data()]].citations);
+        for (size_t i = 0; i < leaves.size(); ++i) {
+          if (!leaves[i].constant) out.inputs.push_back(CiteAll(library, citations, leaves[i].choices[pick[i]]));
         }
         out.support = Support(out.inputs);
         d.values.push_back(std::move(out));

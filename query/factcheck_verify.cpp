@@ -148,28 +148,57 @@ class TextFormula {
       if (!m->second.value) return Error("no figure for '" + m->second.name + "'");
       return *m->second.value;
     }
-    if (auto w = ParseWrittenNumber(text_.substr(pos_, 64)); w && !text_.empty() &&
-                                                            (std::isdigit(static_cast<unsigned char>(text_[pos_])) ||
-                                                             text_[pos_] == '.')) {
-      // A plain number, with any words after it that name what it counts ("16 chips").
-      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
-                                     text_[pos_] == ',' || text_[pos_] == 'e' || text_[pos_] == 'E')) {
-        pos_++;
-      }
-      Skip();
-      while (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == ' ' ||
-                                     text_[pos_] == '-')) {
-        pos_++;
-      }
+    if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+      size_t end = NumberEnd(pos_);
+      auto w = ParseWrittenNumber(text_.substr(pos_, end - pos_));
+      if (!w) return Error("expected a number");
       Operand o;
       o.value = w->value;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%g", w->value);
-      o.display = buf;
+      o.name = text_.substr(pos_, end - pos_);
+      o.display = o.name;
+      pos_ = end;
+      // Words after a bare number name what it counts ("16 chips"): skipped
+      // up to the next operator, comma or parenthesis.
+      size_t p = pos_;
+      while (p < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[p])) || text_[p] == ' ' ||
+                                  text_[p] == '-')) {
+        p++;
+      }
+      if (p > pos_ && (p == text_.size() || std::strchr("+*/(),", text_[p]) || text_.compare(p, 2, "\xC3\x97") == 0 ||
+                       text_.compare(p, 2, "\xC3\xB7") == 0)) {
+        pos_ = p;
+      }
       operands_.push_back(o);
-      return w->value;
+      return *o.value;
     }
     return Error("expected a figure");
+  }
+  // End of a number written at `p`: digits, a thousands separator only
+  // before exactly three digits, one decimal point, an exponent.
+  size_t NumberEnd(size_t p) const {
+    auto digit = [&](size_t i) { return i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i])); };
+    bool point = false;
+    while (p < text_.size()) {
+      if (digit(p)) {
+        p++;
+      } else if (text_[p] == ',' && !point && digit(p + 1) && digit(p + 2) && digit(p + 3) && !digit(p + 4)) {
+        p++;
+      } else if (text_[p] == '.' && !point && digit(p + 1)) {
+        point = true;
+        p++;
+      } else {
+        break;
+      }
+    }
+    if (p < text_.size() && (text_[p] == 'e' || text_[p] == 'E')) {
+      size_t q = p + 1;
+      if (q < text_.size() && (text_[q] == '+' || text_[q] == '-')) q++;
+      if (digit(q)) {
+        while (digit(q)) q++;
+        p = q;
+      }
+    }
+    return p;
   }
   // Skips one argument of max/min up to the next top-level ',' or ')'.
   bool SkipArgument() {
@@ -189,9 +218,13 @@ class TextFormula {
   std::vector<Operand> operands_;
 };
 
+// "Max performance = 256 TFLOPS, Release price (USD) = 2080 USD": the named inputs, not the constants.
 std::string Join(const std::vector<Operand>& operands) {
   std::string out;
-  for (const auto& o : operands) out += (out.empty() ? "" : ", ") + o.name + " = " + o.display;
+  for (const auto& o : operands) {
+    if (o.name == o.display) continue;
+    out += (out.empty() ? "" : ", ") + o.name + " = " + o.display;
+  }
   return out;
 }
 
@@ -248,9 +281,13 @@ class Verifier {
   void Judge(const Fact& fact, double recomputed, VerifyItem& item) {
     item.recomputed = recomputed;
     const Value& v = fact.value;
-    if (v.kind == ValueKind::kBool) {
-      item.recomputed_display = recomputed != 0 ? "yes" : "no";
-      item.check.confirmed = (recomputed != 0) == (v.number != 0);
+    if (v.kind == ValueKind::kBool || (v.kind == ValueKind::kQuantity && v.dimension == "count")) {
+      // Marks and counts are exact: there is no rounding to allow for.
+      bool mark = v.kind == ValueKind::kBool;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", recomputed);
+      item.recomputed_display = mark ? (recomputed != 0 ? "yes" : "no") : buf;
+      item.check.confirmed = mark ? (recomputed != 0) == (v.number != 0) : recomputed == v.number;
       item.check.rule = "exact";
       item.check.relative_difference = item.check.confirmed ? 0 : 1;
     } else {
@@ -584,7 +621,10 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
         return std::tie(a.provenance.span_begin, a.id) < std::tie(b.provenance.span_begin, b.id);
       });
       for (const Fact& f : doc.facts) {
-        if (f.provenance.derivation != Derivation::kStatedDerived) continue;
+        // A count of the page's own fit table is derived whatever the
+        // extractor marked it as.
+        bool derived = f.provenance.derivation == Derivation::kStatedDerived || f.predicate == "models_fitting";
+        if (!derived) continue;
         if (f.value.kind == ValueKind::kNotPublished) continue;
         VerifyItem item = verifier.Check(f, doc);
         if (item.status == "confirmed") report.confirmed++;

@@ -135,9 +135,43 @@ size_t FirstInvalidUtf8(std::string_view s) {
 
 // ---- Converting the tree ---------------------------------------------------
 
+// Positions of byte offsets in one text, each in O(log n): the converter
+// asks for one per node, and a flat chain of thousands of conditions must not
+// make that quadratic.
+class PositionIndex {
+ public:
+  explicit PositionIndex(std::string_view text) : text_(text) {
+    line_starts_.push_back(0);
+    chars_before_.reserve(text.size() + 1);
+    size_t chars = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+      chars_before_.push_back(chars);
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++chars;
+      if (text[i] == '\n') line_starts_.push_back(i + 1);
+    }
+    chars_before_.push_back(chars);
+  }
+
+  SourcePos At(size_t offset) const {
+    SourcePos pos;
+    pos.offset = std::min(offset, text_.size());
+    const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), pos.offset);
+    const size_t line = static_cast<size_t>(it - line_starts_.begin());  // 1-based
+    const size_t start = line_starts_[line - 1];
+    pos.line = static_cast<int>(line);
+    pos.column = static_cast<int>(chars_before_[pos.offset] - chars_before_[start]) + 1;
+    return pos;
+  }
+
+ private:
+  std::string_view text_;
+  std::vector<size_t> line_starts_;
+  std::vector<size_t> chars_before_;  // characters before each byte offset
+};
+
 class Converter {
  public:
-  explicit Converter(std::string_view text) : text_(text) {}
+  explicit Converter(std::string_view text) : text_(text), positions_(text) {}
 
   Query Convert(const Node& root) {
     Query q;
@@ -177,7 +211,7 @@ class Converter {
   }
 
  private:
-  SourcePos Pos(const Node& n) const { return PositionAt(text_, n.begin().byte); }
+  SourcePos Pos(const Node& n) const { return positions_.At(n.begin().byte); }
 
   [[noreturn]] void Fail(const Node& n, std::string message) const {
     throw ConvertError{n.begin().byte, std::move(message)};
@@ -426,6 +460,7 @@ class Converter {
   }
 
   std::string_view text_;
+  PositionIndex positions_;
   bool seen_show_ = false, seen_order_ = false, seen_limit_ = false, seen_using_ = false, seen_prefer_ = false,
        seen_from_ = false, seen_as_of_ = false, seen_as_at_ = false, seen_tolerance_ = false,
        seen_evidence_ = false, seen_ignoring_ = false;

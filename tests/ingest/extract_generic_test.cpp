@@ -13,10 +13,11 @@ using extract_test::GoldenLine;
 using extract_test::RealSchema;
 using extract_test::SchemaOnlyResolver;
 
-Extraction Extract(const std::string& text, const Schema& schema = RealSchema(), const std::string& site = "") {
+Extraction Extract(const std::string& text, const Schema& schema = RealSchema(),
+                   const std::string& site = "") {
   SchemaOnlyResolver resolver(schema);
-  Result<Extraction> r = ExtractDocument(text, SourceInfo{"doc:test", "https://example.com/x", site, "press"},
-                                         schema, resolver);
+  Result<Extraction> r =
+      ExtractDocument(text, SourceInfo{"doc:test", "https://example.com/x", site, "press"}, schema, resolver);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (!r.ok()) return {};
   for (const Fact& f : r->facts) {
@@ -132,7 +133,8 @@ TEST(GenericSentence, FiguresNextToLabels) {
       "chip:acme-x4\tpeak_throughput\tquantity 1e+15 ops_per_second\tformat=fp8\tstated\t-\t-\t1,000 TFLOPS",
       "chip:acme-x4\tmemory\tquantity 141000000000 bytes\t-\tstated\t-\t-\t141 GB",
       "chip:acme-x4\tannounced\tdate 2020-12-01\t-\tstated\t-\t-\t1 December 2020",
-      "chip:acme-x4\tdie_size\tnot_published\t-\tstated\t-\t-\tAcme has not disclosed the die size of the Acme X4.",
+      "chip:acme-x4\tdie_size\tnot_published\t-\tstated\t-\t-\tAcme has not disclosed the die size of the "
+      "Acme X4.",
   };
   EXPECT_EQ(Lines(e), expected);  // "300 W" has no label in its sentence: no claim
   EXPECT_EQ(Only(e, "announced")->value.date.precision, DatePrecision::kDay);
@@ -150,7 +152,8 @@ TEST(GenericSentence, YearsAndFiguresThatLookLikeYears) {
 TEST(GenericSentence, AnotherChipInTheClauseIsNotThePageSubject) {
   const std::string page =
       "# AWS Trainium 2\n"
-      "Trainium3 has 144 GB of memory. Superseded by Trainium3 in 2025. Unlike Trainium3, it has 96 GB of memory.\n";
+      "Trainium3 has 144 GB of memory. Superseded by Trainium3 in 2025. Unlike Trainium3, it has 96 GB of "
+      "memory.\n";
   Extraction e = Extract(page);
   std::vector<std::string> expected = {
       "chip:aws-trainium2\tsuccessor\tentity chip:aws-trainium3\t-\tstated\t-\t-\tTrainium3",
@@ -228,7 +231,8 @@ TEST(Resolver, FailureIsAnErrorNotAnEmptyPage) {
 }
 
 TEST(Templates, ScoresRankTheSeeds) {
-  std::string catalog = extract_test::ReadFile(extract_test::SourceDir() + "/datasets/seeds/000_de7815fa348ea8df.txt");
+  std::string catalog =
+      extract_test::ReadFile(extract_test::SourceDir() + "/datasets/seeds/000_de7815fa348ea8df.txt");
   auto scores = ScoreTemplates(catalog);
   ASSERT_FALSE(scores.empty());
   EXPECT_EQ(scores.front().first, "chip-catalog");

@@ -44,8 +44,16 @@ TEST(Broken, BinaryJunk) {
   ExtractChecked(junk);
   // Junk with the shapes the readers look for.
   std::string shaped;
-  const char* pieces[] = {"| ", " |", "- ", "\n", ": ", "TDP", "Memory", "32 GB", "\xC3", "\xE2\x9C", "(", ")",
-                          "1 December", "not published", "$", "\xC3\x97", "=", "AI chip \xC2\xB7 ", "1.", "SimpleStart here"};
+  const char* pieces[] = {"| ",         " |",
+                          "- ",         "\n",
+                          ": ",         "TDP",
+                          "Memory",     "32 GB",
+                          "\xC3",       "\xE2\x9C",
+                          "(",          ")",
+                          "1 December", "not published",
+                          "$",          "\xC3\x97",
+                          "=",          "AI chip \xC2\xB7 ",
+                          "1.",         "SimpleStart here"};
   for (int i = 0; i < 20000; ++i) shaped += pieces[rng() % (sizeof(pieces) / sizeof(pieces[0]))];
   ExtractChecked(shaped);
 }
@@ -69,8 +77,19 @@ TEST(Broken, OneLineOfFiveMegabytes) {
   EXPECT_EQ(e.facts[0].value.original, "400 W");
 }
 
+TEST(Broken, ManyShortLinesStayLinear) {
+  std::string page = "# Acme X1\n";
+  for (int i = 0; i < 20000; ++i) page += "TDP: " + std::to_string(100 + i % 500) + " W\n";
+  auto start = std::chrono::steady_clock::now();
+  Extraction e = ExtractChecked(page);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(e.facts.size(), 20000u);
+  EXPECT_LT(seconds, 15.0);
+}
+
 TEST(Broken, EveryPrefixOfEverySeed) {
-  for (const char* seed : {"000_de7815fa348ea8df.txt", "001_fbc9a4a76c8d550e.txt", "003_d5e7e28472882ec2.txt"}) {
+  for (const char* seed :
+       {"000_de7815fa348ea8df.txt", "001_fbc9a4a76c8d550e.txt", "003_d5e7e28472882ec2.txt"}) {
     std::string text = extract_test::ReadFile(extract_test::SourceDir() + "/datasets/seeds/" + seed);
     ASSERT_FALSE(text.empty());
     for (size_t n = 0; n < text.size(); n += 257) ExtractChecked(text.substr(0, n));

@@ -15,7 +15,8 @@ namespace {
 
 using extract_test::GoldenLine;
 
-const char* const kSeeds[] = {"000_de7815fa348ea8df.txt", "001_fbc9a4a76c8d550e.txt", "003_d5e7e28472882ec2.txt"};
+const char* const kSeeds[] = {"000_de7815fa348ea8df.txt", "001_fbc9a4a76c8d550e.txt",
+                              "003_d5e7e28472882ec2.txt"};
 
 struct Extracted {
   std::string text;
@@ -75,7 +76,8 @@ TEST_P(SeedTest, MatchesGoldenFacts) {
     for (const std::string& line : actual) out << line << "\n";
     std::fprintf(stderr, "actual facts written to %s\n", path.c_str());
   }
-  for (const std::string& w : e.extraction.warnings) std::fprintf(stderr, "[%s] warning: %s\n", name.c_str(), w.c_str());
+  for (const std::string& w : e.extraction.warnings)
+    std::fprintf(stderr, "[%s] warning: %s\n", name.c_str(), w.c_str());
 }
 
 TEST_P(SeedTest, EveryFactQuotesItsSpan) {

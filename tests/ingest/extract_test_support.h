@@ -34,9 +34,11 @@ class SchemaOnlyResolver : public EntityResolver {
       r.matched = name;
       return r;
     }
-    static const std::map<std::string, std::string> kPrefix = {
-        {"organization", "org"}, {"process_node", "node"}, {"instance_type", "instance"},
-        {"data_center", "dc"},   {"rack_design", "rack"}};
+    static const std::map<std::string, std::string> kPrefix = {{"organization", "org"},
+                                                               {"process_node", "node"},
+                                                               {"instance_type", "instance"},
+                                                               {"data_center", "dc"},
+                                                               {"rack_design", "rack"}};
     auto it = kPrefix.find(kind);
     std::string slug;
     for (char c : name) {
@@ -130,9 +132,8 @@ inline std::string RenderValue(const Value& v) {
 inline std::string GoldenLine(const Fact& f) {
   std::string q;
   for (const auto& [k, v] : f.qualifiers) q += (q.empty() ? "" : ",") + k + "=" + v;
-  std::string derivation = f.provenance.derivation == Derivation::kStatedDerived
-                               ? "derived: " + f.provenance.formula
-                               : "stated";
+  std::string derivation =
+      f.provenance.derivation == Derivation::kStatedDerived ? "derived: " + f.provenance.formula : "stated";
   std::string cites;
   for (const std::string& c : f.provenance.citations) cites += (cites.empty() ? "" : ",") + c;
   return f.subject + "\t" + f.predicate + "\t" + RenderValue(f.value) + "\t" + (q.empty() ? "-" : q) + "\t" +

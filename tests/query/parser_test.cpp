@@ -141,7 +141,8 @@ TEST(ParserTest, ErrorsSayWhereAndWhat) {
             "                            ^");
   EXPECT_EQ(ErrorOf("find chip where memory >= 64 GB shwo memory"),
             "line 1, column 33: expected 'and', 'or', a clause (show, order by, limit, using, prefer, from "
-            "document, as of, as at, tolerance) or the end of the query (did you mean 'show'?)\n"
+            "document, as of, as at, tolerance, with evidence, ignoring not_published) or the end of the query "
+            "(did you mean 'show'?)\n"
             "  find chip where memory >= 64 GB shwo memory\n"
             "                                  ^");
   EXPECT_NE(ErrorOf("fnd chip").find("did you mean 'find'?"), std::string::npos);

@@ -311,7 +311,8 @@ int RunRepl(const Args& args) {
     write_history(history.c_str());
     g_completions = nullptr;
   }
-  return failed ? kExitFailed : kExitOk;
+  // A script fails if a statement failed; at a terminal the person saw each error.
+  return failed && !interactive ? kExitFailed : kExitOk;
 }
 
 const RegisterCommand kRepl({"repl", "repl", "the interactive REPL (the default with no command)", RunRepl});

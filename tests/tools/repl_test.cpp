@@ -1,0 +1,420 @@
+// The real chipkg binary on a fresh store: the REPL through standard input
+// (scripts) and through a pseudo-terminal (libedit, TAB completion, history),
+// and the one-shot fact-checker and query commands with their exit codes.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kTimeout = std::chrono::seconds(120);  // ASan builds on a busy machine are slow
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Output {
+  int code = -1;
+  std::string out, err;
+};
+
+// One directory per test binary run: HOME (for the REPL history) and the store.
+class Sandbox {
+ public:
+  Sandbox() {
+    std::random_device rd;
+    root_ = fs::temp_directory_path() / ("chipkg-tools-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    fs::create_directories(root_ / "home");
+  }
+  ~Sandbox() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  fs::path root() const { return root_; }
+  std::string home() const { return (root_ / "home").string(); }
+  std::string store() const { return (root_ / "store").string(); }
+
+ private:
+  fs::path root_;
+};
+
+Sandbox* g_sandbox = nullptr;
+
+// The child's environment: our own, with HOME pointing into the sandbox and
+// no CHIPKG_DB, so nothing outside the sandbox is read or written.
+void PrepareChildEnvironment() {
+  setenv("HOME", g_sandbox->home().c_str(), 1);
+  unsetenv("CHIPKG_DB");
+  setenv("TERM", "xterm", 1);
+  setenv("CHIPKG_SCHEMA_DIR", (std::string(CHIPKG_SOURCE_DIR) + "/schema").c_str(), 1);
+}
+
+std::vector<char*> Argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// Runs chipkg with `args`, feeding `input` on standard input; collects both streams.
+Output Run(std::vector<std::string> args, const std::string& input = "") {
+  static int counter = 0;
+  fs::path base = g_sandbox->root() / ("run" + std::to_string(counter++));
+  {
+    std::ofstream in(base.string() + ".in", std::ios::binary);
+    in << input;
+  }
+  args.insert(args.begin(), CHIPKG_BINARY);
+  pid_t pid = fork();
+  if (pid == 0) {
+    PrepareChildEnvironment();
+    int in = open((base.string() + ".in").c_str(), O_RDONLY);
+    int out = open((base.string() + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = open((base.string() + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0 || err < 0) _exit(127);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    auto argv = Argv(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  Output o;
+  if (pid < 0) return o;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  o.out = ReadFile(base.string() + ".out");
+  o.err = ReadFile(base.string() + ".err");
+  return o;
+}
+
+std::vector<std::string> Db(std::vector<std::string> args) {
+  args.push_back("--db");
+  args.push_back(g_sandbox->store());
+  return args;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// The first REPL run fills the store from the bundled datasets; later tests reuse it.
+class ToolsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    g_sandbox = new Sandbox();
+    first_ = new Output(Run(Db({}), "sources\n"));
+  }
+  static void TearDownTestSuite() {
+    delete first_;
+    first_ = nullptr;
+    delete g_sandbox;
+    g_sandbox = nullptr;
+  }
+  static Output* first_;
+};
+Output* ToolsTest::first_ = nullptr;
+
+TEST_F(ToolsTest, FirstStartIngestsTheBundledDatasets) {
+  ASSERT_EQ(first_->code, 0) << first_->err;
+  EXPECT_TRUE(Contains(first_->err, "store empty: ingesting bundled datasets")) << first_->err;
+  EXPECT_TRUE(Contains(first_->err, " facts")) << first_->err;
+  EXPECT_TRUE(Contains(first_->out, "seed-000-aws-trainium")) << first_->out;
+  EXPECT_TRUE(Contains(first_->out, "epoch-ml-hardware")) << first_->out;
+  // The second start finds the store full and says nothing about ingesting.
+  Output again = Run(Db({}), "sources\n");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_FALSE(Contains(again.err, "store empty")) << again.err;
+}
+
+TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
+  Output o = Run(Db({}),
+                 "describe Trainium\n"
+                 "find chip where ((( memory\n"
+                 ")\n"
+                 "describe Trainuim\n"
+                 "# a comment, then a statement continued with a backslash\n"
+                 "describe \\\n"
+                 "  Trainium2\n"
+                 "trace trainium2.fits(\"Llama 3.1 70B\",\n"
+                 "   int8)\n");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_TRUE(Contains(o.out, "AWS Trainium  (chip:aws-trainium, chip)")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "AWS Trainium 2  (chip:aws-trainium2, chip)")) << o.out;
+  EXPECT_TRUE(Contains(o.err, "error:")) << o.err;
+  EXPECT_TRUE(Contains(o.err, "did you mean")) << o.err;  // Trainuim
+  // The fit, computed from the model's parameters and the chip's memory.
+  EXPECT_TRUE(Contains(o.out, "70 GB <= 96 GB")) << o.out;
+  Output ok = Run(Db({}), "format json\nsources\nformat text\nhelp\n");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(Contains(ok.out, "\"sources\"")) << ok.out;
+  EXPECT_TRUE(Contains(ok.out, "trace trainium2.perf_per_watt")) << ok.out;  // help has examples
+  Output unfinished = Run(Db({}), "trace trainium2.fits(\"Llama\n");
+  EXPECT_NE(unfinished.code, 0);
+  EXPECT_TRUE(Contains(unfinished.err, "unfinished statement")) << unfinished.err;
+}
+
+TEST_F(ToolsTest, QueryExitCodes) {
+  Output good = Run(Db({"query", "find chip where memory >= 64 GB"}));
+  EXPECT_EQ(good.code, 0) << good.err;
+  EXPECT_TRUE(Contains(good.out, "Trainium 2")) << good.out;
+  Output bad = Run(Db({"query", "find chip where (((("}));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_TRUE(Contains(bad.err, "error")) << bad.err;
+  Output empty = Run(Db({"query"}));
+  EXPECT_EQ(empty.code, 2);
+  Output json = Run(Db({"query", "trainium2.memory_bandwidth", "--format", "json"}));
+  EXPECT_EQ(json.code, 0) << json.err;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(json.out)) << json.out;
+}
+
+TEST_F(ToolsTest, TraceShowsBothPagesForTrainiumMemoryBandwidth) {
+  Output o = Run(Db({"trace", "Trainium.memory_bandwidth"}));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(Contains(o.out, "seeds/000_de7815fa348ea8df.txt")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "seeds/001_fbc9a4a76c8d550e.txt")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "\xC2\xBB" "820 GB/s" "\xC2\xAB")) << o.out;  // the excerpt, in context
+  EXPECT_TRUE(Contains(o.out, "excerpt matches the stored text")) << o.out;
+  EXPECT_FALSE(Contains(o.out, "differs from the recorded excerpt")) << o.out;
+  Output csv = Run(Db({"trace", "Trainium.memory_bandwidth", "--format", "csv"}));
+  EXPECT_EQ(csv.code, 0);
+  EXPECT_EQ(csv.out.rfind("role,citation,value", 0), 0u) << csv.out;
+}
+
+TEST_F(ToolsTest, VerifyConfirmsTheSeedsOwnArithmetic) {
+  for (const char* doc : {"seed-000-aws-trainium", "seed-003-aws-trainium2", "seed-001-amazon-trainium"}) {
+    Output o = Run(Db({"verify", doc}));
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_TRUE(Contains(o.out, " 0 mismatched, 0 unverifiable")) << o.out;
+  }
+  Output ppw = Run(Db({"verify", "seed-000-aws-trainium", "--format", "json"}));
+  auto j = nlohmann::json::parse(ppw.out);
+  bool perf = false, counts = false;
+  for (const auto& item : j["items"]) {
+    if (item["predicate"] == "perf_per_watt") perf = item["status"] == "confirmed";
+    if (item["predicate"] == "models_fitting") counts = item["status"] == "confirmed";
+  }
+  EXPECT_TRUE(perf);
+  EXPECT_TRUE(counts);
+}
+
+TEST_F(ToolsTest, ConflictsListTrainiumsDisagreements) {
+  Output o = Run(Db({"conflicts", "Trainium"}));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(Contains(o.out, "TSMC vs not published")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "TSMC N7 vs not published")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "32 GB vs 32 GiB: 7.4%")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "likely a per-server/instance figure")) << o.out;
+  // A wide tolerance keeps the 7.4% memory difference out.
+  Output loose = Run(Db({"conflicts", "Trainium", "--tolerance", "10%"}));
+  EXPECT_EQ(loose.code, 0);
+  EXPECT_FALSE(Contains(loose.out, "32 GB vs 32 GiB")) << loose.out;
+  Output bad = Run(Db({"conflicts", "--tolerance", "lots"}));
+  EXPECT_EQ(bad.code, 2);
+}
+
+TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
+  Output d = Run(Db({"describe", "AWS Trainium 2", "--format", "json"}));
+  ASSERT_EQ(d.code, 0) << d.err;
+  auto j = nlohmann::json::parse(d.out);
+  EXPECT_EQ(j["entity"]["id"], "chip:aws-trainium2");
+  EXPECT_FALSE(j["citations"].empty());
+  Output missing = Run(Db({"describe", "Trainum"}));
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_TRUE(Contains(missing.err, "did you mean")) << missing.err;
+  Output usage = Run(Db({"describe"}));
+  EXPECT_EQ(usage.code, 2);
+  Output src = Run(Db({"source", "seed-001-amazon-trainium"}));
+  EXPECT_EQ(src.code, 0) << src.err;
+  EXPECT_TRUE(Contains(src.out, "Not published by AWS")) << src.out;
+  Output hist = Run(Db({"history", "Trainium.memory"}));
+  EXPECT_EQ(hist.code, 0) << hist.err;
+  EXPECT_TRUE(Contains(hist.out, "+ asserted")) << hist.out;
+  Output matches = Run(Db({"matches"}));
+  EXPECT_EQ(matches.code, 0) << matches.err;
+  EXPECT_TRUE(Contains(matches.out, "automatic match")) << matches.out;
+  Output nostore = Run({"describe", "Trainium", "--db", (g_sandbox->root() / "nothing").string()});
+  EXPECT_EQ(nostore.code, 1);
+  EXPECT_TRUE(Contains(nostore.err, "no chipkg store")) << nostore.err;
+}
+
+// A writer adds a document while the REPL is open; `refresh` (and the
+// catch-up before every statement) shows it.
+TEST_F(ToolsTest, ReplSeesWhatAnIngestWritesMeanwhile) {
+  int to_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  fs::path out_path = g_sandbox->root() / "live.out";
+  pid_t pid = fork();
+  if (pid == 0) {
+    PrepareChildEnvironment();
+    int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(to_child[0], 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    close(to_child[1]);
+    std::vector<std::string> args = Db({CHIPKG_BINARY});
+    auto argv = Argv(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(to_child[0]);
+  auto wait_for = [&](const std::string& text) {
+    auto deadline = Clock::now() + kTimeout;
+    while (Clock::now() < deadline) {
+      if (Contains(ReadFile(out_path), text)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  };
+  auto say = [&](const std::string& s) { ASSERT_EQ(write(to_child[1], s.data(), s.size()), (ssize_t)s.size()); };
+  say("sources\n");
+  ASSERT_TRUE(wait_for("4 documents")) << ReadFile(out_path);
+  fs::path page = g_sandbox->root() / "extra-page.txt";
+  {
+    std::ofstream p(page);
+    p << "Memory bandwidth: 1 TB/s\n";
+  }
+  Output ingest = Run(Db({"ingest", page.string(), "--title", "A late page", "--kind", "press"}));
+  EXPECT_EQ(ingest.code, 0) << ingest.err;
+  say("refresh\nsources\n");
+  EXPECT_TRUE(wait_for("5 documents")) << ReadFile(out_path);
+  EXPECT_TRUE(wait_for("A late page")) << ReadFile(out_path);
+  close(to_child[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << ReadFile(out_path);
+}
+
+// ---- through a pseudo-terminal -------------------------------------------------
+
+class Terminal {
+ public:
+  Terminal() {
+    struct winsize ws = {40, 200, 0, 0};
+    pid_ = forkpty(&fd_, nullptr, nullptr, &ws);
+    if (pid_ == 0) {
+      PrepareChildEnvironment();
+      std::vector<std::string> args = Db({CHIPKG_BINARY});
+      auto argv = Argv(args);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  ~Terminal() {
+    if (pid_ > 0 && !waited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (fd_ >= 0) close(fd_);
+  }
+  bool ok() const { return pid_ > 0 && fd_ >= 0; }
+  void Type(const std::string& keys) {
+    for (char c : keys) {
+      // One key at a time, as a person types: libedit reads keystrokes.
+      ASSERT_EQ(write(fd_, &c, 1), 1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  // Reads until `text` appears in what was printed since the last Expect.
+  bool Expect(const std::string& text) {
+    auto deadline = Clock::now() + kTimeout;
+    while (Clock::now() < deadline) {
+      size_t at = seen_.find(text, mark_);
+      if (at != std::string::npos) {
+        mark_ = at + text.size();
+        return true;
+      }
+      struct pollfd p = {fd_, POLLIN, 0};
+      if (poll(&p, 1, 100) > 0) {
+        char buf[4096];
+        ssize_t n = read(fd_, buf, sizeof buf);
+        if (n <= 0) break;  // the child closed the terminal
+        seen_.append(buf, n);
+      }
+    }
+    return seen_.find(text, mark_) != std::string::npos;
+  }
+  int Wait() {
+    // Drain what is left so the child never blocks writing.
+    auto deadline = Clock::now() + kTimeout;
+    int status = 0;
+    while (Clock::now() < deadline) {
+      pid_t r = waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        waited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      struct pollfd p = {fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) > 0) {
+        char buf[4096];
+        ssize_t n = read(fd_, buf, sizeof buf);
+        if (n > 0) seen_.append(buf, n);
+      }
+    }
+    return -1;
+  }
+  const std::string& seen() const { return seen_; }
+
+ private:
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  bool waited_ = false;
+  std::string seen_;
+  size_t mark_ = 0;
+};
+
+TEST_F(ToolsTest, TerminalSessionWithCompletionErrorsAndHistory) {
+  Terminal t;
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  t.Type("describe Trainium\r");
+  ASSERT_TRUE(t.Expect("AWS Trainium  (chip:aws-trainium, chip)")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  // An error is reported and the session carries on.
+  t.Type("find chip where ((( memory )\r");
+  ASSERT_TRUE(t.Expect("error")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  // TAB completes the attribute name: "memory_ba" alone is no attribute.
+  t.Type("trace trainium2.memory_ba\t");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  t.Type("\r");
+  ASSERT_TRUE(t.Expect("2,900 GB/s")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  // And an entity name after a statement word.
+  t.Type("describe Annap\t");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  t.Type("\r");
+  ASSERT_TRUE(t.Expect("(org:annapurna-labs, organization)")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  t.Type("quit\r");
+  EXPECT_EQ(t.Wait(), 0) << t.seen();
+  std::string history = ReadFile(fs::path(g_sandbox->home()) / ".chipkg" / "history");
+  // libedit writes a space as \040.
+  for (size_t at; (at = history.find("\\040")) != std::string::npos;) history.replace(at, 4, " ");
+  EXPECT_TRUE(Contains(history, "describe Trainium")) << history;
+  EXPECT_TRUE(Contains(history, "trace trainium2.memory_bandwidth")) << history;
+}
+
+}  // namespace
