@@ -17,37 +17,10 @@ const char* CfName(int cf) {
 
 // ---- primitives ----------------------------------------------------------
 
-void PutU32(std::string* out, uint32_t v) {
-  char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
-               static_cast<char>(v)};
-  out->append(b, 4);
-}
 
-void PutU64(std::string* out, uint64_t v) {
-  char b[8];
-  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (56 - 8 * i));
-  out->append(b, 8);
-}
 
-uint32_t GetU32(const char* p) {
-  const auto* u = reinterpret_cast<const unsigned char*>(p);
-  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | uint32_t{u[3]};
-}
 
-uint64_t GetU64(const char* p) {
-  return (uint64_t{GetU32(p)} << 32) | GetU32(p + 4);
-}
 
-void PutVarint(std::string* out, uint64_t v) {
-  char b[10];
-  int n = 0;
-  while (v >= 0x80) {
-    b[n++] = static_cast<char>((v & 0x7f) | 0x80);
-    v >>= 7;
-  }
-  b[n++] = static_cast<char>(v);
-  out->append(b, n);
-}
 
 bool GetVarint(std::string_view* in, uint64_t* v) {
   uint64_t result = 0;
@@ -70,9 +43,6 @@ bool GetVarint32(std::string_view* in, uint32_t* v) {
   return true;
 }
 
-void PutZigZag(std::string* out, int64_t v) {
-  PutVarint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
-}
 
 bool GetZigZag(std::string_view* in, int64_t* v) {
   uint64_t u = 0;
@@ -81,10 +51,6 @@ bool GetZigZag(std::string_view* in, int64_t* v) {
   return true;
 }
 
-void PutString(std::string* out, std::string_view s) {
-  PutVarint(out, s.size());
-  out->append(s.data(), s.size());
-}
 
 bool GetString(std::string_view* in, std::string_view* s) {
   uint64_t n = 0;

@@ -88,16 +88,46 @@ enum Cf : int {
 const char* CfName(int cf);
 
 // ---- primitives ----------------------------------------------------------
-void PutU32(std::string* out, uint32_t v);
-void PutU64(std::string* out, uint64_t v);
-uint32_t GetU32(const char* p);
-uint64_t GetU64(const char* p);
-void PutVarint(std::string* out, uint64_t v);
+// The writers are inline: every fact of a bulk load goes through dozens.
+inline void PutU32(std::string* out, uint32_t v) {
+  const char b[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                     static_cast<char>(v)};
+  out->append(b, 4);
+}
+inline void PutU64(std::string* out, uint64_t v) {
+  char b[8];
+  for (int i = 0; i < 8; ++i) b[i] = static_cast<char>(v >> (56 - 8 * i));
+  out->append(b, 8);
+}
+inline uint32_t GetU32(const char* p) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  return (uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) | (uint32_t{u[2]} << 8) | uint32_t{u[3]};
+}
+inline uint64_t GetU64(const char* p) { return (uint64_t{GetU32(p)} << 32) | GetU32(p + 4); }
+inline void PutVarint(std::string* out, uint64_t v) {
+  if (v < 0x80) {
+    out->push_back(static_cast<char>(v));
+    return;
+  }
+  char b[10];
+  int n = 0;
+  while (v >= 0x80) {
+    b[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  b[n++] = static_cast<char>(v);
+  out->append(b, n);
+}
 bool GetVarint(std::string_view* in, uint64_t* v);
 bool GetVarint32(std::string_view* in, uint32_t* v);
-void PutZigZag(std::string* out, int64_t v);
+inline void PutZigZag(std::string* out, int64_t v) {
+  PutVarint(out, (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+}
 bool GetZigZag(std::string_view* in, int64_t* v);
-void PutString(std::string* out, std::string_view s);
+inline void PutString(std::string* out, std::string_view s) {
+  PutVarint(out, s.size());
+  out->append(s.data(), s.size());
+}
 bool GetString(std::string_view* in, std::string_view* s);
 bool GetByte(std::string_view* in, uint8_t* b);
 void PutDate(std::string* out, const Date& d);

@@ -300,13 +300,8 @@ Status StoreImpl::Export(std::ostream& out) const {
         status = Status::Corruption("an undecodable fact record in " + path_);
         return false;
       }
-      auto f = ToFact(codec::GetU64(key.data()), core);
-      if (!f.ok()) {
-        status = f.status();
-        return false;
-      }
-      batch.push_back(std::move(f).value());
-      if (batch.size() >= 4096) status = flush();
+      status = ToFact(codec::GetU64(key.data()), core, &batch.emplace_back());
+      if (status.ok() && batch.size() >= 4096) status = flush();
       return status.ok();
     }, snap.get()));
     CHIPKG_RETURN_IF_ERROR(status);

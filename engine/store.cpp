@@ -110,6 +110,22 @@ Result<std::optional<uint32_t>> Dictionary::Find(std::string_view s) const {
   return std::optional<uint32_t>(id);
 }
 
+Status Dictionary::NameInto(uint32_t id, std::string* out) const {
+  if (id == 0) {
+    out->clear();
+    return Status::OK();
+  }
+  {
+    std::shared_lock lock(mu_);
+    if (id < known_.size() && known_[id]) {
+      out->assign(names_[id]);
+      return Status::OK();
+    }
+  }
+  CHIPKG_ASSIGN_OR_RETURN(*out, Name(id));
+  return Status::OK();
+}
+
 Result<std::string> Dictionary::Name(uint32_t id) const {
   if (id == 0) return std::string();
   {
@@ -851,71 +867,108 @@ Status StoreImpl::Scan(int cf, std::string_view start, std::string_view limit, s
   return FromRocks(it->status(), std::string("scanning column family ") + codec::CfName(cf) + " of " + path_);
 }
 
-Result<Fact> StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c) const {
-  Fact f;
+Status StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
+  Fact& f = *out;
   f.id = fact_id;
-  CHIPKG_ASSIGN_OR_RETURN(f.subject, dict_.Name(c.subject));
-  CHIPKG_ASSIGN_OR_RETURN(f.predicate, dict_.Name(c.predicate));
+  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.subject, &f.subject));
+  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.predicate, &f.predicate));
   Value& v = f.value;
   v.kind = c.kind;
   v.original.assign(c.original.data(), c.original.size());
   switch (c.kind) {
-    case ValueKind::kQuantity: {
+    case ValueKind::kQuantity:
       v.number = c.number;
-      CHIPKG_ASSIGN_OR_RETURN(v.dimension, dict_.Name(c.dimension));
+      CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.dimension, &v.dimension));
       break;
-    }
     case ValueKind::kDate: v.date = c.date; break;
-    case ValueKind::kEntity: {
-      CHIPKG_ASSIGN_OR_RETURN(v.text, dict_.Name(c.entity));
-      break;
-    }
+    case ValueKind::kEntity: CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.entity, &v.text)); break;
     case ValueKind::kText: v.text.assign(c.text.data(), c.text.size()); break;
     case ValueKind::kBool: v.number = c.number; break;
     case ValueKind::kNotPublished: break;
   }
+  std::string key, value;
   for (const auto& [k, val] : c.qualifiers) {
-    CHIPKG_ASSIGN_OR_RETURN(std::string key, dict_.Name(k));
-    CHIPKG_ASSIGN_OR_RETURN(std::string value, dict_.Name(val));
-    f.qualifiers.emplace(std::move(key), std::move(value));
+    CHIPKG_RETURN_IF_ERROR(dict_.NameInto(k, &key));
+    CHIPKG_RETURN_IF_ERROR(dict_.NameInto(val, &value));
+    f.qualifiers.emplace_hint(f.qualifiers.end(), std::move(key), std::move(value));
   }
-  CHIPKG_ASSIGN_OR_RETURN(f.provenance.document_id, dict_.Name(c.document));
+  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.document, &f.provenance.document_id));
   f.provenance.document_version = c.document_version;
-  CHIPKG_ASSIGN_OR_RETURN(f.provenance.rule, dict_.Name(c.rule));
+  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.rule, &f.provenance.rule));
   f.provenance.derivation = c.derivation;
   f.valid_as_of = c.valid_as_of;
   f.asserted_tx = c.asserted_tx;
   f.retracted_tx = c.retracted_tx;
-  return f;
+  return Status::OK();
 }
 
 Status StoreImpl::FillProvenance(std::vector<Fact>* facts, const rocksdb::Snapshot* snap) const {
+  std::vector<uint64_t> ids;
+  ids.reserve(facts->size());
+  for (const Fact& f : *facts) ids.push_back(f.id);
+  return ReadByIds(codec::kProvCf, ids, snap, [&](size_t i, std::string_view value) -> Status {
+    Fact& f = (*facts)[i];
+    uint32_t run = 0;
+    if (!codec::DecodeProv(value, &f.provenance, &run)) {
+      return Status::Corruption("provenance record of fact " + std::to_string(f.id) + " cannot be decoded");
+    }
+    return dict_.NameInto(run, &f.provenance.run_id);
+  });
+}
+
+Status StoreImpl::ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
+                            const std::function<Status(size_t, std::string_view)>& fn) const {
+  if (ids.empty()) return Status::OK();
+  std::vector<size_t> order(ids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
+  const uint64_t first = ids[order.front()], last = ids[order.back()];
+  auto missing = [&](uint64_t id) {
+    return Status::Corruption(std::string("fact ") + std::to_string(id) + " has no record in " + codec::CfName(cf) +
+                              " of " + path_);
+  };
   rocksdb::ReadOptions ro;
   ro.snapshot = snap;
+  // Ids of one subject or document are mostly adjacent (they were written
+  // together): walking that stretch with one iterator reads each block once,
+  // where a point lookup per id would search the index and the block anew.
+  if (last - first < 8 * ids.size()) {
+    const std::string lower = codec::FactKey(first), upper = codec::FactKey(last + 1);
+    rocksdb::Slice lower_slice(lower), upper_slice(upper);
+    ro.iterate_lower_bound = &lower_slice;
+    if (last != UINT64_MAX) ro.iterate_upper_bound = &upper_slice;
+    ro.total_order_seek = true;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[cf]));
+    size_t k = 0;
+    for (it->Seek(lower_slice); it->Valid() && k < order.size(); it->Next()) {
+      if (it->key().size() != 8) continue;
+      const uint64_t id = codec::GetU64(it->key().data());
+      if (id < ids[order[k]]) continue;
+      if (id > ids[order[k]]) return missing(ids[order[k]]);
+      while (k < order.size() && ids[order[k]] == id) CHIPKG_RETURN_IF_ERROR(fn(order[k++], View(it->value())));
+    }
+    CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), std::string("reading ") + codec::CfName(cf) + " of " + path_));
+    if (k < order.size()) return missing(ids[order[k]]);
+    return Status::OK();
+  }
   constexpr size_t kBatch = 1024;
   std::vector<std::string> keys;
   std::vector<rocksdb::Slice> slices;
   std::vector<rocksdb::PinnableSlice> values(kBatch);
   std::vector<rocksdb::Status> statuses(kBatch);
-  for (size_t begin = 0; begin < facts->size(); begin += kBatch) {
-    const size_t n = std::min(kBatch, facts->size() - begin);
+  for (size_t begin = 0; begin < order.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, order.size() - begin);
     keys.clear();
     slices.clear();
-    for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey((*facts)[begin + i].id));
-    for (const auto& k : keys) slices.emplace_back(k);
+    for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey(ids[order[begin + i]]));
+    for (const auto& key : keys) slices.emplace_back(key);
     for (auto& v : values) v.Reset();
-    db_->MultiGet(ro, handles_[codec::kProvCf], n, slices.data(), values.data(), statuses.data());
+    db_->MultiGet(ro, handles_[cf], n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
     for (size_t i = 0; i < n; ++i) {
-      Fact& f = (*facts)[begin + i];
-      if (statuses[i].IsNotFound()) {
-        return Status::Corruption("fact " + std::to_string(f.id) + " has no provenance record in " + path_);
-      }
-      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading provenance of fact " + std::to_string(f.id)));
-      uint32_t run = 0;
-      if (!codec::DecodeProv(View(values[i]), &f.provenance, &run)) {
-        return Status::Corruption("provenance record of fact " + std::to_string(f.id) + " cannot be decoded");
-      }
-      CHIPKG_ASSIGN_OR_RETURN(f.provenance.run_id, dict_.Name(run));
+      const size_t at = order[begin + i];
+      if (statuses[i].IsNotFound()) return missing(ids[at]);
+      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading fact " + std::to_string(ids[at])));
+      CHIPKG_RETURN_IF_ERROR(fn(at, View(values[i])));
     }
   }
   return Status::OK();
@@ -939,13 +992,9 @@ Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, s
       status = Status::Corruption(std::string("undecodable fact record in ") + codec::CfName(cf));
       return false;
     }
-    auto fact = ToFact(codec::FactIdOfIndexKey(key), core);
-    if (!fact.ok()) {
-      status = fact.status();
-      return false;
-    }
-    out.push_back(std::move(fact).value());
-    return true;
+    if (out.size() == out.capacity()) out.reserve(std::max<size_t>(64, out.size() * 2));
+    status = ToFact(codec::FactIdOfIndexKey(key), core, &out.emplace_back());
+    return status.ok();
   }, snap));
   CHIPKG_RETURN_IF_ERROR(status);
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
@@ -954,33 +1003,11 @@ Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, s
 
 Status StoreImpl::ReadCores(const std::vector<uint64_t>& ids, std::vector<std::string>* cores,
                             const rocksdb::Snapshot* snap) const {
-  rocksdb::ReadOptions ro;
-  ro.snapshot = snap;
-  constexpr size_t kBatch = 1024;
-  cores->resize(ids.size());
-  std::vector<std::string> keys;
-  std::vector<rocksdb::Slice> slices;
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  for (size_t begin = 0; begin < ids.size(); begin += kBatch) {
-    const size_t n = std::min(kBatch, ids.size() - begin);
-    keys.clear();
-    slices.clear();
-    for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey(ids[begin + i]));
-    for (const auto& k : keys) slices.emplace_back(k);
-    for (auto& v : values) v.Reset();
-    db_->MultiGet(ro, handles_[codec::kFactsCf], n, slices.data(), values.data(), statuses.data());
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t id = ids[begin + i];
-      if (statuses[i].IsNotFound()) {
-        return Status::Corruption("an index of " + path_ + " names fact " + std::to_string(id) +
-                                  " which has no record");
-      }
-      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading fact " + std::to_string(id)));
-      (*cores)[begin + i].assign(values[i].data(), values[i].size());
-    }
-  }
-  return Status::OK();
+  cores->assign(ids.size(), std::string());
+  return ReadByIds(codec::kFactsCf, ids, snap, [&](size_t i, std::string_view value) {
+    (*cores)[i].assign(value.data(), value.size());
+    return Status::OK();
+  });
 }
 
 Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view start, std::string_view limit,
@@ -1008,8 +1035,7 @@ Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view st
     if (!codec::DecodeCore(values[i], &core)) {
       return Status::Corruption("record of fact " + std::to_string(ids[i]) + " cannot be decoded");
     }
-    CHIPKG_ASSIGN_OR_RETURN(Fact f, ToFact(ids[i], core));
-    out.push_back(std::move(f));
+    CHIPKG_RETURN_IF_ERROR(ToFact(ids[i], core, &out.emplace_back()));
   }
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
   return out;
@@ -1139,9 +1165,8 @@ Result<Fact> StoreImpl::GetFact(uint64_t fact_id) const {
   if (!codec::DecodeCore(value, &core)) {
     return Status::Corruption("record of fact " + std::to_string(fact_id) + " cannot be decoded");
   }
-  CHIPKG_ASSIGN_OR_RETURN(Fact f, ToFact(fact_id, core));
-  std::vector<Fact> one;
-  one.push_back(std::move(f));
+  std::vector<Fact> one(1);
+  CHIPKG_RETURN_IF_ERROR(ToFact(fact_id, core, &one[0]));
   CHIPKG_RETURN_IF_ERROR(FillProvenance(&one, snap.get()));
   return std::move(one[0]);
 }

@@ -56,6 +56,8 @@ class Dictionary {
   Result<std::optional<uint32_t>> Find(std::string_view s) const;
   // The string of `id`; Corruption if the dictionary has no such id.
   Result<std::string> Name(uint32_t id) const;
+  // The same into `out` (no temporary on the hot path of reads).
+  Status NameInto(uint32_t id, std::string* out) const;
   // Makes committed entries known without a read.
   void Remember(const std::vector<std::pair<std::string, uint32_t>>& entries) const;
 
@@ -186,7 +188,8 @@ class StoreImpl final : public Store {
 
   // Point reads used by several paths. NotFound when absent.
   Result<std::optional<uint32_t>> LatestVersionNumber(uint32_t document) const;
-  Result<Fact> ToFact(uint64_t fact_id, const codec::CoreRecord& core) const;
+  // Fills `out` (a default Fact) from a CORE; provenance beyond CORE is left to FillProvenance.
+  Status ToFact(uint64_t fact_id, const codec::CoreRecord& core, Fact* out) const;
   Status FillProvenance(std::vector<Fact>* facts, const rocksdb::Snapshot* snap = nullptr) const;
   // Calls fn(key, value) for every entry of `cf` in [start, limit) (limit empty:
   // to the end); fn returns false to stop. `prefix_len` = bytes of `start` that
@@ -230,6 +233,10 @@ class StoreImpl final : public Store {
   Result<std::vector<Fact>> ScanHeaderIndex(int cf, std::string_view start, std::string_view limit,
                                             size_t prefix_len, const ReadView& view,
                                             const rocksdb::Snapshot* snap) const;
+  // Calls fn(i, value) with the value of ids[i] in `cf` (facts or prov, keyed
+  // by fact id), for every i; Corruption if one is missing.
+  Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
+                   const std::function<Status(size_t, std::string_view)>& fn) const;
   // The CORE records of `ids` from the facts CF, in the same order.
   Status ReadCores(const std::vector<uint64_t>& ids, std::vector<std::string>* cores,
                    const rocksdb::Snapshot* snap = nullptr) const;

@@ -484,6 +484,8 @@ class FactConverter {
     for (size_t i = 0; i < preds_.size(); ++i) pred_index_.emplace(preds_[i].name, i);
   }
 
+  // Fills `fact`, which must be freshly constructed (it is not cleared: that would cost a
+  // second construction per fact).
   Status Convert(const GeneratedFactRecord& r, Fact& fact) {
     auto pit = pred_index_.find(r.predicate);
     if (pit == pred_index_.end()) {
@@ -497,7 +499,6 @@ class FactConverter {
     }
     SourceInfo& src = sources_[sit->second];
 
-    fact = Fact{};
     fact.subject.assign(r.subject);
     fact.predicate = gp.def->name;
     fact.qualifiers = gp.qualifiers;
@@ -741,7 +742,7 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
     v.fetched_at = *ParseUtcTimestamp(s.rec.retrieved);
     v.as_of = Date::Parse(s.rec.as_of);
     v.content_type = "text/plain";
-    v.content_hash = Sha256Hex(s.text);
+    // content_hash: the bulk writer hashes the text itself.
     s.text_size = s.text.size();
     v.text = std::move(s.text);  // the second pass needs only the size
     Status st = bulk->AddDocumentVersion(doc, std::move(v));
@@ -765,10 +766,8 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
         constexpr size_t kBatch = 4096;
         std::vector<Fact> batch;
         batch.reserve(kBatch);
-        Fact fact;
         produce_status = ReadFactsImpl(facts_path, &stats.bytes_read, [&](const GeneratedFactRecord& r) -> Status {
-          CHIPKG_RETURN_IF_ERROR(converter.Convert(r, fact));
-          batch.push_back(std::move(fact));
+          CHIPKG_RETURN_IF_ERROR(converter.Convert(r, batch.emplace_back()));
           if (batch.size() == kBatch) {
             if (!queue.Push(std::move(batch))) return Status::Aborted("the writer stopped");
             batch.clear();
@@ -801,8 +800,8 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
     }
     CHIPKG_RETURN_IF_ERROR(write_status);
   } else {
-    Fact fact;
     CHIPKG_RETURN_IF_ERROR(ReadFactsImpl(facts_path, &stats.bytes_read, [&](const GeneratedFactRecord& r) -> Status {
+      Fact fact;
       CHIPKG_RETURN_IF_ERROR(converter.Convert(r, fact));
       count(fact);
       return bulk->AddFact(std::move(fact));

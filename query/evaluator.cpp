@@ -13,6 +13,7 @@
 //    row's contradicting evidence.
 //  - and/or/not are Kleene's; a row is kept only when its condition is true.
 
+#include <cctype>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -45,6 +46,29 @@ const char* CellStateName(Cell::State state) {
 }
 
 namespace {
+
+// True for figures written by a program rather than a person: seven or more
+// integer digits, or an exponent ("9.8e12").
+bool IsMachineWritten(const std::string& original) {
+  size_t integer_digits = 0;
+  bool in_fraction = false;
+  for (size_t k = 0; k < original.size(); ++k) {
+    const char c = original[k];
+    if (c >= '0' && c <= '9') {
+      if (!in_fraction) ++integer_digits;
+    } else if (c == '.') {
+      in_fraction = true;
+    } else if ((c == 'e' || c == 'E') && k > 0 && k + 1 < original.size() &&
+               (std::isdigit(static_cast<unsigned char>(original[k + 1])) || original[k + 1] == '+' ||
+                original[k + 1] == '-')) {
+      return true;
+    } else if (c != ',') {
+      break;
+    }
+  }
+  return integer_digits >= 7;
+}
+
 
 using factcheck::CompareOptions;
 
@@ -322,7 +346,12 @@ class Evaluator {
       case ValueKind::kNotPublished:
         return "not published";
       case ValueKind::kQuantity: {
-        std::string t = !v.original.empty() ? v.original : schema_.FormatQuantity(v.number, v.dimension, dimension_display);
+        // A page's own wording ("2,900 GB/s") is shown as written; a dataset's raw
+        // cell ("40000000000.0 B") is not how a person reads a figure, so it is
+        // shown in the display unit instead (trace still shows the cell).
+        std::string t = !v.original.empty() && !IsMachineWritten(v.original)
+                            ? v.original
+                            : schema_.FormatQuantity(v.number, v.dimension, dimension_display);
         auto scope = stated.find(qualifier::kScope);
         if (scope != stated.end() && scope->second != "chip" && !scope->second.empty()) {
           auto chips = stated.find(qualifier::kScopeCount);

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/sha256_internal.h"
 #include "engine/store.h"
 
 namespace chipkg {
@@ -37,6 +38,21 @@ TEST(Sha256Test, PaddingBoundaries) {
       {128, "d2742f1f4ac6bb7ca2b239ee18402ba8b3f9f8e652d2a72973c2b9ba11c08cf6"},
   };
   for (const auto& [n, hex] : cases) EXPECT_EQ(Sha256Hex(input(n)), hex) << n << " bytes";
+}
+
+// The portable and the SHA-extension code agree on every length across
+// several blocks (the hardware path runs only where the CPU has it).
+TEST(Sha256Test, PortableAndHardwareAgree) {
+  std::string input;
+  for (size_t n = 0; n < 300; ++n) {
+    const std::string portable = internal::Sha256HexWith(input, /*hardware=*/false);
+    ASSERT_EQ(internal::Sha256HexWith(input, /*hardware=*/true), portable) << n << " bytes";
+    input.push_back(static_cast<char>((n * 131 + 7) & 0xff));
+  }
+  EXPECT_EQ(internal::Sha256HexWith(std::string(1000000, 'a'), false),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(internal::Sha256HexWith("abc", false), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  if (!internal::Sha256HardwareAvailable()) GTEST_SKIP() << "no SHA extensions on this CPU: only the portable code ran";
 }
 
 }  // namespace

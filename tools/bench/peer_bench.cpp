@@ -195,6 +195,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
 struct ChildResult {
   nlohmann::json result;
   long max_rss_kib = 0;
+  double cpu_s = 0;  // user + system, all threads
   bool ok = false;
   std::string error;
 };
@@ -237,6 +238,8 @@ ChildResult RunInChild(const std::function<nlohmann::json()>& fn) {
   wait4(pid, &status, 0, &ru);
   ChildResult r;
   r.max_rss_kib = ru.ru_maxrss;
+  r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   auto parsed = nlohmann::json::parse(data, nullptr, false);
   if (parsed.is_discarded()) {
     r.error = "child process died (status " + std::to_string(status) + ") without a result";
@@ -854,6 +857,7 @@ int main(int argc, char** argv) {
   line("load s (whole)", Fmt(ck_ms / 1000, 2), Fmt(sq_ms / 1000, 2), ck_ms / sq_ms, "", std::nullopt);
   line("load us/fact", Fmt(ck_ms * 1000 / ck_facts, 2), Fmt(sq_ms * 1000 / sq_facts, 2), ck_ms / sq_ms, "",
        std::nullopt);
+  line("load CPU s (user+sys)", Fmt(ck.cpu_s, 2), Fmt(sq.cpu_s, 2), ck.cpu_s / sq.cpu_s, "", std::nullopt);
   const double size_ratio = static_cast<double>(ck_bytes) / static_cast<double>(sq_bytes);
   line("store size MB", Fmt(ck_bytes / 1e6, 1), Fmt(sq_bytes / 1e6, 1), size_ratio, "<= 1.5x", size_ratio <= 1.5);
   line("peak memory MB (load)", Fmt(ck.max_rss_kib / 1024.0, 0), Fmt(sq.max_rss_kib / 1024.0, 0),
@@ -905,6 +909,7 @@ int main(int argc, char** argv) {
                  {"chipkg_first_pass_ms", ck.result["first_pass_ms"]}, {"sqlite_index_ms", sq.result["index_ms"]}};
     j["bytes"] = {{"chipkg", ck_bytes}, {"sqlite", sq_bytes}};
     j["max_rss_kib"] = {{"chipkg", ck.max_rss_kib}, {"sqlite", sq.max_rss_kib}};
+    j["load_cpu_s"] = {{"chipkg", ck.cpu_s}, {"sqlite", sq.cpu_s}};
     for (int q = 0; q < 5; ++q) {
       j["queries"][QueryName(q)] = {{"text", ChipkgLanguageSide::Texts(p)[q]},
                                                     {"rows", sq_q[q].rows},
