@@ -121,8 +121,10 @@ Status BulkWriterImpl::Failed(Status s) {
   } while (0)
 
 Result<BulkWriterImpl::DocState*> BulkWriterImpl::Doc(const std::string& id, bool create) {
+  // Facts mostly arrive document by document.
+  if (last_doc_ != nullptr && last_doc_->id == id) return last_doc_;
   auto it = docs_.find(id);
-  if (it != docs_.end()) return &it->second;
+  if (it != docs_.end()) return last_doc_ = &it->second;
   DocState d;
   d.id = id;
   CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, store_->dictionary().Find(id));
@@ -143,16 +145,12 @@ Result<BulkWriterImpl::DocState*> BulkWriterImpl::Doc(const std::string& id, boo
   if (!did) {
     CHIPKG_ASSIGN_OR_RETURN(d.did, interner_->Intern(id));
   }
-  return &docs_.emplace(id, d).first->second;
+  return last_doc_ = &docs_.emplace(id, d).first->second;
 }
 
-Result<bool> BulkWriterImpl::VersionExists(DocState* d, uint32_t version) {
-  if (version == 0) return false;
-  if (versions_added_.count(VersionKey(d->did, version))) return true;
-  if (version > d->latest) return false;
-  // Stored versions are numbered 1..latest without gaps.
-  return true;
-}
+// Versions are numbered 1..latest without gaps, stored ones and the load's
+// alike (AddDocumentVersion only ever appends latest + 1).
+bool BulkWriterImpl::VersionExists(const DocState* d, uint32_t version) { return version >= 1 && version <= d->latest; }
 
 void BulkWriterImpl::CacheText(uint64_t key, std::string text) {
   text_sizes_[key] = text.size();
@@ -224,11 +222,9 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
   version.document_id = doc.id;
   const std::string hash = Sha256Hex(version.text);
   if (raw_) {
-    if (version.version == 0) return Failed(Status::InvalidArgument(where + ": version number 0"));
-    auto exists = VersionExists(d, version.version);
-    if (!exists.ok()) return Failed(exists.status());
-    if (*exists) {
-      return Failed(Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " given twice"));
+    if (version.version != d->latest + 1) {
+      return Failed(Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " follows version " +
+                                            std::to_string(d->latest) + " (versions must be given in order, without gaps)"));
     }
     if (!txs_.count(version.tx)) {
       return Failed(Status::InvalidArgument(where + " version " + std::to_string(version.version) +
@@ -244,8 +240,7 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
     version.tx = tx_;
     version.content_hash = hash;
   }
-  d->latest = std::max(d->latest, version.version);
-  versions_added_.insert(VersionKey(d->did, version.version));
+  d->latest = version.version;
   if (!documents_.count(doc.id) || !raw_) documents_[doc.id] = doc;
 
   std::string meta;
@@ -286,9 +281,7 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   if (!state.ok()) return Failed(state.status().WithContext(where()));
   DocState* d = *state;
   if (p.document_version == 0 && !raw_) p.document_version = d->latest;
-  auto exists = VersionExists(d, p.document_version);
-  if (!exists.ok()) return Failed(exists.status());
-  if (!*exists) {
+  if (!VersionExists(d, p.document_version)) {
     return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " has no version " +
                                           std::to_string(p.document_version)));
   }

@@ -62,7 +62,7 @@ class BulkWriterImpl final : public BulkWriter {
   };
   Status Failed(Status s);
   Result<DocState*> Doc(const std::string& id, bool create);
-  Result<bool> VersionExists(DocState* d, uint32_t version);
+  static bool VersionExists(const DocState* d, uint32_t version);
   Result<const std::string*> TextFor(DocState* d, uint32_t version, uint64_t* size);
   void CacheText(uint64_t key, std::string text);
   Status BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args);
@@ -82,8 +82,8 @@ class BulkWriterImpl final : public BulkWriter {
 
   std::map<std::string, Entity> entities_;
   std::map<std::string, Document> documents_;
-  std::unordered_map<std::string, DocState> docs_;
-  std::set<uint64_t> versions_added_;  // did << 32 | version
+  std::unordered_map<std::string, DocState> docs_;  // node-based: DocState pointers stay valid
+  DocState* last_doc_ = nullptr;
   std::unordered_map<uint64_t, std::string> texts_;
   std::unordered_map<uint64_t, uint64_t> text_sizes_;
   std::deque<uint64_t> text_order_;

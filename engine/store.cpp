@@ -265,7 +265,16 @@ Status StoreImpl::OpenPrimary() {
     fs::create_directories(p, ec);
     if (ec) return Status::IOError("cannot create store directory " + path_ + ": " + ec.message());
   }
-  return OpenDb(/*secondary=*/false, "");
+  CHIPKG_RETURN_IF_ERROR(OpenDb(/*secondary=*/false, ""));
+  // Holding the lock, any bulk-load directory left here belongs to a process
+  // that died during a load: its files were never ingested.
+  for (const auto& entry : fs::directory_iterator(p, ec)) {
+    if (entry.is_directory(ec) && entry.path().filename().string().rfind("bulk-tmp-", 0) == 0) {
+      std::error_code remove_ec;
+      fs::remove_all(entry.path(), remove_ec);
+    }
+  }
+  return Status::OK();
 }
 
 Status StoreImpl::OpenAsSecondary(const std::string& secondary_dir) {
@@ -502,7 +511,7 @@ Status BuildCore(const Fact& f, Interner* in, const Where& where, CoreRecord* co
     case ValueKind::kQuantity: {
       if (std::isnan(v.number)) return Status::InvalidArgument(where() + ": quantity is NaN");
       core->number = v.number == 0 ? 0.0 : v.number;  // one zero
-      CHIPKG_ASSIGN_OR_RETURN(core->dimension, in->Intern(v.dimension));
+      CHIPKG_ASSIGN_OR_RETURN(core->dimension, in->Intern(v.dimension, Interner::kDimensionSlot));
       break;
     }
     case ValueKind::kDate:
@@ -524,9 +533,9 @@ Status BuildCore(const Fact& f, Interner* in, const Where& where, CoreRecord* co
   if (f.provenance.derivation != Derivation::kStated && f.provenance.derivation != Derivation::kStatedDerived) {
     return Status::InvalidArgument(where() + ": unknown derivation");
   }
-  CHIPKG_ASSIGN_OR_RETURN(core->subject, in->Intern(f.subject));
-  CHIPKG_ASSIGN_OR_RETURN(core->predicate, in->Intern(f.predicate));
-  CHIPKG_ASSIGN_OR_RETURN(core->rule, in->Intern(f.provenance.rule));
+  CHIPKG_ASSIGN_OR_RETURN(core->subject, in->Intern(f.subject, Interner::kSubjectSlot));
+  CHIPKG_ASSIGN_OR_RETURN(core->predicate, in->Intern(f.predicate, Interner::kPredicateSlot));
+  CHIPKG_ASSIGN_OR_RETURN(core->rule, in->Intern(f.provenance.rule, Interner::kRuleSlot));
   core->derivation = f.provenance.derivation;
   core->valid_as_of = f.valid_as_of;
   core->qualifiers.clear();

@@ -76,6 +76,19 @@ class Interner {
  public:
   Interner(const Dictionary* dict, uint32_t next_id) : dict_(dict), next_id_(next_id) {}
   Result<uint32_t> Intern(std::string_view s);
+  // The same, first comparing with the string last interned through `slot`:
+  // consecutive facts repeat their predicate, rule, dimension and subject.
+  enum Slot { kSubjectSlot, kPredicateSlot, kRuleSlot, kDimensionSlot, kSlotCount };
+  Result<uint32_t> Intern(std::string_view s, Slot slot) {
+    auto& [last, id] = recent_[slot];
+    if (!s.empty() && s == last) return id;
+    auto r = Intern(s);
+    if (r.ok()) {
+      last.assign(s.data(), s.size());
+      id = *r;
+    }
+    return r;
+  }
   // Reserves an id whose string is only known later (the run id of a bulk load).
   uint32_t Reserve() { return next_id_++; }
   uint32_t next_id() const { return next_id_; }
@@ -86,6 +99,7 @@ class Interner {
   const Dictionary* dict_;
   uint32_t next_id_;
   StringIdMap known_;  // every string this interner has resolved, old and new: one lookup, no lock
+  std::pair<std::string, uint32_t> recent_[kSlotCount];
   std::vector<std::pair<std::string, uint32_t>> added_;
 };
 

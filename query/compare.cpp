@@ -39,9 +39,12 @@ std::string FormatCount(int64_t n, const char* unit) {
 
 const char* PrecisionName(DatePrecision p) {
   switch (p) {
-    case DatePrecision::kYear: return "year";
-    case DatePrecision::kMonth: return "month";
-    case DatePrecision::kDay: return "day";
+    case DatePrecision::kYear:
+      return "year";
+    case DatePrecision::kMonth:
+      return "month";
+    case DatePrecision::kDay:
+      return "day";
   }
   return "day";
 }
@@ -57,7 +60,8 @@ Comparison CompareDates(const Date& a, const Date& b, const CompareOptions& opti
       c.agree = c.gap <= options.date_tolerance_days;
       break;
     case DatePrecision::kMonth:
-      c.gap = std::llabs((static_cast<int64_t>(a.year) * 12 + a.month) - (static_cast<int64_t>(b.year) * 12 + b.month));
+      c.gap = std::llabs((static_cast<int64_t>(a.year) * 12 + a.month) -
+                         (static_cast<int64_t>(b.year) * 12 + b.month));
       c.gap_unit = "months";
       c.agree = c.gap == 0;
       break;
@@ -68,7 +72,8 @@ Comparison CompareDates(const Date& a, const Date& b, const CompareOptions& opti
       break;
   }
   if (c.gap == 0) {
-    c.size = a.precision == b.precision ? "same date" : std::string("agree at ") + PrecisionName(p) + " precision";
+    c.size =
+        a.precision == b.precision ? "same date" : std::string("agree at ") + PrecisionName(p) + " precision";
   } else {
     c.size = FormatCount(c.gap, c.gap_unit.c_str());
     if (a.precision != b.precision) c.size += std::string(" (at ") + PrecisionName(p) + " precision)";
@@ -156,13 +161,20 @@ std::string QualifiersToString(const Qualifiers& qualifiers) {
 
 const char* DifferenceKindName(DifferenceKind kind) {
   switch (kind) {
-    case DifferenceKind::kQuantity: return "quantity";
-    case DifferenceKind::kDate: return "date";
-    case DifferenceKind::kEntity: return "entity";
-    case DifferenceKind::kText: return "text";
-    case DifferenceKind::kBool: return "bool";
-    case DifferenceKind::kNotPublished: return "not_published";
-    case DifferenceKind::kKind: return "kind";
+    case DifferenceKind::kQuantity:
+      return "quantity";
+    case DifferenceKind::kDate:
+      return "date";
+    case DifferenceKind::kEntity:
+      return "entity";
+    case DifferenceKind::kText:
+      return "text";
+    case DifferenceKind::kBool:
+      return "bool";
+    case DifferenceKind::kNotPublished:
+      return "not_published";
+    case DifferenceKind::kKind:
+      return "kind";
   }
   return "unknown";
 }
@@ -292,7 +304,8 @@ std::optional<WrittenNumber> ParseWrittenNumber(const std::string& text) {
       digits.push_back(ch);
       any = true;
       if (point) decimals++;
-    } else if (ch == ',' && any && !point && i + 3 < n && std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
+    } else if (ch == ',' && any && !point && i + 3 < n &&
+               std::isdigit(static_cast<unsigned char>(text[i + 1])) &&
                std::isdigit(static_cast<unsigned char>(text[i + 2])) &&
                std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
       continue;  // thousands separator: "2,900"; "8, 16" is a list
@@ -311,7 +324,8 @@ std::optional<WrittenNumber> ParseWrittenNumber(const std::string& text) {
     if (j < n && (text[j] == '+' || text[j] == '-')) exp_negative = text[j++] == '-';
     if (j < n && std::isdigit(static_cast<unsigned char>(text[j]))) {
       int e = 0;
-      while (j < n && std::isdigit(static_cast<unsigned char>(text[j])) && e < 400) e = e * 10 + (text[j++] - '0');
+      while (j < n && std::isdigit(static_cast<unsigned char>(text[j])) && e < 400)
+        e = e * 10 + (text[j++] - '0');
       exponent = exp_negative ? -e : e;
     }
   }
@@ -329,7 +343,8 @@ RoundingCheck CheckRounded(double stated_canonical, const std::optional<WrittenN
   RoundingCheck r;
   double diff = std::fabs(recomputed_canonical - stated_canonical);
   double scale = std::fabs(stated_canonical);
-  r.relative_difference = scale == 0 ? (diff == 0 ? 0 : std::numeric_limits<double>::infinity()) : diff / scale;
+  r.relative_difference =
+      scale == 0 ? (diff == 0 ? 0 : std::numeric_limits<double>::infinity()) : diff / scale;
   double allowed = 0;
   if (stated_written && stated_written->value != 0) {
     // The written number and the canonical one differ by the unit's factor.

@@ -230,6 +230,7 @@ class Evaluator {
       : store_(store), schema_(schema), q_(q), options_(options) {
     view_ = q.view;
     view_.with_provenance = false;
+    need_reasons_ = !q.with_evidence && q.statement != StatementKind::kCount;
   }
 
   Result<QueryResult> Run(QueryResult& result) {
@@ -375,20 +376,21 @@ class Evaluator {
     return v.ToString();
   }
 
-  Claim FromFact(const Fact& f, bool raw_scope, const std::string& display_unit) {
+  // The fact is consumed: its strings move into the claim.
+  Claim FromFact(Fact&& f, bool raw_scope, const std::string& display_unit, Qualifiers key) {
     Claim c;
     c.fact_id = f.id;
-    c.subject = f.subject;
-    c.predicate = f.predicate;
-    c.value = f.value;
-    c.qualifiers = f.qualifiers;
-    c.key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
     if (f.value.kind == ValueKind::kQuantity) {
       c.number = raw_scope ? std::optional<double>(f.value.number) : factcheck::PerChipNumber(f.value, f.qualifiers);
     }
-    c.document_id = f.provenance.document_id;
-    c.support = Support::Fact(f.id);
     c.text = ValueText(f.value, f.qualifiers, c.number, display_unit);
+    c.subject = std::move(f.subject);
+    c.predicate = std::move(f.predicate);
+    c.value = std::move(f.value);
+    c.qualifiers = std::move(f.qualifiers);
+    c.key = std::move(key);
+    c.document_id = std::move(f.provenance.document_id);
+    c.support = Support::Fact(f.id);
     return c;
   }
 
@@ -400,13 +402,13 @@ class Evaluator {
     if (!facts.ok()) return facts.status().WithContext("reading " + subject + " " + predicate);
     const bool raw_scope = filter.count(qualifier::kScope) > 0;
     std::vector<Claim> out;
-    for (const Fact& f : *facts) {
+    for (Fact& f : *facts) {
       Result<bool> admit = Admit(f);
       if (!admit.ok()) return admit.status();
       if (!*admit) continue;
-      const Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+      Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
       if (!MatchesFilter(f.qualifiers, key, filter)) continue;
-      out.push_back(FromFact(f, raw_scope, display_unit));
+      out.push_back(FromFact(std::move(f), raw_scope, display_unit, std::move(key)));
     }
     CHIPKG_RETURN_IF_ERROR(ApplyPreference(out));
     return out;
@@ -465,7 +467,9 @@ class Evaluator {
         claims.push_back(std::move(c));
       }
     }
-    for (const Claim& c : claims) RememberEvidence(c, a.label);
+    if (q_.with_evidence) {
+      for (const Claim& c : claims) RememberEvidence(c, a.label);
+    }
     return &cache.emplace(cache_key, std::move(claims)).first->second;
   }
 
@@ -691,7 +695,9 @@ class Evaluator {
     return Truth::kUnknown;
   }
 
-  static Reason::Evidence EvidenceOf(const Claim& c) {
+  Reason::Evidence EvidenceOf(const Claim& c) const {
+    // Rows of `with evidence` and counts show no reasons: skip building them.
+    if (!need_reasons_) return {};
     Reason::Evidence e;
     e.text = c.computed ? c.text + " (computed: " + c.formula + ")" : c.text;
     if (!c.key.empty()) e.text += " " + QualifierText(c.key);
@@ -730,13 +736,17 @@ class Evaluator {
       const Truth t = CompareClaim(c, cond);
       if (t == Truth::kTrue) {
         yes.push_back(c.support);
-        pro.supporting.push_back(EvidenceOf(c));
-        con.contradicting.push_back(EvidenceOf(c));
+        if (need_reasons_) {
+          pro.supporting.push_back(EvidenceOf(c));
+          con.contradicting.push_back(EvidenceOf(c));
+        }
       } else {
         if (t == Truth::kUnknown) unknown = true;
         if (t == Truth::kFalse) no.push_back(c.support);
-        pro.contradicting.push_back(EvidenceOf(c));
-        if (t == Truth::kFalse) con.supporting.push_back(EvidenceOf(c));
+        if (need_reasons_) {
+          pro.contradicting.push_back(EvidenceOf(c));
+          if (t == Truth::kFalse) con.supporting.push_back(EvidenceOf(c));
+        }
       }
     }
     MergeEvidence(pro);
@@ -1351,9 +1361,10 @@ class Evaluator {
 
   // Stated claims of the given facts under the source policy, the order of
   // the input kept.
-  Result<std::vector<Claim>> PolicyClaims(const std::vector<Fact>& facts) {
+  Result<std::vector<Claim>> PolicyClaims(std::vector<Fact>& facts) {
     std::vector<Claim> claims;
-    for (const Fact& f : facts) {
+    claims.reserve(facts.size());
+    for (Fact& f : facts) {
       Result<bool> admit = Admit(f);
       if (!admit.ok()) return admit.status();
       if (!*admit) continue;
@@ -1368,7 +1379,8 @@ class Evaluator {
         if (!wanted) continue;
       }
       const PredicateDef* p = schema_.FindPredicate(f.predicate);
-      claims.push_back(FromFact(f, false, p != nullptr ? p->display_unit : ""));
+      Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+      claims.push_back(FromFact(std::move(f), false, p != nullptr ? p->display_unit : "", std::move(key)));
     }
     if (!q_.policy.prefer.empty()) {
       // Preferences apply per subject and predicate.
@@ -1475,15 +1487,23 @@ class Evaluator {
       Result<std::vector<Claim>> claims = PolicyClaims(*facts);
       if (!claims.ok()) return claims.status();
       // Pairs of claims on the same predicate and qualifier set that disagree.
-      std::map<std::pair<std::string, Qualifiers>, std::vector<const Claim*>> groups;
-      std::vector<std::pair<std::string, Qualifiers>> order;
-      for (const Claim& c : *claims) {
-        auto k = std::make_pair(c.predicate, c.key);
-        if (!groups.count(k)) order.push_back(k);
-        groups[k].push_back(&c);
-      }
-      for (const auto& k : order) {
-        const auto& g = groups[k];
+      std::vector<const Claim*> sorted;
+      sorted.reserve(claims->size());
+      for (const Claim& c : *claims) sorted.push_back(&c);
+      std::stable_sort(sorted.begin(), sorted.end(), [](const Claim* a, const Claim* b) {
+        if (a->predicate != b->predicate) return a->predicate < b->predicate;
+        return a->key < b->key;
+      });
+      for (size_t begin = 0; begin < sorted.size();) {
+        size_t end = begin + 1;
+        while (end < sorted.size() && sorted[end]->predicate == sorted[begin]->predicate &&
+               sorted[end]->key == sorted[begin]->key) {
+          ++end;
+        }
+        const std::vector<const Claim*> g(sorted.begin() + static_cast<std::ptrdiff_t>(begin),
+                                          sorted.begin() + static_cast<std::ptrdiff_t>(end));
+        const auto k = std::make_pair(g.front()->predicate, g.front()->key);
+        begin = end;
         for (size_t i = 0; i < g.size(); ++i) {
           for (size_t j = i + 1; j < g.size(); ++j) {
             const factcheck::Comparison cmp = Agree(*g[i], *g[j]);
@@ -1600,6 +1620,7 @@ class Evaluator {
   std::unordered_map<uint64_t, std::string> evidence_text_;
   EntityId current_entity_;
   bool truncated_combinations_ = false;
+  bool need_reasons_ = true;  // rows show why they match (not for `with evidence` rows or counts)
 };
 
 }  // namespace

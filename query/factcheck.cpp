@@ -159,7 +159,8 @@ std::optional<Transaction> Library::GetTransaction(TxId tx) {
   return it->second;
 }
 
-std::string Library::FormatCanonical(double canonical, const std::string& dimension, const std::string& predicate) {
+std::string Library::FormatCanonical(double canonical, const std::string& dimension,
+                                     const std::string& predicate) {
   std::string unit;
   if (!predicate.empty()) {
     if (const PredicateDef* p = schema_.FindPredicate(predicate); p && p->dimension == dimension) {
@@ -205,14 +206,16 @@ std::string Library::Display(const Value& value, const std::string& predicate, b
   return value.ToString();
 }
 
-std::string Library::PerChipDisplay(const Value& value, const Qualifiers& qualifiers, const std::string& predicate) {
+std::string Library::PerChipDisplay(const Value& value, const Qualifiers& qualifiers,
+                                    const std::string& predicate) {
   if (value.kind != ValueKind::kQuantity || !ScalesWithChips(value.dimension)) return "";
   auto chips = ScopeChips(qualifiers);
   if (!chips || *chips == 1) return "";
   return FormatCanonical(value.number / *chips, value.dimension, predicate) + " per chip";
 }
 
-std::vector<std::pair<double, std::string>> Library::KnownChipCounts(const EntityId& chip, const ReadView& view) {
+std::vector<std::pair<double, std::string>> Library::KnownChipCounts(const EntityId& chip,
+                                                                     const ReadView& view) {
   std::vector<std::pair<double, std::string>> out;
   auto add = [&](double n, const std::string& where) {
     if (!(n > 1) || !std::isfinite(n)) return;
@@ -375,8 +378,18 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
     // Differences first: a conflicts-only report cites nothing it does not show.
     std::vector<Difference> differences;
     if (!Accumulates(b.predicate)) {
+      // One document giving two values (a cell listing two foundries) is not
+      // two sources disagreeing: a difference needs claims from two documents.
+      auto only_document = [](const std::vector<const Fact*>& cluster) -> std::optional<std::string> {
+        for (const Fact* f : cluster) {
+          if (f->provenance.document_id != cluster.front()->provenance.document_id) return std::nullopt;
+        }
+        return cluster.front()->provenance.document_id;
+      };
       for (size_t i = 0; i < b.clusters.size(); ++i) {
         for (size_t j = i + 1; j < b.clusters.size(); ++j) {
+          auto di = only_document(b.clusters[i]), dj = only_document(b.clusters[j]);
+          if (di && dj && *di == *dj) continue;
           const Fact* x = b.clusters[i].front();
           const Fact* y = b.clusters[j].front();
           Comparison c = CompareValues(x->value, x->qualifiers, y->value, y->qualifiers, options.compare);
@@ -441,8 +454,9 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
       size_t other_docs = summary.groups[other].documents;
       char rbuf[32];
       std::snprintf(rbuf, sizeof rbuf, "%.3g", ratio);
-      flag.message = "implausible for one chip: " + s_text + (suspect == hi ? " is " : " is 1/") + rbuf + "x the " +
-                     o_text + " of " + std::to_string(other_docs) + " other source" + (other_docs == 1 ? "" : "s");
+      flag.message = "implausible for one chip: " + s_text + (suspect == hi ? " is " : " is 1/") + rbuf +
+                     "x the " + o_text + " of " + std::to_string(other_docs) + " other source" +
+                     (other_docs == 1 ? "" : "s");
       if (suspect == hi && ScalesWithChips(dim)) {
         if (!counts) counts = library.KnownChipCounts(summary.subject, view);
         double best = std::numeric_limits<double>::infinity();
@@ -476,7 +490,8 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
 
 // ---- targets and names ----------------------------------------------------------
 
-std::vector<std::string> Nearest(const std::string& name, const std::vector<std::string>& candidates, size_t max) {
+std::vector<std::string> Nearest(const std::string& name, const std::vector<std::string>& candidates,
+                                 size_t max) {
   std::string n = Lower(name);
   std::vector<std::pair<size_t, std::string>> scored;
   std::set<std::string> seen;
@@ -485,7 +500,8 @@ std::vector<std::string> Nearest(const std::string& name, const std::vector<std:
     std::string lc = Lower(c);
     size_t d = EditDistance(n, lc);
     // A candidate containing the name (or the reverse) is close whatever its length.
-    if (!n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos)) d = std::min<size_t>(d, 1);
+    if (!n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos))
+      d = std::min<size_t>(d, 1);
     if (d <= std::max<size_t>(2, n.size() / 3)) scored.emplace_back(d, c);
   }
   std::stable_sort(scored.begin(), scored.end(),
@@ -523,9 +539,11 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
         if (c == quote) quote = 0;
         continue;
       }
-      if (c == '"' || c == '\'') quote = c;
-      else if (c == ')') depth++;
-      else if (c == '(' && --depth == 0) {
+      if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == ')') {
+        depth++;
+      } else if (c == '(' && --depth == 0) {
         open = i;
         break;
       }
@@ -577,7 +595,8 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
     return t;
   }
   if (first_attr.empty()) {
-    return Status::InvalidArgument("expected ENTITY.ATTRIBUTE (e.g. trainium.memory_bandwidth), got '" + text + "'");
+    return Status::InvalidArgument("expected ENTITY.ATTRIBUTE (e.g. trainium.memory_bandwidth), got '" +
+                                   text + "'");
   }
   return Status::NotFound("unknown attribute '" + first_attr + "'" +
                           DidYouMean(Nearest(first_attr, AttributeNames(schema))) + " in '" + text + "'");
@@ -626,25 +645,38 @@ void CollectLeaves(const Expr& expr, std::vector<const Expr*>& leaves) {
 
 std::string LeafName(const Expr& leaf) {
   switch (leaf.kind) {
-    case Expr::Kind::kPredicate: return leaf.name;
-    case Expr::Kind::kParamPredicate: return leaf.param + "." + leaf.name;
-    case Expr::Kind::kTableLookup: return leaf.name + "(" + leaf.param + ")";
-    default: return leaf.ToString();
+    case Expr::Kind::kPredicate:
+      return leaf.name;
+    case Expr::Kind::kParamPredicate:
+      return leaf.param + "." + leaf.name;
+    case Expr::Kind::kTableLookup:
+      return leaf.name + "(" + leaf.param + ")";
+    default:
+      return leaf.ToString();
   }
 }
 
 std::string RenderExpr(const Expr& expr, const std::function<std::string(const Expr&)>& show) {
   auto op = [](Expr::Op o) -> const char* {
     switch (o) {
-      case Expr::Op::kAdd: return " + ";
-      case Expr::Op::kSub: return " - ";
-      case Expr::Op::kMul: return " \xC3\x97 ";
-      case Expr::Op::kDiv: return " / ";
-      case Expr::Op::kLess: return " < ";
-      case Expr::Op::kLessEqual: return " <= ";
-      case Expr::Op::kGreater: return " > ";
-      case Expr::Op::kGreaterEqual: return " >= ";
-      case Expr::Op::kNone: return " ? ";
+      case Expr::Op::kAdd:
+        return " + ";
+      case Expr::Op::kSub:
+        return " - ";
+      case Expr::Op::kMul:
+        return " \xC3\x97 ";
+      case Expr::Op::kDiv:
+        return " / ";
+      case Expr::Op::kLess:
+        return " < ";
+      case Expr::Op::kLessEqual:
+        return " <= ";
+      case Expr::Op::kGreater:
+        return " > ";
+      case Expr::Op::kGreaterEqual:
+        return " >= ";
+      case Expr::Op::kNone:
+        return " ? ";
     }
     return " ? ";
   };
@@ -659,8 +691,7 @@ std::string RenderExpr(const Expr& expr, const std::function<std::string(const E
       if (expr.operands.size() != 2) return expr.ToString();
       auto side = [&](const Expr& e) {
         std::string s = RenderExpr(e, show);
-        bool wrap = e.kind == Expr::Kind::kBinary &&
-                    (e.op == Expr::Op::kAdd || e.op == Expr::Op::kSub) &&
+        bool wrap = e.kind == Expr::Kind::kBinary && (e.op == Expr::Op::kAdd || e.op == Expr::Op::kSub) &&
                     (expr.op == Expr::Op::kMul || expr.op == Expr::Op::kDiv);
         return wrap ? "(" + s + ")" : s;
       };
@@ -687,9 +718,12 @@ Result<Format> ParseFormat(const std::string& name) {
 
 const char* FormatName(Format format) {
   switch (format) {
-    case Format::kText: return "text";
-    case Format::kJson: return "json";
-    case Format::kCsv: return "csv";
+    case Format::kText:
+      return "text";
+    case Format::kJson:
+      return "json";
+    case Format::kCsv:
+      return "csv";
   }
   return "text";
 }
@@ -708,7 +742,7 @@ std::vector<std::string> AttributeNames(const Schema& schema) {
 
 Result<Entity> FindEntityByName(const Store& store, const Schema& schema, const std::string& name) {
   std::string n = Unquote(name);
-  if (n.empty()) return Status::InvalidArgument("no entity named");
+  if (n.empty()) return Status::InvalidArgument("an entity name is needed (e.g. Trainium)");
   auto found = store.FindEntity(n);
   if (found.ok()) return found;
   if (!found.status().IsNotFound()) return found.status();
@@ -762,7 +796,8 @@ Result<Document> FindDocument(const Store& store, const std::string& name) {
 
 // ---- describe -------------------------------------------------------------------
 
-Result<Profile> Describe(const Store& store, const Schema& schema, const std::string& entity, const Options& options) {
+Result<Profile> Describe(const Store& store, const Schema& schema, const std::string& entity,
+                         const Options& options) {
   auto e = FindEntityByName(store, schema, entity);
   if (!e.ok()) return e.status();
   Library library(store, schema);
@@ -897,11 +932,11 @@ Result<SourceReport> Source(const Store& store, const std::string& document, con
     sf.claim.fact_id = f.id;
     sf.claim.value = f.value;
     sf.claim.qualifiers = f.qualifiers;
-    sf.claim.display = f.value.kind == ValueKind::kEntity       ? name(f.value.text)
+    sf.claim.display = f.value.kind == ValueKind::kEntity         ? name(f.value.text)
                        : f.value.kind == ValueKind::kNotPublished ? std::string("not published")
                        : f.value.kind == ValueKind::kDate         ? f.value.date.ToString()
-                       : f.value.kind == ValueKind::kBool         ? std::string(f.value.number != 0 ? "yes" : "no")
-                                                                  : f.value.ToString();
+                       : f.value.kind == ValueKind::kBool ? std::string(f.value.number != 0 ? "yes" : "no")
+                                                          : f.value.ToString();
     sf.claim.valid_as_of = f.valid_as_of;
     sf.claim.document_id = f.provenance.document_id;
     sf.claim.asserted_tx = f.asserted_tx;
@@ -924,8 +959,8 @@ Result<HistoryReport> History(const Store& store, const Schema& schema, const st
   auto t = ParseTarget(store, schema, target);
   if (!t.ok()) return t.status();
   if (t->predicate.empty()) {
-    return Status::InvalidArgument("'" + t->attribute +
-                                   "' is computed, not stated: it has no history of its own (trace it instead)");
+    return Status::InvalidArgument(
+        "'" + t->attribute + "' is computed, not stated: it has no history of its own (trace it instead)");
   }
   Library library(store, schema);
   CitationTable citations;
@@ -958,9 +993,10 @@ Result<HistoryReport> History(const Store& store, const Schema& schema, const st
       report.events.push_back(e);
     }
   }
-  std::stable_sort(report.events.begin(), report.events.end(), [](const HistoryEvent& a, const HistoryEvent& b) {
-    return std::make_tuple(a.tx, a.asserted ? 1 : 0) < std::make_tuple(b.tx, b.asserted ? 1 : 0);
-  });
+  std::stable_sort(
+      report.events.begin(), report.events.end(), [](const HistoryEvent& a, const HistoryEvent& b) {
+        return std::make_tuple(a.tx, a.asserted ? 1 : 0) < std::make_tuple(b.tx, b.asserted ? 1 : 0);
+      });
   report.citations = citations.Take();
   return report;
 }

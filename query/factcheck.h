@@ -29,8 +29,8 @@ Result<Format> ParseFormat(const std::string& name);
 const char* FormatName(Format format);
 
 struct Options {
-  ReadView view;            // which claims (as of a tx, valid on a date); retracted ones only in trace/history
-  CompareOptions compare;   // what counts as a disagreement
+  ReadView view;           // which claims (as of a tx, valid on a date); retracted ones only in trace/history
+  CompareOptions compare;  // what counts as a disagreement
   // verify: relative slack beyond what the digits shown allow (0 = the digits alone decide).
   double verify_tolerance = 0;
 };
@@ -41,7 +41,7 @@ struct Citation {
   uint64_t fact_id = 0;
   std::string document_id;
   std::string title;
-  std::string url;   // URL or path as ingested
+  std::string url;  // URL or path as ingested
   std::string site;
   std::string kind;  // vendor, press, aggregator, ...
   uint32_t version = 0;
@@ -67,8 +67,9 @@ struct Claim {
   int citation = 0;  // number in the report's citation list
   Value value;
   Qualifiers qualifiers;
-  std::string display;            // "32 GB", "TSMC", "not published", "2022-10-01"
-  std::string per_chip_display;   // set when the figure was normalised from a wider scope: "212.5 TFLOPS per chip"
+  std::string display;  // "32 GB", "TSMC", "not published", "2022-10-01"
+  std::string
+      per_chip_display;  // set when the figure was normalised from a wider scope: "212.5 TFLOPS per chip"
   std::optional<Date> valid_as_of;
   std::string document_id;
   TxId asserted_tx = 0;
@@ -89,11 +90,12 @@ struct Difference {
 
 // A figure implausible for one chip given the other sources.
 struct SanityFlag {
-  size_t group = 0;     // the suspect group
-  double ratio = 0;     // its per-chip figure over the other group's
+  size_t group = 0;             // the suspect group
+  double ratio = 0;             // its per-chip figure over the other group's
   std::optional<double> chips;  // the chip count that explains it, when one does
-  std::string where;    // what has that count: "trn1.32xlarge", "16-chip server"
-  std::string message;  // "likely a per-server/instance figure: 9.8 TB/s / 16 = 612.5 GB/s per chip, near 820 GB/s"
+  std::string where;            // what has that count: "trn1.32xlarge", "16-chip server"
+  std::string
+      message;  // "likely a per-server/instance figure: 9.8 TB/s / 16 = 612.5 GB/s per chip, near 820 GB/s"
 };
 
 // Every claim on one subject and attribute (predicate + comparison qualifiers).
@@ -149,14 +151,14 @@ struct DerivedValue {
   Qualifiers qualifiers;  // of the inputs that vary (format=bf16)
   double value = 0;
   std::string display;
-  std::string working;     // "210 TFLOPS / 500 W"
-  std::string support;     // "([1] or [2]) and [3]"
+  std::string working;                   // "210 TFLOPS / 500 W"
+  std::string support;                   // "([1] or [2]) and [3]"
   std::vector<std::vector<int>> inputs;  // per input, the citations that each suffice
 };
 
 struct DerivedInput {
-  std::string leaf;  // "peak_throughput", "model.parameters", "bytes_per_parameter(precision)"
-  std::string about; // entity it reads, or the table key
+  std::string leaf;                 // "peak_throughput", "model.parameters", "bytes_per_parameter(precision)"
+  std::string about;                // entity it reads, or the table key
   std::optional<double> constant;   // table lookups and numbers
   std::vector<TracedClaim> claims;  // claims read for it
 };
@@ -172,9 +174,9 @@ struct DerivedTrace {
 
 struct TraceReport {
   Entity entity;
-  std::string attribute;      // as asked, e.g. "memory_bandwidth", "bf16", "fits"
-  std::string predicate;      // stated predicate traced ("" if the name is only a derivation)
-  Qualifiers fixed;           // qualifiers an attribute view fixes
+  std::string attribute;  // as asked, e.g. "memory_bandwidth", "bf16", "fits"
+  std::string predicate;  // stated predicate traced ("" if the name is only a derivation)
+  Qualifiers fixed;       // qualifiers an attribute view fixes
   std::vector<TracedClaim> claims;
   std::optional<DerivedTrace> derived;
 };
@@ -185,14 +187,14 @@ struct VerifyItem {
   std::string predicate;
   Qualifiers qualifiers;
   Claim stated;
-  std::string status;  // "confirmed", "mismatch", "unverifiable"
+  std::string status;                // "confirmed", "mismatch", "unverifiable"
   std::optional<double> recomputed;  // canonical unit (1/0 for a mark)
   std::string recomputed_display;
   std::string method;   // "perf_per_watt = peak_throughput / tdp", "page's own formula", ...
   std::string working;  // "210 TFLOPS / 500 W = 0.42 TFLOPS/W"
   RoundingCheck check;
   std::vector<int> input_citations;
-  std::string reason;   // unverifiable: why; mismatch: what differs
+  std::string reason;  // unverifiable: why; mismatch: what differs
 };
 
 struct VerifyReport {

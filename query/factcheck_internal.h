@@ -25,7 +25,7 @@ class Library {
   const Schema& schema() const { return schema_; }
 
   std::string EntityName(const EntityId& id);
-  const Document* GetDocument(const std::string& id);                       // nullptr if absent
+  const Document* GetDocument(const std::string& id);                          // nullptr if absent
   const DocumentVersion* GetVersion(const std::string& id, uint32_t version);  // with text; nullptr if absent
   std::optional<Transaction> GetTransaction(TxId tx);
 
@@ -34,7 +34,8 @@ class Library {
   // a figure with a unit, else in the predicate's display unit.
   std::string Display(const Value& value, const std::string& predicate, bool as_written = true);
   // A canonical quantity in the predicate's (or dimension's) display unit.
-  std::string FormatCanonical(double canonical, const std::string& dimension, const std::string& predicate = "");
+  std::string FormatCanonical(double canonical, const std::string& dimension,
+                              const std::string& predicate = "");
   // "= 212.5 TFLOPS per chip" text for a wider-scope figure, empty otherwise.
   std::string PerChipDisplay(const Value& value, const Qualifiers& qualifiers, const std::string& predicate);
 
@@ -87,9 +88,9 @@ bool HasQualifiers(const Qualifiers& fact_qualifiers, const Qualifiers& fixed);
 // What a trace/history target names.
 struct Target {
   Entity entity;
-  std::string attribute;             // as written, normalised to snake_case
-  std::string predicate;             // stated predicate, "" when only a derivation has the name
-  Qualifiers fixed;                  // an attribute view's qualifiers
+  std::string attribute;  // as written, normalised to snake_case
+  std::string predicate;  // stated predicate, "" when only a derivation has the name
+  Qualifiers fixed;       // an attribute view's qualifiers
   const DerivationDef* derivation = nullptr;
   std::vector<std::string> arguments;  // fits("Llama 3.1 70B", int8) -> {"Llama 3.1 70B", "int8"}
 };

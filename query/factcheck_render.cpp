@@ -27,9 +27,13 @@ std::string Refs(const std::vector<int>& numbers) {
 std::string OneLine(const std::string& s, size_t max = 0) {
   std::string out;
   for (char c : s) {
-    if (c == '\n') out += "\xE2\x8F\x8E";  // ⏎: a line break in the source
-    else if (c == '\r' || c == '\t') out += ' ';
-    else out.push_back(c);
+    if (c == '\n') {
+      out += "\xE2\x8F\x8E";  // ⏎: a line break in the source
+    } else if (c == '\r' || c == '\t') {
+      out += ' ';
+    } else {
+      out.push_back(c);
+    }
   }
   if (max && out.size() > max) {
     out = out.substr(0, internal::Utf8Floor(out, max)) + "\xE2\x80\xA6";
@@ -83,8 +87,11 @@ json CitationJson(const Citation& c) {
   json j;
   j["number"] = c.number;
   j["fact_id"] = c.fact_id;
-  j["document"] = {{"id", c.document_id}, {"title", c.title}, {"url", c.url}, {"site", c.site}, {"kind", c.kind}};
-  j["version"] = {{"version", c.version}, {"content_hash", c.content_hash}, {"fetched_at", c.fetched_at},
+  j["document"] = {
+      {"id", c.document_id}, {"title", c.title}, {"url", c.url}, {"site", c.site}, {"kind", c.kind}};
+  j["version"] = {{"version", c.version},
+                  {"content_hash", c.content_hash},
+                  {"fetched_at", c.fetched_at},
                   {"fetched", FormatTime(c.fetched_at)}};
   if (c.document_as_of) j["version"]["as_of"] = c.document_as_of->ToString();
   j["section"] = c.section;
@@ -183,8 +190,11 @@ std::string CsvField(const std::string& s) {
   if (!quote) return s;
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"') out += "\"\"";
-    else out.push_back(c);
+    if (c == '"') {
+      out += "\"\"";
+    } else {
+      out.push_back(c);
+    }
   }
   return out + "\"";
 }
@@ -215,9 +225,9 @@ const Citation* Find(const std::vector<Citation>& list, int number) {
 }
 
 // Columns every claim row of a CSV carries, so a script needs no footnotes.
-const std::vector<std::string> kProvenanceHeader = {"document", "title", "url", "version", "content_hash",
-                                                    "fetched", "section", "span_begin", "span_end", "excerpt",
-                                                    "attribution", "cites", "row", "column", "rule"};
+const std::vector<std::string> kProvenanceHeader = {
+    "document", "title",   "url",         "version", "content_hash", "fetched", "section", "span_begin",
+    "span_end", "excerpt", "attribution", "cites",   "row",          "column",  "rule"};
 
 std::vector<std::string> ProvenanceFields(const Citation* c) {
   if (!c) return std::vector<std::string>(kProvenanceHeader.size());
@@ -271,7 +281,9 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
       for (const auto& x : c.cited) cites += (cites.empty() ? "" : ", ") + x;
       extra += (extra.empty() ? "" : "; ") + std::string("cites ") + OneLine(cites, 200);
     }
-    if (c.row >= 0) extra += (extra.empty() ? "" : "; ") + ("row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
+    if (c.row >= 0)
+      extra +=
+          (extra.empty() ? "" : "; ") + ("row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
     if (!extra.empty()) out << indent << extra << "\n";
     if (!c.note.empty()) out << indent << "note: " << OneLine(c.note, 200) << "\n";
   }
@@ -321,13 +333,14 @@ std::string KindText(DifferenceKind kind) {
   return k;
 }
 
-void AttributeText(std::ostringstream& out, const AttributeSummary& a, size_t width, const std::string& indent) {
+void AttributeText(std::ostringstream& out, const AttributeSummary& a, size_t width,
+                   const std::string& indent) {
   for (size_t i = 0; i < a.groups.size(); ++i) {
     out << indent << Pad(i == 0 ? a.label : "", width) << GroupText(a.groups[i]) << "\n";
   }
   for (const auto& d : a.differences) {
-    out << indent << Pad("", width) << "! conflict (" << KindText(d.comparison.kind) << "): " << DifferenceText(a, d)
-        << "\n";
+    out << indent << Pad("", width) << "! conflict (" << KindText(d.comparison.kind)
+        << "): " << DifferenceText(a, d) << "\n";
   }
   for (const auto& f : a.flags) {
     out << indent << Pad("", width) << "! " << f.message << "\n";
@@ -346,17 +359,20 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
   auto line = [&](const char* label, const std::string& text) {
     if (!text.empty()) out << in << Pad(label, 12) << text << "\n";
   };
-  line("document", (c.title.empty() ? c.document_id : c.title) + (c.url.empty() ? "" : " <" + c.url + ">") +
-                       (c.kind.empty() && c.site.empty() ? "" : " (" + c.kind + (c.site.empty() ? "" : ", " + c.site) + ")"));
-  line("version", std::to_string(c.version) + (c.content_hash.empty() ? "" : ", sha256 " + ShortHash(c.content_hash)) +
-                      ", fetched " + FormatTime(c.fetched_at) +
+  line("document",
+       (c.title.empty() ? c.document_id : c.title) + (c.url.empty() ? "" : " <" + c.url + ">") +
+           (c.kind.empty() && c.site.empty() ? ""
+                                             : " (" + c.kind + (c.site.empty() ? "" : ", " + c.site) + ")"));
+  line("version", std::to_string(c.version) +
+                      (c.content_hash.empty() ? "" : ", sha256 " + ShortHash(c.content_hash)) + ", fetched " +
+                      FormatTime(c.fetched_at) +
                       (c.document_as_of ? ", as of " + c.document_as_of->ToString() : ""));
   line("section", OneLine(c.section, 100));
   line("span", "bytes " + std::to_string(c.span_begin) + "-" + std::to_string(c.span_end) +
                    (t.excerpt_verified ? ", excerpt matches the stored text" : ", " + t.text_problem));
   if (!t.at.empty() || !t.before.empty()) {
-    line("context", "\xE2\x80\xA6" + OneLine(t.before) + "\xC2\xBB" + OneLine(t.at) + "\xC2\xAB" + OneLine(t.after) +
-                        "\xE2\x80\xA6");
+    line("context", "\xE2\x80\xA6" + OneLine(t.before) + "\xC2\xBB" + OneLine(t.at) + "\xC2\xAB" +
+                        OneLine(t.after) + "\xE2\x80\xA6");
   } else {
     line("excerpt", "\"" + OneLine(c.excerpt, 200) + "\"");
   }
@@ -393,10 +409,11 @@ json TracedJson(const TracedClaim& t) {
   j["context"] = {{"before", t.before}, {"at", t.at}, {"after", t.after}};
   j["excerpt_verified"] = t.excerpt_verified;
   if (!t.text_problem.empty()) j["text_problem"] = t.text_problem;
-  j["asserted"] = {{"tx", t.asserted.id}, {"time_micros", t.asserted.time_micros}, {"run_id", t.asserted.run_id}};
+  j["asserted"] = {
+      {"tx", t.asserted.id}, {"time_micros", t.asserted.time_micros}, {"run_id", t.asserted.run_id}};
   if (t.retracted) {
-    j["retracted"] = {{"tx", t.retracted->id}, {"time_micros", t.retracted->time_micros},
-                      {"run_id", t.retracted->run_id}};
+    j["retracted"] = {
+        {"tx", t.retracted->id}, {"time_micros", t.retracted->time_micros}, {"run_id", t.retracted->run_id}};
   } else {
     j["retracted"] = nullptr;
   }
@@ -423,14 +440,16 @@ std::string Dump(const json& j) { return j.dump(2, ' ', false, json::error_handl
 std::string Render(const Profile& r, Format format) {
   if (format == Format::kJson) {
     json j;
-    j["entity"] = {{"id", r.entity.id}, {"kind", r.entity.kind}, {"name", r.entity.name},
-                   {"aliases", r.entity.aliases}};
+    j["entity"] = {
+        {"id", r.entity.id}, {"kind", r.entity.kind}, {"name", r.entity.name}, {"aliases", r.entity.aliases}};
     json attrs = json::array();
     for (const auto& a : r.attributes) attrs.push_back(SummaryJson(a));
     j["attributes"] = attrs;
     json refs = json::array();
     for (const auto& x : r.referenced_by) {
-      refs.push_back({{"subject", x.subject}, {"subject_name", x.subject_name}, {"predicate", x.predicate},
+      refs.push_back({{"subject", x.subject},
+                      {"subject_name", x.subject_name},
+                      {"predicate", x.predicate},
                       {"citations", x.citations}});
     }
     j["referenced_by"] = refs;
@@ -493,8 +512,8 @@ std::string Render(const ConflictReport& r, Format format) {
     return Dump(j);
   }
   if (format == Format::kCsv) {
-    Csv csv({"subject", "subject_name", "attribute", "value_a", "citations_a", "value_b", "citations_b", "kind",
-             "size", "relative", "gap", "gap_unit", "sanity"});
+    Csv csv({"subject", "subject_name", "attribute", "value_a", "citations_a", "value_b", "citations_b",
+             "kind", "size", "relative", "gap", "gap_unit", "sanity"});
     for (const auto& a : r.conflicts) {
       for (const auto& d : a.differences) {
         auto refs = [&](size_t g) {
@@ -571,8 +590,12 @@ std::string Render(const TraceReport& r, Format format) {
       dj["inputs"] = inputs;
       json values = json::array();
       for (const auto& v : d.values) {
-        values.push_back({{"qualifiers", QualifiersJson(v.qualifiers)}, {"value", v.value}, {"display", v.display},
-                          {"working", v.working}, {"support", v.support}, {"inputs", v.inputs}});
+        values.push_back({{"qualifiers", QualifiersJson(v.qualifiers)},
+                          {"value", v.value},
+                          {"display", v.display},
+                          {"working", v.working},
+                          {"support", v.support},
+                          {"inputs", v.inputs}});
       }
       dj["values"] = values;
       if (!d.missing.empty()) dj["missing"] = d.missing;
@@ -581,15 +604,16 @@ std::string Render(const TraceReport& r, Format format) {
     return Dump(j);
   }
   if (format == Format::kCsv) {
-    Csv csv(Concat({"role", "citation", "value", "per_chip", "qualifiers", "excerpt_verified", "retracted_tx"},
-                   kProvenanceHeader));
+    Csv csv(
+        Concat({"role", "citation", "value", "per_chip", "qualifiers", "excerpt_verified", "retracted_tx"},
+               kProvenanceHeader));
     for (const auto& c : r.claims) csv.Row(TracedCsvRow("claim", c));
     if (r.derived) {
       for (const auto& in : r.derived->inputs) {
         for (const auto& c : in.claims) csv.Row(TracedCsvRow("input " + in.leaf, c));
       }
       for (const auto& v : r.derived->values) {
-        std::vector<std::string> row = {"derived " + r.derived->name, "", v.display, "",
+        std::vector<std::string> row = {"derived " + r.derived->name,     "", v.display, "",
                                         QualifiersToString(v.qualifiers), "", ""};
         row = Concat(row, std::vector<std::string>(kProvenanceHeader.size()));
         // The excerpt column carries the working.
@@ -669,8 +693,8 @@ std::string Render(const VerifyReport& r, Format format) {
       }
       x["method"] = i.method;
       x["working"] = i.working;
-      x["relative_difference"] = std::isfinite(i.check.relative_difference) ? json(i.check.relative_difference)
-                                                                              : json(nullptr);
+      x["relative_difference"] =
+          std::isfinite(i.check.relative_difference) ? json(i.check.relative_difference) : json(nullptr);
       x["relative_tolerance"] = i.check.relative_tolerance;
       x["rounding"] = i.check.rule;
       x["input_citations"] = i.input_citations;
@@ -682,23 +706,23 @@ std::string Render(const VerifyReport& r, Format format) {
     return Dump(j);
   }
   if (format == Format::kCsv) {
-    Csv csv(Concat({"status", "subject", "predicate", "qualifiers", "stated", "stated_canonical", "recomputed",
-                    "recomputed_canonical", "relative_difference", "relative_tolerance", "rounding", "method",
-                    "working", "reason"},
+    Csv csv(Concat({"status", "subject", "predicate", "qualifiers", "stated", "stated_canonical",
+                    "recomputed", "recomputed_canonical", "relative_difference", "relative_tolerance",
+                    "rounding", "method", "working", "reason"},
                    kProvenanceHeader));
     for (const auto& i : r.items) {
       csv.Row(Concat({i.status, i.subject, i.predicate, QualifiersToString(i.qualifiers), i.stated.display,
-                      Num(i.stated.value.number), i.recomputed_display, i.recomputed ? Num(*i.recomputed) : "",
-                      Num(i.check.relative_difference), Num(i.check.relative_tolerance), i.check.rule, i.method,
-                      i.working, i.reason},
+                      Num(i.stated.value.number), i.recomputed_display,
+                      i.recomputed ? Num(*i.recomputed) : "", Num(i.check.relative_difference),
+                      Num(i.check.relative_tolerance), i.check.rule, i.method, i.working, i.reason},
                      ProvenanceFields(Find(r.citations, i.stated.citation))));
     }
     return csv.str();
   }
   std::ostringstream out;
-  out << "verify" << (r.document.empty() ? "" : " " + r.document) << ": " << r.items.size() << " derived figure"
-      << (r.items.size() == 1 ? "" : "s") << ": " << r.confirmed << " confirmed, " << r.mismatched
-      << " mismatched, " << r.unverifiable << " unverifiable\n";
+  out << "verify" << (r.document.empty() ? "" : " " + r.document) << ": " << r.items.size()
+      << " derived figure" << (r.items.size() == 1 ? "" : "s") << ": " << r.confirmed << " confirmed, "
+      << r.mismatched << " mismatched, " << r.unverifiable << " unverifiable\n";
   std::string doc;
   for (const auto& i : r.items) {
     if (i.stated.document_id != doc) {
@@ -736,8 +760,12 @@ json SourceSummaryJson(const SourceSummary& s) {
   j["kind"] = s.document.kind;
   json versions = json::array();
   for (const auto& v : s.versions) {
-    json x = {{"version", v.version}, {"content_hash", v.content_hash}, {"fetched_at", v.fetched_at},
-              {"fetched", FormatTime(v.fetched_at)}, {"tx", v.tx}, {"content_type", v.content_type}};
+    json x = {{"version", v.version},
+              {"content_hash", v.content_hash},
+              {"fetched_at", v.fetched_at},
+              {"fetched", FormatTime(v.fetched_at)},
+              {"tx", v.tx},
+              {"content_type", v.content_type}};
     if (v.as_of) x["as_of"] = v.as_of->ToString();
     versions.push_back(x);
   }
@@ -756,8 +784,9 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
     out << "  (" << s.document.kind << (s.document.site.empty() ? "" : ", " + s.document.site) << ")";
   }
   out << "\n";
-  out << "    " << s.live_facts << " facts standing (" << s.not_published << " not published), " << s.retracted_facts
-      << " retracted, about " << s.subjects << " subject" << (s.subjects == 1 ? "" : "s") << "\n";
+  out << "    " << s.live_facts << " facts standing (" << s.not_published << " not published), "
+      << s.retracted_facts << " retracted, about " << s.subjects << " subject" << (s.subjects == 1 ? "" : "s")
+      << "\n";
   for (const auto& v : s.versions) {
     out << "    version " << v.version << ": sha256 " << ShortHash(v.content_hash) << ", fetched "
         << FormatTime(v.fetched_at);
@@ -781,8 +810,9 @@ std::string Render(const SourcesReport& r, Format format) {
       const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
       csv.Row({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
                std::to_string(s.versions.size()), latest ? latest->content_hash : "",
-               latest ? FormatTime(latest->fetched_at) : "", latest && latest->as_of ? latest->as_of->ToString() : "",
-               std::to_string(s.live_facts), std::to_string(s.retracted_facts), std::to_string(s.not_published),
+               latest ? FormatTime(latest->fetched_at) : "",
+               latest && latest->as_of ? latest->as_of->ToString() : "", std::to_string(s.live_facts),
+               std::to_string(s.retracted_facts), std::to_string(s.not_published),
                std::to_string(s.subjects)});
     }
     return csv.str();
@@ -829,7 +859,8 @@ std::string Render(const SourceReport& r, Format format) {
   SourceSummaryText(out, r.source);
   out << "\n";
   size_t width = 12;
-  for (const auto& f : r.facts) width = std::max(width, std::min<size_t>(f.subject_name.size() + f.predicate.size() + 5, 44));
+  for (const auto& f : r.facts)
+    width = std::max(width, std::min<size_t>(f.subject_name.size() + f.predicate.size() + 5, 44));
   std::string section = "\x01";
   for (const auto& f : r.facts) {
     if (f.section != section) {
@@ -872,8 +903,8 @@ std::string Render(const HistoryReport& r, Format format) {
     Csv csv(Concat({"tx", "time", "run_id", "event", "value", "qualifiers", "citation"}, kProvenanceHeader));
     for (const auto& e : r.events) {
       csv.Row(Concat({std::to_string(e.tx), FormatTime(e.time_micros / 1000000), e.run_id,
-                      e.asserted ? "asserted" : "retracted", e.claim.display, QualifiersToString(e.claim.qualifiers),
-                      std::to_string(e.claim.citation)},
+                      e.asserted ? "asserted" : "retracted", e.claim.display,
+                      QualifiersToString(e.claim.qualifiers), std::to_string(e.claim.citation)},
                      ProvenanceFields(Find(r.citations, e.claim.citation))));
     }
     return csv.str();

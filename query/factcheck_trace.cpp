@@ -38,7 +38,8 @@ TracedClaim internal::TraceFact(Library& library, CitationTable& citations, cons
   const Provenance& p = fact.provenance;
   const DocumentVersion* v = library.GetVersion(p.document_id, p.document_version);
   if (!v) {
-    t.text_problem = "version " + std::to_string(p.document_version) + " of " + p.document_id + " is not stored";
+    t.text_problem =
+        "version " + std::to_string(p.document_version) + " of " + p.document_id + " is not stored";
   } else if (p.span_end < p.span_begin || p.span_end > v->text.size()) {
     t.text_problem = "span [" + std::to_string(p.span_begin) + ", " + std::to_string(p.span_end) +
                      ") lies outside the stored text (" + std::to_string(v->text.size()) + " bytes)";
@@ -116,7 +117,8 @@ std::vector<Choice> Choices(Library& library, const std::vector<Fact>& facts, co
     Qualifiers key = ComparisonQualifiers(f.qualifiers, f.value);
     bool placed = false;
     for (auto& c : clusters) {
-      if (c.key == key && CompareValues(c.rep->value, c.rep->qualifiers, f.value, f.qualifiers, compare).agree) {
+      if (c.key == key &&
+          CompareValues(c.rep->value, c.rep->qualifiers, f.value, f.qualifiers, compare).agree) {
         c.members.push_back(&f);
         placed = true;
         break;
@@ -163,11 +165,16 @@ bool Compatible(const Qualifiers& a, const Qualifiers& b) {
 
 const char* CompareOperator(Expr::Op op) {
   switch (op) {
-    case Expr::Op::kLess: return "<";
-    case Expr::Op::kLessEqual: return "<=";
-    case Expr::Op::kGreater: return ">";
-    case Expr::Op::kGreaterEqual: return ">=";
-    default: return "vs";
+    case Expr::Op::kLess:
+      return "<";
+    case Expr::Op::kLessEqual:
+      return "<=";
+    case Expr::Op::kGreater:
+      return ">";
+    case Expr::Op::kGreaterEqual:
+      return ">=";
+    default:
+      return "vs";
   }
 }
 
@@ -198,12 +205,12 @@ Result<DerivedTrace> TraceDerivation(
   if (arguments.size() != derivation.params.size()) {
     std::string params;
     for (size_t i = 0; i < derivation.params.size(); ++i) params += (i ? ", " : "") + derivation.params[i];
-    return Status::InvalidArgument(derivation.name + " takes " + std::to_string(derivation.params.size()) +
-                                   " argument" + (derivation.params.size() == 1 ? "" : "s") +
-                                   (params.empty() ? "" : " (" + params + ")") + ", got " +
-                                   std::to_string(arguments.size()) +
-                                   (derivation.params.empty() ? "" : ", e.g. trainium2." + derivation.name +
-                                                                         "(\"Llama 3.1 70B\", int8)"));
+    return Status::InvalidArgument(
+        derivation.name + " takes " + std::to_string(derivation.params.size()) + " argument" +
+        (derivation.params.size() == 1 ? "" : "s") + (params.empty() ? "" : " (" + params + ")") + ", got " +
+        std::to_string(arguments.size()) +
+        (derivation.params.empty() ? ""
+                                   : ", e.g. trainium2." + derivation.name + "(\"Llama 3.1 70B\", int8)"));
   }
   std::map<std::string, std::string> args;
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -228,8 +235,8 @@ Result<DerivedTrace> TraceDerivation(
       if (entry == table->second.end()) {
         std::string keys;
         for (const auto& [k, v] : table->second) keys += (keys.empty() ? "" : ", ") + k;
-        return Status::InvalidArgument("'" + args[e->param] + "' is not a " + e->param + " of " + e->name + " (one of " +
-                                       keys + ")");
+        return Status::InvalidArgument("'" + args[e->param] + "' is not a " + e->param + " of " + e->name +
+                                       " (one of " + keys + ")");
       }
       leaf.constant = entry->second;
       input.about = key;
@@ -337,7 +344,8 @@ Result<DerivedTrace> TraceDerivation(
           out.display = shown;
         }
         for (size_t i = 0; i < leaves.size(); ++i) {
-          if (!leaves[i].constant) out.inputs.push_back(CiteAll(library, citations, leaves[i].choices[pick[i]]));
+          if (!leaves[i].constant)
+            out.inputs.push_back(CiteAll(library, citations, leaves[i].choices[pick[i]]));
         }
         out.support = Support(out.inputs);
         d.values.push_back(std::move(out));
@@ -398,7 +406,8 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
     auto facts = store.FactsAbout(t->entity.id, t->predicate, view);
     if (!facts.ok()) return facts.status().WithContext("facts about " + t->entity.id + "." + t->predicate);
     std::stable_sort(facts->begin(), facts->end(), [](const Fact& a, const Fact& b) {
-      return std::tie(a.provenance.document_id, a.provenance.document_version, a.provenance.span_begin, a.id) <
+      return std::tie(a.provenance.document_id, a.provenance.document_version, a.provenance.span_begin,
+                      a.id) <
              std::tie(b.provenance.document_id, b.provenance.document_version, b.provenance.span_begin, b.id);
     });
     for (const Fact& f : *facts) {

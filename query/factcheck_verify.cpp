@@ -148,7 +148,8 @@ class TextFormula {
       if (!m->second.value) return Error("no figure for '" + m->second.name + "'");
       return *m->second.value;
     }
-    if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+    if (pos_ < text_.size() &&
+        (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
       size_t end = NumberEnd(pos_);
       auto w = ParseWrittenNumber(text_.substr(pos_, end - pos_));
       if (!w) return Error("expected a number");
@@ -160,12 +161,12 @@ class TextFormula {
       // Words after a bare number name what it counts ("16 chips"): skipped
       // up to the next operator, comma or parenthesis.
       size_t p = pos_;
-      while (p < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[p])) || text_[p] == ' ' ||
-                                  text_[p] == '-')) {
+      while (p < text_.size() &&
+             (std::isalpha(static_cast<unsigned char>(text_[p])) || text_[p] == ' ' || text_[p] == '-')) {
         p++;
       }
-      if (p > pos_ && (p == text_.size() || std::strchr("+*/(),", text_[p]) || text_.compare(p, 2, "\xC3\x97") == 0 ||
-                       text_.compare(p, 2, "\xC3\xB7") == 0)) {
+      if (p > pos_ && (p == text_.size() || std::strchr("+*/(),", text_[p]) ||
+                       text_.compare(p, 2, "\xC3\x97") == 0 || text_.compare(p, 2, "\xC3\xB7") == 0)) {
         pos_ = p;
       }
       operands_.push_back(o);
@@ -176,7 +177,9 @@ class TextFormula {
   // End of a number written at `p`: digits, a thousands separator only
   // before exactly three digits, one decimal point, an exponent.
   size_t NumberEnd(size_t p) const {
-    auto digit = [&](size_t i) { return i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i])); };
+    auto digit = [&](size_t i) {
+      return i < text_.size() && std::isdigit(static_cast<unsigned char>(text_[i]));
+    };
     bool point = false;
     while (p < text_.size()) {
       if (digit(p)) {
@@ -270,7 +273,8 @@ class Verifier {
     if (!done) {
       item.status = "unverifiable";
       if (item.reason.empty()) {
-        item.reason = "no way to recompute " + fact.predicate + ": no derive rule, and the document gives no formula";
+        item.reason =
+            "no way to recompute " + fact.predicate + ": no derive rule, and the document gives no formula";
       }
     }
     return item;
@@ -292,8 +296,9 @@ class Verifier {
       item.check.relative_difference = item.check.confirmed ? 0 : 1;
     } else {
       std::string dim = v.dimension;
-      item.recomputed_display = v.kind == ValueKind::kQuantity ? library_.FormatCanonical(recomputed, dim, fact.predicate)
-                                                                : std::to_string(recomputed);
+      item.recomputed_display = v.kind == ValueKind::kQuantity
+                                    ? library_.FormatCanonical(recomputed, dim, fact.predicate)
+                                    : std::to_string(recomputed);
       auto written = ParseWrittenNumber(v.original.empty() ? fact.provenance.excerpt : v.original);
       item.check = CheckRounded(v.number, written, recomputed, extra_);
     }
@@ -307,8 +312,8 @@ class Verifier {
 
   // The document's own claims of `predicate` about `subject`, else every
   // source's (noted in `item.method`).
-  Result<std::vector<Fact>> Inputs(const EntityId& subject, const std::string& predicate, const DocumentFacts& doc,
-                                   VerifyItem& item) {
+  Result<std::vector<Fact>> Inputs(const EntityId& subject, const std::string& predicate,
+                                   const DocumentFacts& doc, VerifyItem& item) {
     std::vector<Fact> out;
     for (const Fact* f : doc.Find(subject, predicate)) out.push_back(*f);
     if (!out.empty()) return out;
@@ -361,8 +366,8 @@ class Verifier {
     for (const auto& param : d.params) {
       auto it = fact.qualifiers.find(ParamQualifier(library_.schema(), param));
       if (it == fact.qualifiers.end()) {
-        item.reason = "the claim has no " + ParamQualifier(library_.schema(), param) + " qualifier for " + d.name +
-                      "'s " + param;
+        item.reason = "the claim has no " + ParamQualifier(library_.schema(), param) + " qualifier for " +
+                      d.name + "'s " + param;
         return {};
       }
       args.push_back(it->second);
@@ -406,7 +411,8 @@ class Verifier {
     if (!out.empty()) return out;
     for (const Fact& f : doc.facts) {
       auto m = f.qualifiers.find("model");
-      if (f.predicate == "fits" && m != f.qualifiers.end() && seen.insert(m->second).second) out.push_back(m->second);
+      if (f.predicate == "fits" && m != f.qualifiers.end() && seen.insert(m->second).second)
+        out.push_back(m->second);
     }
     return out;
   }
@@ -456,7 +462,8 @@ class Verifier {
       }
       for (const auto& alternatives : v.inputs) {
         for (int n : alternatives) {
-          if (std::find(item.input_citations.begin(), item.input_citations.end(), n) == item.input_citations.end()) {
+          if (std::find(item.input_citations.begin(), item.input_citations.end(), n) ==
+              item.input_citations.end()) {
             item.input_citations.push_back(n);
           }
         }
@@ -474,7 +481,8 @@ class Verifier {
       return false;
     }
     item.working = std::to_string(count) + " of " + std::to_string(evaluated) + " tracked models fit at " +
-                   format->second + (fitting.empty() ? "" : " (" + fitting + (count > 4 ? ", ..." : "") + ")") +
+                   format->second +
+                   (fitting.empty() ? "" : " (" + fitting + (count > 4 ? ", ..." : "") + ")") +
                    "; the document's own table marks " + std::to_string(marked);
     Judge(fact, static_cast<double>(count), item);
     return true;
@@ -519,7 +527,8 @@ class Verifier {
     return Conclude(fact, *d, item);
   }
 
-  bool DatasetFormula(const Fact& fact, const DocumentFacts& doc, const std::string& dataset, VerifyItem& item) {
+  bool DatasetFormula(const Fact& fact, const DocumentFacts& doc, const std::string& dataset,
+                      VerifyItem& item) {
     const Schema& schema = library_.schema();
     auto columns = schema.ColumnsOf(dataset);
     if (columns.empty()) return false;
@@ -533,7 +542,8 @@ class Verifier {
         Operand o;
         o.name = c->header;
         for (const Fact& f : doc.facts) {
-          if (f.provenance.row == row && f.provenance.column == c->header && f.value.kind == ValueKind::kQuantity) {
+          if (f.provenance.row == row && f.provenance.column == c->header &&
+              f.value.kind == ValueKind::kQuantity) {
             o.value = f.value.number;
             o.display = library_.FormatCanonical(f.value.number, f.value.dimension, f.predicate);
             o.citations.push_back(citations_.Cite(library_, f));
@@ -623,13 +633,18 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
       for (const Fact& f : doc.facts) {
         // A count of the page's own fit table is derived whatever the
         // extractor marked it as.
-        bool derived = f.provenance.derivation == Derivation::kStatedDerived || f.predicate == "models_fitting";
+        bool derived =
+            f.provenance.derivation == Derivation::kStatedDerived || f.predicate == "models_fitting";
         if (!derived) continue;
         if (f.value.kind == ValueKind::kNotPublished) continue;
         VerifyItem item = verifier.Check(f, doc);
-        if (item.status == "confirmed") report.confirmed++;
-        else if (item.status == "mismatch") report.mismatched++;
-        else report.unverifiable++;
+        if (item.status == "confirmed") {
+          report.confirmed++;
+        } else if (item.status == "mismatch") {
+          report.mismatched++;
+        } else {
+          report.unverifiable++;
+        }
         report.items.push_back(std::move(item));
       }
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 
@@ -295,6 +296,12 @@ TEST(BulkTest, FailedLoadLeavesNothing) {
   for (const auto& entry : std::filesystem::directory_iterator(dir.Sub("s"))) {
     EXPECT_EQ(entry.path().filename().string().find("bulk-tmp"), std::string::npos) << entry.path();
   }
+  // A directory left by a process that died mid-load goes at the next open.
+  store.reset();
+  std::filesystem::create_directories(dir.Sub("s/bulk-tmp-99999-0"));
+  std::ofstream(dir.Sub("s/bulk-tmp-99999-0/spo-run-0")) << "partial";
+  store = OpenOrDie(dir.Sub("s"));
+  EXPECT_FALSE(std::filesystem::exists(dir.Sub("s/bulk-tmp-99999-0")));
   // The store is writable again, and a good load numbers on from the store.
   auto writer = store->StartBulk();
   ASSERT_TRUE(writer.ok());

@@ -52,7 +52,8 @@ const Qualifiers kChip = {};
 const Qualifiers kServer16 = {{"scope", "server"}, {"chips", "16"}, {"format", "bf16"}};
 
 TEST(CompareTest, BinaryAndDecimalGigabytesDifferBySevenPointFourPercent) {
-  Comparison c = CompareValues(Q(32e9, "bytes", "32 GB"), kChip, Q(32.0 * (1ull << 30), "bytes", "32 GiB"), kChip);
+  Comparison c =
+      CompareValues(Q(32e9, "bytes", "32 GB"), kChip, Q(32.0 * (1ull << 30), "bytes", "32 GiB"), kChip);
   EXPECT_FALSE(c.agree);
   EXPECT_EQ(c.kind, DifferenceKind::kQuantity);
   EXPECT_NEAR(c.relative, 0.0737, 0.0001);
@@ -72,7 +73,8 @@ TEST(CompareTest, ServerFigureIsDividedByItsChipCount) {
   EXPECT_EQ(c.size, "1.2%");
   CompareOptions loose;
   loose.tolerance = 0.02;
-  EXPECT_TRUE(CompareValues(Q(210e12, "ops_per_second"), kChip, Q(3.4e15, "ops_per_second"), kServer16, loose).agree);
+  EXPECT_TRUE(
+      CompareValues(Q(210e12, "ops_per_second"), kChip, Q(3.4e15, "ops_per_second"), kServer16, loose).agree);
 }
 
 TEST(CompareTest, OnlyExtensiveDimensionsScaleWithChips) {
@@ -86,7 +88,8 @@ TEST(CompareTest, OnlyExtensiveDimensionsScaleWithChips) {
   // A per-core figure cannot be turned into a chip's, nor a server's without a count.
   EXPECT_FALSE(PerChipNumber(Q(24.0 * (1 << 20), "bytes"), {{"scope", "core"}}).has_value());
   EXPECT_FALSE(PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}}).has_value());
-  EXPECT_FALSE(PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}, {"chips", "zero"}}).has_value());
+  EXPECT_FALSE(
+      PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}, {"chips", "zero"}}).has_value());
 }
 
 TEST(CompareTest, ComparisonQualifiersNormaliseScopeAndDenseSparsity) {

@@ -23,7 +23,8 @@ class TempDir {
  public:
   TempDir() {
     std::random_device rd;
-    path_ = fs::temp_directory_path() / ("chipkg-factcheck-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    path_ = fs::temp_directory_path() /
+            ("chipkg-factcheck-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
     fs::create_directories(path_);
   }
   ~TempDir() {
@@ -115,7 +116,8 @@ class FactcheckTest : public ::testing::Test {
                    {{"format", "bf16"}}),
                 "210 TFLOPS / 500 W"),
         At(a, "doc-a", "TSMC", "chip:x", "foundry", Value::Entity("org:tsmc", "TSMC")),
-        At(a, "doc-a", "2022-10-01", "chip:x", "released", Value::OfDate(*Date::Parse("2022-10-01"), "2022-10-01")),
+        At(a, "doc-a", "2022-10-01", "chip:x", "released",
+           Value::OfDate(*Date::Parse("2022-10-01"), "2022-10-01")),
     };
     Write("doc-a", "Page A", "vendor", a, fa);
     std::string b = kPageB;
@@ -134,15 +136,16 @@ class FactcheckTest : public ::testing::Test {
     fb[0].provenance.attribution = "AWS's own published figure";
     Write("doc-b", "Page B", "press", b, fb);
     std::string t = kTable;
-    Fact bw = At(t, "doc-t", "9.8e12", "chip:x", "memory_bandwidth", Value::Quantity(9.8e12, "bytes_per_second", "9.8e12"));
+    Fact bw = At(t, "doc-t", "9.8e12", "chip:x", "memory_bandwidth",
+                 Value::Quantity(9.8e12, "bytes_per_second", "9.8e12"));
     bw.provenance.row = 1;
     bw.provenance.column = "bandwidth";
     bw.provenance.note = "to do: check";
     Write("doc-t", "Table", "aggregator", t, {bw});
   }
 
-  void Write(const std::string& id, const std::string& title, const std::string& kind, const std::string& text,
-             std::vector<Fact> facts) {
+  void Write(const std::string& id, const std::string& title, const std::string& kind,
+             const std::string& text, std::vector<Fact> facts) {
     Document doc;
     doc.id = id;
     doc.url = "file:///" + id + ".txt";
@@ -276,7 +279,11 @@ TEST_F(FactcheckTest, TraceRereadsTheStoredTextAndTracesDerivations) {
   EXPECT_EQ(table.citation.column, "bandwidth");
   EXPECT_EQ(table.citation.note, "to do: check");
   std::string text = Render(*t, Format::kText);
-  EXPECT_NE(text.find("\xC2\xBB" "820 GB/s" "\xC2\xAB"), std::string::npos) << text;
+  EXPECT_NE(text.find("\xC2\xBB"
+                      "820 GB/s"
+                      "\xC2\xAB"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("row 1, column \"bandwidth\""), std::string::npos) << text;
 
   // perf_per_watt: the pages' own figures, and the schema's formula on every input.
@@ -296,7 +303,8 @@ TEST_F(FactcheckTest, TraceRereadsTheStoredTextAndTracesDerivations) {
 
   auto bad = Trace(*store_, TheSchema(), "Chip X.memroy");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("did you mean 'memory'"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("did you mean 'memory'"), std::string::npos)
+      << bad.status().message();
   auto nobody = Trace(*store_, TheSchema(), "Chip Y.memory");
   ASSERT_FALSE(nobody.ok());
   EXPECT_TRUE(nobody.status().IsNotFound());
@@ -397,6 +405,56 @@ TEST_F(FactcheckTest, SourcesListDocumentsVersionsAndFacts) {
   auto csv = Render(*s, Format::kCsv);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
   EXPECT_TRUE(Source(*store_, "nothing-like-it").status().IsNotFound());
+}
+
+TEST_F(FactcheckTest, OneDocumentGivingTwoValuesIsNotAConflict) {
+  // A dataset cell "SMIC,TSMC" gives two foundries; only another document
+  // saying something else makes a conflict.
+  ASSERT_TRUE(store_->PutEntity({"chip:y", "chip", "Chip Y", {}}).ok());
+  ASSERT_TRUE(store_->PutEntity({"org:smic", "organization", "SMIC", {}}).ok());
+  std::string text = "name,foundry\nChip Y,\"SMIC,TSMC\"\n";
+  Write("doc-c", "Cells", "aggregator", text,
+        {At(text, "doc-c", "SMIC", "chip:y", "foundry", Value::Entity("org:smic", "SMIC")),
+         At(text, "doc-c", "TSMC", "chip:y", "foundry", Value::Entity("org:tsmc", "TSMC"))});
+  auto r = Conflicts(*store_, TheSchema(), "Chip Y");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->conflicts.empty()) << Render(*r, Format::kText);
+  std::string other = "Chip Y is made by TSMC.";
+  Write("doc-d", "Other", "press", other,
+        {At(other, "doc-d", "TSMC", "chip:y", "foundry", Value::Entity("org:tsmc", "TSMC"))});
+  auto r2 = Conflicts(*store_, TheSchema(), "Chip Y");
+  ASSERT_TRUE(r2.ok());
+  ASSERT_EQ(r2->conflicts.size(), 1u);  // doc-c's SMIC against doc-d's TSMC
+  EXPECT_EQ(r2->conflicts[0].differences.size(), 1u);
+}
+
+TEST_F(FactcheckTest, HostileTargetsFailCleanly) {
+  std::vector<std::string> targets = {"",
+                                      ".",
+                                      "((((",
+                                      ")",
+                                      "Chip X.",
+                                      ".memory",
+                                      "Chip X.fits(",
+                                      "Chip X.fits()",
+                                      "Chip X.fits(\"a\", \"b\", \"c\")",
+                                      "Chip X.fits(\"Chip X\", int8",
+                                      "Chip X.memory(1)",
+                                      "\xff\xfe.memory",
+                                      "Chip X.\xff",
+                                      std::string(10000, '(') + "Chip X.memory" + std::string(10000, ')'),
+                                      std::string(20000, '.'),
+                                      "Chip X." + std::string(5000, 'a')};
+  for (const auto& t : targets) {
+    auto r = Trace(*store_, TheSchema(), t);
+    EXPECT_FALSE(r.ok()) << t.substr(0, 40);
+    auto h = History(*store_, TheSchema(), t);
+    EXPECT_FALSE(h.ok()) << t.substr(0, 40);
+  }
+  for (const auto& name : {std::string(""), std::string("\xff"), std::string(100000, 'x')}) {
+    EXPECT_FALSE(Describe(*store_, TheSchema(), name).ok());
+    EXPECT_FALSE(Verify(*store_, TheSchema(), name).ok());
+  }
 }
 
 TEST(ParseFormatTest, NamesTheChoices) {

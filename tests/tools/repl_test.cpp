@@ -44,7 +44,8 @@ class Sandbox {
  public:
   Sandbox() {
     std::random_device rd;
-    root_ = fs::temp_directory_path() / ("chipkg-tools-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+    root_ = fs::temp_directory_path() /
+            ("chipkg-tools-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
     fs::create_directories(root_ / "home");
   }
   ~Sandbox() {
@@ -151,14 +152,14 @@ TEST_F(ToolsTest, FirstStartIngestsTheBundledDatasets) {
 
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
-                 "describe Trainium\n"
-                 "find chip where memory >= >= 64 GB\n"
-                 "describe Trainuim\n"
-                 "# a comment, then a statement continued with a backslash\n"
-                 "describe \\\n"
-                 "  Trainium2\n"
-                 "trace trainium2.fits(\"Llama 3.1 70B\",\n"
-                 "   int8)\n");
+                    "describe Trainium   # a comment after a statement\n"
+                    "find chip where memory >= >= 64 GB\n"
+                    "describe Trainuim\n"
+                    "# a comment, then a statement continued with a backslash\n"
+                    "describe \\\n"
+                    "  Trainium2\n"
+                    "trace trainium2.fits(\"Llama 3.1 70B\",\n"
+                    "   int8)\n");
   EXPECT_EQ(o.code, 1) << o.err;
   EXPECT_TRUE(Contains(o.out, "AWS Trainium  (chip:aws-trainium, chip)")) << o.out;
   EXPECT_TRUE(Contains(o.out, "AWS Trainium 2  (chip:aws-trainium2, chip)")) << o.out;
@@ -195,7 +196,11 @@ TEST_F(ToolsTest, TraceShowsBothPagesForTrainiumMemoryBandwidth) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_TRUE(Contains(o.out, "seeds/000_de7815fa348ea8df.txt")) << o.out;
   EXPECT_TRUE(Contains(o.out, "seeds/001_fbc9a4a76c8d550e.txt")) << o.out;
-  EXPECT_TRUE(Contains(o.out, "\xC2\xBB" "820 GB/s" "\xC2\xAB")) << o.out;  // the excerpt, in context
+  EXPECT_TRUE(Contains(o.out,
+                       "\xC2\xBB"
+                       "820 GB/s"
+                       "\xC2\xAB"))
+      << o.out;  // the excerpt, in context
   EXPECT_TRUE(Contains(o.out, "excerpt matches the stored text")) << o.out;
   EXPECT_FALSE(Contains(o.out, "differs from the recorded excerpt")) << o.out;
   Output csv = Chipkg(Db({"trace", "Trainium.memory_bandwidth", "--format", "csv"}));
@@ -210,9 +215,11 @@ TEST_F(ToolsTest, VerifyConfirmsTheSeedsOwnArithmetic) {
                     "verify seed-001-amazon-trainium\n");
   ASSERT_EQ(o.code, 0) << o.err;
   size_t clean = 0;
-  for (size_t at = 0; (at = o.out.find(" 0 mismatched, 0 unverifiable", at)) != std::string::npos; ++at) clean++;
+  for (size_t at = 0; (at = o.out.find(" 0 mismatched, 0 unverifiable", at)) != std::string::npos; ++at)
+    clean++;
   EXPECT_EQ(clean, 3u) << o.out;
-  EXPECT_TRUE(Contains(o.out, "ok  AWS Trainium \xC2\xB7 perf_per_watt {format=bf16}: stated 0.42 TFLOPS/W")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "ok  AWS Trainium \xC2\xB7 perf_per_watt {format=bf16}: stated 0.42 TFLOPS/W"))
+      << o.out;
   EXPECT_TRUE(Contains(o.out, "ok  AWS Trainium 2 \xC2\xB7 perf_per_watt {format=fp8}: stated 2.6")) << o.out;
   EXPECT_TRUE(Contains(o.out, "ok  AWS Trainium \xC2\xB7 models_fitting {format=fp16}: stated 2")) << o.out;
   EXPECT_TRUE(Contains(o.out, "ok  AWS Trainium 2 \xC2\xB7 models_fitting {format=int4}: stated 9")) << o.out;
@@ -286,7 +293,9 @@ TEST_F(ToolsTest, ReplSeesWhatAnIngestWritesMeanwhile) {
     }
     return false;
   };
-  auto say = [&](const std::string& s) { ASSERT_EQ(write(to_child[1], s.data(), s.size()), (ssize_t)s.size()); };
+  auto say = [&](const std::string& s) {
+    ASSERT_EQ(write(to_child[1], s.data(), s.size()), (ssize_t)s.size());
+  };
   say("sources\n");
   ASSERT_TRUE(wait_for("4 documents")) << ReadFile(out_path);
   fs::path page = g_sandbox->root() / "extra-page.txt";

@@ -18,7 +18,8 @@ const RegisterCommand kVerify(Statement("verify", "verify [DOCUMENT] [--toleranc
                                         "recompute the figures documents derive themselves"));
 const RegisterCommand kConflicts(Statement("conflicts", "conflicts [ENTITY] [--tolerance P%]",
                                            "where sources disagree, and by how much"));
-const RegisterCommand kSources(Statement("sources", "sources", "the documents, their versions and fact counts"));
+const RegisterCommand kSources(Statement("sources", "sources",
+                                         "the documents, their versions and fact counts"));
 const RegisterCommand kSource(Statement("source", "source DOCUMENT", "one document and every fact it gave"));
 const RegisterCommand kHistory(Statement("history", "history ENTITY.ATTR",
                                          "claims asserted and retracted over time"));

@@ -14,8 +14,8 @@ int RunQueryCommand(const Args& args) {
   return RunOneShot(args, "query");
 }
 
-const RegisterCommand kQuery({"query", "query 'TEXT'", "answer a query, with citations (--format text|json|csv)",
-                              RunQueryCommand});
+const RegisterCommand kQuery({"query", "query 'TEXT'",
+                              "answer a query, with citations (--format text|json|csv)", RunQueryCommand});
 
 }  // namespace
 }  // namespace chipkg::cli

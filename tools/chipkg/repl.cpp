@@ -4,8 +4,8 @@
 // TAB completion of statement words, attribute names and entity names);
 // otherwise it reads statements line by line (scripts) and exits non-zero if
 // any statement failed. A statement continues on the next line when a line
-// ends in '\' or leaves a parenthesis or quote open. An error is printed and
-// the session carries on.
+// ends in '\' or leaves a parenthesis or quote open; '#' starts a comment. An
+// error is printed and the session carries on.
 //
 // It reads the store as a RocksDB secondary, catching up before every
 // statement, so a cron ingest can write meanwhile. An empty or absent store
@@ -46,6 +46,23 @@ std::string TrimRight(std::string s) {
   return s;
 }
 
+// A line without its comment: '#' at the start or after a space, outside
+// quotes, runs to the end of the line.
+std::string StripComment(const std::string& line) {
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(line[i - 1])))) {
+      return line.substr(0, i);
+    }
+  }
+  return line;
+}
+
 // True while a statement leaves a parenthesis or a quote open.
 bool Unfinished(const std::string& text) {
   int depth = 0;
@@ -60,9 +77,13 @@ bool Unfinished(const std::string& text) {
       }
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
-    else if (c == '(') depth++;
-    else if (c == ')' && depth > 0) depth--;
+    if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(') {
+      depth++;
+    } else if (c == ')' && depth > 0) {
+      depth--;
+    }
   }
   return quote != 0 || depth > 0;
 }
@@ -105,7 +126,8 @@ void FillIfEmpty(const std::string& path, const Schema& schema) {
   auto lock = RunLock::Acquire(RunLock::PathFor(path));
   if (!lock.ok()) {
     std::fprintf(stderr, " skipped\n");
-    PrintError(lock.status().WithContext("another ingest is filling the store; 'refresh' shows its progress"));
+    PrintError(
+        lock.status().WithContext("another ingest is filling the store; 'refresh' shows its progress"));
     return;
   }
   auto report = IngestSources(**store, schema, *sources);
@@ -115,8 +137,9 @@ void FillIfEmpty(const std::string& path, const Schema& schema) {
     return;
   }
   auto stats = (*store)->Statistics();
-  std::fprintf(stderr, " %llu facts\n", stats.ok() ? static_cast<unsigned long long>(stats->live_facts)
-                                                   : static_cast<unsigned long long>(report->facts_added));
+  std::fprintf(stderr, " %llu facts\n",
+               stats.ok() ? static_cast<unsigned long long>(stats->live_facts)
+                          : static_cast<unsigned long long>(report->facts_added));
   for (const auto& s : report->sources) {
     if (s.state == SourceOutcome::State::kFailed) {
       std::fprintf(stderr, "chipkg: failed %s: %s\n", s.location.c_str(), s.error.c_str());
@@ -262,7 +285,8 @@ int RunRepl(const Args& args) {
     read_history(history.c_str());
     auto stats = session.store->Statistics();
     std::printf("chipkg on %s: %llu facts from %llu documents. 'help' lists statements, 'quit' leaves.\n",
-                session.store_path.c_str(), stats.ok() ? static_cast<unsigned long long>(stats->live_facts) : 0ULL,
+                session.store_path.c_str(),
+                stats.ok() ? static_cast<unsigned long long>(stats->live_facts) : 0ULL,
                 stats.ok() ? static_cast<unsigned long long>(stats->documents) : 0ULL);
     std::fflush(stdout);
   }
@@ -273,7 +297,7 @@ int RunRepl(const Args& args) {
   bool continued = false;
   while (lines.Next(continued ? "  ...> " : "chipkg> ", line)) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string trimmed = TrimRight(line);
+    std::string trimmed = TrimRight(StripComment(line));
     bool backslash = !trimmed.empty() && trimmed.back() == '\\';
     if (backslash) trimmed.pop_back();
     buffer += (buffer.empty() ? "" : (continued && !backslash ? "\n" : " ")) + trimmed;
@@ -285,9 +309,16 @@ int RunRepl(const Args& args) {
     std::string statement;
     statement.swap(buffer);
     size_t b = statement.find_first_not_of(" \t\n");
-    if (b == std::string::npos || statement[b] == '#') continue;  // blank or a comment
+    if (b == std::string::npos) continue;  // blank or only a comment
     statement = statement.substr(b);
-    if (interactive) add_history(statement.c_str());
+    if (interactive) {
+      // One history line per statement, saved at once: a session that ends
+      // with Ctrl-C or a lost terminal keeps what was typed.
+      std::string one_line = statement;
+      std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+      add_history(one_line.c_str());
+      write_history(history.c_str());
+    }
     std::string word = Lower(statement.substr(0, statement.find_first_of(" \t\n")));
     if (word == "quit" || word == "exit" || word == "\\q") break;
 

@@ -27,8 +27,8 @@ struct Session {
   std::unique_ptr<Store> store;  // open for reading (secondary)
   const Schema* schema = nullptr;
   factcheck::Format format = factcheck::Format::kText;
-  double tolerance = 0.01;       // conflicts: relative difference that counts as a disagreement
-  double verify_tolerance = 0;   // verify: slack beyond the digits shown
+  double tolerance = 0.01;      // conflicts: relative difference that counts as a disagreement
+  double verify_tolerance = 0;  // verify: slack beyond the digits shown
 };
 
 // Runs one statement. The answer goes to `out`, messages to `err`; returns

@@ -67,7 +67,8 @@ int Emit(const Result<Report>& report, const Session& s, std::string& out, std::
 
 std::string HelpText() {
   std::ostringstream out;
-  out << "Statements (one per line; end a line with \\ or leave a parenthesis or quote open to continue):\n\n";
+  out << "Statements, one per line (end a line with \\ or leave a parenthesis or quote open to continue;\n"
+         "# starts a comment):\n\n";
   for (const auto& d : StatementDocs()) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-42s %s\n", d.usage.c_str(), d.summary.c_str());
@@ -83,7 +84,11 @@ std::string HelpText() {
 }
 
 nlohmann::json MatchJson(const MatchRecord& m) {
-  return {{"kind", m.kind}, {"name", m.name}, {"entity", m.entity}, {"method", m.method}, {"decision", m.decision}};
+  return {{"kind", m.kind},
+          {"name", m.name},
+          {"entity", m.entity},
+          {"method", m.method},
+          {"decision", m.decision}};
 }
 
 std::string CsvField(const std::string& s) {
@@ -103,8 +108,9 @@ int RunMatches(Session& s, const std::string& rest, std::string& out, std::strin
   if (!verb.empty()) {
     verb = Lower(verb);
     if ((verb != "confirm" && verb != "reject") || kind.empty() || name.empty()) {
-      return Fail(err, Status::InvalidArgument("usage: matches [confirm|reject KIND NAME], e.g. "
-                                               "matches confirm chip Amazon Trainium1"),
+      return Fail(err,
+                  Status::InvalidArgument("usage: matches [confirm|reject KIND NAME], e.g. "
+                                          "matches confirm chip Amazon Trainium1"),
                   kExitUsage);
     }
     if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
@@ -124,25 +130,26 @@ int RunMatches(Session& s, const std::string& rest, std::string& out, std::strin
     case factcheck::Format::kJson: {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& m : *matches) j.push_back(MatchJson(m));
-      out += nlohmann::json{{"matches", j}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      out +=
+          nlohmann::json{{"matches", j}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
       break;
     }
     case factcheck::Format::kCsv:
       out += "kind,name,entity,method,decision\n";
       for (const auto& m : *matches) {
-        out += CsvField(m.kind) + "," + CsvField(m.name) + "," + CsvField(m.entity) + "," + CsvField(m.method) + "," +
-               CsvField(m.decision) + "\n";
+        out += CsvField(m.kind) + "," + CsvField(m.name) + "," + CsvField(m.entity) + "," +
+               CsvField(m.method) + "," + CsvField(m.decision) + "\n";
       }
       break;
     case factcheck::Format::kText: {
       size_t pending = 0;
       for (const auto& m : *matches) pending += m.decision == "pending";
-      out += std::to_string(matches->size()) + " automatic match" + (matches->size() == 1 ? "" : "es") + ", " +
-             std::to_string(pending) + " pending review\n";
+      out += std::to_string(matches->size()) + " automatic match" + (matches->size() == 1 ? "" : "es") +
+             ", " + std::to_string(pending) + " pending review\n";
       for (const auto& m : *matches) {
         char line[512];
-        std::snprintf(line, sizeof line, "  %-10s %-13s %-36s -> %-28s %s\n", m.decision.c_str(), m.kind.c_str(),
-                      ("\"" + m.name + "\"").c_str(), m.entity.c_str(), m.method.c_str());
+        std::snprintf(line, sizeof line, "  %-10s %-13s %-36s -> %-28s %s\n", m.decision.c_str(),
+                      m.kind.c_str(), ("\"" + m.name + "\"").c_str(), m.entity.c_str(), m.method.c_str());
         out += line;
       }
       if (pending) out += "decide with: matches confirm KIND NAME  or  matches reject KIND NAME\n";
@@ -240,7 +247,8 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     return Emit(factcheck::Sources(*s.store, options), s, out, err);
   }
   if (known("source")) {
-    if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: source DOCUMENT (see 'sources')"), kExitUsage);
+    if (rest.empty())
+      return Fail(err, Status::InvalidArgument("usage: source DOCUMENT (see 'sources')"), kExitUsage);
     return Emit(factcheck::Source(*s.store, rest, options), s, out, err);
   }
   if (known("matches")) return RunMatches(s, rest, out, err);
@@ -252,24 +260,44 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
 
 const std::vector<StatementDoc>& StatementDocs() {
   static const std::vector<StatementDoc> docs = {
-      {"describe", "describe ENTITY", "every attribute with values, citations, conflicts",
+      {"describe",
+       "describe ENTITY",
+       "every attribute with values, citations, conflicts",
        {"describe Trainium", "describe \"AWS Trainium 2\""}},
-      {"trace", "trace ENTITY.ATTR", "every claim behind a figure, back to the document text",
+      {"trace",
+       "trace ENTITY.ATTR",
+       "every claim behind a figure, back to the document text",
        {"trace trainium.memory_bandwidth", "trace trainium2.perf_per_watt",
         "trace trainium2.fits(\"Llama 3.1 70B\", int8)"}},
-      {"verify", "verify [DOCUMENT] [--tolerance P%]", "recompute the figures documents derive themselves",
+      {"verify",
+       "verify [DOCUMENT] [--tolerance P%]",
+       "recompute the figures documents derive themselves",
        {"verify", "verify seed-000-aws-trainium"}},
-      {"conflicts", "conflicts [ENTITY] [--tolerance P%]", "where sources disagree, and by how much",
+      {"conflicts",
+       "conflicts [ENTITY] [--tolerance P%]",
+       "where sources disagree, and by how much",
        {"conflicts", "conflicts Trainium --tolerance 5%"}},
       {"sources", "sources", "the documents, their versions and fact counts", {"sources"}},
-      {"source", "source DOCUMENT", "one document and every fact it gave", {"source seed-001-amazon-trainium"}},
-      {"history", "history ENTITY.ATTR", "claims asserted and retracted over time", {"history trainium.memory"}},
-      {"matches", "matches [confirm|reject KIND NAME]", "automatic entity matches for review",
+      {"source",
+       "source DOCUMENT",
+       "one document and every fact it gave",
+       {"source seed-001-amazon-trainium"}},
+      {"history",
+       "history ENTITY.ATTR",
+       "claims asserted and retracted over time",
+       {"history trainium.memory"}},
+      {"matches",
+       "matches [confirm|reject KIND NAME]",
+       "automatic entity matches for review",
        {"matches", "matches confirm chip Amazon Trainium1"}},
-      {"query", "query TEXT  (or just TEXT)", "a query in the chipkg query language",
+      {"query",
+       "query TEXT  (or just TEXT)",
+       "a query in the chipkg query language",
        {"find chip where memory >= 64 GB", "trainium2.memory_bandwidth"}},
       {"format", "format text|json|csv", "how answers are printed", {"format json"}},
-      {"tolerance", "tolerance P%", "relative difference that counts as a conflict (default 1%)",
+      {"tolerance",
+       "tolerance P%",
+       "relative difference that counts as a conflict (default 1%)",
        {"tolerance 2%"}},
       {"refresh", "refresh", "see what a running ingest has written since", {}},
       {"help", "help", "this text", {}},
