@@ -1,9 +1,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -377,9 +374,7 @@ Status BulkWriterImpl::AddFact(Fact fact) {
 }
 
 Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args) {
-  auto T0 = std::chrono::steady_clock::now();
   CHIPKG_RETURN_IF_ERROR(stream_->Finish());
-  if (getenv("CHIPKG_TRACE")) fprintf(stderr, "TRACE stream finish %.3f\n", std::chrono::duration<double>(std::chrono::steady_clock::now()-T0).count());
 
   std::vector<std::pair<std::string, uint32_t>> reverse_only;
   if (!raw_) {
@@ -507,9 +502,7 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
     });
   }
   for (auto& [cf, sink] : small) CHIPKG_RETURN_IF_ERROR(sink->Finish());
-  auto T1 = std::chrono::steady_clock::now();
   CHIPKG_RETURN_IF_ERROR(RunParallel(std::move(tasks), std::max(2u, std::thread::hardware_concurrency())));
-  if (getenv("CHIPKG_TRACE")) fprintf(stderr, "TRACE small %.3f sorted %.3f\n", std::chrono::duration<double>(T1-T0).count(), std::chrono::duration<double>(std::chrono::steady_clock::now()-T1).count());
 
   auto add_arg = [&](int cf, const SstSink& sink) {
     if (sink.files().empty()) return;
@@ -540,14 +533,10 @@ Result<ImportStats> BulkWriterImpl::Finish(const std::string& run_id) {
     return stats_;
   }
   std::vector<rocksdb::IngestExternalFileArg> args;
-  auto T0 = std::chrono::steady_clock::now();
   Status s = BuildFiles(run_id, &args);
-  auto T1 = std::chrono::steady_clock::now();
   if (s.ok()) {
     s = FromRocks(store_->db()->IngestExternalFiles(args), "ingesting the bulk load into " + store_->path());
   }
-  auto T2 = std::chrono::steady_clock::now();
-  if (getenv("CHIPKG_TRACE")) fprintf(stderr, "TRACE build %.3f ingest %.3f\n", std::chrono::duration<double>(T1-T0).count(), std::chrono::duration<double>(T2-T1).count());
   if (!s.ok()) {
     Cleanup();
     store_->EndBulk(nullptr);

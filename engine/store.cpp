@@ -198,6 +198,11 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
   db_options_.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options_.db_write_buffer_size = 256 << 20;
   db_options_.bytes_per_sync = 1 << 20;
+  // Reopening after a session of single writes replays the WAL into memtables
+  // instead of flushing one small file per CF (each synced) before it can
+  // answer; the WAL stays bounded because a full one forces a flush.
+  db_options_.avoid_flush_during_recovery = true;
+  db_options_.max_total_wal_size = 256 << 20;
 
   const auto supported = rocksdb::GetSupportedCompressions();
   auto has = [&](rocksdb::CompressionType t) { return std::find(supported.begin(), supported.end(), t) != supported.end(); };

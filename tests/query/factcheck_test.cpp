@@ -261,7 +261,7 @@ TEST_F(FactcheckTest, ConflictsHonourTheToleranceAndFlagImplausibleFigures) {
   }
   auto csv = Render(*r, Format::kCsv);
   EXPECT_NE(csv.find("likely a per-server/instance figure"), std::string::npos);
-  EXPECT_NO_THROW(nlohmann::json::parse(Render(*r, Format::kJson)));
+  EXPECT_FALSE(nlohmann::json::parse(Render(*r, Format::kJson), nullptr, false).is_discarded());
 }
 
 TEST_F(FactcheckTest, TraceRereadsTheStoredTextAndTracesDerivations) {
