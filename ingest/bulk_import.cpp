@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -207,11 +208,32 @@ class FlatObjectParser {
     }
   }
 
+  // From `pos`, skips eight bytes at a time to the first byte that is '"', '\\' or a control
+  // character (strings are most of every line), or to fewer than eight bytes before the end.
+  static size_t SkipPlain(std::string_view s, size_t pos) {
+    if constexpr (std::endian::native != std::endian::little) return pos;  // the byte loop does it all
+    constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    while (pos + 8 <= s.size()) {
+      uint64_t x;
+      std::memcpy(&x, s.data() + pos, 8);
+      const uint64_t quote = x ^ (kOnes * '"'), backslash = x ^ (kOnes * '\\');
+      // High bit set for a byte that is zero in `quote` or `backslash`, or below 0x20 in `x`.
+      // A borrow can flag bytes after a true hit, never before one, so the lowest flag is exact.
+      const uint64_t hit =
+          (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) | ((x - kOnes * 0x20) & ~x)) & kHigh;
+      if (hit != 0) return pos + static_cast<size_t>(std::countr_zero(hit) / 8);
+      pos += 8;
+    }
+    return pos;
+  }
+
   // At the opening quote. `out` views the line when there is no escape, else `scratch`.
   bool ParseString(std::string& scratch, std::string_view& out, std::string& error) {
     ++pos_;
     size_t start = pos_;
-    while (pos_ < line_.size()) {
+    for (;;) {
+      pos_ = SkipPlain(line_, pos_);
+      if (pos_ >= line_.size()) break;
       unsigned char c = static_cast<unsigned char>(line_[pos_]);
       if (c == '"') {
         out = line_.substr(start, pos_ - start);

@@ -1019,7 +1019,7 @@ class Evaluator {
           v.value = first->value;
           if (first->number) v.value.number = *first->number;
           v.qualifiers = g.key;
-          v.support = computed ? Support::Or(std::move(supports)) : Support::Or(std::move(supports));
+          v.support = Support::Or(std::move(supports));
           v.computed = computed;
           v.formula = first->formula;
           v.disputed = disputed;
@@ -1470,8 +1470,10 @@ class Evaluator {
   Status RunConflicts(QueryResult& result) {
     result.columns = {"attribute", "value", "other value", "difference"};
     std::vector<Entity> subjects;
+    result.kind = q_.kind;
     if (q_.entity) {
       subjects.push_back(*q_.entity);
+      result.kind = q_.entity->kind;
       result.plan = "subject scan " + q_.entity->id;
     } else {
       Result<std::vector<Entity>> all = store_.ListEntities(q_.kind);
@@ -1479,7 +1481,6 @@ class Evaluator {
       subjects = std::move(*all);
       result.plan = "scan of every " + (q_.kind.empty() ? std::string("entity") : q_.kind);
     }
-    result.kind = q_.kind;
     for (const Entity& e : subjects) {
       names_.emplace(e.id, e.name);
       Result<std::vector<Fact>> facts = store_.FactsAbout(e.id, view_);
@@ -1527,13 +1528,13 @@ class Evaluator {
 
   // ---- Citations -------------------------------------------------------------
 
-  void Number(Support& s, std::unordered_map<uint64_t, int>& numbers, std::vector<uint64_t>& order) {
+  void NumberCitations(Support& s, std::unordered_map<uint64_t, int>& numbers, std::vector<uint64_t>& order) {
     if (s.op == Support::Op::kFact) {
       auto [it, inserted] = numbers.emplace(s.fact_id, static_cast<int>(numbers.size()) + 1);
       if (inserted) order.push_back(s.fact_id);
       s.citation = it->second;
     }
-    for (Support& a : s.args) Number(a, numbers, order);
+    for (Support& a : s.args) NumberCitations(a, numbers, order);
   }
 
   Result<int64_t> FetchedAt(const std::string& document_id, uint32_t version) {
@@ -1560,12 +1561,12 @@ class Evaluator {
     for (size_t i = 0; i < n; ++i) {
       Row& row = result.rows[i];
       for (Cell& cell : row.cells) {
-        for (ShownValue& v : cell.values) Number(v.support, numbers, order);
+        for (ShownValue& v : cell.values) NumberCitations(v.support, numbers, order);
       }
-      Number(row.support, numbers, order);
+      NumberCitations(row.support, numbers, order);
       for (Reason& r : row.reasons) {
         for (auto* list : {&r.supporting, &r.contradicting}) {
-          for (Reason::Evidence& e : *list) Number(e.support, numbers, order);
+          for (Reason::Evidence& e : *list) NumberCitations(e.support, numbers, order);
         }
       }
     }

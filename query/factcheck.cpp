@@ -19,6 +19,10 @@ namespace chipkg::factcheck {
 namespace internal {
 namespace {
 
+constexpr size_t kMaxTarget = 4096;       // bytes of an ENTITY.ATTR(...) target
+constexpr size_t kMaxAttributeName = 64;  // longer than any attribute name
+constexpr size_t kMaxSuggestable = 200;   // longer names get no "did you mean"
+
 // Predicates whose values add up rather than compete: a page listing two
 // regions, or two descriptions, does not contradict itself or another page.
 bool Accumulates(const std::string& predicate) {
@@ -492,6 +496,9 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
 
 std::vector<std::string> Nearest(const std::string& name, const std::vector<std::string>& candidates,
                                  size_t max) {
+  // Suggestions are for typos; a name this long is no typo, and the distance
+  // would cost its length times every candidate's.
+  if (name.size() > kMaxSuggestable) return {};
   std::string n = Lower(name);
   std::vector<std::pair<size_t, std::string>> scored;
   std::set<std::string> seen;
@@ -525,6 +532,10 @@ std::string DidYouMean(const std::vector<std::string>& names) {
 }
 
 Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::string& text) {
+  if (text.size() > kMaxTarget) {
+    return Status::InvalidArgument("target of " + std::to_string(text.size()) +
+                                   " bytes is too long (at most " + std::to_string(kMaxTarget) + ")");
+  }
   std::string head = Trim(text);
   Target t;
   if (!head.empty() && head.back() == ')') {
@@ -556,6 +567,7 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
     std::string name = cut == std::string::npos ? before : before.substr(cut + 1);
     if (schema.FindDerivation(AttributeSpelling(name))) {
       t.arguments = SplitArguments(inner);
+      t.call = true;
       head = before;
     }
   }
@@ -567,6 +579,9 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
   }
   std::string first_attr, first_entity;
   for (size_t cut : cuts) {
+    // Cuts run right to left, so the attribute part only grows: past the
+    // longest name anyone declares, no later cut can name an attribute.
+    if (head.size() - cut - 1 > kMaxAttributeName) break;
     std::string entity = Trim(head.substr(0, cut));
     std::string attr = AttributeSpelling(head.substr(cut + 1));
     if (entity.empty() || attr.empty()) continue;
@@ -958,6 +973,10 @@ Result<SourceReport> Source(const Store& store, const std::string& document, con
 Result<HistoryReport> History(const Store& store, const Schema& schema, const std::string& target) {
   auto t = ParseTarget(store, schema, target);
   if (!t.ok()) return t.status();
+  if (t->call) {
+    return Status::InvalidArgument("history takes ENTITY.ATTR without arguments: the history of '" +
+                                   t->attribute + "' covers every model and format");
+  }
   if (t->predicate.empty()) {
     return Status::InvalidArgument(
         "'" + t->attribute + "' is computed, not stated: it has no history of its own (trace it instead)");

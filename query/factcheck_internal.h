@@ -93,6 +93,7 @@ struct Target {
   Qualifiers fixed;       // an attribute view's qualifiers
   const DerivationDef* derivation = nullptr;
   std::vector<std::string> arguments;  // fits("Llama 3.1 70B", int8) -> {"Llama 3.1 70B", "int8"}
+  bool call = false;                   // written with parentheses, even empty ones
 };
 Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::string& text);
 

@@ -414,7 +414,7 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
       if (HasQualifiers(f.qualifiers, filter)) report.claims.push_back(TraceFact(library, citations, f));
     }
   }
-  if (t->derivation && (t->predicate.empty() || t->derivation->params.empty() || !t->arguments.empty())) {
+  if (t->derivation && (t->predicate.empty() || t->derivation->params.empty() || t->call)) {
     auto facts_for = [&](const EntityId& about, const std::string& predicate) {
       return store.FactsAbout(about, predicate, options.view);
     };

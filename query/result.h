@@ -26,9 +26,11 @@ struct Support {
 
   static Support True() { return Support(); }
   static Support Fact(uint64_t fact_id);
-  // Flattened: and(a, and(b, c)) is and(a, b, c); a true operand of "and" is
-  // dropped; a single operand is itself; an "or" of nothing is kTrue only when
-  // given nothing (callers never build an empty or).
+  // Normalised as they are built: and(a, and(b, c)) is and(a, b, c); a
+  // repeated claim counts once; a kTrue operand is dropped from "and" and makes
+  // "or" kTrue; a single operand is itself; an empty list is kTrue. "or" also
+  // factors out claims every alternative needs: (a and b) or (a and c) is
+  // a and (b or c), and (a) or (a and b) is a.
   static Support And(std::vector<Support> args);
   static Support Or(std::vector<Support> args);
 

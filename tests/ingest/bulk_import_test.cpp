@@ -526,6 +526,43 @@ TEST(GeneratedFactsReaderTest, DecodesEscapesAndNumbers) {
   EXPECT_EQ(seen[1][5], "2");
 }
 
+// Random strings of every length around the reader's 8-byte steps, with quotes, backslashes,
+// control characters and UTF-8 at every offset, written by nlohmann::json and read back.
+TEST(GeneratedFactsReaderTest, RoundTripsRandomStringsWrittenByNlohmann) {
+  fs::path dir = MakeTempDir("bulk_reader");
+  std::mt19937 rng(12345);
+  const std::vector<std::string> pieces = {"a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\x01", "\x1f", "\x7f",
+                                           "\xc3\xa9", "\xf0\x9f\x98\x80", "0", ":", ",", "{", "}"};
+  std::vector<std::string> excerpts;
+  std::string text;
+  for (int i = 0; i < 400; ++i) {
+    std::string e;
+    const int len = static_cast<int>(rng() % 40);
+    for (int k = 0; k < len; ++k) e += pieces[rng() % pieces.size()];
+    excerpts.push_back(e);
+    json line = {{"subject", "s" + std::to_string(i)}, {"predicate", "p"}, {"value", i % 3 == 0 ? json(e) : json(i * 0.5)},
+                 {"unit", nullptr}, {"source", "q"}, {"excerpt", e}, {"as_of", "2024"}, {"status", "stated"}};
+    text += line.dump(-1, ' ', i % 2 == 0) + "\n";  // every other line with \uXXXX escapes for non-ASCII
+  }
+  WriteFile(dir / "f.jsonl", text);
+  size_t n = 0;
+  Status s = ReadGeneratedFacts((dir / "f.jsonl").string(), [&](const GeneratedFactRecord& r) {
+    EXPECT_EQ(r.excerpt, excerpts[n]) << "line " << r.line;
+    if (n % 3 == 0) {
+      EXPECT_EQ(r.value_type, GeneratedFactRecord::ValueType::kString);
+      EXPECT_EQ(r.value_text, excerpts[n]);
+    } else {
+      EXPECT_EQ(r.value_type, GeneratedFactRecord::ValueType::kNumber);
+      EXPECT_EQ(r.number, static_cast<double>(n) * 0.5);
+    }
+    ++n;
+    return Status::OK();
+  });
+  fs::remove_all(dir);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(n, excerpts.size());
+}
+
 TEST(GeneratedFactsReaderTest, CallbackErrorsCarryTheLine) {
   fs::path dir = MakeTempDir("bulk_reader");
   std::string line = R"({"subject": "s", "predicate": "p", "value": null, "unit": null, "source": "q", )"
