@@ -20,6 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "engine/store.h"
+#include "ingest/resolve.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -263,6 +266,33 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   Output nostore = Chipkg({"describe", "Trainium", "--db", (g_sandbox->root() / "nothing").string()});
   EXPECT_EQ(nostore.code, 1);
   EXPECT_TRUE(Contains(nostore.err, "no chipkg store")) << nostore.err;
+}
+
+TEST_F(ToolsTest, MatchesAreReviewedAndDecided) {
+  {
+    // An automatic match as ingest records it, written while no chipkg runs.
+    auto store = chipkg::Store::Open(g_sandbox->store());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    chipkg::MatchRecord m;
+    m.kind = "chip";
+    m.name = "Trainium One";
+    m.entity = "chip:aws-trainium";
+    m.method = "normalised: test";
+    m.decision = "pending";
+    ASSERT_TRUE(chipkg::RecordMatches(**store, {m}).ok());
+  }
+  Output list = Chipkg(Db({"matches"}));
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_TRUE(Contains(list.out, "1 pending review")) << list.out;
+  EXPECT_TRUE(Contains(list.out, "\"Trainium One\"")) << list.out;
+  Output confirm = Chipkg(Db({"matches", "confirm", "chip", "Trainium One"}));
+  EXPECT_EQ(confirm.code, 0) << confirm.err;
+  Output csv = Chipkg(Db({"matches", "--format", "csv"}));
+  EXPECT_TRUE(Contains(csv.out, "chip,Trainium One,chip:aws-trainium,normalised: test,confirmed")) << csv.out;
+  Output unknown = Chipkg(Db({"matches", "reject", "chip", "Nobody"}));
+  EXPECT_EQ(unknown.code, 1);
+  Output usage = Chipkg(Db({"matches", "maybe", "chip", "Nobody"}));
+  EXPECT_EQ(usage.code, 2);
 }
 
 // A writer adds a document while the REPL is open; `refresh` (and the

@@ -118,7 +118,7 @@ int RunMatches(Session& s, const std::string& rest, std::string& out, std::strin
     auto writer = Store::Open(s.store_path);
     if (!writer.ok()) return Fail(err, writer.status().WithContext("recording the decision"));
     Status st = DecideMatch(**writer, kind, name, verb == "confirm");
-    if (!st.ok()) return Fail(err, st, st.IsNotFound() || st.IsInvalidArgument() ? kExitUsage : kExitFailed);
+    if (!st.ok()) return Fail(err, st, st.IsInvalidArgument() ? kExitUsage : kExitFailed);
     writer->reset();
     if (s.store) (void)s.store->CatchUp();
     out += std::string(verb == "confirm" ? "confirmed" : "rejected") + ": " + kind + " \"" + name + "\"\n";
