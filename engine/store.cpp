@@ -954,7 +954,8 @@ Status StoreImpl::ReadByIds(int cf, const std::vector<uint64_t>& ids, const rock
   // Ids of one subject or document are mostly adjacent (they were written
   // together): walking that stretch with one iterator reads each block once,
   // where a point lookup per id would search the index and the block anew.
-  if (last - first < 8 * ids.size()) {
+  // For a handful of ids, setting up the iterator costs more than it saves.
+  if (ids.size() >= 4 && last - first < 8 * ids.size()) {
     const std::string lower = codec::FactKey(first), upper = codec::FactKey(last + 1);
     rocksdb::Slice lower_slice(lower), upper_slice(upper);
     ro.iterate_lower_bound = &lower_slice;
@@ -1079,7 +1080,7 @@ Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const R
   if (!sid || subject.empty()) return std::vector<Fact>();
   std::string prefix;
   codec::PutU32(&prefix, *sid);
-  ReadSnapshot snap(this);
+  ReadSnapshot snap(this, view.with_provenance);
   return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 4, view, snap.get());
 }
 
@@ -1091,7 +1092,7 @@ Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const s
   std::string prefix;
   codec::PutU32(&prefix, *sid);
   codec::PutU32(&prefix, *pid);
-  ReadSnapshot snap(this);
+  ReadSnapshot snap(this, view.with_provenance);
   return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 8, view, snap.get());
 }
 
@@ -1151,7 +1152,7 @@ Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, 
     limit = range.upper_inclusive ? codec::PrefixSuccessor(*k) : *k;
   }
   if (!limit.empty() && start >= limit) return std::vector<Fact>();
-  ReadSnapshot snap(this);
+  ReadSnapshot snap(this, view.with_provenance);
   return ScanFacts(codec::kPosCf, start, limit, 4, view, snap.get());
 }
 

@@ -218,8 +218,9 @@ class StoreImpl final : public Store {
   // whole or not at all. Null on a secondary, which changes only in CatchUp.
   class ReadSnapshot {
    public:
-    explicit ReadSnapshot(const StoreImpl* store)
-        : db_(store->db_), snap_(store->read_only_ ? nullptr : store->db_->GetSnapshot()) {}
+    // `needed` false: a read made of one iterator, which is consistent by itself.
+    explicit ReadSnapshot(const StoreImpl* store, bool needed = true)
+        : db_(store->db_), snap_(store->read_only_ || !needed ? nullptr : store->db_->GetSnapshot()) {}
     ~ReadSnapshot() {
       if (snap_ != nullptr) db_->ReleaseSnapshot(snap_);
     }

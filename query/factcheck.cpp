@@ -408,7 +408,12 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
     s.subject_name = library.EntityName(b.subject);
     s.predicate = b.predicate;
     s.key = b.key;
-    s.label = b.predicate + (b.key.empty() ? "" : " {" + QualifiersToString(b.key) + "}");
+    // People read "model=Llama 3.1 70B", not the id; the key keeps the id.
+    Qualifiers shown = b.key;
+    for (auto& [k, v] : shown) {
+      if (v.find(':') != std::string::npos) v = library.EntityName(v);
+    }
+    s.label = b.predicate + (shown.empty() ? "" : " {" + QualifiersToString(shown) + "}");
     for (const auto& cluster : b.clusters) {
       ValueGroup g;
       std::set<std::string> docs;

@@ -563,7 +563,12 @@ class Verifier {
     }
     if (!v.ok()) {
       item.reason = v.status().message();
-      return formula.operands().empty() ? false : (item.status = "unverifiable", true);
+      // A formula that names the dataset's columns but cannot be evaluated on
+      // this row (an input cell is empty) is unverifiable; one that names none
+      // of them is left to the other methods.
+      if (formula.operands().empty()) return false;
+      item.status = "unverifiable";
+      return true;
     }
     item.working = Join(formula.operands());
     Judge(fact, *v, item);
@@ -589,8 +594,6 @@ class Verifier {
       item.reason = v.status().message();
       return false;
     }
-    std::string shown;
-    for (const auto& o : formula.operands()) shown += (shown.empty() ? "" : ", ") + o.display;
     item.working = fact.provenance.formula;
     Judge(fact, *v, item);
     return true;

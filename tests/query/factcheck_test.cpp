@@ -428,7 +428,7 @@ TEST_F(FactcheckTest, OneDocumentGivingTwoValuesIsNotAConflict) {
   EXPECT_EQ(r2->conflicts[0].differences.size(), 1u);
 }
 
-TEST_F(FactcheckTest, DISABLED_HostileTargetsFailCleanly) {
+TEST_F(FactcheckTest, HostileTargetsFailCleanly) {
   std::vector<std::string> targets = {"",
                                       ".",
                                       "((((",

@@ -281,16 +281,18 @@ TEST_F(ToolsTest, MatchesAreReviewedAndDecided) {
     m.decision = "pending";
     ASSERT_TRUE(chipkg::RecordMatches(**store, {m}).ok());
   }
-  Output list = Chipkg(Db({"matches"}));
-  EXPECT_EQ(list.code, 0) << list.err;
-  EXPECT_TRUE(Contains(list.out, "1 pending review")) << list.out;
-  EXPECT_TRUE(Contains(list.out, "\"Trainium One\"")) << list.out;
-  Output confirm = Chipkg(Db({"matches", "confirm", "chip", "Trainium One"}));
-  EXPECT_EQ(confirm.code, 0) << confirm.err;
-  Output csv = Chipkg(Db({"matches", "--format", "csv"}));
-  EXPECT_TRUE(Contains(csv.out, "chip,Trainium One,chip:aws-trainium,normalised: test,confirmed")) << csv.out;
-  Output unknown = Chipkg(Db({"matches", "reject", "chip", "Nobody"}));
-  EXPECT_EQ(unknown.code, 1);
+  Output o = Chipkg(Db({}),
+                    "matches\n"
+                    "matches confirm chip Trainium One\n"
+                    "format csv\n"
+                    "matches\n"
+                    "matches reject chip Nobody\n");
+  EXPECT_EQ(o.code, 1) << o.err;  // the last statement failed
+  EXPECT_TRUE(Contains(o.out, "1 pending review")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "\"Trainium One\"")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "confirmed: chip \"Trainium One\"")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "chip,Trainium One,chip:aws-trainium,normalised: test,confirmed")) << o.out;
+  EXPECT_TRUE(Contains(o.err, "no recorded match for chip 'Nobody'")) << o.err;
   Output usage = Chipkg(Db({"matches", "maybe", "chip", "Nobody"}));
   EXPECT_EQ(usage.code, 2);
 }

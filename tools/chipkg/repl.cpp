@@ -88,16 +88,11 @@ bool Unfinished(const std::string& text) {
   return quote != 0 || depth > 0;
 }
 
-// Fills an empty or absent store from the bundled manifest. Reports on
-// stderr; a failure to fill is reported and the REPL still opens.
-void FillIfEmpty(const std::string& path, const Schema& schema) {
+// Fills an empty or absent store from the bundled manifest (the caller has
+// found it empty). Reports on stderr; a failure to fill is reported and the
+// REPL still opens.
+void FillStore(const std::string& path, const Schema& schema) {
   namespace fs = std::filesystem;
-  if (fs::exists(fs::path(path) / "CURRENT")) {
-    auto reader = OpenForReading(path);
-    if (!reader.ok()) return;  // the open below reports it
-    auto stats = (*reader)->Statistics();
-    if (!stats.ok() || stats->facts > 0) return;
-  }
   std::string manifest = DefaultManifestPath();
   std::fprintf(stderr, "store empty: ingesting bundled datasets (%s) ...", manifest.c_str());
   std::fflush(stderr);
@@ -260,13 +255,24 @@ int RunRepl(const Args& args) {
     PrintError("the REPL takes no arguments (statements are read from standard input)");
     return kExitUsage;
   }
-  if (!args.Has("no-ingest")) FillIfEmpty(session.store_path, *schema);
-  auto store = OpenForReading(session.store_path);
-  if (!store.ok()) {
-    PrintError(store.status());
+  auto open = [&]() -> Status {
+    auto store = OpenForReading(session.store_path);
+    if (!store.ok()) return store.status();
+    session.store = std::move(*store);
+    return Status::OK();
+  };
+  bool present = std::filesystem::exists(std::filesystem::path(session.store_path) / "CURRENT");
+  Status opened = present ? open() : Status::NotFound("no store yet");
+  if (!args.Has("no-ingest") && (!opened.ok() ? !present : session.store->LastTx() == 0)) {
+    // Absent, or never written to: the first start fills it.
+    FillStore(session.store_path, *schema);
+    session.store.reset();
+    opened = open();
+  }
+  if (!opened.ok()) {
+    PrintError(opened);
     return kExitFailed;
   }
-  session.store = std::move(*store);
 
   const bool interactive = ::isatty(STDIN_FILENO) == 1;
   Completions completions;
