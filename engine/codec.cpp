@@ -200,6 +200,17 @@ bool DecodeCoreHeader(std::string_view in, TxId* asserted_tx, TxId* retracted_tx
   return true;
 }
 
+bool DecodeCoreSubject(std::string_view in, uint32_t* subject) {
+  uint64_t skip = 0;
+  uint8_t flags = 0;
+  if (!GetVarint(&in, &skip) || !GetVarint(&in, &skip) || !GetByte(&in, &flags)) return false;
+  if (flags & 1) {
+    Date d;
+    if (!GetDate(&in, &d)) return false;
+  }
+  return GetVarint32(&in, subject);
+}
+
 bool DecodeCore(std::string_view in, CoreRecord* c) {
   uint8_t flags = 0, derivation = 0, kind = 0;
   if (!GetVarint(&in, &c->asserted_tx) || !GetVarint(&in, &c->retracted_tx) || !GetByte(&in, &flags)) {

@@ -170,6 +170,9 @@ bool DecodeCore(std::string_view in, CoreRecord* core);
 void EncodeCoreHeader(const CoreRecord& core, std::string* out);
 bool DecodeCoreHeader(std::string_view in, TxId* asserted_tx, TxId* retracted_tx, std::optional<Date>* valid_as_of);
 
+// The subject id alone, skipping the header (SubjectsWith reads nothing else).
+bool DecodeCoreSubject(std::string_view in, uint32_t* subject);
+
 // VALUEKEY of the core's value.
 void AppendValueKey(const CoreRecord& core, std::string* out);
 

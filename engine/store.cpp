@@ -1210,27 +1210,27 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predica
   if (!pid || predicate.empty()) return std::vector<EntityId>();
   std::string prefix;
   codec::PutU32(&prefix, *pid);
-  std::unordered_set<uint32_t> ids;
+  std::vector<uint32_t> ids;
   Status status;
-  CoreRecord core;
   CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, prefix, codec::PrefixSuccessor(prefix), 4,
                               [&](std::string_view, std::string_view value) {
-                                if (!codec::DecodeCore(value, &core)) {
+                                TxId a = 0, r = 0;
+                                std::optional<Date> va;
+                                uint32_t subject = 0;
+                                if (!codec::DecodeCoreHeader(value, &a, &r, &va) ||
+                                    !codec::DecodeCoreSubject(value, &subject)) {
                                   status = Status::Corruption("undecodable fact record in pos");
                                   return false;
                                 }
-                                if (Visible(core.asserted_tx, core.retracted_tx, core.valid_as_of, view)) {
-                                  ids.insert(core.subject);
-                                }
+                                if (Visible(a, r, va, view)) ids.push_back(subject);
                                 return true;
                               }));
   CHIPKG_RETURN_IF_ERROR(status);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<EntityId> out;
   out.reserve(ids.size());
-  for (uint32_t id : ids) {
-    CHIPKG_ASSIGN_OR_RETURN(std::string name, dict_.Name(id));
-    out.push_back(std::move(name));
-  }
+  for (uint32_t id : ids) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(id, &out.emplace_back()));
   std::sort(out.begin(), out.end());
   return out;
 }

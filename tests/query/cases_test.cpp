@@ -268,7 +268,7 @@ void Check(const Case& c, const Result<QueryResult>& result) {
   }
 }
 
-TEST(QueryCasesTest, DISABLED_EveryCaseHolds) {
+TEST(QueryCasesTest, EveryCaseHolds) {
   testing::SeedStore& seeds = testing::SeedStore::Get();
   const std::vector<Case> cases = AllCases();
   ASSERT_GE(cases.size(), 20u);
