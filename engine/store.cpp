@@ -329,6 +329,10 @@ Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
   if (secondary) {
     opts.create_if_missing = false;
     opts.create_missing_column_families = false;
+    // Opening table files on a pool of threads pays a thread start per column
+    // family and manifest edit: far more than reading the few footers a
+    // chipkg store has. A one-shot `chipkg query` is mostly this open.
+    opts.max_file_opening_threads = 1;
     st = rocksdb::DB::OpenAsSecondary(opts, path_, secondary_dir, descriptors, &handles, &db_);
   } else {
     // A store of another format may lack some of our CFs: do not add them

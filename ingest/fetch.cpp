@@ -1,6 +1,7 @@
 #include "ingest/fetch.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #ifndef CHIPKG_VERSION
@@ -222,13 +224,71 @@ Result<FetchResult> FetchLocal(const FetchRequest& request, const FetchOptions& 
 
 // ---- libcurl --------------------------------------------------------------
 
-CURLcode GlobalInit() {
+// libcurl is loaded on the first HTTP fetch, not at program start: with its
+// TLS, Kerberos and LDAP libraries it is most of what the dynamic loader would
+// otherwise map and relocate for every `chipkg query` a script starts.
+struct CurlApi {
+  CURLcode (*global_init)(long flags);
+  CURL* (*easy_init)();
+  void (*easy_cleanup)(CURL* handle);
+  void (*easy_reset)(CURL* handle);
+  CURLcode (*easy_setopt)(CURL* handle, CURLoption option, ...);
+  CURLcode (*easy_getinfo)(CURL* handle, CURLINFO info, ...);
+  CURLcode (*easy_perform)(CURL* handle);
+  const char* (*easy_strerror)(CURLcode code);
+  time_t (*getdate)(const char* text, const time_t* unused);
+  curl_slist* (*slist_append)(curl_slist* list, const char* line);
+  void (*slist_free_all)(curl_slist* list);
+};
+
+const CurlApi* curl_api = nullptr;  // set once by LoadCurl, then read-only
+
+// The loaded and initialised library, or why it could not be had.
+Result<const CurlApi*> LoadCurl() {
   static std::once_flag once;
-  static CURLcode code = CURLE_OK;
-  // Never paired with curl_global_cleanup: handles may live until exit, and
-  // cleanup is not safe while other threads use libcurl.
-  std::call_once(once, [] { code = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  return code;
+  static CurlApi api;
+  static std::string error;
+  std::call_once(once, [] {
+    void* lib = nullptr;
+    for (const char* name : {"libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.so"}) {
+      lib = ::dlopen(name, RTLD_NOW | RTLD_LOCAL);
+      if (lib != nullptr) break;
+    }
+    if (lib == nullptr) {
+      error = std::string("libcurl is not installed (") + ::dlerror() + "); install the libcurl4 package";
+      return;
+    }
+    bool complete = true;
+    auto bind = [&](auto& field, const char* symbol) {
+      field = reinterpret_cast<std::remove_reference_t<decltype(field)>>(::dlsym(lib, symbol));
+      if (field == nullptr) {
+        complete = false;
+        if (error.empty()) error = std::string("the installed libcurl lacks ") + symbol;
+      }
+    };
+    bind(api.global_init, "curl_global_init");
+    bind(api.easy_init, "curl_easy_init");
+    bind(api.easy_cleanup, "curl_easy_cleanup");
+    bind(api.easy_reset, "curl_easy_reset");
+    bind(api.easy_setopt, "curl_easy_setopt");
+    bind(api.easy_getinfo, "curl_easy_getinfo");
+    bind(api.easy_perform, "curl_easy_perform");
+    bind(api.easy_strerror, "curl_easy_strerror");
+    bind(api.getdate, "curl_getdate");
+    bind(api.slist_append, "curl_slist_append");
+    bind(api.slist_free_all, "curl_slist_free_all");
+    if (!complete) return;
+    // Never paired with curl_global_cleanup: handles may live until exit, and
+    // cleanup is not safe while other threads use libcurl.
+    CURLcode code = api.global_init(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK) {
+      error = std::string("libcurl initialisation failed: ") + api.easy_strerror(code);
+      return;
+    }
+    curl_api = &api;
+  });
+  if (curl_api == nullptr) return Status::IOError(error);
+  return curl_api;
 }
 
 std::string StandardReason(long status) {
@@ -346,7 +406,7 @@ std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& valu
     if (value.size() > 6) return std::chrono::milliseconds(86'400'000);
     return std::chrono::milliseconds(std::stoll(value) * 1000);
   }
-  time_t when = curl_getdate(value.c_str(), nullptr);
+  time_t when = curl_api->getdate(value.c_str(), nullptr);
   if (when == -1) return std::nullopt;
   time_t now = std::time(nullptr);
   return std::chrono::milliseconds(when > now ? static_cast<int64_t>(when - now) * 1000 : 0);
@@ -363,7 +423,7 @@ struct Attempt {
 };
 
 struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+  void operator()(curl_slist* list) const { curl_api->slist_free_all(list); }
 };
 
 bool HasLineBreak(const std::string& s) {
@@ -393,7 +453,7 @@ struct CurlFetcher::Impl {
   CURL* handle = nullptr;
 
   ~Impl() {
-    if (handle != nullptr) curl_easy_cleanup(handle);
+    if (handle != nullptr) curl_api->easy_cleanup(handle);
   }
 
   Attempt PerformOnce(const FetchRequest& request);
@@ -405,7 +465,7 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
   const FetchOptions& o = options;
   // Reset keeps the connection and DNS caches but forgets every option, so
   // nothing from the previous request leaks into this one.
-  curl_easy_reset(handle);
+  curl_api->easy_reset(handle);
 
   Transfer transfer;
   transfer.max_body = o.max_body_bytes;
@@ -413,7 +473,7 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
 
   std::unique_ptr<curl_slist, SlistDeleter> headers;
   auto add_header = [&](const std::string& line) {
-    curl_slist* grown = curl_slist_append(headers.get(), line.c_str());
+    curl_slist* grown = curl_api->slist_append(headers.get(), line.c_str());
     if (grown == nullptr) return false;
     (void)headers.release();
     headers.reset(grown);
@@ -437,59 +497,59 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
   auto set = [&](CURLcode code, const char* what) {
     if (rc == CURLE_OK && code != CURLE_OK) {
       rc = code;
-      out.error = std::string("cannot set ") + what + ": " + curl_easy_strerror(code);
+      out.error = std::string("cannot set ") + what + ": " + curl_api->easy_strerror(code);
     }
   };
-  set(curl_easy_setopt(handle, CURLOPT_URL, request.url.c_str()), "URL");
-  set(curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, o.allowed_protocols.c_str()), "allowed protocols");
+  set(curl_api->easy_setopt(handle, CURLOPT_URL, request.url.c_str()), "URL");
+  set(curl_api->easy_setopt(handle, CURLOPT_PROTOCOLS_STR, o.allowed_protocols.c_str()), "allowed protocols");
   if (follow) {
-    set(curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, redirect_protocols.c_str()), "redirect protocols");
-    set(curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L), "follow");
-    set(curl_easy_setopt(handle, CURLOPT_MAXREDIRS, static_cast<long>(o.max_redirects)), "max redirects");
+    set(curl_api->easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, redirect_protocols.c_str()), "redirect protocols");
+    set(curl_api->easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 1L), "follow");
+    set(curl_api->easy_setopt(handle, CURLOPT_MAXREDIRS, static_cast<long>(o.max_redirects)), "max redirects");
   } else {
-    set(curl_easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L), "follow");
+    set(curl_api->easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L), "follow");
   }
-  set(curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o.connect_timeout.count())),
+  set(curl_api->easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o.connect_timeout.count())),
       "connect timeout");
-  set(curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(o.total_timeout.count())), "timeout");
+  set(curl_api->easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(o.total_timeout.count())), "timeout");
   if (o.low_speed_limit > 0 && o.low_speed_time.count() > 0) {
-    set(curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, o.low_speed_limit), "low speed limit");
-    set(curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.low_speed_time.count())),
+    set(curl_api->easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, o.low_speed_limit), "low speed limit");
+    set(curl_api->easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.low_speed_time.count())),
         "low speed time");
   }
   // Refuses at once when Content-Length announces too much; the write
   // callback covers bodies without one (chunked, connection close, gzip).
-  set(curl_easy_setopt(handle, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(o.max_body_bytes)),
+  set(curl_api->easy_setopt(handle, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(o.max_body_bytes)),
       "max file size");
-  set(curl_easy_setopt(handle, CURLOPT_USERAGENT, o.user_agent.c_str()), "user agent");
-  set(curl_easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L), "verify peer");
-  set(curl_easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 2L), "verify host");
-  if (!o.ca_file.empty()) set(curl_easy_setopt(handle, CURLOPT_CAINFO, o.ca_file.c_str()), "CA file");
-  if (o.proxy.has_value()) set(curl_easy_setopt(handle, CURLOPT_PROXY, o.proxy->c_str()), "proxy");
+  set(curl_api->easy_setopt(handle, CURLOPT_USERAGENT, o.user_agent.c_str()), "user agent");
+  set(curl_api->easy_setopt(handle, CURLOPT_SSL_VERIFYPEER, 1L), "verify peer");
+  set(curl_api->easy_setopt(handle, CURLOPT_SSL_VERIFYHOST, 2L), "verify host");
+  if (!o.ca_file.empty()) set(curl_api->easy_setopt(handle, CURLOPT_CAINFO, o.ca_file.c_str()), "CA file");
+  if (o.proxy.has_value()) set(curl_api->easy_setopt(handle, CURLOPT_PROXY, o.proxy->c_str()), "proxy");
   // Timeouts must not use signals: the process has other threads.
-  set(curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L), "no signal");
+  set(curl_api->easy_setopt(handle, CURLOPT_NOSIGNAL, 1L), "no signal");
   // "" offers every encoding this libcurl decodes (gzip, deflate, ...).
-  set(curl_easy_setopt(handle, CURLOPT_ACCEPT_ENCODING, ""), "accept encoding");
-  set(curl_easy_setopt(handle, CURLOPT_HTTPGET, 1L), "GET");
-  if (headers) set(curl_easy_setopt(handle, CURLOPT_HTTPHEADER, headers.get()), "request headers");
-  set(curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf), "error buffer");
-  set(curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, OnHeader), "header callback");
-  set(curl_easy_setopt(handle, CURLOPT_HEADERDATA, &transfer), "header data");
-  set(curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, OnBody), "write callback");
-  set(curl_easy_setopt(handle, CURLOPT_WRITEDATA, &transfer), "write data");
+  set(curl_api->easy_setopt(handle, CURLOPT_ACCEPT_ENCODING, ""), "accept encoding");
+  set(curl_api->easy_setopt(handle, CURLOPT_HTTPGET, 1L), "GET");
+  if (headers) set(curl_api->easy_setopt(handle, CURLOPT_HTTPHEADER, headers.get()), "request headers");
+  set(curl_api->easy_setopt(handle, CURLOPT_ERRORBUFFER, errbuf), "error buffer");
+  set(curl_api->easy_setopt(handle, CURLOPT_HEADERFUNCTION, OnHeader), "header callback");
+  set(curl_api->easy_setopt(handle, CURLOPT_HEADERDATA, &transfer), "header data");
+  set(curl_api->easy_setopt(handle, CURLOPT_WRITEFUNCTION, OnBody), "write callback");
+  set(curl_api->easy_setopt(handle, CURLOPT_WRITEDATA, &transfer), "write data");
   if (rc != CURLE_OK) {
     out.invalid_argument = true;
     return out;
   }
 
-  CURLcode code = curl_easy_perform(handle);
+  CURLcode code = curl_api->easy_perform(handle);
   // errbuf and the header list must not outlive this frame inside the handle.
-  curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, nullptr);
-  curl_easy_setopt(handle, CURLOPT_HTTPHEADER, nullptr);
+  curl_api->easy_setopt(handle, CURLOPT_ERRORBUFFER, nullptr);
+  curl_api->easy_setopt(handle, CURLOPT_HTTPHEADER, nullptr);
 
   long status = 0;
-  curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
-  std::string detail = errbuf[0] != '\0' ? std::string(errbuf) : std::string(curl_easy_strerror(code));
+  curl_api->easy_getinfo(handle, CURLINFO_RESPONSE_CODE, &status);
+  std::string detail = errbuf[0] != '\0' ? std::string(errbuf) : std::string(curl_api->easy_strerror(code));
   while (!detail.empty() && (detail.back() == '\n' || detail.back() == '\r')) detail.pop_back();
 
   switch (code) {
@@ -556,11 +616,11 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
     r.not_modified = status == 304;
     if (!r.not_modified) r.body = std::move(transfer.body);
     char* content_type = nullptr;
-    if (curl_easy_getinfo(handle, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type != nullptr) {
+    if (curl_api->easy_getinfo(handle, CURLINFO_CONTENT_TYPE, &content_type) == CURLE_OK && content_type != nullptr) {
       r.content_type = content_type;
     }
     char* effective = nullptr;
-    if (curl_easy_getinfo(handle, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective != nullptr) {
+    if (curl_api->easy_getinfo(handle, CURLINFO_EFFECTIVE_URL, &effective) == CURLE_OK && effective != nullptr) {
       r.final_url = effective;
     } else {
       r.final_url = request.url;
@@ -589,9 +649,8 @@ Result<FetchResult> CurlFetcher::Impl::FetchHttp(const FetchRequest& request) {
   if (HasLineBreak(request.etag) || HasLineBreak(request.last_modified)) {
     return Status::InvalidArgument(shown + ": validators must not contain line breaks");
   }
-  CURLcode init = GlobalInit();
-  if (init != CURLE_OK) return Status::IOError(shown + ": libcurl initialisation failed: " + curl_easy_strerror(init));
-  if (handle == nullptr) handle = curl_easy_init();
+  if (auto loaded = LoadCurl(); !loaded.ok()) return Status::IOError(shown + ": " + loaded.status().message());
+  if (handle == nullptr) handle = curl_api->easy_init();
   if (handle == nullptr) return Status::IOError(shown + ": cannot create a libcurl handle");
 
   const int max_attempts = 1 + options.max_retries;

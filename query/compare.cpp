@@ -266,11 +266,11 @@ Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, const V
     case ValueKind::kText: {
       c.kind = DifferenceKind::kText;
       std::string x = FoldText(a.text), y = FoldText(b.text);
-      const std::string& shorter = x.size() <= y.size() ? x : y;
-      const std::string& longer = x.size() <= y.size() ? y : x;
-      c.agree = !shorter.empty() && longer.compare(0, shorter.size(), shorter) == 0;
-      if (shorter.empty()) c.agree = longer.empty();
-      c.size = c.agree ? (x == y ? "same text" : "one is less specific") : "different text";
+      // Texts agree only when equal up to case and spacing. A prefix is not
+      // "less specific": "HBM3" vs "HBM3e", "Trainium" vs "Trainium 2" and
+      // "GDDR6" vs "GDDR6X" name different things.
+      c.agree = x == y;
+      c.size = c.agree ? "same text" : "different text";
       return c;
     }
     case ValueKind::kNotPublished:

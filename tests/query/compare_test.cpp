@@ -146,7 +146,9 @@ TEST(CompareTest, EntitiesTextAndBooleans) {
   EXPECT_FALSE(e.agree);
   EXPECT_EQ(e.kind, DifferenceKind::kEntity);
   EXPECT_TRUE(CompareValues(T("HBM2e"), kChip, T(" hbm2E "), kChip).agree);
-  EXPECT_TRUE(CompareValues(T("HBM"), kChip, T("HBM2e"), kChip).agree);  // less specific, not contradictory
+  // A prefix names something else: a memory generation, a chip's successor.
+  EXPECT_FALSE(CompareValues(T("HBM3"), kChip, T("HBM3e"), kChip).agree);
+  EXPECT_FALSE(CompareValues(T("Trainium"), kChip, T("Trainium 2"), kChip).agree);
   EXPECT_FALSE(CompareValues(T("HBM3"), kChip, T("HBM2e"), kChip).agree);
   Value yes, no;
   yes.kind = no.kind = ValueKind::kBool;
