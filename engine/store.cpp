@@ -978,7 +978,9 @@ Status StoreImpl::ReadByIds(int cf, const std::vector<uint64_t>& ids, const rock
     if (k < order.size()) return missing(ids[order[k]]);
     return Status::OK();
   }
-  constexpr size_t kBatch = 1024;
+  // Sized to the batch actually read: a citation lookup reads one id, and
+  // constructing 1024 pinnable slices for it cost more than the read.
+  const size_t kBatch = std::min<size_t>(1024, order.size());
   std::vector<std::string> keys;
   std::vector<rocksdb::Slice> slices;
   std::vector<rocksdb::PinnableSlice> values(kBatch);
@@ -989,7 +991,7 @@ Status StoreImpl::ReadByIds(int cf, const std::vector<uint64_t>& ids, const rock
     slices.clear();
     for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey(ids[order[begin + i]]));
     for (const auto& key : keys) slices.emplace_back(key);
-    for (auto& v : values) v.Reset();
+    for (size_t i = 0; i < n; ++i) values[i].Reset();
     db_->MultiGet(ro, handles_[cf], n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
     for (size_t i = 0; i < n; ++i) {
       const size_t at = order[begin + i];
@@ -1207,6 +1209,35 @@ Result<Fact> StoreImpl::GetFact(uint64_t fact_id) const {
   CHIPKG_RETURN_IF_ERROR(ToFact(fact_id, core, &one[0]));
   CHIPKG_RETURN_IF_ERROR(FillProvenance(&one, snap.get()));
   return std::move(one[0]);
+}
+
+Result<std::vector<Fact>> StoreImpl::GetFacts(const std::vector<uint64_t>& fact_ids) const {
+  ReadSnapshot snap(this);
+  std::vector<std::string> cores;
+  CHIPKG_RETURN_IF_ERROR(ReadCores(fact_ids, &cores, snap.get()));
+  std::vector<Fact> out(fact_ids.size());
+  CoreRecord core;
+  for (size_t i = 0; i < fact_ids.size(); ++i) {
+    if (!codec::DecodeCore(cores[i], &core)) {
+      return Status::Corruption("record of fact " + std::to_string(fact_ids[i]) + " cannot be decoded");
+    }
+    CHIPKG_RETURN_IF_ERROR(ToFact(fact_ids[i], core, &out[i]));
+  }
+  CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap.get()));
+  return out;
+}
+
+Result<std::vector<Provenance>> StoreImpl::ReadProvenance(const std::vector<uint64_t>& fact_ids) const {
+  ReadSnapshot snap(this);
+  std::vector<Provenance> out(fact_ids.size());
+  CHIPKG_RETURN_IF_ERROR(ReadByIds(codec::kProvCf, fact_ids, snap.get(), [&](size_t i, std::string_view value) -> Status {
+    uint32_t run = 0;
+    if (!codec::DecodeProv(value, &out[i], &run)) {
+      return Status::Corruption("provenance record of fact " + std::to_string(fact_ids[i]) + " cannot be decoded");
+    }
+    return dict_.NameInto(run, &out[i].run_id);
+  }));
+  return out;
 }
 
 Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predicate, const ReadView& view) const {

@@ -155,6 +155,16 @@ class Store {
   // Every claim ever made on subject+predicate, retracted ones included, in assertion order.
   virtual Result<std::vector<Fact>> History(const EntityId& subject, const std::string& predicate) const = 0;
   virtual Result<Fact> GetFact(uint64_t fact_id) const = 0;
+  // Several facts with full provenance, in the order of `fact_ids`, read in
+  // batches (a whole answer's citations at once). The ids are meant to come
+  // from earlier reads: a missing one is reported as Corruption.
+  virtual Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const = 0;
+  // Only the provenance kept apart from each fact's core (section, span,
+  // excerpt, attribution, citations, row, column, note, formula, run): what a
+  // reader that already holds the facts, read without provenance, needs to
+  // cite them. document_id, document_version, rule and derivation are left
+  // empty: they come with the fact. In the order of `fact_ids`.
+  virtual Result<std::vector<Provenance>> ReadProvenance(const std::vector<uint64_t>& fact_ids) const = 0;
   // Subjects with at least one visible fact of `predicate`.
   virtual Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view = {}) const = 0;
 

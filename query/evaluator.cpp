@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -85,6 +86,8 @@ struct Claim {
   Qualifiers key;                 // what the claim is about (factcheck::ComparisonQualifiers)
   std::optional<double> number;   // quantities: per chip, or as stated when the attribute names a scope
   std::string document_id;
+  uint32_t document_version = 0;
+  std::optional<Date> valid_as_of;
   Support support;
   bool computed = false;
   std::string formula;  // computed: "1,300 TFLOPS / 500 W"
@@ -390,6 +393,8 @@ class Evaluator {
     c.qualifiers = std::move(f.qualifiers);
     c.key = std::move(key);
     c.document_id = std::move(f.provenance.document_id);
+    c.document_version = f.provenance.document_version;
+    c.valid_as_of = f.valid_as_of;
     c.support = Support::Fact(f.id);
     return c;
   }
@@ -470,7 +475,26 @@ class Evaluator {
     if (q_.with_evidence) {
       for (const Claim& c : claims) RememberEvidence(c, a.label);
     }
-    return &cache.emplace(cache_key, std::move(claims)).first->second;
+    const std::vector<Claim>& kept = cache.emplace(cache_key, std::move(claims)).first->second;
+    RememberClaims(kept);
+    return &kept;
+  }
+
+  // Claims read from the store stay addressable by fact id until the answer's
+  // citations are resolved, so a citation needs only the fact's provenance
+  // read, not the fact again. Vectors are only ever moved, never copied or
+  // grown, after this: their elements keep their addresses.
+  void RememberClaims(const std::vector<Claim>& claims) {
+    for (const Claim& c : claims) {
+      if (!c.computed && c.fact_id != 0) claim_of_fact_.emplace(c.fact_id, &c);
+    }
+  }
+  void RetireClaims(std::vector<Claim>&& claims) { retired_claims_.push_back(std::move(claims)); }
+  // A copy of one claim, for answers (conflicts) that cite few of the many
+  // claims they read.
+  void KeepForCitation(const Claim& c) {
+    if (c.computed || c.fact_id == 0 || claim_of_fact_.count(c.fact_id)) return;
+    claim_of_fact_.emplace(c.fact_id, &kept_claims_.emplace_back(c));
   }
 
   // "memory = 96 GB", "Llama 3.1 70B parameters = 70 B": what a fact says,
@@ -1175,6 +1199,7 @@ class Evaluator {
   // other entities (a model's parameters) for the whole query.
   void StartEntity(const EntityId& id) {
     current_entity_ = id;
+    for (auto& [key, claims] : row_claims_) RetireClaims(std::move(claims));
     row_claims_.clear();
   }
 
@@ -1454,6 +1479,7 @@ class Evaluator {
       if (a.qualifiers != b.qualifiers) return a.qualifiers < b.qualifiers;
       return a.fact_id < b.fact_id;
     });
+    RememberClaims(*claims);
     for (const Claim& c : *claims) {
       if (q_.limit && result.rows.size() >= *q_.limit) break;
       Row row;
@@ -1464,6 +1490,7 @@ class Evaluator {
       row.support = c.support;
       result.rows.push_back(std::move(row));
     }
+    RetireClaims(std::move(*claims));
     return Status::OK();
   }
 
@@ -1487,10 +1514,11 @@ class Evaluator {
       if (!facts.ok()) return facts.status().WithContext("reading facts about " + e.id);
       Result<std::vector<Claim>> claims = PolicyClaims(*facts);
       if (!claims.ok()) return claims.status();
+      const std::vector<Claim>* kept = &*claims;
       // Pairs of claims on the same predicate and qualifier set that disagree.
       std::vector<const Claim*> sorted;
-      sorted.reserve(claims->size());
-      for (const Claim& c : *claims) sorted.push_back(&c);
+      sorted.reserve(kept->size());
+      for (const Claim& c : *kept) sorted.push_back(&c);
       std::stable_sort(sorted.begin(), sorted.end(), [](const Claim* a, const Claim* b) {
         if (a->predicate != b->predicate) return a->predicate < b->predicate;
         return a->key < b->key;
@@ -1518,6 +1546,8 @@ class Evaluator {
             row.cells.push_back(ClaimCell("other value", *g[j]));
             row.cells.push_back(TextCell("difference", cmp.size));
             row.support = Support::And({g[i]->support, g[j]->support});
+            KeepForCitation(*g[i]);
+            KeepForCitation(*g[j]);
             result.rows.push_back(std::move(row));
           }
         }
@@ -1571,36 +1601,61 @@ class Evaluator {
       }
     }
     result.cited_rows = n;
+    // Cited claims this evaluation read need only their provenance; the few
+    // it did not (none, today) are read whole.
+    std::vector<uint64_t> known, unknown;
+    for (uint64_t id : order) (claim_of_fact_.count(id) ? known : unknown).push_back(id);
+    Result<std::vector<Provenance>> provenance = store_.ReadProvenance(known);
+    if (!provenance.ok()) return provenance.status().WithContext("reading the provenance of the cited facts");
+    Result<std::vector<Fact>> others = store_.GetFacts(unknown);
+    if (!others.ok()) return others.status().WithContext("reading the cited facts");
+    std::unordered_map<uint64_t, size_t> at;
+    for (size_t k = 0; k < known.size(); ++k) at.emplace(known[k], k);
+    for (size_t k = 0; k < unknown.size(); ++k) at.emplace(unknown[k], k);
+    result.citations.reserve(order.size());
     for (uint64_t id : order) {
-      Result<Fact> f = store_.GetFact(id);
-      if (!f.ok()) return f.status().WithContext("reading the provenance of fact " + std::to_string(id));
+      const size_t k = at[id];
       Citation c;
       c.number = numbers[id];
       c.fact_id = id;
-      c.subject = f->subject;
-      c.predicate = f->predicate;
-      c.claim = f->value.kind == ValueKind::kNotPublished ? "not published" : f->value.ToString();
-      if (!f->qualifiers.empty()) c.claim += " " + QualifierText(f->qualifiers);
-      const Provenance& p = f->provenance;
-      c.document_id = p.document_id;
-      c.version = p.document_version;
-      Result<const Document*> d = Doc(p.document_id);
+      Provenance* p = nullptr;
+      if (auto claim = claim_of_fact_.find(id); claim != claim_of_fact_.end()) {
+        const Claim& cl = *claim->second;
+        c.subject = cl.subject;
+        c.predicate = cl.predicate;
+        c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
+        if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
+        c.document_id = cl.document_id;
+        c.version = cl.document_version;
+        c.valid_as_of = cl.valid_as_of;
+        p = &(*provenance)[k];
+      } else {
+        Fact& f = (*others)[k];
+        c.subject = f.subject;
+        c.predicate = f.predicate;
+        c.claim = f.value.kind == ValueKind::kNotPublished ? "not published" : f.value.ToString();
+        if (!f.qualifiers.empty()) c.claim += " " + QualifierText(f.qualifiers);
+        c.document_id = f.provenance.document_id;
+        c.version = f.provenance.document_version;
+        c.valid_as_of = f.valid_as_of;
+        p = &f.provenance;
+      }
+      Result<const Document*> d = Doc(c.document_id);
       if (!d.ok()) return d.status();
       c.title = (*d)->title;
       c.url = (*d)->url;
       c.site = (*d)->site;
       c.kind = (*d)->kind;
-      Result<int64_t> fetched = FetchedAt(p.document_id, p.document_version);
+      Result<int64_t> fetched = FetchedAt(c.document_id, c.version);
       if (!fetched.ok()) return fetched.status();
       c.fetched_at = *fetched;
-      c.valid_as_of = f->valid_as_of;
-      c.section = p.section;
-      c.excerpt = p.excerpt;
-      c.attribution = p.attribution;
-      c.cited = p.citations;
-      c.row = p.row;
-      c.column = p.column;
-      c.formula = p.formula;
+      c.section = std::move(p->section);
+      c.excerpt = std::move(p->excerpt);
+      c.attribution = std::move(p->attribution);
+      c.cited = std::move(p->citations);
+      c.row = p->row;
+      c.column = std::move(p->column);
+      c.formula = std::move(p->formula);
       result.citations.push_back(std::move(c));
     }
     return Status::OK();
@@ -1618,6 +1673,9 @@ class Evaluator {
   std::map<std::string, BoundAttribute> formula_attributes_;
   std::unordered_map<std::string, std::vector<Claim>> row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
+  std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
+  std::deque<Claim> kept_claims_;  // copies, stable addresses
+  std::unordered_map<uint64_t, const Claim*> claim_of_fact_;
   std::unordered_map<uint64_t, std::string> evidence_text_;
   EntityId current_entity_;
   bool truncated_combinations_ = false;

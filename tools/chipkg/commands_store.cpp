@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "ingest/bulk_import.h"
 #include "tools/chipkg/cli.h"
 
 namespace chipkg::cli {
@@ -59,9 +60,44 @@ int RunExport(const Args& args) {
   return kExitOk;
 }
 
+// chipkg import --corpus DIR: the peer-benchmark corpus (tools/bench/gen.py's
+// facts.jsonl and sources.jsonl) as it is, through the bulk path.
+int RunImportCorpus(const Args& args, const std::string& dir) {
+  if (!args.positional.empty()) {
+    PrintError("usage: chipkg import --corpus DIR (a directory with facts.jsonl and sources.jsonl)");
+    return kExitUsage;
+  }
+  auto schema = LoadSchema();
+  if (!schema.ok()) {
+    PrintError(schema.status());
+    return kExitFailed;
+  }
+  auto store = Store::Open(StorePath(args));
+  if (!store.ok()) {
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  if ((*store)->LastTx() != 0) {
+    // A second load would assert every fact again, from documents that already exist.
+    PrintError("store " + StorePath(args) + " is not empty; import the corpus into a new store (--db DIR)");
+    return kExitFailed;
+  }
+  auto stats = ImportGeneratedCorpus(**store, *schema, dir);
+  if (!stats.ok()) {
+    PrintError(stats.status());
+    return kExitFailed;
+  }
+  std::fprintf(stderr, "imported %llu facts (%llu not published), %llu documents, %llu entities in %.2f s (%.0f facts/s)\n",
+               (unsigned long long)stats->facts, (unsigned long long)stats->not_published,
+               (unsigned long long)stats->documents, (unsigned long long)stats->entities, stats->seconds,
+               stats->seconds > 0 ? static_cast<double>(stats->facts) / stats->seconds : 0.0);
+  return kExitOk;
+}
+
 int RunImport(const Args& args) {
+  if (auto corpus = args.Get("corpus")) return RunImportCorpus(args, *corpus);
   if (args.positional.size() != 1) {
-    PrintError("usage: chipkg import FILE.jsonl (into an empty store)");
+    PrintError("usage: chipkg import FILE.jsonl (into an empty store), or chipkg import --corpus DIR");
     return kExitUsage;
   }
   std::ifstream in(args.positional[0], std::ios::binary);
@@ -88,7 +124,8 @@ int RunImport(const Args& args) {
 const RegisterCommand kStats({"stats", "stats", "counts of facts, entities, documents; size on disk", RunStats});
 const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JSON Lines (stdout by default)",
                                RunExport});
-const RegisterCommand kImport({"import", "import FILE", "load a JSON Lines export into an empty store",
+const RegisterCommand kImport({"import", "import FILE | import --corpus DIR",
+                               "load a JSON Lines export, or the peer-benchmark corpus, into an empty store",
                                RunImport});
 
 }  // namespace

@@ -1,0 +1,70 @@
+// chipkg-query-loop: one query of the chipkg query language run repeatedly in
+// one process against an existing store, for profiling the evaluator warm
+// (perf record -g chipkg-query-loop ...). Prints the median and the rows.
+//
+//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] 'QUERY'
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/store.h"
+#include "query/query.h"
+#include "schema/schema.h"
+
+int main(int argc, char** argv) {
+  std::string db, text;
+  int runs = 20;
+  chipkg::query::QueryOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--db" && i + 1 < argc) {
+      db = argv[++i];
+    } else if (a == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--cite-rows" && i + 1 < argc) {
+      options.cite_rows = static_cast<size_t>(std::atoll(argv[++i]));
+    } else if (text.empty() && a.rfind("--", 0) != 0) {
+      text = a;
+    } else {
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] 'QUERY'\n", argv[0]);
+      return 2;
+    }
+  }
+  if (db.empty() || text.empty()) {
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] 'QUERY'\n", argv[0]);
+    return 2;
+  }
+  auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
+  if (!schema.ok()) {
+    std::fprintf(stderr, "%s\n", schema.status().ToString().c_str());
+    return 1;
+  }
+  const std::string secondary = std::filesystem::temp_directory_path() / ("chipkg-query-loop-" + std::to_string(getpid()));
+  auto store = chipkg::Store::OpenSecondary(db, secondary);
+  if (!store.ok()) {
+    std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  std::vector<double> ms;
+  size_t rows = 0;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = chipkg::query::RunQuery(**store, *schema, text, options);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (!r.ok()) {
+      std::fprintf(stderr, "%s\n", r.status().ToString().c_str());
+      return 1;
+    }
+    rows = r->rows.size();
+  }
+  std::filesystem::remove_all(secondary);
+  std::sort(ms.begin(), ms.end());
+  std::printf("%zu rows, median %.3f ms, min %.3f ms over %d runs\n", rows, ms[ms.size() / 2], ms.front(), runs);
+  return 0;
+}
