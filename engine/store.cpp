@@ -1102,6 +1102,64 @@ Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const s
   return ScanFacts(codec::kSpoCf, prefix, codec::PrefixSuccessor(prefix), 8, view, snap.get());
 }
 
+Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vector<EntityId>& subjects,
+                                                                  const std::string& predicate,
+                                                                  const ReadView& view) const {
+  std::vector<std::vector<Fact>> out(subjects.size());
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
+  if (!pid || predicate.empty()) return out;
+  std::vector<std::pair<std::string, size_t>> prefixes;  // spo prefix, index in `subjects`
+  prefixes.reserve(subjects.size());
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> sid, dict_.Find(subjects[i]));
+    if (!sid || subjects[i].empty()) continue;
+    std::string prefix;
+    codec::PutU32(&prefix, *sid);
+    codec::PutU32(&prefix, *pid);
+    prefixes.emplace_back(std::move(prefix), i);
+  }
+  std::sort(prefixes.begin(), prefixes.end());
+  ReadSnapshot snap(this, view.with_provenance);
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap.get();
+  // Seeks go forward in key order, mostly to nearby blocks: no upper bound to
+  // reset per subject, and the prefix filter would only be consulted in vain.
+  ro.total_order_seek = true;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kSpoCf]));
+  std::string arena;
+  std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end of its core in `arena`
+  CoreRecord core;
+  for (const auto& [prefix, at] : prefixes) {
+    arena.clear();
+    rows.clear();
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      const std::string_view value = View(it->value());
+      TxId a = 0, r = 0;
+      std::optional<Date> va;
+      if (!codec::DecodeCoreHeader(value, &a, &r, &va)) {
+        return Status::Corruption(std::string("undecodable fact record in ") + codec::CfName(codec::kSpoCf));
+      }
+      if (!Visible(a, r, va, view)) continue;
+      arena.append(value.data(), value.size());
+      rows.emplace_back(codec::FactIdOfIndexKey(View(it->key())), arena.size());
+    }
+    CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), "scanning facts of " + subjects[at] + " " + predicate));
+    std::vector<Fact>& facts = out[at];
+    facts.resize(rows.size());
+    size_t begin = 0;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const auto [id, end] = rows[k];
+      if (!codec::DecodeCore(std::string_view(arena).substr(begin, end - begin), &core)) {
+        return Status::Corruption("record of fact " + std::to_string(id) + " cannot be decoded");
+      }
+      CHIPKG_RETURN_IF_ERROR(ToFact(id, core, &facts[k]));
+      begin = end;
+    }
+    if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap.get()));
+  }
+  return out;
+}
+
 Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, const ValueRange& range,
                                                   const ReadView& view) const {
   std::optional<ValueKind> kind = range.kind;

@@ -143,6 +143,13 @@ class Store {
   virtual Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const ReadView& view = {}) const = 0;
   virtual Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const std::string& predicate,
                                                const ReadView& view = {}) const = 0;
+  // FactsAbout(subject, predicate) for many subjects at once, aligned with
+  // `subjects`: one iterator walks them in key order, where a call each would
+  // set up an iterator each (the query layer evaluating one condition on
+  // thousands of candidate entities).
+  virtual Result<std::vector<std::vector<Fact>>> FactsAboutEach(const std::vector<EntityId>& subjects,
+                                                                const std::string& predicate,
+                                                                const ReadView& view = {}) const = 0;
   // Facts of `predicate` whose value lies in `range`, in value order.
   virtual Result<std::vector<Fact>> FactsInRange(const std::string& predicate, const ValueRange& range,
                                                  const ReadView& view = {}) const = 0;

@@ -166,6 +166,9 @@ class StoreImpl final : public Store {
                                               const ReadView& view) const override;
   Result<std::vector<Fact>> History(const EntityId& subject, const std::string& predicate) const override;
   Result<Fact> GetFact(uint64_t fact_id) const override;
+  Result<std::vector<std::vector<Fact>>> FactsAboutEach(const std::vector<EntityId>& subjects,
+                                                        const std::string& predicate,
+                                                        const ReadView& view) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<Provenance>> ReadProvenance(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;

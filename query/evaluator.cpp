@@ -403,7 +403,7 @@ class Evaluator {
   // under the source policy.
   Result<std::vector<Claim>> StatedClaims(const EntityId& subject, const std::string& predicate,
                                           const Qualifiers& filter, const std::string& display_unit) {
-    Result<std::vector<Fact>> facts = store_.FactsAbout(subject, predicate, view_);
+    Result<std::vector<Fact>> facts = Prefetched(subject, predicate);
     if (!facts.ok()) return facts.status().WithContext("reading " + subject + " " + predicate);
     const bool raw_scope = filter.count(qualifier::kScope) > 0;
     std::vector<Claim> out;
@@ -417,6 +417,33 @@ class Evaluator {
     }
     CHIPKG_RETURN_IF_ERROR(ApplyPreference(out));
     return out;
+  }
+
+  // The facts of a row entity's predicate. `find` evaluates one condition on
+  // many candidates, so the facts are read for the next kPrefetch candidates
+  // at once (one store iterator for all of them) and handed out one entity
+  // at a time; other subjects are read on their own.
+  Result<std::vector<Fact>> Prefetched(const EntityId& subject, const std::string& predicate) {
+    constexpr size_t kPrefetch = 1024;
+    if (subject != current_entity_ || candidate_pos_ >= candidate_ids_.size() ||
+        candidate_ids_[candidate_pos_] != subject) {
+      return store_.FactsAbout(subject, predicate, view_);
+    }
+    auto& ahead = prefetched_[predicate];
+    auto it = ahead.find(subject);
+    if (it == ahead.end()) {
+      const size_t end = std::min(candidate_ids_.size(), candidate_pos_ + kPrefetch);
+      std::vector<EntityId> batch(candidate_ids_.begin() + static_cast<std::ptrdiff_t>(candidate_pos_),
+                                  candidate_ids_.begin() + static_cast<std::ptrdiff_t>(end));
+      Result<std::vector<std::vector<Fact>>> read = store_.FactsAboutEach(batch, predicate, view_);
+      if (!read.ok()) return read.status();
+      ahead.clear();
+      for (size_t i = 0; i < batch.size(); ++i) ahead.emplace(std::move(batch[i]), std::move((*read)[i]));
+      it = ahead.find(subject);
+    }
+    std::vector<Fact> facts = std::move(it->second);
+    ahead.erase(it);
+    return facts;
   }
 
   // A formula's name (predicate or attribute view) as an attribute.
@@ -1257,12 +1284,16 @@ class Evaluator {
     std::vector<Pending> rows;
     uint64_t counted = 0;
     bool stopped = false;
+    candidate_ids_.clear();
+    candidate_ids_.reserve(candidates->size());
+    for (const Entity& e : *candidates) candidate_ids_.push_back(e.id);
     for (const Entity& e : *candidates) {
       if (can_stop_early && rows.size() >= *q_.limit) {
         stopped = true;
         break;
       }
       StartEntity(e.id);
+      candidate_pos_ = static_cast<size_t>(&e - candidates->data());
       Outcome o;
       o.truth = Truth::kTrue;
       if (q_.where) {
@@ -1675,6 +1706,9 @@ class Evaluator {
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
   std::deque<Claim> kept_claims_;  // copies, stable addresses
+  std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
+  size_t candidate_pos_ = 0;             // the one being evaluated
+  std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate
   std::unordered_map<uint64_t, const Claim*> claim_of_fact_;
   std::unordered_map<uint64_t, std::string> evidence_text_;
   EntityId current_entity_;
