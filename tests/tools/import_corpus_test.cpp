@@ -38,7 +38,7 @@ std::string Quote(const std::string& s) {
   return out + "'";
 }
 
-struct Run {
+struct CommandRun {
   int code = -1;
   std::string out, err;
 };
@@ -60,13 +60,13 @@ class ImportCorpusTest : public ::testing::Test {
     delete root_;
   }
 
-  static Run Chipkg(const std::string& store, const std::string& args) {
+  static CommandRun Chipkg(const std::string& store, const std::string& args) {
     const fs::path out = *root_ / "out.txt", err = *root_ / "err.txt";
     const std::string cmd = "CHIPKG_SCHEMA_DIR=" + Quote(std::string(CHIPKG_SOURCE_DIR) + "/schema") + " " +
                             Quote(CHIPKG_BINARY) + " --db " + Quote(store) + " " + args + " > " +
                             Quote(out.string()) + " 2> " + Quote(err.string());
     const int status = std::system(cmd.c_str());
-    Run r;
+    CommandRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.out = ReadFile(out);
     r.err = ReadFile(err);
@@ -83,7 +83,7 @@ fs::path* ImportCorpusTest::root_ = nullptr;
 TEST_F(ImportCorpusTest, ImportsTheCorpusAndAnswersTheFiveQueriesWithTheGeneratorsCounts) {
   const std::string store = (*root_ / "store").string();
   const nlohmann::json p = Params();
-  Run imported = Chipkg(store, "import --corpus " + Quote((*root_ / "corpus").string()));
+  CommandRun imported = Chipkg(store, "import --corpus " + Quote((*root_ / "corpus").string()));
   ASSERT_EQ(imported.code, 0) << imported.err;
   EXPECT_NE(imported.err.find("imported " + std::to_string(p["stats"]["fact_assertions"].get<long>()) + " facts"),
             std::string::npos)
@@ -98,7 +98,7 @@ TEST_F(ImportCorpusTest, ImportsTheCorpusAndAnswersTheFiveQueriesWithTheGenerato
   };
   for (int q = 0; q < 5; ++q) {
     SCOPED_TRACE(queries[q]);
-    Run r = Chipkg(store, "query --format json " + Quote(queries[q]));
+    CommandRun r = Chipkg(store, "query --format json " + Quote(queries[q]));
     ASSERT_EQ(r.code, 0) << r.err;
     const nlohmann::json answer = nlohmann::json::parse(r.out);
     const std::string name = "Q" + std::to_string(q + 1);
@@ -116,11 +116,11 @@ TEST_F(ImportCorpusTest, RefusesANonEmptyStoreAndAMissingCorpus) {
   const std::string store = (*root_ / "store-twice").string();
   const std::string corpus = Quote((*root_ / "corpus").string());
   ASSERT_EQ(Chipkg(store, "import --corpus " + corpus).code, 0);
-  Run again = Chipkg(store, "import --corpus " + corpus);
+  CommandRun again = Chipkg(store, "import --corpus " + corpus);
   EXPECT_EQ(again.code, 1);
   EXPECT_NE(again.err.find("is not empty"), std::string::npos) << again.err;
 
-  Run missing = Chipkg((*root_ / "store-missing").string(), "import --corpus " + Quote((*root_ / "nope").string()));
+  CommandRun missing = Chipkg((*root_ / "store-missing").string(), "import --corpus " + Quote((*root_ / "nope").string()));
   EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("nope/sources.jsonl"), std::string::npos) << missing.err;
 }
