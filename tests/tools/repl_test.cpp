@@ -13,8 +13,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -297,6 +299,166 @@ TEST_F(ToolsTest, MatchesAreReviewedAndDecided) {
   EXPECT_EQ(usage.code, 2);
 }
 
+// Seeds against Epoch on the bundled store: each disagreement names its
+// values, and each value cites the document that states it.
+TEST_F(ToolsTest, ConflictsShowSeedsAgainstEpochWithBothCitations) {
+  Output text = Chipkg(Db({"conflicts", "Trainium"}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "190 TFLOPS vs 210 TFLOPS: 11%")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "2022-10-15 vs 2022-10-01: 14 days")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "9800 GB/s vs 820 GB/s: 12x")) << text.out;
+  // The likely cause of Epoch's 9.8 TB/s: 12x the per-chip figure, or a 16-chip server's.
+  EXPECT_TRUE(Contains(text.out, "9800 GB/s is 12x the 820 GB/s of 2 other sources")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "9800 GB/s / 16 (trn1.32xlarge) = 612.5 GB/s per chip")) << text.out;
+
+  Output json = Chipkg(Db({"conflicts", "Trainium", "--format", "json"}));
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << json.out;
+  std::map<int, std::string> cited_document;
+  for (const auto& c : j["citations"]) cited_document[c["number"].get<int>()] = c["document"]["id"].get<std::string>();
+  // The documents cited for the value shown as `display` of the conflict `label`.
+  auto documents_of = [&](const std::string& label, const std::string& display) {
+    std::set<std::string> docs;
+    for (const auto& a : j["conflicts"]) {
+      if (a["label"] != label) continue;
+      for (const auto& v : a["values"]) {
+        if (v["display"] != display) continue;
+        for (const auto& claim : v["claims"]) {
+          auto it = cited_document.find(claim["citation"].get<int>());
+          EXPECT_NE(it, cited_document.end()) << claim.dump();
+          if (it == cited_document.end()) continue;
+          EXPECT_EQ(it->second, claim["document"]) << claim.dump();
+          docs.insert(it->second);
+        }
+      }
+    }
+    return docs;
+  };
+  using Docs = std::set<std::string>;
+  const std::string bf16 = "peak_throughput {format=bf16}";
+  EXPECT_EQ(documents_of(bf16, "190 TFLOPS"), Docs{"epoch-ml-hardware"}) << json.out;
+  EXPECT_EQ(documents_of(bf16, "210 TFLOPS"), Docs{"seed-000-aws-trainium"}) << json.out;
+  EXPECT_TRUE(documents_of("released", "2022-10-15").count("epoch-ml-hardware")) << json.out;
+  EXPECT_EQ(documents_of("released", "2022-10-01"), Docs{"seed-000-aws-trainium"}) << json.out;
+  EXPECT_EQ(documents_of("memory_bandwidth", "9800 GB/s"), Docs{"epoch-ml-hardware"}) << json.out;
+  EXPECT_EQ(documents_of("memory_bandwidth", "820 GB/s"), (Docs{"seed-000-aws-trainium", "seed-001-amazon-trainium"}))
+      << json.out;
+  bool flagged = false;
+  for (const auto& a : j["conflicts"]) {
+    if (a["label"] != "memory_bandwidth") continue;
+    for (const auto& s : a["sanity"]) flagged |= s.value("chips", 0.0) == 16.0;
+  }
+  EXPECT_TRUE(flagged) << json.out;
+}
+
+// The question of the issue over the whole bundled store: every Epoch chip is
+// considered, every row is cited. The expected 33: the 32 Epoch rows with at
+// least 35 GB of memory and a foundry, and Trainium 2 (96 GB; TSMC on its page).
+TEST_F(ToolsTest, FitsAndReportedFoundryOverEveryEpochChip) {
+  Output all = Chipkg(Db({"query", "count chips"}));
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_TRUE(Contains(all.out, "count: 171")) << all.out;  // 170 Epoch rows and AWS Inferentia (schema only)
+  const std::string question = "find chip where fits(\"Llama 3.1 70B\", int4) and reported(foundry) show memory, foundry";
+  Output json = Chipkg(Db({"query", "--format", "json", question}));
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << json.out;
+  ASSERT_EQ(j["rows"].size(), 33u) << json.out;
+  EXPECT_EQ(j["cited_rows"], 33);
+  std::map<int, std::string> cited_document;
+  for (const auto& c : j["citations"]) cited_document[c["number"].get<int>()] = c["document"]["id"].get<std::string>();
+  std::set<std::string> names;
+  for (const auto& row : j["rows"]) {
+    const std::string name = row["name"];
+    names.insert(name);
+    EXPECT_NE(row["support_text"].get<std::string>().find('['), std::string::npos) << name;
+    for (const char* column : {"memory", "foundry"}) {
+      const auto& cell = row["cells"][column];
+      ASSERT_FALSE(cell["values"].empty()) << name << " " << column;
+      for (const auto& v : cell["values"]) {
+        // Every value is backed by at least one numbered citation that is listed.
+        std::string support = v["support"].dump();
+        EXPECT_NE(support.find("\"cite\""), std::string::npos) << name << " " << column << ": " << support;
+      }
+    }
+  }
+  for (const auto& [number, doc] : cited_document) EXPECT_FALSE(doc.empty()) << number;
+  for (const char* expected : {"AWS Trainium 2", "NVIDIA H100 SXM5 80GB", "NVIDIA A100 PCIe", "Huawei Ascend 910C",
+                               "AMD Instinct MI355X", "Intel Habana Gaudi2", "NVIDIA RTX A6000"}) {
+    EXPECT_TRUE(names.count(expected)) << expected;
+  }
+  EXPECT_FALSE(names.count("AWS Trainium"));            // 32 GB < 35 GB
+  EXPECT_FALSE(names.count("NVIDIA H100 NVL"));         // fits, but no foundry in the file
+  EXPECT_FALSE(names.count("Google TPU v7 Ironwood"));  // likewise
+  Output text = Chipkg(Db({"query", question}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "33 rows")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "column \"Foundry\": \"TSMC\"")) << text.out;  // an Epoch cell, cited
+}
+
+// An automatic (non-exact) match made by `chipkg ingest`, listed by `matches`,
+// rejected there: a later version of the document does not make it again.
+TEST_F(ToolsTest, RejectedMatchIsRememberedByTheNextIngest) {
+  const std::string store = (g_sandbox->root() / "review-store").string();
+  const std::string csv_path = (g_sandbox->root() / "review.csv").string();
+  // The Epoch header and one row whose name only matches by dropping a vendor prefix.
+  std::string epoch = ReadFile(fs::path(CHIPKG_SOURCE_DIR) / "datasets/epoch_ml_hardware/ml_hardware.csv");
+  const std::string header = epoch.substr(0, epoch.find('\n'));
+  std::vector<std::string> columns;
+  for (size_t at = 0;;) {
+    size_t comma = header.find(',', at);
+    columns.push_back(header.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  auto write_csv = [&](const std::string& memory) {
+    std::ofstream out(csv_path, std::ios::binary | std::ios::trunc);
+    out << header << "\n";
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i) out << ",";
+      if (columns[i] == "Hardware name") out << "Annapurna Labs Trainium2";
+      if (columns[i] == "Memory (bytes)") out << memory;
+      if (columns[i] == "Last modified") out << "2026-01-02 10:00:00+00:00";
+    }
+    out << "\n";
+  };
+  auto ingest = [&]() {
+    return Chipkg({"ingest", csv_path, "--dataset", "epoch-ml-hardware", "--kind", "aggregator", "--title",
+                   "Review sheet", "--db", store});
+  };
+  write_csv("96000000000.0");
+  Output first = ingest();
+  ASSERT_EQ(first.code, 0) << first.err;
+  Output listed = Chipkg({"matches", "--format", "csv", "--db", store});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_TRUE(Contains(listed.out, "chip,Annapurna Labs Trainium2,chip:aws-trainium2,normalised: dropped vendor "
+                                   "prefix,pending"))
+      << listed.out;
+  Output before = Chipkg({"query", "trainium2.memory", "--db", store});
+  EXPECT_TRUE(Contains(before.out, "AWS Trainium 2  96 GB [1]")) << before.out;
+
+  Output reject = Chipkg({"matches", "reject", "chip", "Annapurna Labs Trainium2", "--db", store});
+  ASSERT_EQ(reject.code, 0) << reject.err;
+  EXPECT_TRUE(Contains(reject.out, "rejected: chip \"Annapurna Labs Trainium2\"")) << reject.out;
+
+  // A changed version: the row resolves again, and must not match Trainium 2.
+  write_csv("95000000000.0");
+  Output second = ingest();
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_TRUE(Contains(second.err, "new entity chip:annapurna-labs-trainium2")) << second.err;
+  Output after = Chipkg({"matches", "--format", "csv", "--db", store});
+  EXPECT_TRUE(Contains(after.out, "chip,Annapurna Labs Trainium2,chip:aws-trainium2,normalised: dropped vendor "
+                                  "prefix,rejected"))
+      << after.out;
+  EXPECT_FALSE(Contains(after.out, "pending")) << after.out;
+  Output moved = Chipkg({"query", "\"Annapurna Labs Trainium2\".memory", "--db", store});
+  EXPECT_EQ(moved.code, 0) << moved.err;
+  EXPECT_TRUE(Contains(moved.out, "95 GB [1]")) << moved.out;
+  Output trainium2 = Chipkg({"query", "trainium2.memory", "--db", store});
+  EXPECT_TRUE(Contains(trainium2.out, "— (no source)")) << trainium2.out;
+}
+
 // A writer adds a document while the REPL is open; `refresh` (and the
 // catch-up before every statement) shows it.
 TEST_F(ToolsTest, ReplSeesWhatAnIngestWritesMeanwhile) {
@@ -340,6 +502,28 @@ TEST_F(ToolsTest, ReplSeesWhatAnIngestWritesMeanwhile) {
   say("refresh\nsources\n");
   EXPECT_TRUE(wait_for("5 documents")) << ReadFile(out_path);
   EXPECT_TRUE(wait_for("A late page")) << ReadFile(out_path);
+  // The cron entry point (a manifest) writes again; this time no `refresh`:
+  // the catch-up before every statement alone must show the new document.
+  fs::path later = g_sandbox->root() / "later-page.txt";
+  {
+    std::ofstream p(later);
+    p << "Notes a cron run fetched; no figures.\n";
+  }
+  fs::path manifest = g_sandbox->root() / "cron-manifest.json";
+  {
+    std::ofstream m(manifest);
+    m << nlohmann::json::array({{{"id", "cron-later-page"},
+                                 {"location", later.string()},
+                                 {"site", "later.example"},
+                                 {"kind", "press"},
+                                 {"title", "A page cron fetched"}}})
+             .dump();
+  }
+  Output cron = Chipkg(Db({"ingest", "--manifest", manifest.string()}));
+  EXPECT_EQ(cron.code, 0) << cron.err;
+  say("sources\n");
+  EXPECT_TRUE(wait_for("6 documents")) << ReadFile(out_path);
+  EXPECT_TRUE(wait_for("A page cron fetched")) << ReadFile(out_path);
   close(to_child[1]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -430,6 +614,13 @@ TEST_F(ToolsTest, TerminalSessionWithCompletionErrorsAndHistory) {
   ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
   t.Type("describe Trainium\r");
   ASSERT_TRUE(t.Expect("AWS Trainium  (chip:aws-trainium, chip)")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  // A query in the query language, answered with citations (the seeds' two
+  // memory claims and Epoch's).
+  t.Type("find chip where fits(\"Llama 3.1 70B\", int8) and designer = Amazon show memory\r");
+  ASSERT_TRUE(t.Expect("AWS Trainium 2  96 GB [1][2][3]")) << t.seen();
+  ASSERT_TRUE(t.Expect("1 row")) << t.seen();
+  ASSERT_TRUE(t.Expect("sources:")) << t.seen();
   ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
   // An error is reported and the session carries on.
   t.Type("find chip where memory >= >= 64 GB\r");
