@@ -6,9 +6,14 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -175,7 +180,7 @@ Result<uint32_t> Interner::Intern(std::string_view s) {
 // ---- opening -------------------------------------------------------------------
 
 StoreImpl::StoreImpl(std::string path, const StoreOptions& options, bool read_only)
-    : path_(std::move(path)), read_only_(read_only) {
+    : path_(std::move(path)), read_only_(read_only), options_(options) {
   BuildOptions(options);
 }
 
@@ -273,10 +278,9 @@ Status StoreImpl::OpenPrimary() {
                                      "file); give an empty or new directory");
     }
   }
-  if (!exists) {
+  if (!exists || !fs::exists(p / "CURRENT", ec)) {
     if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
-    fs::create_directories(p, ec);
-    if (ec) return Status::IOError("cannot create store directory " + path_ + ": " + ec.message());
+    CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
   CHIPKG_RETURN_IF_ERROR(OpenDb(/*secondary=*/false, ""));
   // Holding the lock, any bulk-load directory left here belongs to a process
@@ -286,6 +290,50 @@ Status StoreImpl::OpenPrimary() {
       std::error_code remove_ec;
       fs::remove_all(entry.path(), remove_ec);
     }
+  }
+  return Status::OK();
+}
+
+Status StoreImpl::CreateStore(const std::string& path, const StoreOptions& options) {
+  std::error_code ec;
+  const fs::path target(path);
+  fs::path parent = target.parent_path();
+  if (parent.empty()) parent = ".";
+  fs::create_directories(parent, ec);
+  if (ec) return Status::IOError("cannot create directory " + parent.string() + ": " + ec.message());
+  const std::string stem = "." + target.filename().string() + ".creating-";
+  // Left by creators killed before their rename: nothing refers to them.
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(stem, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + stem.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+  }
+  const fs::path staging = parent / (stem + std::to_string(::getpid()));
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  if (ec) return Status::IOError("cannot create store directory " + staging.string() + ": " + ec.message());
+  {
+    StoreImpl creator(staging.string(), options, /*read_only=*/false);
+    Status made = creator.OpenDb(/*secondary=*/false, "");
+    if (!made.ok()) {
+      std::error_code ignored;
+      fs::remove_all(staging, ignored);
+      return made.WithContext("creating store " + path);
+    }
+  }  // closed: every file written and synced before the rename
+  // rename(2) replaces an empty directory (a store path made ahead of time)
+  // and fails on a non-empty one: then another process created the store
+  // first, and that one is used.
+  fs::rename(staging, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    if (fs::exists(target / "CURRENT", ignored)) return Status::OK();
+    return Status::IOError("cannot move the new store into " + path + ": " + ec.message());
   }
   return Status::OK();
 }
@@ -1106,8 +1154,11 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
                                                                   const std::string& predicate,
                                                                   const ReadView& view) const {
   std::vector<std::vector<Fact>> out(subjects.size());
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
-  if (!pid || predicate.empty()) return out;
+  std::optional<uint32_t> pid;
+  if (!predicate.empty()) {
+    CHIPKG_ASSIGN_OR_RETURN(pid, dict_.Find(predicate));
+    if (!pid) return out;
+  }
   std::vector<std::pair<std::string, size_t>> prefixes;  // spo prefix, index in `subjects`
   prefixes.reserve(subjects.size());
   for (size_t i = 0; i < subjects.size(); ++i) {
@@ -1115,7 +1166,7 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
     if (!sid || subjects[i].empty()) continue;
     std::string prefix;
     codec::PutU32(&prefix, *sid);
-    codec::PutU32(&prefix, *pid);
+    if (pid) codec::PutU32(&prefix, *pid);
     prefixes.emplace_back(std::move(prefix), i);
   }
   std::sort(prefixes.begin(), prefixes.end());

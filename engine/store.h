@@ -146,7 +146,8 @@ class Store {
   // FactsAbout(subject, predicate) for many subjects at once, aligned with
   // `subjects`: one iterator walks them in key order, where a call each would
   // set up an iterator each (the query layer evaluating one condition on
-  // thousands of candidate entities).
+  // thousands of candidate entities). An empty `predicate` reads every
+  // predicate of each subject, as FactsAbout(subject) does.
   virtual Result<std::vector<std::vector<Fact>>> FactsAboutEach(const std::vector<EntityId>& subjects,
                                                                 const std::string& predicate,
                                                                 const ReadView& view = {}) const = 0;

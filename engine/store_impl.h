@@ -143,6 +143,10 @@ class StoreImpl final : public Store {
 
   Status OpenPrimary();
   Status OpenAsSecondary(const std::string& secondary_dir);
+  // Builds a new, empty store (every column family and the format record)
+  // in a sibling directory and renames it to `path`, so that a process killed
+  // while creating a store leaves no store or a whole one.
+  static Status CreateStore(const std::string& path, const StoreOptions& options);
 
   Status CatchUp() override;
   bool read_only() const override { return read_only_; }
@@ -266,6 +270,7 @@ class StoreImpl final : public Store {
 
   std::string path_;
   bool read_only_;
+  StoreOptions options_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by codec::Cf; extra CFs after
   rocksdb::DBOptions db_options_;

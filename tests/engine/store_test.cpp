@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 
@@ -668,6 +669,111 @@ TEST(StoreTest, BadFactFieldsAreRefused) {
   EXPECT_TRUE(attempt([](Fact& f) { f.provenance.span_begin = 2; }).IsInvalidArgument());
   EXPECT_EQ(store->LastTx(), 0u);
   EXPECT_TRUE(store->WriteDocumentVersion(Document{}, DocumentVersion{}, {}, "r").status().IsInvalidArgument());
+}
+
+
+// The batched reads answer exactly what their one-at-a-time counterparts do:
+// FactsAboutEach as FactsAbout per subject (aligned with the input, unknown
+// subjects empty, retracted claims hidden), GetFacts as GetFact per id, and
+// ReadProvenance as the provenance half of GetFact.
+TEST(StoreTest, BatchedReadsMatchSingleReads) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b("doc-batch");
+  for (int i = 0; i < 40; ++i) {
+    const std::string chip = "chip:b" + std::to_string(i);
+    b.Add(chip, "memory", Value::Quantity((16 + i) * kGB, "bytes", std::to_string(16 + i) + " GB"),
+          chip + " has " + std::to_string(16 + i) + " GB");
+    if (i % 3 == 0) {
+      b.Add(chip, "memory", Value::NotPublished("not disclosed"), chip + " memory: not disclosed");
+    }
+    b.Add(chip, "tdp", Value::Quantity(100 + i, "watts", std::to_string(100 + i) + " W"), chip + " TDP");
+  }
+  ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1").ok());
+  // A second version drops chip:b5's memory claims: retracted, so not visible now.
+  DocBuilder b2("doc-batch");
+  for (const Fact& f : b.facts()) {
+    if (f.subject == "chip:b5" && f.predicate == "memory") continue;
+    b2.Add(f.subject, f.predicate, f.value, f.provenance.excerpt);
+  }
+  ASSERT_TRUE(store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
+
+  const std::vector<EntityId> subjects = {"chip:b7", "chip:nobody", "chip:b0", "chip:b5", "chip:b39", "chip:b7"};
+  auto each = store->FactsAboutEach(subjects, "memory");
+  ASSERT_TRUE(each.ok()) << each.status().ToString();
+  ASSERT_EQ(each->size(), subjects.size());
+  for (size_t i = 0; i < subjects.size(); ++i) {
+    SCOPED_TRACE(subjects[i]);
+    auto one = store->FactsAbout(subjects[i], "memory");
+    ASSERT_TRUE(one.ok());
+    ASSERT_EQ((*each)[i].size(), one->size());
+    for (size_t k = 0; k < one->size(); ++k) {
+      EXPECT_EQ((*each)[i][k].id, (*one)[k].id);
+      ExpectSameClaim((*one)[k], (*each)[i][k]);
+    }
+  }
+  EXPECT_TRUE((*each)[1].empty());
+  EXPECT_TRUE((*each)[3].empty());  // retracted
+  EXPECT_EQ((*each)[2].size(), 2u);  // a figure and a "not published"
+  auto unknown_predicate = store->FactsAboutEach(subjects, "no_such_predicate");
+  ASSERT_TRUE(unknown_predicate.ok());
+  for (const auto& facts : *unknown_predicate) EXPECT_TRUE(facts.empty());
+
+  auto all = store->FactsFromDocument("doc-batch");
+  ASSERT_TRUE(all.ok());
+  std::vector<uint64_t> ids;
+  for (auto it = all->rbegin(); it != all->rend(); ++it) ids.push_back(it->id);  // not in key order
+  auto facts = store->GetFacts(ids);
+  auto provenance = store->ReadProvenance(ids);
+  ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+  ASSERT_TRUE(provenance.ok()) << provenance.status().ToString();
+  ASSERT_EQ(facts->size(), ids.size());
+  ASSERT_EQ(provenance->size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    auto one = store->GetFact(ids[i]);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ((*facts)[i].id, ids[i]);
+    ExpectSameClaim(*one, (*facts)[i]);
+    EXPECT_EQ((*provenance)[i].excerpt, one->provenance.excerpt);
+    EXPECT_EQ((*provenance)[i].span_begin, one->provenance.span_begin);
+    EXPECT_EQ((*provenance)[i].span_end, one->provenance.span_end);
+    EXPECT_EQ((*provenance)[i].run_id, one->provenance.run_id);
+    EXPECT_TRUE((*provenance)[i].document_id.empty());  // comes with the fact, not read again
+  }
+  auto missing = store->GetFacts({ids[0], 999999});
+  EXPECT_FALSE(missing.ok());
+}
+
+
+// A store is created whole or not at all: it is built in a sibling directory
+// and renamed into place, so a creator killed half-way (kill -9 during the
+// first `chipkg ingest`) leaves only a staging directory, which the next
+// creator removes, never a RocksDB database without chipkg's format record.
+TEST(StoreTest, CreationIsAllOrNothing) {
+  TempDir dir;
+  const std::string path = dir.Sub("store");
+  // What a creator killed before its rename leaves: a staging directory named
+  // after a process that no longer exists, holding a half-made database.
+  const std::string stale = dir.Sub(".store.creating-4194302");
+  std::filesystem::create_directories(stale);
+  { std::ofstream(stale + "/CURRENT") << "MANIFEST-000001\n"; }
+  std::filesystem::create_directories(path);  // made ahead of time, empty: accepted
+  {
+    auto store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    DocBuilder b("doc-create");
+    b.Add("chip:x", "tdp", Value::Quantity(100, "watts", "100 W"), "TDP 100 W");
+    ASSERT_TRUE((*store)->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+  }
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".creating-"), std::string::npos) << entry.path();
+  }
+  auto reopened = Store::Open(path);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  auto facts = (*reopened)->FactsAbout("chip:x");
+  ASSERT_TRUE(facts.ok());
+  EXPECT_EQ(facts->size(), 1u);
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 //
 // Each chip has ~25 predicates; each (chip, predicate) claim is stated by 1-3
 // of the chip's three source documents (vendor page, press article,
-// aggregator), about 10% of the multi-source claims conflict (a source gives
-// another value) and about 5% of claims are "not published" markers. Every
+// aggregator), about 10% of the claims conflict (a fifth of the multi-source
+// ones: a second source gives another value) and about 5% of claims are "not published" markers. Every
 // claim carries an excerpt: the line of its document that states it, with the
 // span pointing at it, so the load path pays for real provenance.
 #pragma once
@@ -76,7 +76,7 @@ class SyntheticCorpus {
       // How many sources state it: 1, 2 or 3 with P = .5/.3/.2.
       const int r = uniform(10);
       const int sources = r < 5 ? 1 : r < 8 ? 2 : 3;
-      const bool conflict = sources > 1 && uniform(10) == 0;
+      const bool conflict = sources > 1 && uniform(5) == 0;
       for (int s = 0; s < sources; ++s) {
         SyntheticDocument& d = chip.documents[s];
         const bool not_published = uniform(20) == 0;
@@ -112,10 +112,10 @@ class SyntheticCorpus {
           case 18: f.predicate = "designer"; v = Value::Entity(OrgId((index + (bump > 1)) % kOrgs), ""); break;
           case 19: f.predicate = "foundry"; v = Value::Entity(OrgId((index / 7 + (bump > 1)) % 3), ""); break;
           case 20: f.predicate = "memory_type"; v = Value::Text(bump > 1 ? "HBM2e" : index % 3 ? "HBM3" : "HBM3e"); break;
-          case 21: f.predicate = "chip_type"; v = Value::Text(index % 4 == 0 ? "GPU" : "ASIC"); break;
-          case 22: f.predicate = "form_factor"; v = Value::Text(index % 2 ? "SXM" : "PCIe card"); break;
+          case 21: f.predicate = "chip_type"; v = Value::Text((index % 4 == 0) != (bump != 1.0) ? "GPU" : "ASIC"); break;
+          case 22: f.predicate = "form_factor"; v = Value::Text((index % 2 != 0) != (bump != 1.0) ? "SXM" : "PCIe card"); break;
           case 23: f.predicate = "safety_critical"; v = Value::Bool((index % 11 == 0) != (bump > 1), ""); break;
-          default: f.predicate = "cooling"; v = Value::Text(index % 5 ? "air" : "liquid"); break;
+          default: f.predicate = "cooling"; v = Value::Text((index % 5 != 0) != (bump != 1.0) ? "air" : "liquid"); break;
         }
         if (not_published) v = Value::NotPublished("not published");
         std::string line = f.predicate;
