@@ -122,8 +122,8 @@ Status Dictionary::NameInto(uint32_t id, std::string* out) const {
   }
   {
     std::shared_lock lock(mu_);
-    if (id < known_.size() && known_[id]) {
-      out->assign(names_[id]);
+    if (const std::string* known = Known(id)) {
+      out->assign(*known);
       return Status::OK();
     }
   }
@@ -135,7 +135,7 @@ Result<std::string> Dictionary::Name(uint32_t id) const {
   if (id == 0) return std::string();
   {
     std::shared_lock lock(mu_);
-    if (id < known_.size() && known_[id]) return names_[id];
+    if (const std::string* known = Known(id)) return *known;
   }
   std::string value;
   rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), cf_, codec::DictReverseKey(id), &value);
@@ -151,14 +151,18 @@ void Dictionary::Remember(const std::vector<std::pair<std::string, uint32_t>>& e
     // Several ids may carry one string (a bulk load's reserved run id); the
     // forward map keeps the first, which is the one stored under 'F'.
     forward_.try_emplace(s, id);
-    if (id >= known_.size()) {
-      size_t n = std::max<size_t>(id + 1, known_.size() * 2);
-      known_.resize(n, false);
-      names_.resize(n);
-    }
-    names_[id] = s;
-    known_[id] = true;
+    const size_t chunk = id >> kChunkBits, slot = id & ((size_t{1} << kChunkBits) - 1);
+    if (chunk >= chunks_.size()) chunks_.resize(chunk + 1);
+    if (!chunks_[chunk]) chunks_[chunk] = std::make_unique<Chunk>();
+    chunks_[chunk]->names[slot] = s;
+    chunks_[chunk]->known.set(slot);
   }
+}
+
+const std::string* Dictionary::Known(uint32_t id) const {
+  const size_t chunk = id >> kChunkBits, slot = id & ((size_t{1} << kChunkBits) - 1);
+  if (chunk >= chunks_.size() || !chunks_[chunk] || !chunks_[chunk]->known.test(slot)) return nullptr;
+  return &chunks_[chunk]->names[slot];
 }
 
 Result<uint32_t> Interner::Intern(std::string_view s) {
@@ -237,6 +241,12 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
     rocksdb::BlockBasedTableOptions t;
     t.block_cache = cache_;
     t.format_version = 5;
+    // Index and filter blocks go through the block cache and are read when
+    // first needed: otherwise opening the store (every `chipkg query` does)
+    // reads every file's whole index and filters, tens of MB for a large store.
+    t.cache_index_and_filter_blocks = true;
+    t.cache_index_and_filter_blocks_with_high_priority = true;
+    t.pin_l0_filter_and_index_blocks_in_cache = true;
     // Scanned CFs get larger blocks; point-read CFs keep 4 KiB.
     if (cf == codec::kSpoCf || cf == codec::kPosCf || cf == codec::kDocCf || cf == codec::kVersionsCf) {
       t.block_size = 16 << 10;
@@ -1173,9 +1183,10 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
   ReadSnapshot snap(this, view.with_provenance);
   rocksdb::ReadOptions ro;
   ro.snapshot = snap.get();
-  // Seeks go forward in key order, mostly to nearby blocks: no upper bound to
-  // reset per subject, and the prefix filter would only be consulted in vain.
-  ro.total_order_seek = true;
+  // Each Seek is checked against the files' subject-prefix bloom filters (a
+  // total-order iterator would probe every file of every level per subject),
+  // and iteration stops at the end of the subject's prefix.
+  ro.prefix_same_as_start = true;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kSpoCf]));
   std::string arena;
   std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end of its core in `arena`

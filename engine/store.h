@@ -25,7 +25,10 @@ namespace chipkg {
 
 struct StoreOptions {
   bool create_if_missing = true;
-  size_t block_cache_bytes = 64 << 20;
+  // Shared by data, index and filter blocks; filled only as blocks are read.
+  // A quarter of a 1 GB store's blocks: the provenance of a large answer is
+  // read at random, and misses cost a read and a decompression each.
+  size_t block_cache_bytes = 256 << 20;
 };
 
 // Which claims a read sees.

@@ -7,6 +7,7 @@
 #include <rocksdb/write_batch.h>
 
 #include <atomic>
+#include <bitset>
 #include <functional>
 #include <map>
 #include <memory>
@@ -66,8 +67,16 @@ class Dictionary {
   rocksdb::ColumnFamilyHandle* cf_ = nullptr;
   mutable std::shared_mutex mu_;
   mutable StringIdMap forward_;
-  mutable std::vector<std::string> names_;  // index = id
-  mutable std::vector<bool> known_;
+  // Names by id, in chunks allocated as ids are first seen: a one-shot query
+  // on a large store knows a few ids spread over millions, and one flat vector
+  // sized to the largest would be megabytes of zeroed memory to answer it.
+  static constexpr size_t kChunkBits = 8;
+  struct Chunk {
+    std::string names[size_t{1} << kChunkBits];
+    std::bitset<size_t{1} << kChunkBits> known;
+  };
+  mutable std::vector<std::unique_ptr<Chunk>> chunks_;  // chunk i holds ids [i << kChunkBits, (i + 1) << kChunkBits)
+  const std::string* Known(uint32_t id) const;  // under mu_ (shared)
 };
 
 // Assigns ids for one write (or one bulk load). New entries become visible to
