@@ -1222,8 +1222,8 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
   return out;
 }
 
-Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, const ValueRange& range,
-                                                  const ReadView& view) const {
+Result<std::optional<std::pair<std::string, std::string>>> StoreImpl::RangeKeys(const std::string& predicate,
+                                                                      const ValueRange& range) const {
   std::optional<ValueKind> kind = range.kind;
   for (const auto* bound : {&range.lower, &range.upper}) {
     if (!*bound) continue;
@@ -1234,7 +1234,7 @@ Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, 
     kind = (*bound)->kind;
   }
   CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
-  if (!pid || predicate.empty()) return std::vector<Fact>();
+  if (!pid || predicate.empty()) return std::optional<std::pair<std::string, std::string>>();
 
   std::string base;
   codec::PutU32(&base, *pid);
@@ -1269,17 +1269,50 @@ Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, 
   std::string limit = codec::PrefixSuccessor(kind_prefix);
   if (range.lower) {
     CHIPKG_ASSIGN_OR_RETURN(std::optional<std::string> k, bound_key(*range.lower));
-    if (!k) return std::vector<Fact>();
+    if (!k) return std::optional<std::pair<std::string, std::string>>();
     start = range.lower_inclusive ? *k : codec::PrefixSuccessor(*k);
   }
   if (range.upper) {
     CHIPKG_ASSIGN_OR_RETURN(std::optional<std::string> k, bound_key(*range.upper));
-    if (!k) return std::vector<Fact>();
+    if (!k) return std::optional<std::pair<std::string, std::string>>();
     limit = range.upper_inclusive ? codec::PrefixSuccessor(*k) : *k;
   }
-  if (!limit.empty() && start >= limit) return std::vector<Fact>();
+  if (!limit.empty() && start >= limit) return std::optional<std::pair<std::string, std::string>>();
+  return std::optional<std::pair<std::string, std::string>>(std::make_pair(std::move(start), std::move(limit)));
+}
+
+Result<std::vector<Fact>> StoreImpl::FactsInRange(const std::string& predicate, const ValueRange& range,
+                                                  const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(auto keys, RangeKeys(predicate, range));
+  if (!keys) return std::vector<Fact>();
   ReadSnapshot snap(this, view.with_provenance);
-  return ScanFacts(codec::kPosCf, start, limit, 4, view, snap.get());
+  return ScanFacts(codec::kPosCf, keys->first, keys->second, 4, view, snap.get());
+}
+
+Result<std::vector<EntityId>> StoreImpl::SubjectsInRange(const std::string& predicate, const ValueRange& range,
+                                                        const ReadView& view) const {
+  CHIPKG_ASSIGN_OR_RETURN(auto keys, RangeKeys(predicate, range));
+  if (!keys) return std::vector<EntityId>();
+  std::vector<uint32_t> ids;
+  std::unordered_set<uint32_t> seen;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, keys->first, keys->second, 4,
+                              [&](std::string_view, std::string_view value) {
+                                TxId a = 0, r = 0;
+                                std::optional<Date> va;
+                                uint32_t subject = 0;
+                                if (!codec::DecodeCoreHeader(value, &a, &r, &va) ||
+                                    !codec::DecodeCoreSubject(value, &subject)) {
+                                  status = Status::Corruption("undecodable fact record in pos");
+                                  return false;
+                                }
+                                if (Visible(a, r, va, view) && seen.insert(subject).second) ids.push_back(subject);
+                                return true;
+                              }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  std::vector<EntityId> out(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out[i]));
+  return out;
 }
 
 Result<std::vector<Fact>> StoreImpl::FactsReferencing(const EntityId& object, const ReadView& view) const {

@@ -157,6 +157,10 @@ class Store {
   // Facts of `predicate` whose value lies in `range`, in value order.
   virtual Result<std::vector<Fact>> FactsInRange(const std::string& predicate, const ValueRange& range,
                                                  const ReadView& view = {}) const = 0;
+  // The subjects of FactsInRange, each once, in the value order of its first
+  // fact: what a query needs to pick candidates, without decoding the facts.
+  virtual Result<std::vector<EntityId>> SubjectsInRange(const std::string& predicate, const ValueRange& range,
+                                                        const ReadView& view = {}) const = 0;
   // Facts whose value is a reference to `object`.
   virtual Result<std::vector<Fact>> FactsReferencing(const EntityId& object, const ReadView& view = {}) const = 0;
   // Facts read from one document (any version unless `version` is set).

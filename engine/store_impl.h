@@ -182,6 +182,8 @@ class StoreImpl final : public Store {
   Result<std::vector<std::vector<Fact>>> FactsAboutEach(const std::vector<EntityId>& subjects,
                                                         const std::string& predicate,
                                                         const ReadView& view) const override;
+  Result<std::vector<EntityId>> SubjectsInRange(const std::string& predicate, const ValueRange& range,
+                                                const ReadView& view) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<Provenance>> ReadProvenance(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;
@@ -268,6 +270,9 @@ class StoreImpl final : public Store {
                                             const rocksdb::Snapshot* snap) const;
   // Calls fn(i, value) with the value of ids[i] in `cf` (facts or prov, keyed
   // by fact id), for every i; Corruption if one is missing.
+  // The pos keys [start, limit) of a value range; nullopt when nothing can match.
+  Result<std::optional<std::pair<std::string, std::string>>> RangeKeys(const std::string& predicate,
+                                                                       const ValueRange& range) const;
   Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
                    const std::function<Status(size_t, std::string_view)>& fn) const;
   // The CORE records of `ids` from the facts CF, in the same order.

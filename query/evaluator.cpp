@@ -1145,9 +1145,12 @@ class Evaluator {
     switch (p.kind) {
       case AccessPath::Kind::kRange:
       case AccessPath::Kind::kNotPublished: {
-        Result<std::vector<Fact>> facts = store_.FactsInRange(p.predicate, p.range, view_);
-        if (!facts.ok()) return facts.status().WithContext("index scan of " + p.predicate);
-        return AddSubjects(*facts, out, seen);
+        Result<std::vector<EntityId>> subjects = store_.SubjectsInRange(p.predicate, p.range, view_);
+        if (!subjects.ok()) return subjects.status().WithContext("index scan of " + p.predicate);
+        for (EntityId& id : *subjects) {
+          if (seen.insert(id).second) out.push_back(std::move(id));
+        }
+        return Status::OK();
       }
       case AccessPath::Kind::kReferencing: {
         Result<std::vector<Fact>> facts = store_.FactsReferencing(p.object, view_);

@@ -15,6 +15,12 @@ n="${1:-100000}"
 shift || true
 base="${CHIPKG_BENCH_DIR:-/var/tmp/chipkg-bench}"
 "$root/tools/install-deps.sh"
+# The sqlite3 command line, for the whole-process baseline (Q1 as `sqlite3 FILE SQL`).
+if ! command -v sqlite3 >/dev/null; then
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends sqlite3
+fi
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHIPKG_TESTS=OFF >/dev/null
 cmake --build "$root/build" --target chipkg chipkg-peer-bench -- -j"$(nproc)" >&2
 mkdir -p "$base"

@@ -776,5 +776,48 @@ TEST(StoreTest, CreationIsAllOrNothing) {
   EXPECT_EQ(facts->size(), 1u);
 }
 
+
+// SubjectsInRange names the subjects of FactsInRange, each once, in the value
+// order of its first fact, and honours the read view like it.
+TEST(StoreTest, SubjectsInRangeMatchesFactsInRange) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b("doc-subjects");
+  const double sizes[] = {96, 16, 64, 32, 80, 64, 128};
+  for (size_t i = 0; i < std::size(sizes); ++i) {
+    const std::string chip = "chip:r" + std::to_string(i % 5);  // r0 and r1 get two figures
+    b.Add(chip, "memory", Value::Quantity(sizes[i] * kGB, "bytes", std::to_string(sizes[i]) + " GB"),
+          chip + " memory " + std::to_string(i));
+  }
+  ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+  ValueRange ge64;
+  ge64.lower = Value::Quantity(64 * kGB, "bytes", "");
+  auto facts = store->FactsInRange("memory", ge64);
+  auto subjects = store->SubjectsInRange("memory", ge64);
+  ASSERT_TRUE(facts.ok());
+  ASSERT_TRUE(subjects.ok()) << subjects.status().ToString();
+  std::vector<EntityId> expected;
+  for (const Fact& f : *facts) {
+    if (std::find(expected.begin(), expected.end(), f.subject) == expected.end()) expected.push_back(f.subject);
+  }
+  EXPECT_EQ(*subjects, expected);
+  EXPECT_EQ(std::set<EntityId>(subjects->begin(), subjects->end()),
+            (std::set<EntityId>{"chip:r0", "chip:r1", "chip:r2", "chip:r4"}));
+  EXPECT_EQ(subjects->size(), 4u);
+  ValueRange none;
+  none.lower = Value::Quantity(1000 * kGB, "bytes", "");
+  auto empty = store->SubjectsInRange("memory", none);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+  auto unknown = store->SubjectsInRange("no_such_predicate", ge64);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_TRUE(unknown->empty());
+  ReadView before;
+  before.as_of_tx = 0;
+  auto old = store->SubjectsInRange("memory", ge64, before);
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->empty());
+}
+
 }  // namespace
 }  // namespace chipkg
