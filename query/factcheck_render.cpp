@@ -491,7 +491,8 @@ std::string Render(const Profile& r, Format format) {
       out << "  " << Pad(x.subject_name, width) << x.predicate << " " << Refs(x.citations) << "\n";
     }
   }
-  out << "\n" << r.attributes.size() << " attributes, " << conflicts << " with conflicting sources\n";
+  out << "\n" << r.attributes.size() << (r.attributes.size() == 1 ? " attribute, " : " attributes, ") << conflicts
+      << " with conflicting sources\n";
   Footnotes(out, r.citations);
   return out.str();
 }

@@ -388,6 +388,18 @@ TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   for (const auto& g : memory->groups) EXPECT_NE(g.display, "32 GB");
 }
 
+// The describe footer counts in words a reader would write: "1 attribute".
+TEST(FactcheckRenderTest, DescribeFooterCountsInTheSingular) {
+  Profile one;
+  one.entity.id = "chip:x";
+  one.entity.name = "X";
+  one.attributes.emplace_back().label = "memory";
+  const std::string text = Render(one, Format::kText);
+  EXPECT_NE(text.find("1 attribute, 0 with conflicting sources"), std::string::npos) << text;
+  one.attributes.emplace_back().label = "tdp";
+  EXPECT_NE(Render(one, Format::kText).find("2 attributes, 0 with"), std::string::npos);
+}
+
 TEST_F(FactcheckTest, SourcesListDocumentsVersionsAndFacts) {
   auto s = Sources(*store_);
   ASSERT_TRUE(s.ok()) << s.status().message();
