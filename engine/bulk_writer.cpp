@@ -53,10 +53,7 @@ void BulkWriterImpl::Cleanup() {
   stream_.reset();
   facts_sink_.reset();
   prov_sink_.reset();
-  spo_.reset();
-  pos_.reset();
-  doc_.reset();
-  ref_.reset();
+  index_.reset();
   versions_.reset();
   if (!dir_.empty()) {
     std::error_code ec;
@@ -88,21 +85,15 @@ Status BulkWriterImpl::Init() {
   facts_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kFactsCf), dir_, "facts");
   prov_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kProvCf), dir_, "prov");
   stream_ = std::make_unique<BackgroundSinks>(std::vector<SstSink*>{facts_sink_.get(), prov_sink_.get()});
-  const size_t idx = budget_.index_bytes;
-  // spo and pos hold a CORE per fact; doc and ref only a HEADER.
-  spo_ = std::make_unique<RunSorter>(dir_, "spo", idx * 4 / 10);
-  pos_ = std::make_unique<RunSorter>(dir_, "pos", idx * 4 / 10);
-  doc_ = std::make_unique<RunSorter>(dir_, "doc", idx * 3 / 20);
-  ref_ = std::make_unique<RunSorter>(dir_, "ref", idx / 20);
+  index_ = std::make_unique<FactIndexSorter>(dir_, budget_.index_bytes);
   versions_ = std::make_unique<RunSorter>(dir_, "versions", budget_.versions_bytes);
   return Status::OK();
 }
 
 size_t BulkWriterImpl::spilled_runs() const {
   size_t n = 0;
-  for (const auto* s : {spo_.get(), pos_.get(), doc_.get(), ref_.get(), versions_.get()}) {
-    if (s != nullptr) n += s->runs();
-  }
+  if (index_ != nullptr) n += index_->runs();
+  if (versions_ != nullptr) n += versions_->runs();
   return n;
 }
 
@@ -336,28 +327,11 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   codec::AppendValueKey(core, &vkey_buf_);
   s = stream_->Put(0, key_buf_, core_buf_);
   if (s.ok()) s = stream_->Put(1, key_buf_, prov_buf_);
-  key_buf_.clear();
-  codec::PutU32(&key_buf_, core.subject);
-  codec::PutU32(&key_buf_, core.predicate);
-  codec::PutU64(&key_buf_, id);
-  if (s.ok()) s = spo_->Add(key_buf_, core_buf_);
-  key_buf_.clear();
-  codec::PutU32(&key_buf_, core.predicate);
-  key_buf_ += vkey_buf_;
-  codec::PutU64(&key_buf_, id);
-  if (s.ok()) s = pos_->Add(key_buf_, core_buf_);
   header_buf_.clear();
   codec::EncodeCoreHeader(core, &header_buf_);
-  key_buf_.clear();
-  codec::PutU32(&key_buf_, core.document);
-  codec::PutU32(&key_buf_, core.document_version);
-  codec::PutU64(&key_buf_, id);
-  if (s.ok()) s = doc_->Add(key_buf_, header_buf_);
-  if (s.ok() && core.kind == ValueKind::kEntity) {
-    key_buf_.clear();
-    codec::PutU32(&key_buf_, core.entity);
-    codec::PutU64(&key_buf_, id);
-    s = ref_->Add(key_buf_, header_buf_);
+  if (s.ok()) {
+    s = index_->Add(id, core.subject, core.predicate, vkey_buf_, core.document, core.document_version,
+                    core.kind == ValueKind::kEntity ? &core.entity : nullptr, core_buf_, header_buf_.size());
   }
   if (!s.ok()) return Failed(s);
 
@@ -485,24 +459,32 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   }
 
   // The large sorters, one per task, on every core.
-  std::vector<std::pair<int, RunSorter*>> sorted = {{codec::kPosCf, pos_.get()},
-                                                    {codec::kSpoCf, spo_.get()},
-                                                    {codec::kDocCf, doc_.get()},
-                                                    {codec::kVersionsCf, versions_.get()},
-                                                    {codec::kRefCf, ref_.get()}};
+  CHIPKG_RETURN_IF_ERROR(index_->PrepareDrain());
+  std::vector<int> sorted = {codec::kPosCf, codec::kSpoCf, codec::kDocCf, codec::kVersionsCf, codec::kRefCf};
   std::vector<std::unique_ptr<SstSink>> sorted_sinks;
   std::vector<std::function<Status()>> tasks;
-  for (auto& [cf, sorter] : sorted) {
+  for (int cf : sorted) {
     sorted_sinks.push_back(sink_for(cf));
     SstSink* sink = sorted_sinks.back().get();
-    RunSorter* s = sorter;
-    tasks.push_back([s, sink] {
-      CHIPKG_RETURN_IF_ERROR(s->Drain(sink));
+    if (cf == codec::kVersionsCf) {
+      tasks.push_back([this, sink] {
+        CHIPKG_RETURN_IF_ERROR(versions_->Drain(sink));
+        return sink->Finish();
+      });
+      continue;
+    }
+    const auto index = cf == codec::kPosCf   ? FactIndexSorter::kPos
+                       : cf == codec::kSpoCf ? FactIndexSorter::kSpo
+                       : cf == codec::kDocCf ? FactIndexSorter::kDoc
+                                             : FactIndexSorter::kRef;
+    tasks.push_back([this, sink, index] {
+      CHIPKG_RETURN_IF_ERROR(index_->Drain(index, sink));
       return sink->Finish();
     });
   }
   for (auto& [cf, sink] : small) CHIPKG_RETURN_IF_ERROR(sink->Finish());
   CHIPKG_RETURN_IF_ERROR(RunParallel(std::move(tasks), std::max(2u, std::thread::hardware_concurrency())));
+  index_->Release();
 
   auto add_arg = [&](int cf, const SstSink& sink) {
     if (sink.files().empty()) return;
@@ -517,7 +499,7 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   };
   add_arg(codec::kFactsCf, *facts_sink_);
   add_arg(codec::kProvCf, *prov_sink_);
-  for (size_t i = 0; i < sorted.size(); ++i) add_arg(sorted[i].first, *sorted_sinks[i]);
+  for (size_t i = 0; i < sorted.size(); ++i) add_arg(sorted[i], *sorted_sinks[i]);
   for (auto& [cf, sink] : small) add_arg(cf, *sink);
   return Status::OK();
 }
@@ -534,6 +516,7 @@ Result<ImportStats> BulkWriterImpl::Finish(const std::string& run_id) {
   }
   std::vector<rocksdb::IngestExternalFileArg> args;
   Status s = BuildFiles(run_id, &args);
+
   if (s.ok()) {
     s = FromRocks(store_->db()->IngestExternalFiles(args), "ingesting the bulk load into " + store_->path());
   }

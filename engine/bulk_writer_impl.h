@@ -3,7 +3,8 @@
 //
 // Facts and provenance are keyed by fact id, which only grows, so they stream
 // straight into SST files on a background thread. The index CFs (spo, pos,
-// doc, ref) and versions go through memory-bounded RunSorters. Entities,
+// doc, ref) go through one memory-bounded FactIndexSorter, which holds each
+// fact's CORE once for all four; versions through a RunSorter. Entities,
 // documents and transactions are few and kept in maps. Finish() drains the
 // sorters on all cores and ingests every file of every CF in one atomic
 // IngestExternalFiles call, counters included, so a failure anywhere leaves
@@ -94,7 +95,8 @@ class BulkWriterImpl final : public BulkWriter {
 
   std::unique_ptr<SstSink> facts_sink_, prov_sink_;
   std::unique_ptr<BackgroundSinks> stream_;
-  std::unique_ptr<RunSorter> spo_, pos_, doc_, ref_, versions_;
+  std::unique_ptr<FactIndexSorter> index_;
+  std::unique_ptr<RunSorter> versions_;
   ImportStats stats_;
   bool wrote_anything_ = false;
   std::string core_buf_, header_buf_, prov_buf_, key_buf_, vkey_buf_;

@@ -197,18 +197,11 @@ Status SstSink::Finish() {
   return FromRocks(writer_->Finish(), "finishing " + name_ + " SST " + files_.back());
 }
 
-// ---- RunSorter ---------------------------------------------------------------
+// ---- ChunkArena --------------------------------------------------------------
 
-RunSorter::RunSorter(std::string dir, std::string name, size_t budget_bytes)
-    : dir_(std::move(dir)), name_(std::move(name)), budget_(std::max<size_t>(budget_bytes, 64 << 10)) {}
+ChunkArena::~ChunkArena() { Release(); }
 
-RunSorter::~RunSorter() {
-  FreeChunks();
-  std::error_code ec;
-  for (const auto& run : runs_) std::filesystem::remove(run, ec);
-}
-
-void RunSorter::FreeChunks() {
+void ChunkArena::Release() {
   for (const Chunk& c : chunks_) {
     if (c.mapped) {
       ::munmap(c.data, c.size);
@@ -217,14 +210,24 @@ void RunSorter::FreeChunks() {
     }
   }
   chunks_.clear();
-  chunk_used_ = chunk_size_ = 0;
-  held_ = 0;
+  current_ = used_ = held_ = before_current_ = 0;
 }
 
-char* RunSorter::Allocate(size_t n) {
-  if (chunks_.empty() || chunk_used_ + n > chunk_size_) {
+void ChunkArena::Reset() {
+  current_ = 0;
+  used_ = 0;
+  before_current_ = 0;
+}
+
+char* ChunkArena::Allocate(size_t n) {
+  while (current_ < chunks_.size() && used_ + n > chunks_[current_].size) {
+    before_current_ += chunks_[current_].size;
+    ++current_;
+    used_ = 0;
+  }
+  if (current_ == chunks_.size()) {
     Chunk c;
-    c.size = std::max<size_t>(n, std::min<size_t>(8 << 20, budget_ / 8));
+    c.size = std::max(n, chunk_bytes_);
     if (c.size >= kHugePage) {
       c.size = (c.size + kHugePage - 1) & ~(kHugePage - 1);
       c.data = MapLarge(c.size);
@@ -232,22 +235,63 @@ char* RunSorter::Allocate(size_t n) {
     }
     if (c.data == nullptr) c.data = new char[c.size];  // not zeroed: every byte is written before it is read
     chunks_.push_back(c);
-    chunk_size_ = c.size;
-    chunk_used_ = 0;
     held_ += c.size;
+    used_ = 0;
   }
-  char* p = chunks_.back().data + chunk_used_;
-  chunk_used_ += n;
+  char* p = chunks_[current_].data + used_;
+  used_ += n;
   return p;
+}
+
+namespace {
+
+// K-way merge of sorted runs into `sink`.
+Status MergeRuns(const std::vector<std::string>& runs, SstSink* sink) {
+  std::vector<std::unique_ptr<RunReader>> readers;
+  std::vector<size_t> heap;
+  for (const auto& run : runs) {
+    readers.push_back(std::make_unique<RunReader>(run));
+    CHIPKG_RETURN_IF_ERROR(readers.back()->Open());
+    if (readers.back()->valid()) heap.push_back(readers.size() - 1);
+  }
+  auto greater = [&](size_t a, size_t b) { return readers[a]->key() > readers[b]->key(); };
+  std::make_heap(heap.begin(), heap.end(), greater);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), greater);
+    RunReader& r = *readers[heap.back()];
+    CHIPKG_RETURN_IF_ERROR(sink->Put(r.key(), r.value()));
+    CHIPKG_RETURN_IF_ERROR(r.Next());
+    if (r.valid()) {
+      std::push_heap(heap.begin(), heap.end(), greater);
+    } else {
+      heap.pop_back();
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// ---- RunSorter ---------------------------------------------------------------
+
+RunSorter::RunSorter(std::string dir, std::string name, size_t budget_bytes)
+    : dir_(std::move(dir)),
+      name_(std::move(name)),
+      budget_(std::max<size_t>(budget_bytes, 64 << 10)),
+      arena_(std::min<size_t>(8 << 20, budget_ / 8)) {}
+
+RunSorter::~RunSorter() {
+  std::error_code ec;
+  for (const auto& run : runs_) std::filesystem::remove(run, ec);
 }
 
 Status RunSorter::Add(std::string_view key, std::string_view value) {
   if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
     return Status::InvalidArgument("bulk entry of " + name_ + " is larger than 4 GiB");
   }
-  if (held_ + refs_.capacity() * sizeof(Ref) >= budget_ && !refs_.empty()) CHIPKG_RETURN_IF_ERROR(Spill());
+  if (arena_.used() + refs_.capacity() * sizeof(Ref) >= budget_ && !refs_.empty()) CHIPKG_RETURN_IF_ERROR(Spill());
   const size_t n = 8 + key.size() + value.size();
-  char* rec = Allocate(n);
+  char* rec = arena_.Allocate(n);
   uint32_t klen = static_cast<uint32_t>(key.size()), vlen = static_cast<uint32_t>(value.size());
   std::memcpy(rec, &klen, 4);
   std::memcpy(rec + 4, &vlen, 4);
@@ -289,9 +333,11 @@ Status RunSorter::Spill() {
   }
   if (std::fclose(f) != 0) ok = false;
   if (!ok) return Status::IOError("cannot write sort run " + path + ": " + ErrnoText());
+  // The next run reuses the arena's chunks, and the refs' capacity unless that
+  // alone would leave little of the budget.
   refs_.clear();
-  refs_.shrink_to_fit();
-  FreeChunks();
+  if (refs_.capacity() * sizeof(Ref) >= budget_ / 2) refs_.shrink_to_fit();
+  arena_.Reset();
   return Status::OK();
 }
 
@@ -301,31 +347,219 @@ Status RunSorter::Drain(SstSink* sink) {
     for (const Ref& r : refs_) CHIPKG_RETURN_IF_ERROR(sink->Put(RecordKey(r.rec), RecordValue(r.rec)));
     refs_.clear();
     refs_.shrink_to_fit();
-    FreeChunks();
+    arena_.Release();
     return Status::OK();
   }
   if (!refs_.empty()) CHIPKG_RETURN_IF_ERROR(Spill());
-  std::vector<std::unique_ptr<RunReader>> readers;
-  std::vector<size_t> heap;
-  for (const auto& run : runs_) {
-    readers.push_back(std::make_unique<RunReader>(run));
-    CHIPKG_RETURN_IF_ERROR(readers.back()->Open());
-    if (readers.back()->valid()) heap.push_back(readers.size() - 1);
+  refs_.shrink_to_fit();
+  arena_.Release();
+  return MergeRuns(runs_, sink);
+}
+
+// ---- FactIndexSorter ------------------------------------------------------------
+
+namespace {
+
+const char* const kIndexName[] = {"spo", "pos", "doc", "ref"};
+constexpr size_t kIndexKeySize[] = {16, 0, 16, 12};  // pos keys vary
+
+void StoreBE32(char* p, uint32_t v) {
+  for (int i = 3; i >= 0; --i, v >>= 8) p[i] = static_cast<char>(v & 0xff);
+}
+void StoreBE64(char* p, uint64_t v) {
+  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<char>(v & 0xff);
+}
+
+// A CORE record in the arena: u32 size, u8 header size, CORE.
+std::string_view CoreOf(const char* rec) { return {rec + 5, LoadU32(rec)}; }
+std::string_view HeaderOf(const char* rec) { return {rec + 5, static_cast<unsigned char>(rec[4])}; }
+// A pos key record: u32 size, the CORE record's address, key.
+std::string_view PosKeyOf(const char* rec) { return {rec + 4 + sizeof(const char*), LoadU32(rec)}; }
+const char* PosCoreOf(const char* rec) {
+  const char* core;
+  std::memcpy(&core, rec + 4, sizeof core);
+  return core;
+}
+
+}  // namespace
+
+FactIndexSorter::FactIndexSorter(std::string dir, size_t budget_bytes)
+    : dir_(std::move(dir)),
+      budget_(std::max<size_t>(budget_bytes, 64 << 10)),
+      cores_(std::min<size_t>(32 << 20, budget_ / 16)),
+      keys_(std::min<size_t>(16 << 20, budget_ / 32)) {}
+
+FactIndexSorter::~FactIndexSorter() {
+  std::error_code ec;
+  for (const auto& runs : runs_) {
+    for (const auto& run : runs) std::filesystem::remove(run, ec);
   }
-  auto greater = [&](size_t a, size_t b) { return readers[a]->key() > readers[b]->key(); };
-  std::make_heap(heap.begin(), heap.end(), greater);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), greater);
-    RunReader& r = *readers[heap.back()];
-    CHIPKG_RETURN_IF_ERROR(sink->Put(r.key(), r.value()));
-    CHIPKG_RETURN_IF_ERROR(r.Next());
-    if (r.valid()) {
-      std::push_heap(heap.begin(), heap.end(), greater);
-    } else {
-      heap.pop_back();
+}
+
+size_t FactIndexSorter::runs() const {
+  size_t n = 0;
+  for (const auto& r : runs_) n += r.size();
+  return n;
+}
+
+// The entry vectors are reserved large up front, but untouched pages cost no
+// memory: what counts is what is filled.
+size_t FactIndexSorter::Held() const {
+  size_t n = cores_.used() + keys_.used() + pos_entries_.size() * sizeof(PosEntry);
+  for (const auto& v : entries_by_index_) n += v.size() * sizeof(Entry);
+  return n;
+}
+
+Status FactIndexSorter::Add(uint64_t fid, uint32_t subject, uint32_t predicate, std::string_view value_key,
+                            uint32_t document, uint32_t version, const uint32_t* entity, std::string_view core,
+                            size_t header_size) {
+  if (core.size() > UINT32_MAX || value_key.size() > UINT32_MAX - 12) {
+    return Status::InvalidArgument("bulk fact record is larger than 4 GiB");
+  }
+  if (header_size > 255 || header_size > core.size()) {
+    return Status::InvalidArgument("bulk fact record: header of " + std::to_string(header_size) + " bytes");
+  }
+  if (entries_by_index_[kSpo].empty() && entries_by_index_[kSpo].capacity() == 0) {
+    // No fact takes less than ~128 bytes here, so these never grow (and copy).
+    const size_t most = budget_ / 128;
+    for (int i : {kSpo, kDoc}) entries_by_index_[i].reserve(most);
+    pos_entries_.reserve(most);
+  }
+  if (Held() >= budget_ && !entries_by_index_[kSpo].empty()) CHIPKG_RETURN_IF_ERROR(Spill());
+
+  char* rec = cores_.Allocate(5 + core.size());
+  const uint32_t core_size = static_cast<uint32_t>(core.size());
+  std::memcpy(rec, &core_size, 4);
+  rec[4] = static_cast<char>(header_size);
+  std::memcpy(rec + 5, core.data(), core.size());
+
+  entries_by_index_[kSpo].push_back({(uint64_t{subject} << 32) | predicate, fid, rec});
+  entries_by_index_[kDoc].push_back({(uint64_t{document} << 32) | version, fid, rec});
+  if (entity != nullptr) entries_by_index_[kRef].push_back({(uint64_t{*entity} << 32) | (fid >> 32), fid << 32, rec});
+
+  const uint32_t key_size = static_cast<uint32_t>(4 + value_key.size() + 8);
+  char* krec = keys_.Allocate(4 + sizeof(const char*) + key_size);
+  std::memcpy(krec, &key_size, 4);
+  std::memcpy(krec + 4, &rec, sizeof rec);
+  char* key = krec + 4 + sizeof rec;
+  StoreBE32(key, predicate);
+  std::memcpy(key + 4, value_key.data(), value_key.size());
+  StoreBE64(key + 4 + value_key.size(), fid);
+  PosEntry e;
+  unsigned char words[24] = {};
+  std::memcpy(words, key, std::min<size_t>(24, key_size));
+  uint64_t* k[3] = {&e.k0, &e.k1, &e.k2};
+  for (int w = 0; w < 3; ++w) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v = (v << 8) | words[8 * w + i];
+    *k[w] = v;
+  }
+  e.rec = krec;
+  pos_entries_.push_back(e);
+
+  ++entries_[kSpo];
+  ++entries_[kPos];
+  ++entries_[kDoc];
+  if (entity != nullptr) ++entries_[kRef];
+  return Status::OK();
+}
+
+void FactIndexSorter::Sort(Index index) {
+  if (index == kPos) {
+    auto less = [](const PosEntry& a, const PosEntry& b) {
+      if (a.k0 != b.k0) return a.k0 < b.k0;
+      if (a.k1 != b.k1) return a.k1 < b.k1;
+      if (a.k2 != b.k2) return a.k2 < b.k2;
+      return PosKeyOf(a.rec) < PosKeyOf(b.rec);
+    };
+    if (!std::is_sorted(pos_entries_.begin(), pos_entries_.end(), less)) {
+      std::sort(pos_entries_.begin(), pos_entries_.end(), less);
     }
+    return;
+  }
+  auto& v = entries_by_index_[index];
+  // The whole key is in (k0, k1), and each key is unique (it ends in the fact id).
+  auto less = [](const Entry& a, const Entry& b) { return a.k0 != b.k0 ? a.k0 < b.k0 : a.k1 < b.k1; };
+  if (!std::is_sorted(v.begin(), v.end(), less)) std::sort(v.begin(), v.end(), less);
+}
+
+Status FactIndexSorter::Spill() {
+  std::unique_ptr<char[]> buffer(new char[kIoBuffer]);
+  for (int i = 0; i < kIndexCount; ++i) {
+    const Index index = static_cast<Index>(i);
+    if ((index == kPos ? pos_entries_.size() : entries_by_index_[index].size()) == 0) continue;
+    Sort(index);
+    std::string path = dir_ + "/" + kIndexName[index] + "-run-" + std::to_string(runs_[index].size());
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return Status::IOError("cannot create sort run " + path + ": " + ErrnoText());
+    runs_[index].push_back(path);
+    std::setvbuf(f, buffer.get(), _IOFBF, kIoBuffer);
+    bool ok = true;
+    Status s = ForEach(index, [&](std::string_view key, std::string_view value) {
+      const uint32_t sizes[2] = {static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())};
+      if (std::fwrite(sizes, 1, 8, f) != 8 || std::fwrite(key.data(), 1, key.size(), f) != key.size() ||
+          std::fwrite(value.data(), 1, value.size(), f) != value.size()) {
+        ok = false;
+      }
+      return ok ? Status::OK() : Status::IOError("cannot write sort run " + path + ": " + ErrnoText());
+    });
+    if (std::fclose(f) != 0 && s.ok()) s = Status::IOError("cannot write sort run " + path + ": " + ErrnoText());
+    CHIPKG_RETURN_IF_ERROR(s);
+  }
+  // The next run reuses the vectors' and the arenas' memory.
+  for (auto& v : entries_by_index_) v.clear();
+  pos_entries_.clear();
+  cores_.Reset();
+  keys_.Reset();
+  return Status::OK();
+}
+
+Status FactIndexSorter::PrepareDrain() {
+  if (!runs_[kSpo].empty() && !entries_by_index_[kSpo].empty()) return Spill();
+  return Status::OK();
+}
+
+template <typename Fn>
+Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
+  // Values are read in key order from all over the arena: the records a few
+  // entries ahead are fetched while this one is written.
+  constexpr size_t kAhead = 8;
+  if (index == kPos) {
+    const auto& v = pos_entries_;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i + 2 * kAhead < v.size()) __builtin_prefetch(v[i + 2 * kAhead].rec);
+      if (i + kAhead < v.size()) __builtin_prefetch(PosCoreOf(v[i + kAhead].rec));
+      CHIPKG_RETURN_IF_ERROR(fn(PosKeyOf(v[i].rec), CoreOf(PosCoreOf(v[i].rec))));
+    }
+    return Status::OK();
+  }
+  const auto& v = entries_by_index_[index];
+  char key[16];
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i + kAhead < v.size()) __builtin_prefetch(v[i + kAhead].rec);
+    StoreBE64(key, v[i].k0);
+    StoreBE64(key + 8, v[i].k1);
+    CHIPKG_RETURN_IF_ERROR(fn(std::string_view(key, kIndexKeySize[index]),
+                              index == kSpo ? CoreOf(v[i].rec) : HeaderOf(v[i].rec)));
   }
   return Status::OK();
+}
+
+Status FactIndexSorter::Drain(Index index, SstSink* sink) {
+  if (!runs_[index].empty()) return MergeRuns(runs_[index], sink);
+  Sort(index);
+  return ForEach(index, [sink](std::string_view key, std::string_view value) { return sink->Put(key, value); });
+}
+
+void FactIndexSorter::Release() {
+  for (auto& v : entries_by_index_) {
+    v.clear();
+    v.shrink_to_fit();
+  }
+  pos_entries_.clear();
+  pos_entries_.shrink_to_fit();
+  cores_.Release();
+  keys_.Release();
 }
 
 // ---- BackgroundSinks -----------------------------------------------------------

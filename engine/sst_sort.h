@@ -50,6 +50,36 @@ class SstSink {
   uint64_t entries_ = 0;
 };
 
+// Memory for sort records, taken in large chunks and handed out front to
+// back. Reset() keeps the chunks: a sorter that spills refills the same pages
+// instead of having the kernel fault in and zero fresh ones.
+class ChunkArena {
+ public:
+  explicit ChunkArena(size_t chunk_bytes) : chunk_bytes_(chunk_bytes) {}
+  ~ChunkArena();
+  ChunkArena(const ChunkArena&) = delete;
+  ChunkArena& operator=(const ChunkArena&) = delete;
+  char* Allocate(size_t n);
+  void Reset();    // forget the contents, keep the memory
+  void Release();  // give the memory back
+  size_t held() const { return held_; }  // memory taken from the system
+  size_t used() const { return before_current_ + used_; }  // of it, handed out since the last Reset
+
+
+ private:
+  struct Chunk {
+    char* data = nullptr;
+    size_t size = 0;
+    bool mapped = false;  // from mmap (huge pages), else from new[]
+  };
+  size_t chunk_bytes_;
+  std::vector<Chunk> chunks_;
+  size_t current_ = 0;         // chunk being filled
+  size_t used_ = 0;            // bytes used of it
+  size_t before_current_ = 0;  // sizes of the chunks before it
+  size_t held_ = 0;
+};
+
 class RunSorter {
  public:
   // `dir` holds the spilled runs; `budget_bytes` bounds the memory held.
@@ -71,25 +101,71 @@ class RunSorter {
   };
   Status Spill();
   void SortRefs();
-  char* Allocate(size_t n);
 
   std::string dir_;
   std::string name_;
   size_t budget_;
-  struct Chunk {
-    char* data = nullptr;
-    size_t size = 0;
-    bool mapped = false;  // from mmap (huge pages), else from new[]
-  };
-  void FreeChunks();
-
-  std::vector<Chunk> chunks_;
-  size_t chunk_used_ = 0;
-  size_t chunk_size_ = 0;
-  size_t held_ = 0;
+  ChunkArena arena_;
   std::vector<Ref> refs_;
   std::vector<std::string> runs_;
   uint64_t entries_ = 0;
+};
+
+// The four fact indexes of a bulk load: spo, pos, doc and ref. Their values
+// are all the fact's CORE record (spo, pos) or its leading HEADER bytes (doc,
+// ref), so each CORE is held once, in an arena, and the index entries are
+// keys pointing at it. That is about half the memory of one RunSorter per
+// index with its own copies (a 4M-fact load fits without spilling), and the
+// fixed-size keys of spo, doc and ref sort as two integers. Over the budget,
+// all four indexes are sorted and spilled together and the arena is reused.
+class FactIndexSorter {
+ public:
+  enum Index { kSpo, kPos, kDoc, kRef, kIndexCount };
+  FactIndexSorter(std::string dir, size_t budget_bytes);
+  ~FactIndexSorter();
+  FactIndexSorter(const FactIndexSorter&) = delete;
+  FactIndexSorter& operator=(const FactIndexSorter&) = delete;
+
+  // One fact. `core` is its CORE record, whose first `header_size` bytes are
+  // its HEADER; `value_key` its VALUEKEY; `entity` non-null for an entity value.
+  Status Add(uint64_t fid, uint32_t subject, uint32_t predicate, std::string_view value_key, uint32_t document,
+             uint32_t version, const uint32_t* entity, std::string_view core, size_t header_size);
+  // Call once, after the last Add and before any Drain.
+  Status PrepareDrain();
+  // Writes one index, in key order, to `sink` (not finishing it). Once per
+  // index; different indexes may be drained on different threads at once.
+  Status Drain(Index index, SstSink* sink);
+  // Frees the memory once every index is drained.
+  void Release();
+  size_t runs() const;
+  uint64_t entries(Index index) const { return entries_[index]; }
+
+ private:
+  struct Entry {
+    uint64_t k0, k1;  // the whole key (spo, doc, ref), big-endian
+    const char* rec;  // the CORE record
+  };
+  // A quantity's pos key is 21 bytes: with three words, only long text keys
+  // ever compare their bytes.
+  struct PosEntry {
+    uint64_t k0, k1, k2;  // the first 24 key bytes, big-endian, zero padded
+    const char* rec;      // the key record
+  };
+  Status Spill();
+  void Sort(Index index);
+  // fn(key, value) for every entry of a sorted index, in order.
+  template <typename Fn>
+  Status ForEach(Index index, const Fn& fn);
+  size_t Held() const;
+
+  std::string dir_;
+  size_t budget_;
+  ChunkArena cores_;  // u32 size, u8 header size, CORE
+  ChunkArena keys_;   // pos keys: u32 size, CORE record pointer, key
+  std::vector<Entry> entries_by_index_[kIndexCount];  // but pos
+  std::vector<PosEntry> pos_entries_;
+  std::vector<std::string> runs_[kIndexCount];
+  uint64_t entries_[kIndexCount] = {};
 };
 
 // A thread writing ordered key/value streams into several SstSinks.

@@ -258,6 +258,56 @@ TEST(BulkTest, SpilledRunsMergeToTheSameStore) {
   ExpectStoreHoldsCorpus(*store, corpus, 1, "spill-run");
 }
 
+// Every key and value of one column family, in order.
+std::vector<std::pair<std::string, std::string>> ReadCf(internal::StoreImpl* impl, int cf) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<rocksdb::Iterator> it(impl->db()->NewIterator(rocksdb::ReadOptions(), impl->cf(cf)));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out.emplace_back(it->key().ToString(), it->value().ToString());
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  return out;
+}
+
+// The index CFs come out byte for byte the same whether the fact indexes fit
+// in memory or spill many runs (several spills per index, a final partial run,
+// entity references in some runs only).
+TEST(BulkTest, IndexesAreTheSameWithOrWithoutSpilling) {
+  TempDir dir;
+  Corpus corpus(300, 5);
+  auto load = [&](const std::string& name, internal::BulkBudget budget, size_t* runs) {
+    auto store = OpenOrDie(dir.Sub(name));
+    auto* impl = dynamic_cast<internal::StoreImpl*>(store.get());
+    EXPECT_NE(impl, nullptr);
+    EXPECT_TRUE(impl->BeginBulk().ok());
+    internal::BulkWriterImpl writer(impl, /*raw=*/false, budget);
+    EXPECT_TRUE(writer.Init().ok());
+    for (const auto& e : corpus.entities) EXPECT_TRUE(writer.AddEntity(e).ok());
+    for (const auto& d : corpus.docs) EXPECT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
+    for (const auto& d : corpus.docs) {
+      for (const auto& f : d.facts()) EXPECT_TRUE(writer.AddFact(f).ok());
+    }
+    *runs = writer.spilled_runs();
+    auto finished = writer.Finish("same-run");
+    EXPECT_TRUE(finished.ok()) << finished.status().ToString();
+    return store;
+  };
+  internal::BulkBudget tiny;
+  tiny.index_bytes = 96 << 10;
+  size_t big_runs = 0, tiny_runs = 0;
+  auto big = load("big", internal::BulkBudget{}, &big_runs);
+  auto small = load("tiny", tiny, &tiny_runs);
+  EXPECT_EQ(big_runs, 0u);
+  EXPECT_GE(tiny_runs, 12u);
+  auto* a = dynamic_cast<internal::StoreImpl*>(big.get());
+  auto* b = dynamic_cast<internal::StoreImpl*>(small.get());
+  for (int cf : {codec::kFactsCf, codec::kSpoCf, codec::kPosCf, codec::kDocCf, codec::kRefCf, codec::kVersionsCf}) {
+    auto x = ReadCf(a, cf), y = ReadCf(b, cf);
+    EXPECT_FALSE(x.empty()) << codec::CfName(cf);
+    EXPECT_TRUE(x == y) << codec::CfName(cf) << ": " << x.size() << " vs " << y.size() << " entries";
+  }
+  EXPECT_EQ(ReadCf(a, codec::kSpoCf).size(), corpus.fact_count());
+  EXPECT_EQ(ReadCf(a, codec::kPosCf).size(), corpus.fact_count());
+}
+
 TEST(BulkTest, FailedLoadLeavesNothing) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));
