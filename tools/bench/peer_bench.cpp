@@ -78,14 +78,16 @@ struct Options {
   int warmups = 3;
   int runs = 5;
   int process_runs = 5;
+  bool load_only = false;  // compare the two loads and stop (no queries)
 };
 
 void Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --corpus DIR [--n N] [--work DIR] [--warmups 3] [--runs 5] [--json FILE]\n"
-               "          [--gen gen.py] [--chipkg PATH] [--sqlite3 PATH]\n"
+               "          [--gen gen.py] [--chipkg PATH] [--sqlite3 PATH] [--load-only]\n"
                "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
-               "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n",
+               "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n"
+               "  --load-only   load both, print the load lines and stop (no queries)\n",
                argv0);
 }
 
@@ -135,6 +137,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--warmups") o.warmups = static_cast<int>(number(value()));
     else if (a == "--runs") o.runs = std::max(1, static_cast<int>(number(value())));
     else if (a == "--process-runs") o.process_runs = static_cast<int>(number(value()));
+    else if (a == "--load-only") o.load_only = true;
     else if (a == "--help" || a == "-h") {
       Usage(argv[0]);
       std::exit(0);
@@ -754,6 +757,34 @@ int main(int argc, char** argv) {
                                               std::to_string(p.facts));
   if (sq_facts != p.facts) failures.push_back("SQLite loaded " + std::to_string(sq_facts) + " facts, expected " +
                                               std::to_string(p.facts));
+
+  if (o.load_only) {
+    double load1 = 0;
+    if (std::FILE* la = std::fopen("/proc/loadavg", "r")) {
+      if (std::fscanf(la, "%lf", &load1) != 1) load1 = 0;
+      std::fclose(la);
+    }
+    const double ck_fps = ck_facts / (ck_ms / 1000), sq_fps = sq_facts / (sq_ms / 1000);
+    std::printf("load only, corpus %s: %s facts, load average %.1f at the end\n", o.corpus.c_str(),
+                Thousands(static_cast<double>(p.facts)).c_str(), load1);
+    std::printf("| %-22s | %12s | %12s | %13s |\n", "measure", "chipkg", "SQLite", "chipkg/SQLite");
+    auto row = [](const char* what, const std::string& a, const std::string& b, double r) {
+      std::printf("| %-22s | %12s | %12s | %13s |\n", what, a.c_str(), b.c_str(), Fmt(r, 2).c_str());
+    };
+    row("load facts/s", Thousands(ck_fps), Thousands(sq_fps), ck_fps / sq_fps);
+    row("load s (whole)", Fmt(ck_ms / 1000, 2), Fmt(sq_ms / 1000, 2), ck_ms / sq_ms);
+    row("load CPU s (user+sys)", Fmt(ck.cpu_s, 2), Fmt(sq.cpu_s, 2), ck.cpu_s / sq.cpu_s);
+    row("store size MB", Fmt(ck_bytes / 1e6, 1), Fmt(sq_bytes / 1e6, 1),
+        static_cast<double>(ck_bytes) / static_cast<double>(sq_bytes));
+    row("peak memory MB", Fmt(ck.max_rss_kib / 1024.0, 0), Fmt(sq.max_rss_kib / 1024.0, 0),
+        static_cast<double>(ck.max_rss_kib) / static_cast<double>(sq.max_rss_kib));
+    std::printf("chipkg load: %s ms schema, %s ms first pass, %s ms BulkWriter::Finish\n",
+                Fmt(ck.result["schema_ms"].get<double>(), 0).c_str(),
+                Fmt(ck.result["first_pass_ms"].get<double>(), 0).c_str(),
+                Fmt(ck.result["finish_ms"].get<double>(), 0).c_str());
+    for (const auto& f : failures) std::fprintf(stderr, "MISMATCH: %s\n", f.c_str());
+    return failures.empty() ? 0 : 1;
+  }
 
   // Queries, in this process.
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
