@@ -60,6 +60,35 @@ size_t PrefixLength(int cf) {
   }
 }
 
+size_t DefaultBlockCacheBytes(const std::string& path) {
+  uint64_t files = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.path().extension() == ".sst") files += entry.file_size(ec);
+  }
+  const uint64_t floor = 64ull << 20;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const uint64_t ceiling = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 4 : 1ull << 30;
+  return static_cast<size_t>(std::max(floor, std::min(ceiling, 2 * files)));
+}
+
+// A secondary's info log lives in its private directory, removed when the
+// reader exits, so nothing it holds is ever read; but writing it costs every
+// one-shot `chipkg query` the formatting of each column family's options.
+// Messages at every level are dropped before they are formatted.
+class SilentLogger final : public rocksdb::Logger {
+ public:
+  SilentLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::NUM_INFO_LOG_LEVELS) {}
+  using rocksdb::Logger::Logv;
+  void Logv(const char*, va_list) override {}
+};
+
+// The CFs that grow with the number of facts; the others stay small.
+bool PartitionedMetadata(int cf) {
+  return cf == codec::kFactsCf || cf == codec::kProvCf || cf == codec::kSpoCf || cf == codec::kPosCf ||
+         cf == codec::kDocCf || cf == codec::kRefCf || cf == codec::kVersionsCf || cf == codec::kDictCf;
+}
+
 std::string Quote(std::string_view s, size_t max = 60) {
   std::string out = "'";
   out.append(s.substr(0, max));
@@ -207,7 +236,7 @@ StoreImpl::~StoreImpl() {
 }
 
 void StoreImpl::BuildOptions(const StoreOptions& options) {
-  cache_ = rocksdb::NewLRUCache(options.block_cache_bytes);
+  cache_ = rocksdb::NewLRUCache(options.block_cache_bytes != 0 ? options.block_cache_bytes : DefaultBlockCacheBytes(path_));
   db_options_.create_if_missing = options.create_if_missing;
   db_options_.create_missing_column_families = true;
   db_options_.max_background_jobs = 2;
@@ -247,6 +276,16 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
     t.cache_index_and_filter_blocks = true;
     t.cache_index_and_filter_blocks_with_high_priority = true;
     t.pin_l0_filter_and_index_blocks_in_cache = true;
+    // A one-shot command reads a handful of keys from a cold store: a whole
+    // index or filter block of a large file (hundreds of KB, decompressed and
+    // checksummed) would cost more than the answer. Partitioned ones are read
+    // as a small top level (pinned) plus the one 4 KiB partition a key needs.
+    if (PartitionedMetadata(cf)) {
+      t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+      t.partition_filters = true;
+      t.metadata_block_size = 4096;
+      t.pin_top_level_index_and_filter = true;
+    }
     // Scanned CFs get larger blocks; point-read CFs keep 4 KiB.
     if (cf == codec::kSpoCf || cf == codec::kPosCf || cf == codec::kDocCf || cf == codec::kVersionsCf) {
       t.block_size = 16 << 10;
@@ -391,6 +430,7 @@ Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
     // family and manifest edit: far more than reading the few footers a
     // chipkg store has. A one-shot `chipkg query` is mostly this open.
     opts.max_file_opening_threads = 1;
+    opts.info_log = std::make_shared<SilentLogger>();
     st = rocksdb::DB::OpenAsSecondary(opts, path_, secondary_dir, descriptors, &handles, &db_);
   } else {
     // A store of another format may lack some of our CFs: do not add them
@@ -1563,10 +1603,11 @@ Result<DocumentVersion> StoreImpl::ReadVersion(uint32_t did, uint32_t version, b
   return v;
 }
 
-Result<DocumentVersion> StoreImpl::GetDocumentVersion(const std::string& document_id, uint32_t version) const {
+Result<DocumentVersion> StoreImpl::GetDocumentVersion(const std::string& document_id, uint32_t version,
+                                                      bool with_text) const {
   CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
   if (!did || document_id.empty()) return Status::NotFound("no document " + document_id + " in " + path_);
-  auto v = ReadVersion(*did, version, /*with_text=*/true);
+  auto v = ReadVersion(*did, version, with_text);
   if (!v.ok()) return v.status().WithContext("document " + document_id);
   return v;
 }

@@ -26,9 +26,11 @@ namespace chipkg {
 struct StoreOptions {
   bool create_if_missing = true;
   // Shared by data, index and filter blocks; filled only as blocks are read.
-  // A quarter of a 1 GB store's blocks: the provenance of a large answer is
-  // read at random, and misses cost a read and a decompression each.
-  size_t block_cache_bytes = 256 << 20;
+  // 0: sized from the store, room for every block of it decompressed (twice
+  // its files), at least 64 MiB and at most a quarter of physical memory. The
+  // provenance of a large answer is read at random, and a miss costs a read
+  // and a decompression: a store that fits is answered from memory.
+  size_t block_cache_bytes = 0;
 };
 
 // Which claims a read sees.
@@ -190,7 +192,9 @@ class Store {
 
   virtual Result<Document> GetDocument(const std::string& document_id) const = 0;
   virtual Result<std::vector<Document>> ListDocuments() const = 0;
-  virtual Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version) const = 0;
+  // Without its text when `with_text` is false (a citation needs only the fetch time).
+  virtual Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version,
+                                                     bool with_text = true) const = 0;
   virtual Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const = 0;
   virtual Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
                                                                     bool with_text = false) const = 0;

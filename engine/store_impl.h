@@ -194,7 +194,8 @@ class StoreImpl final : public Store {
 
   Result<Document> GetDocument(const std::string& document_id) const override;
   Result<std::vector<Document>> ListDocuments() const override;
-  Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version) const override;
+  Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version,
+                                             bool with_text = true) const override;
   Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const override;
   Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
                                                             bool with_text) const override;

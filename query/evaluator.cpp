@@ -1618,21 +1618,18 @@ class Evaluator {
     for (Support& a : s.args) NumberCitations(a, numbers, order);
   }
 
+  // 0 when the version is not stored.
   Result<int64_t> FetchedAt(const std::string& document_id, uint32_t version) {
-    auto it = fetched_.find(document_id);
-    if (it == fetched_.end()) {
-      Result<std::vector<DocumentVersion>> versions = store_.ListDocumentVersions(document_id, false);
-      if (!versions.ok() && !versions.status().IsNotFound()) {
-        return versions.status().WithContext("reading versions of " + document_id);
+    auto& times = fetched_[document_id];
+    auto it = times.find(version);
+    if (it == times.end()) {
+      Result<DocumentVersion> v = store_.GetDocumentVersion(document_id, version, /*with_text=*/false);
+      if (!v.ok() && !v.status().IsNotFound()) {
+        return v.status().WithContext("reading version " + std::to_string(version) + " of " + document_id);
       }
-      std::map<uint32_t, int64_t> times;
-      if (versions.ok()) {
-        for (const DocumentVersion& v : *versions) times[v.version] = v.fetched_at;
-      }
-      it = fetched_.emplace(document_id, std::move(times)).first;
+      it = times.emplace(version, v.ok() ? v->fetched_at : 0).first;
     }
-    auto v = it->second.find(version);
-    return v == it->second.end() ? 0 : v->second;
+    return it->second;
   }
 
   Status ResolveCitations(QueryResult& result) {

@@ -2,7 +2,7 @@
 // one process against an existing store, for profiling the evaluator warm
 // (perf record -g chipkg-query-loop ...). Prints the median and the rows.
 //
-//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] 'QUERY'
+//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] 'QUERY'
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   std::string db, text;
   int runs = 20;
   chipkg::query::QueryOptions options;
+  chipkg::StoreOptions store_options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--db" && i + 1 < argc) {
@@ -30,15 +31,17 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--cite-rows" && i + 1 < argc) {
       options.cite_rows = static_cast<size_t>(std::atoll(argv[++i]));
+    } else if (a == "--cache-mib" && i + 1 < argc) {
+      store_options.block_cache_bytes = static_cast<size_t>(std::atoll(argv[++i])) << 20;
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
@@ -47,7 +50,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string secondary = std::filesystem::temp_directory_path() / ("chipkg-query-loop-" + std::to_string(getpid()));
-  auto store = chipkg::Store::OpenSecondary(db, secondary);
+  auto store = chipkg::Store::OpenSecondary(db, secondary, store_options);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
     return 1;

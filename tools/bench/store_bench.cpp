@@ -389,8 +389,11 @@ int main(int argc, char** argv) {
 
   chipkg::StoreOptions store_options;
   if (o.block_cache_mib > 0) store_options.block_cache_bytes = static_cast<size_t>(o.block_cache_mib) << 20;
-  std::printf("block cache %.0f MiB%s\n", store_options.block_cache_bytes / 1048576.0,
-              o.block_cache_mib > 0 ? "" : " (the engine's default)");
+  if (o.block_cache_mib > 0) {
+    std::printf("block cache %d MiB\n", o.block_cache_mib);
+  } else {
+    std::printf("block cache: the engine's default (sized from the store when opened)\n");
+  }
   auto store = Must(Store::Open(o.dir, store_options), "opening " + o.dir);
 
   // ---- bulk load --------------------------------------------------------------

@@ -123,11 +123,9 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path) {
     });
   }
   reader_dirs.push_back(dir);
-  auto store = Store::OpenSecondary(path, dir.string());
-  if (!store.ok()) return store.status();
-  auto st = (*store)->CatchUp();
-  if (!st.ok()) return st;
-  return store;
+  // Opening reads what the writer has committed (manifest and logs): no
+  // CatchUp is needed until the reader has been open a while (the REPL).
+  return Store::OpenSecondary(path, dir.string());
 }
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "chipkg: %s\n", message.c_str()); }
