@@ -19,10 +19,12 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -423,8 +425,8 @@ class Evaluator {
   // many candidates, so the facts are read for the next kPrefetch candidates
   // at once (one store iterator for all of them) and handed out one entity
   // at a time; other subjects are read on their own.
+  static constexpr size_t kPrefetch = 1024;
   Result<std::vector<Fact>> Prefetched(const EntityId& subject, const std::string& predicate) {
-    constexpr size_t kPrefetch = 1024;
     if (subject != current_entity_ || candidate_pos_ >= candidate_ids_.size() ||
         candidate_ids_[candidate_pos_] != subject) {
       return store_.FactsAbout(subject, predicate, view_);
@@ -432,14 +434,29 @@ class Evaluator {
     auto& ahead = prefetched_[predicate];
     auto it = ahead.find(subject);
     if (it == ahead.end()) {
-      const size_t end = std::min(candidate_ids_.size(), candidate_pos_ + kPrefetch);
-      std::vector<EntityId> batch(candidate_ids_.begin() + static_cast<std::ptrdiff_t>(candidate_pos_),
-                                  candidate_ids_.begin() + static_cast<std::ptrdiff_t>(end));
-      Result<std::vector<std::vector<Fact>>> read = store_.FactsAboutEach(batch, predicate, view_);
+      // The batch after this one is read on another thread while this one is
+      // evaluated; it is used if evaluation reaches it where it starts.
+      auto batch_at = [this](size_t from) {
+        const size_t end = std::min(candidate_ids_.size(), from + kPrefetch);
+        return std::vector<EntityId>(candidate_ids_.begin() + static_cast<std::ptrdiff_t>(from),
+                                     candidate_ids_.begin() + static_cast<std::ptrdiff_t>(end));
+      };
+      PendingBatch& pending = pending_[predicate];
+      const bool ready = pending.facts.valid() && pending.from == candidate_pos_;
+      if (!ready && pending.facts.valid()) pending.facts.wait();  // not needed after all
+      Result<std::vector<std::vector<Fact>>> read =
+          ready ? pending.facts.get() : store_.FactsAboutEach(batch_at(candidate_pos_), predicate, view_);
       if (!read.ok()) return read.status();
+      std::vector<EntityId> batch = batch_at(candidate_pos_);
       ahead.clear();
       for (size_t i = 0; i < batch.size(); ++i) ahead.emplace(std::move(batch[i]), std::move((*read)[i]));
       it = ahead.find(subject);
+      pending.from = candidate_pos_ + kPrefetch;
+      if (pending.from < candidate_ids_.size()) {
+        pending.facts = std::async(std::launch::async, [this, ids = batch_at(pending.from), predicate] {
+          return store_.FactsAboutEach(ids, predicate, view_);
+        });
+      }
     }
     std::vector<Fact> facts = std::move(it->second);
     ahead.erase(it);
@@ -1551,16 +1568,23 @@ class Evaluator {
     // iterator: the conflicts of a kind are one ordered pass over subjects.
     // (Small batches: a subject has dozens of facts, and a big batch of Facts
     // costs more in fresh memory than the iterators it saves.)
+    // The next batch is read on another thread while this one is compared:
+    // reading and decoding is half the work of a pass.
     constexpr size_t kBatch = 64;
+    auto read_batch = [this, &subjects](size_t from) {
+      std::vector<EntityId> ids;
+      for (size_t k = from; k < std::min(subjects.size(), from + kBatch); ++k) ids.push_back(subjects[k].id);
+      return store_.FactsAboutEach(ids, "", view_);
+    };
     std::vector<std::vector<Fact>> batch;
+    std::future<Result<std::vector<std::vector<Fact>>>> next;
     for (size_t index = 0; index < subjects.size(); ++index) {
       const Entity& e = subjects[index];
       if (index % kBatch == 0) {
-        std::vector<EntityId> ids;
-        for (size_t k = index; k < std::min(subjects.size(), index + kBatch); ++k) ids.push_back(subjects[k].id);
-        Result<std::vector<std::vector<Fact>>> read = store_.FactsAboutEach(ids, "", view_);
+        Result<std::vector<std::vector<Fact>>> read = next.valid() ? next.get() : read_batch(index);
         if (!read.ok()) return read.status().WithContext("reading facts about " + e.id + " and the next subjects");
         batch = std::move(*read);
+        if (index + kBatch < subjects.size()) next = std::async(std::launch::async, read_batch, index + kBatch);
       }
       names_.emplace(e.id, e.name);
       Result<std::vector<Claim>> claims = PolicyClaims(batch[index % kBatch]);
@@ -1634,7 +1658,7 @@ class Evaluator {
 
   Status ResolveCitations(QueryResult& result) {
     std::unordered_map<uint64_t, int> numbers;
-    std::vector<uint64_t> order;
+    std::vector<uint64_t> order;  // order[k] is cited as [k + 1]
     const size_t n = std::min(result.rows.size(), options_.cite_rows);
     for (size_t i = 0; i < n; ++i) {
       Row& row = result.rows[i];
@@ -1649,36 +1673,29 @@ class Evaluator {
       }
     }
     result.cited_rows = n;
+    result.citations.resize(order.size());
+
     // Cited claims this evaluation read need only their provenance; the few
     // it did not (none, today) are read whole.
-    std::vector<uint64_t> known, unknown;
-    for (uint64_t id : order) (claim_of_fact_.count(id) ? known : unknown).push_back(id);
-    Result<std::vector<Provenance>> provenance = store_.ReadProvenance(known);
-    if (!provenance.ok()) return provenance.status().WithContext("reading the provenance of the cited facts");
-    Result<std::vector<Fact>> others = store_.GetFacts(unknown);
-    if (!others.ok()) return others.status().WithContext("reading the cited facts");
-    std::unordered_map<uint64_t, size_t> at;
-    for (size_t k = 0; k < known.size(); ++k) at.emplace(known[k], k);
-    for (size_t k = 0; k < unknown.size(); ++k) at.emplace(unknown[k], k);
-    result.citations.reserve(order.size());
-    for (uint64_t id : order) {
-      const size_t k = at[id];
-      Citation c;
-      c.number = numbers[id];
-      c.fact_id = id;
-      Provenance* p = nullptr;
-      if (auto claim = claim_of_fact_.find(id); claim != claim_of_fact_.end()) {
-        const Claim& cl = *claim->second;
-        c.subject = cl.subject;
-        c.predicate = cl.predicate;
-        c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
-        if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
-        c.document_id = cl.document_id;
-        c.version = cl.document_version;
-        c.valid_as_of = cl.valid_as_of;
-        p = &(*provenance)[k];
+    std::vector<const Claim*> claims(order.size(), nullptr);
+    std::vector<size_t> known, unknown;  // positions in `order`
+    for (size_t k = 0; k < order.size(); ++k) {
+      auto it = claim_of_fact_.find(order[k]);
+      if (it != claim_of_fact_.end()) {
+        claims[k] = it->second;
+        known.push_back(k);
       } else {
-        Fact& f = (*others)[k];
+        unknown.push_back(k);
+      }
+    }
+    if (!unknown.empty()) {
+      std::vector<uint64_t> ids;
+      for (size_t k : unknown) ids.push_back(order[k]);
+      Result<std::vector<Fact>> facts = store_.GetFacts(ids);
+      if (!facts.ok()) return facts.status().WithContext("reading the cited facts");
+      for (size_t i = 0; i < unknown.size(); ++i) {
+        Fact& f = (*facts)[i];
+        Citation& c = result.citations[unknown[i]];
         c.subject = f.subject;
         c.predicate = f.predicate;
         c.claim = f.value.kind == ValueKind::kNotPublished ? "not published" : f.value.ToString();
@@ -1686,27 +1703,87 @@ class Evaluator {
         c.document_id = f.provenance.document_id;
         c.version = f.provenance.document_version;
         c.valid_as_of = f.valid_as_of;
-        p = &f.provenance;
+        TakeProvenance(std::move(f.provenance), c);
       }
-      Result<const Document*> d = Doc(c.document_id);
-      if (!d.ok()) return d.status();
-      c.title = (*d)->title;
-      c.url = (*d)->url;
-      c.site = (*d)->site;
-      c.kind = (*d)->kind;
-      Result<int64_t> fetched = FetchedAt(c.document_id, c.version);
-      if (!fetched.ok()) return fetched.status();
-      c.fetched_at = *fetched;
-      c.section = std::move(p->section);
-      c.excerpt = std::move(p->excerpt);
-      c.attribution = std::move(p->attribution);
-      c.cited = std::move(p->citations);
-      c.row = p->row;
-      c.column = std::move(p->column);
-      c.formula = std::move(p->formula);
-      result.citations.push_back(std::move(c));
     }
+    // Documents and fetch times go through caches: resolved here, once per
+    // document, so that the citations can be built on several threads.
+    std::vector<const Document*> docs(order.size(), nullptr);
+    std::vector<int64_t> fetched(order.size(), 0);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const std::string& document_id = claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id;
+      const uint32_t version = claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version;
+      Result<const Document*> d = Doc(document_id);
+      if (!d.ok()) return d.status();
+      docs[k] = *d;
+      Result<int64_t> at = FetchedAt(document_id, version);
+      if (!at.ok()) return at.status();
+      fetched[k] = *at;
+    }
+
+    // The known claims' provenance, in fact-id order so that each part reads
+    // its own stretch of the store; a large answer is split over two threads
+    // (its citations cost as much as the rest of the evaluation).
+    std::sort(known.begin(), known.end(), [&](size_t a, size_t b) { return order[a] < order[b]; });
+    constexpr size_t kParallelFrom = 4096;
+    const size_t parts = known.size() >= kParallelFrom ? std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4) : 1;
+    std::vector<Status> statuses(parts);
+    auto resolve = [&](size_t part) {
+      try {
+        const size_t begin = known.size() * part / parts, end = known.size() * (part + 1) / parts;
+        std::vector<uint64_t> ids;
+        ids.reserve(end - begin);
+        for (size_t i = begin; i < end; ++i) ids.push_back(order[known[i]]);
+        Result<std::vector<Provenance>> provenance = store_.ReadProvenance(ids);
+        if (!provenance.ok()) {
+          statuses[part] = provenance.status().WithContext("reading the provenance of the cited facts");
+          return;
+        }
+        for (size_t i = begin; i < end; ++i) {
+          const size_t k = known[i];
+          const Claim& cl = *claims[k];
+          Citation& c = result.citations[k];
+          c.subject = cl.subject;
+          c.predicate = cl.predicate;
+          c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
+          if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
+          c.document_id = cl.document_id;
+          c.version = cl.document_version;
+          c.valid_as_of = cl.valid_as_of;
+          TakeProvenance(std::move((*provenance)[i - begin]), c);
+          FinishCitation(k, order[k], *docs[k], fetched[k], c);
+        }
+      } catch (const std::exception& e) {
+        statuses[part] = Status::Aborted(std::string("resolving citations: ") + e.what());
+      }
+    };
+    std::vector<std::thread> helpers;
+    for (size_t part = 1; part < parts; ++part) helpers.emplace_back(resolve, part);
+    resolve(0);
+    for (std::thread& t : helpers) t.join();
+    for (const Status& st : statuses) CHIPKG_RETURN_IF_ERROR(st);
+    for (size_t k : unknown) FinishCitation(k, order[k], *docs[k], fetched[k], result.citations[k]);
     return Status::OK();
+  }
+
+  static void FinishCitation(size_t position, uint64_t fact_id, const Document& doc, int64_t fetched_at, Citation& c) {
+    c.number = static_cast<int>(position) + 1;
+    c.fact_id = fact_id;
+    c.title = doc.title;
+    c.url = doc.url;
+    c.site = doc.site;
+    c.kind = doc.kind;
+    c.fetched_at = fetched_at;
+  }
+
+  static void TakeProvenance(Provenance&& p, Citation& c) {
+    c.section = std::move(p.section);
+    c.excerpt = std::move(p.excerpt);
+    c.attribution = std::move(p.attribution);
+    c.cited = std::move(p.citations);
+    c.row = p.row;
+    c.column = std::move(p.column);
+    c.formula = std::move(p.formula);
   }
 
   const Store& store_;
@@ -1726,6 +1803,11 @@ class Evaluator {
   std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
   size_t candidate_pos_ = 0;             // the one being evaluated
   std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate
+  struct PendingBatch {
+    size_t from = 0;  // position in candidate_ids_ of its first subject
+    std::future<Result<std::vector<std::vector<Fact>>>> facts;
+  };
+  std::unordered_map<std::string, PendingBatch> pending_;  // by predicate; declared after what its reads use
   std::unordered_map<uint64_t, const Claim*> claim_of_fact_;
   std::unordered_map<uint64_t, std::string> evidence_text_;
   EntityId current_entity_;

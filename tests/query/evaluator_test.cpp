@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -363,6 +364,73 @@ TEST_F(EvaluatorTest, ProvenanceIsReadOnlyForCitedRows) {
   EXPECT_EQ(r.rows[0].support.op, Support::Op::kFact);
   EXPECT_EQ(r.rows[0].support.citation, 0);
   EXPECT_NE(Render(r, Format::kText).find("[#"), std::string::npos);
+}
+
+// Answers large enough that `find` reads its candidates' facts in several
+// batches (the next one on another thread), `conflicts` reads subjects in
+// batches ahead, and citations are resolved on several threads: every
+// citation must still be the record of its own fact, numbered in order.
+TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  constexpr int kChips = 1500;  // > 1024 candidates per batch, > 4096 citations over three documents
+  DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example"), c("ds-c", "aggregator", "c.example");
+  for (int i = 0; i < kChips; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "chip:c%05d", i);
+    PutEntity(store, id, "chip", std::string("Chip ") + std::to_string(i));
+    const double gb = i + 1;
+    a.Add(id, "memory", Q(gb * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+    b.Add(id, "memory", Q(gb * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+    // Every third chip: the third source disagrees with the other two.
+    const int c_gb = i % 3 == 0 ? i + 2 : i + 1;
+    c.Add(id, "memory", Q(c_gb * 1e9, "bytes", std::to_string(c_gb) + " GB"));
+  }
+  a.Write(store);
+  b.Write(store);
+  c.Write(store);
+
+  auto check_citations = [&](const QueryResult& r) {
+    for (size_t k = 0; k < r.citations.size(); ++k) {
+      const Citation& cit = r.citations[k];
+      ASSERT_EQ(cit.number, static_cast<int>(k) + 1);
+      Result<Fact> f = store.GetFact(cit.fact_id);
+      ASSERT_TRUE(f.ok()) << f.status().message();
+      EXPECT_EQ(cit.subject, f->subject);
+      EXPECT_EQ(cit.document_id, f->provenance.document_id);
+      EXPECT_EQ(cit.version, f->provenance.document_version);
+      EXPECT_EQ(cit.excerpt, f->provenance.excerpt);
+      EXPECT_EQ(cit.section, f->provenance.section);
+      EXPECT_EQ(cit.attribution, f->provenance.attribution);
+      EXPECT_EQ(cit.url, "https://" + cit.site + "/" + cit.document_id);
+      EXPECT_EQ(cit.fetched_at, 1735689600);
+    }
+  };
+
+  Result<QueryResult> found = RunQuery(store, RealSchema(), "find chip where memory >= 1 GB with evidence");
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  ASSERT_EQ(found->rows.size(), 3u * kChips);
+  ASSERT_EQ(found->citations.size(), 3u * kChips);
+  check_citations(*found);
+  for (const Row& row : found->rows) {
+    ASSERT_EQ(row.support.op, Support::Op::kFact);
+    const Citation& cit = found->citations[static_cast<size_t>(row.support.citation) - 1];
+    EXPECT_EQ(cit.fact_id, row.support.fact_id);
+    EXPECT_EQ(cit.subject, row.entity);
+  }
+
+  Result<QueryResult> conflicts = RunQuery(store, RealSchema(), "conflicts in chip tolerance 0%");
+  ASSERT_TRUE(conflicts.ok()) << conflicts.status().message();
+  EXPECT_EQ(conflicts->rows.size(), 2u * ((kChips + 2) / 3));  // chips 0, 3, 6, ...: c against a and b
+  check_citations(*conflicts);
+  for (const Row& row : conflicts->rows) {
+    char want[32];
+    std::snprintf(want, sizeof want, "chip:c%05d", std::stoi(row.name.substr(5)));
+    EXPECT_EQ(row.entity, want);
+    EXPECT_EQ(std::stoi(row.name.substr(5)) % 3, 0) << row.name;
+  }
 }
 
 }  // namespace
