@@ -49,7 +49,10 @@ std::vector<std::string> NearestNames(const std::string& word, const std::vector
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string c = Lower(candidates[i]);
     if (c.empty() || c == w || !seen.insert(c).second) continue;
-    size_t d = EditDistance(w, c);
+    // The distance is at least the difference in length: a name far longer
+    // or shorter is no near miss, and a large store has many names.
+    const size_t gap = c.size() > w.size() ? c.size() - w.size() : w.size() - c.size();
+    const size_t d = gap > limit ? gap : EditDistance(w, c);
     const bool contained = std::min(w.size(), c.size()) >= 3 &&
                            (c.find(w) != std::string::npos || w.find(c) != std::string::npos);
     if (d <= limit) {
