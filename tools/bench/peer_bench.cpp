@@ -41,6 +41,7 @@
 #include "ingest/bulk_import.h"
 #include "query/query.h"
 #include "schema/schema.h"
+#include "tools/heap_policy.h"
 
 namespace fs = std::filesystem;
 using chipkg::Fact;
@@ -726,6 +727,7 @@ std::string FmtMs(double ms) { return ms < 1 ? Fmt(ms, 3) : ms < 100 ? Fmt(ms, 2
 }  // namespace
 
 int main(int argc, char** argv) {
+  chipkg::tools::KeepFreedHeapForReuse();
   Options o = ParseOptions(argc, argv);
   EnsureCorpus(o);
   Params p = ReadParams(o.corpus);

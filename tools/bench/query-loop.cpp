@@ -17,8 +17,10 @@
 #include "engine/store.h"
 #include "query/query.h"
 #include "schema/schema.h"
+#include "tools/heap_policy.h"
 
 int main(int argc, char** argv) {
+  chipkg::tools::KeepFreedHeapForReuse();
   std::string db, text;
   int runs = 20;
   chipkg::query::QueryOptions options;

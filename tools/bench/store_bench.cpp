@@ -40,6 +40,7 @@
 
 #include "engine/store.h"
 #include "tools/bench/synthetic_corpus.h"
+#include "tools/heap_policy.h"
 
 namespace fs = std::filesystem;
 using chipkg::Fact;
@@ -363,6 +364,7 @@ void CheckRange(const char* label, const std::vector<Fact>& facts, const std::st
 }  // namespace
 
 int main(int argc, char** argv) {
+  chipkg::tools::KeepFreedHeapForReuse();
   Options o = Parse(argc, argv);
   bool made_temp = false;
   if (o.dir.empty()) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "tools/chipkg/cli.h"
+#include "tools/heap_policy.h"
 
 namespace {
 
@@ -33,6 +34,7 @@ void PrintUsage(std::FILE* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  chipkg::tools::KeepFreedHeapForReuse();
   auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions);
   if (!parsed.ok()) {
     chipkg::cli::PrintError(parsed.status());

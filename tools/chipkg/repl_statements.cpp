@@ -1,6 +1,7 @@
 // Statements shared by the REPL and the one-shot commands (tools/chipkg/repl.h).
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -348,11 +349,27 @@ int RunStatement(Session& session, const std::string& statement, std::string& ou
 }
 
 int RunOneShot(const Args& args, const std::string& word) {
+  // CHIPKG_TIMINGS=1 prints where a one-shot command's time went (stderr):
+  // scripts and cron jobs start chipkg fresh, so start-up is part of the answer.
+  const bool timings = std::getenv("CHIPKG_TIMINGS") != nullptr;
+  using Clock = std::chrono::steady_clock;
+  auto last = Clock::now();
+  std::string report;
+  auto lap = [&](const char* phase) {
+    if (!timings) return;
+    auto now = Clock::now();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%s %.2f ms", report.empty() ? "" : ", ", phase,
+                  std::chrono::duration<double, std::milli>(now - last).count());
+    report += buf;
+    last = now;
+  };
   auto schema = LoadSchema();
   if (!schema.ok()) {
     PrintError(schema.status());
     return kExitUsage;
   }
+  lap("schema");
   Session session;
   session.store_path = StorePath(args);
   session.schema = &*schema;
@@ -367,13 +384,18 @@ int RunOneShot(const Args& args, const std::string& word) {
     return kExitFailed;
   }
   session.store = std::move(*store);
+  lap("open");
   std::string statement = word;
   for (const auto& p : args.positional) statement += " " + p;
   std::string out, err;
   int code = RunStatement(session, statement, out, err);
+  lap("statement");
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   std::fwrite(err.data(), 1, err.size(), stderr);
+  session.store.reset();
+  lap("close");
+  if (timings) std::fprintf(stderr, "chipkg timings: %s\n", report.c_str());
   return code;
 }
 
