@@ -200,6 +200,11 @@ bool DecodeCoreHeader(std::string_view in, TxId* asserted_tx, TxId* retracted_tx
   return true;
 }
 
+bool HoldsCore(std::string_view in) {
+  uint32_t subject = 0;
+  return DecodeCoreSubject(in, &subject);
+}
+
 bool DecodeCoreSubject(std::string_view in, uint32_t* subject) {
   uint64_t skip = 0;
   uint8_t flags = 0;

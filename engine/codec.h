@@ -19,7 +19,10 @@
 //   spo        subject:u32 predicate:u32 fid        CORE   (covering: a subject scan reads no other CF
 //   pos        predicate:u32 VALUEKEY fid           CORE    for the core fields)
 //   ref        object:u32 fid                       HEADER (facts whose value is an entity)
-//   doc        document:u32 version:u32 fid         HEADER (version = provenance.document_version)
+//   doc        document:u32 version:u32 fid         CORE   (version = provenance.document_version;
+//                                                   covering, so one document's facts are one scan.
+//                                                   Entries written before this layout hold a HEADER:
+//                                                   readers complete those from facts)
 //   documents  document id string                   DOCUMENT
 //   versions   'm' document:u32 version:u32         VERSION (metadata, without text)
 //              't' document:u32 version:u32         raw text bytes
@@ -28,7 +31,7 @@
 //   tx         u64 tx id                            TX
 //   usermeta   caller's key                         caller's value
 //
-// CORE (the same bytes in facts, spo and pos; retraction rewrites them and the HEADERs):
+// CORE (the same bytes in facts, spo, pos and doc; retraction rewrites them and the HEADERs):
 //   v asserted_tx, v retracted_tx, u8 flags (bit 0: has valid_as_of), [DATE valid_as_of],
 //   v subject, v predicate, v document, v document_version, v rule, u8 derivation,
 //   u8 kind, kind body, s original, v qualifier count, (v key id, v value id)* in key-string order.
@@ -36,7 +39,8 @@
 //   entity = v entity id; text = s text; bool = u8; not published = nothing.
 //   The visibility fields lead so a scan can drop invisible rows before decoding the rest.
 // HEADER: the leading visibility fields of CORE alone (v asserted_tx, v retracted_tx, u8 flags,
-//   [DATE]): doc and ref scans filter on it and read the CORE of what they keep from facts.
+//   [DATE]): ref scans (and doc entries of older stores) filter on it and read the CORE of what
+//   they keep from facts.
 // DATE: z year, u8 month, u8 day, u8 precision.
 // VALUEKEY (order-preserving, prefix-free; memcmp order = value order within a kind):
 //   u8 kind tag (ValueKind), then quantity: u64 of the IEEE bits with the sign flip (positive:
@@ -169,6 +173,8 @@ bool DecodeCore(std::string_view in, CoreRecord* core);
 // Only the leading visibility fields (of a CORE or a HEADER).
 void EncodeCoreHeader(const CoreRecord& core, std::string* out);
 bool DecodeCoreHeader(std::string_view in, TxId* asserted_tx, TxId* retracted_tx, std::optional<Date>* valid_as_of);
+// True if the bytes are a whole CORE, false if only its HEADER (or undecodable).
+bool HoldsCore(std::string_view in);
 
 // The subject id alone, skipping the header (SubjectsWith reads nothing else).
 bool DecodeCoreSubject(std::string_view in, uint32_t* subject);

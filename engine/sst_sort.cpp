@@ -540,7 +540,7 @@ Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
     StoreBE64(key, v[i].k0);
     StoreBE64(key + 8, v[i].k1);
     CHIPKG_RETURN_IF_ERROR(fn(std::string_view(key, kIndexKeySize[index]),
-                              index == kSpo ? CoreOf(v[i].rec) : HeaderOf(v[i].rec)));
+                              index == kSpo || index == kDoc ? CoreOf(v[i].rec) : HeaderOf(v[i].rec)));
   }
   return Status::OK();
 }

@@ -698,10 +698,10 @@ void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFam
   if (prov != nullptr) b->Put(h[codec::kProvCf], codec::FactKey(id), *prov).PermitUncheckedError();
   b->Put(h[codec::kSpoCf], codec::SpoKey(core.subject, core.predicate, id), value).PermitUncheckedError();
   b->Put(h[codec::kPosCf], codec::PosKey(core.predicate, vkey, id), value).PermitUncheckedError();
-  std::string header;
-  codec::EncodeCoreHeader(core, &header);
-  b->Put(h[codec::kDocCf], codec::DocKey(core.document, core.document_version, id), header).PermitUncheckedError();
+  b->Put(h[codec::kDocCf], codec::DocKey(core.document, core.document_version, id), value).PermitUncheckedError();
   if (core.kind == ValueKind::kEntity) {
+    std::string header;
+    codec::EncodeCoreHeader(core, &header);
     b->Put(h[codec::kRefCf], codec::RefKey(core.entity, id), header).PermitUncheckedError();
   }
 }
@@ -1151,7 +1151,11 @@ Status StoreImpl::ReadCores(const std::vector<uint64_t>& ids, std::vector<std::s
 Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view start, std::string_view limit,
                                                      size_t prefix_len, const ReadView& view,
                                                      const rocksdb::Snapshot* snap) const {
-  std::vector<uint64_t> ids;
+  // Visible entries in key order: a CORE value is kept in `arena`; a HEADER
+  // alone (empty stretch) is completed from the facts CF afterwards.
+  std::string arena;
+  std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end offset of its CORE in `arena`
+  std::vector<uint64_t> header_only;
   Status status;
   CHIPKG_RETURN_IF_ERROR(Scan(cf, start, limit, prefix_len, [&](std::string_view key, std::string_view value) {
     TxId a = 0, r = 0;
@@ -1160,20 +1164,31 @@ Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view st
       status = Status::Corruption(std::string("undecodable index entry in ") + codec::CfName(cf));
       return false;
     }
-    if (Visible(a, r, va, view)) ids.push_back(codec::FactIdOfIndexKey(key));
+    if (!Visible(a, r, va, view)) return true;
+    const uint64_t id = codec::FactIdOfIndexKey(key);
+    if (codec::HoldsCore(value)) {
+      arena.append(value.data(), value.size());
+    } else {
+      header_only.push_back(id);
+    }
+    rows.emplace_back(id, arena.size());
     return true;
   }, snap));
   CHIPKG_RETURN_IF_ERROR(status);
-  std::vector<std::string> values;
-  CHIPKG_RETURN_IF_ERROR(ReadCores(ids, &values, snap));
-  std::vector<Fact> out;
-  out.reserve(ids.size());
+  std::vector<std::string> completed;
+  CHIPKG_RETURN_IF_ERROR(ReadCores(header_only, &completed, snap));
+  std::vector<Fact> out(rows.size());
   CoreRecord core;
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (!codec::DecodeCore(values[i], &core)) {
-      return Status::Corruption("record of fact " + std::to_string(ids[i]) + " cannot be decoded");
+  size_t begin = 0, next_completed = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto [id, end] = rows[i];
+    const std::string_view bytes = end > begin ? std::string_view(arena).substr(begin, end - begin)
+                                               : std::string_view(completed[next_completed++]);
+    if (!codec::DecodeCore(bytes, &core)) {
+      return Status::Corruption("record of fact " + std::to_string(id) + " cannot be decoded");
     }
-    CHIPKG_RETURN_IF_ERROR(ToFact(ids[i], core, &out.emplace_back()));
+    CHIPKG_RETURN_IF_ERROR(ToFact(id, core, &out[i]));
+    begin = end;
   }
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
   return out;
@@ -1477,6 +1492,36 @@ Result<Entity> StoreImpl::GetEntity(const EntityId& id) const {
   CHIPKG_ASSIGN_OR_RETURN(std::optional<Entity> e, ReadEntity(id));
   if (!e) return Status::NotFound("no entity " + id + " in " + path_);
   return std::move(*e);
+}
+
+Result<std::vector<std::optional<Entity>>> StoreImpl::GetEntities(const std::vector<EntityId>& ids) const {
+  std::vector<std::optional<Entity>> out(ids.size());
+  std::vector<size_t> order(ids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
+  constexpr size_t kBatch = 1024;
+  std::vector<rocksdb::Slice> keys;
+  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, ids.size()));
+  std::vector<rocksdb::Status> statuses(values.size());
+  for (size_t begin = 0; begin < order.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, order.size() - begin);
+    keys.clear();
+    for (size_t i = 0; i < n; ++i) keys.emplace_back(ids[order[begin + i]]);
+    for (size_t i = 0; i < n; ++i) values[i].Reset();
+    db_->MultiGet(rocksdb::ReadOptions(), handles_[codec::kEntitiesCf], n, keys.data(), values.data(),
+                  statuses.data(), /*sorted_input=*/true);
+    for (size_t i = 0; i < n; ++i) {
+      const EntityId& id = ids[order[begin + i]];
+      if (statuses[i].IsNotFound()) continue;
+      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading entity " + id));
+      Entity e;
+      if (!codec::DecodeEntity(id, View(values[i]), &e)) {
+        return Status::Corruption("record of entity " + id + " cannot be decoded");
+      }
+      out[order[begin + i]] = std::move(e);
+    }
+  }
+  return out;
 }
 
 Result<Entity> StoreImpl::FindEntity(const std::string& name_or_alias) const {

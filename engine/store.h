@@ -186,6 +186,10 @@ class Store {
   virtual Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view = {}) const = 0;
 
   virtual Result<Entity> GetEntity(const EntityId& id) const = 0;
+  // Several entities, aligned with `ids` (nullopt where none is stored), read
+  // in sorted batches: a query's thousands of candidates cost one batched
+  // lookup each instead of a search from the top of the index each.
+  virtual Result<std::vector<std::optional<Entity>>> GetEntities(const std::vector<EntityId>& ids) const = 0;
   // Looks an entity up by id, name or alias, ignoring case, spaces and punctuation.
   virtual Result<Entity> FindEntity(const std::string& name_or_alias) const = 0;
   virtual Result<std::vector<Entity>> ListEntities(const std::string& kind = "") const = 0;

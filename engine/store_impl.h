@@ -189,6 +189,7 @@ class StoreImpl final : public Store {
   Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;
 
   Result<Entity> GetEntity(const EntityId& id) const override;
+  Result<std::vector<std::optional<Entity>>> GetEntities(const std::vector<EntityId>& ids) const override;
   Result<Entity> FindEntity(const std::string& name_or_alias) const override;
   Result<std::vector<Entity>> ListEntities(const std::string& kind) const override;
 
@@ -265,7 +266,8 @@ class StoreImpl final : public Store {
   // Scans an index of CORE values (spo, pos).
   Result<std::vector<Fact>> ScanFacts(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
                                       const ReadView& view, const rocksdb::Snapshot* snap) const;
-  // Scans an index of HEADER values (doc, ref) and reads the CORE of visible facts.
+  // Scans an index of HEADER values (ref; doc entries of older stores) and reads the CORE
+  // of visible facts; CORE values (doc) are used as they are.
   Result<std::vector<Fact>> ScanHeaderIndex(int cf, std::string_view start, std::string_view limit,
                                             size_t prefix_len, const ReadView& view,
                                             const rocksdb::Snapshot* snap) const;

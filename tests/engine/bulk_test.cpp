@@ -8,6 +8,7 @@
 #include <random>
 
 #include "engine/bulk_writer_impl.h"
+#include "engine/codec.h"
 #include "engine/store.h"
 #include "engine/store_impl.h"
 #include "tests/engine/test_util.h"
@@ -265,6 +266,66 @@ std::vector<std::pair<std::string, std::string>> ReadCf(internal::StoreImpl* imp
   for (it->SeekToFirst(); it->Valid(); it->Next()) out.emplace_back(it->key().ToString(), it->value().ToString());
   EXPECT_TRUE(it->status().ok()) << it->status().ToString();
   return out;
+}
+
+// The `doc` index carries each fact's whole CORE; stores written before it
+// did hold only HEADERs there. FactsFromDocument completes those from `facts`
+// (here every other entry, as in an older store written to since) and reads
+// the same facts either way; a new version of such a document still keeps and
+// retracts exactly the diff.
+TEST(BulkTest, HeaderOnlyDocEntriesOfOlderStoresReadTheSame) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto* impl = dynamic_cast<internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+  Corpus corpus(40, 3);
+  for (const auto& e : corpus.entities) ASSERT_TRUE(store->PutEntity(e).ok());
+  for (const auto& d : corpus.docs) {
+    ASSERT_TRUE(store->WriteDocumentVersion(d.doc(), d.version(), d.facts(), "run-1").ok());
+  }
+  std::map<std::string, std::vector<Fact>> before;
+  for (const auto& d : corpus.docs) before[d.doc().id] = store->FactsFromDocument(d.doc().id).value();
+
+  const auto entries = ReadCf(impl, codec::kDocCf);
+  ASSERT_GT(entries.size(), 100u);
+  rocksdb::WriteBatch batch;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& [key, value] = entries[i];
+    ASSERT_TRUE(codec::HoldsCore(value)) << "entry " << i << " of doc holds no CORE (" << value.size() << " bytes)";
+    if (i % 2 == 1) continue;
+    codec::CoreRecord core;
+    ASSERT_TRUE(codec::DecodeCore(value, &core));
+    std::string header;
+    codec::EncodeCoreHeader(core, &header);
+    ASSERT_FALSE(codec::HoldsCore(header));
+    ASSERT_TRUE(batch.Put(impl->cf(codec::kDocCf), key, header).ok());
+  }
+  ASSERT_TRUE(impl->db()->Write(rocksdb::WriteOptions(), &batch).ok());
+
+  for (const auto& d : corpus.docs) {
+    const std::vector<Fact>& want = before[d.doc().id];
+    auto got = store->FactsFromDocument(d.doc().id);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->size(), want.size()) << d.doc().id;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ((*got)[i].id, want[i].id);
+      ExpectSameClaim(want[i], (*got)[i]);
+      EXPECT_EQ((*got)[i].provenance.excerpt, want[i].provenance.excerpt);
+    }
+  }
+
+  // Version 2 of the first document drops its last fact: one retraction, the rest kept.
+  const DocBuilder& first = corpus.docs.front();
+  std::vector<Fact> fewer = first.facts();
+  fewer.pop_back();
+  DocumentVersion v2 = first.version();
+  v2.text += "\n(revised)";
+  auto summary = store->WriteDocumentVersion(first.doc(), v2, fewer, "run-2");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->facts_retracted, 1u);
+  EXPECT_EQ(summary->facts_kept, fewer.size());
+  EXPECT_EQ(summary->facts_added, 0u);
+  EXPECT_EQ(store->FactsFromDocument(first.doc().id).value().size(), fewer.size());
 }
 
 // The index CFs come out byte for byte the same whether the fact indexes fit

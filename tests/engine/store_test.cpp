@@ -517,6 +517,40 @@ TEST(StoreTest, EntitiesAndAliasLookup) {
   EXPECT_EQ(store->LastTx(), last);
 }
 
+TEST(StoreTest, BatchedEntityReadsAreAlignedWithTheAskedIds) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  // More than one batch of 1,024, asked out of key order, with gaps and repeats.
+  std::vector<EntityId> asked;
+  for (int i = 0; i < 2500; ++i) {
+    const std::string id = "chip:c" + std::to_string(i);
+    if (i % 3 != 0) {
+      ASSERT_TRUE(store->PutEntity({id, i % 2 == 0 ? "chip" : "system", "Chip " + std::to_string(i), {}}).ok());
+    }
+    asked.push_back(id);
+  }
+  std::reverse(asked.begin(), asked.end());
+  asked.push_back("chip:c5");
+  asked.push_back("chip:none");
+  auto got = store->GetEntities(asked);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), asked.size());
+  for (size_t i = 0; i < asked.size(); ++i) {
+    auto one = store->GetEntity(asked[i]);
+    if (!one.ok()) {
+      EXPECT_TRUE(one.status().IsNotFound());
+      EXPECT_FALSE((*got)[i].has_value()) << asked[i];
+      continue;
+    }
+    ASSERT_TRUE((*got)[i].has_value()) << asked[i];
+    EXPECT_EQ((*got)[i]->id, one->id);
+    EXPECT_EQ((*got)[i]->kind, one->kind);
+    EXPECT_EQ((*got)[i]->name, one->name);
+  }
+  EXPECT_EQ((*got)[asked.size() - 2]->name, "Chip 5");
+  EXPECT_TRUE(store->GetEntities({}).value().empty());
+}
+
 TEST(StoreTest, TransactionsNumberWritesOneByOne) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));

@@ -2,7 +2,7 @@
 // one process against an existing store, for profiling the evaluator warm
 // (perf record -g chipkg-query-loop ...). Prints the median and the rows.
 //
-//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] 'QUERY'
+//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,11 +20,11 @@
 #include "tools/heap_policy.h"
 
 int main(int argc, char** argv) {
-  chipkg::tools::KeepFreedHeapForReuse();
   std::string db, text;
   int runs = 20;
   chipkg::query::QueryOptions options;
   chipkg::StoreOptions store_options;
+  bool keep_heap = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--db" && i + 1 < argc) {
@@ -33,17 +33,20 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--cite-rows" && i + 1 < argc) {
       options.cite_rows = static_cast<size_t>(std::atoll(argv[++i]));
+    } else if (a == "--glibc-heap") {
+      keep_heap = false;  // glibc's own policy, to measure what tools/heap_policy.h buys
     } else if (a == "--cache-mib" && i + 1 < argc) {
       store_options.block_cache_bytes = static_cast<size_t>(std::atoll(argv[++i])) << 20;
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
+  if (keep_heap) chipkg::tools::KeepFreedHeapForReuse();
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
