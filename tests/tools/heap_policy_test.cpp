@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "tools/heap_policy.h"
 
@@ -25,9 +26,10 @@ constexpr bool kSanitizedAllocator = false;
 TEST(HeapPolicyTest, FreedBlocksStayInTheHeap) {
   if (kSanitizedAllocator) GTEST_SKIP() << "AddressSanitizer replaces glibc's allocator; mallopt does not apply";
   ASSERT_TRUE(chipkg::tools::KeepFreedHeapForReuse());
-  // 20 MiB: glibc's default would serve it by mmap (its threshold starts at
-  // 128 KiB) and unmap it at free; under the policy it comes from the heap.
-  constexpr size_t kBlock = 20u << 20;
+  // 48 MiB: glibc's default would serve it by mmap (its threshold starts at
+  // 128 KiB and never passes 32 MiB) and unmap it at free; under the policy
+  // it comes from the heap.
+  constexpr size_t kBlock = 48u << 20;
   void* block = std::malloc(kBlock);
   ASSERT_NE(block, nullptr);
   std::memset(block, 1, kBlock);
@@ -35,6 +37,25 @@ TEST(HeapPolicyTest, FreedBlocksStayInTheHeap) {
   std::free(block);
   // Not trimmed: the freed block is still part of the main arena.
   EXPECT_GE(mallinfo2().arena, kBlock);
+}
+
+// Threads allocate from arenas of at most 64 MiB each; a larger block is
+// still served (glibc falls back to mmap for it whatever M_MMAP_MAX says).
+TEST(HeapPolicyTest, ThreadsStillGetBlocksLargerThanAnArena) {
+  if (kSanitizedAllocator) GTEST_SKIP() << "AddressSanitizer replaces glibc's allocator; mallopt does not apply";
+  ASSERT_TRUE(chipkg::tools::KeepFreedHeapForReuse());
+  bool served = false;
+  std::thread worker([&] {
+    constexpr size_t kBlock = 160u << 20;
+    void* small = std::malloc(64);  // ties this thread to an arena of its own
+    void* block = std::malloc(kBlock);
+    served = block != nullptr;
+    if (block != nullptr) std::memset(block, 1, kBlock);
+    std::free(block);
+    std::free(small);
+  });
+  worker.join();
+  EXPECT_TRUE(served);
 }
 
 }  // namespace

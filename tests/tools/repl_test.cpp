@@ -194,6 +194,19 @@ TEST_F(ToolsTest, QueryExitCodes) {
   Output json = Chipkg(Db({"query", "trainium2.memory_bandwidth", "--format", "json"}));
   EXPECT_EQ(json.code, 0) << json.err;
   EXPECT_FALSE(nlohmann::json::parse(json.out, nullptr, false).is_discarded()) << json.out;
+  EXPECT_FALSE(Contains(good.err, "chipkg timings")) << good.err;
+}
+
+TEST_F(ToolsTest, TimingsOfAOneShotCommandOnRequest) {
+  setenv("CHIPKG_TIMINGS", "1", 1);
+  Output timed = Chipkg(Db({"query", "find chip where memory >= 64 GB"}));
+  unsetenv("CHIPKG_TIMINGS");
+  EXPECT_EQ(timed.code, 0) << timed.err;
+  EXPECT_TRUE(Contains(timed.out, "Trainium 2")) << timed.out;
+  EXPECT_FALSE(Contains(timed.out, "timings")) << "timings belong on stderr: " << timed.out;
+  for (const char* phase : {"chipkg timings: schema ", ", open ", ", statement ", ", close "}) {
+    EXPECT_TRUE(Contains(timed.err, phase)) << phase << " missing from: " << timed.err;
+  }
 }
 
 TEST_F(ToolsTest, TraceShowsBothPagesForTrainiumMemoryBandwidth) {
