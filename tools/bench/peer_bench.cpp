@@ -80,6 +80,7 @@ struct Options {
   int runs = 5;
   int process_runs = 5;
   bool load_only = false;  // compare the two loads and stop (no queries)
+  bool glibc_heap = false;  // leave glibc's own heap policy (tools/heap_policy.h), to measure what it buys
 };
 
 void Usage(const char* argv0) {
@@ -88,7 +89,8 @@ void Usage(const char* argv0) {
                "          [--gen gen.py] [--chipkg PATH] [--sqlite3 PATH] [--load-only]\n"
                "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
                "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n"
-               "  --load-only   load both, print the load lines and stop (no queries)\n",
+               "  --load-only   load both, print the load lines and stop (no queries)\n"
+               "  --glibc-heap  keep glibc's default heap policy instead of chipkg's (tools/heap_policy.h)\n",
                argv0);
 }
 
@@ -139,6 +141,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(1, static_cast<int>(number(value())));
     else if (a == "--process-runs") o.process_runs = static_cast<int>(number(value()));
     else if (a == "--load-only") o.load_only = true;
+    else if (a == "--glibc-heap") o.glibc_heap = true;
     else if (a == "--help" || a == "-h") {
       Usage(argv[0]);
       std::exit(0);
@@ -727,8 +730,8 @@ std::string FmtMs(double ms) { return ms < 1 ? Fmt(ms, 3) : ms < 100 ? Fmt(ms, 2
 }  // namespace
 
 int main(int argc, char** argv) {
-  chipkg::tools::KeepFreedHeapForReuse();
   Options o = ParseOptions(argc, argv);
+  if (!o.glibc_heap) chipkg::tools::KeepFreedHeapForReuse();
   EnsureCorpus(o);
   Params p = ReadParams(o.corpus);
 
