@@ -112,8 +112,8 @@ class RunSorter {
 };
 
 // The four fact indexes of a bulk load: spo, pos, doc and ref. Their values
-// are all the fact's CORE record (spo, pos) or its leading HEADER bytes (doc,
-// ref), so each CORE is held once, in an arena, and the index entries are
+// are all the fact's CORE record (spo, pos, doc) or its leading HEADER bytes
+// (ref), so each CORE is held once, in an arena, and the index entries are
 // keys pointing at it. That is about half the memory of one RunSorter per
 // index with its own copies (a 4M-fact load fits without spilling), and the
 // fixed-size keys of spo, doc and ref sort as two integers. Over the budget,

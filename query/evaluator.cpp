@@ -302,7 +302,8 @@ class Evaluator {
     }
     if (wanted.size() < 2) return Status::OK();  // Name() reads a single one as well
     Result<std::vector<std::optional<Entity>>> entities = store_.GetEntities(wanted);
-    if (!entities.ok()) return entities.status().WithContext("reading the names of the subjects");
+    // A record that cannot be read is named by Name(), one by one, as before.
+    if (!entities.ok()) return Status::OK();
     for (size_t i = 0; i < wanted.size(); ++i) {
       if ((*entities)[i]) names_.emplace(wanted[i], std::move((*entities)[i]->name));
     }

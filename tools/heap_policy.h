@@ -15,8 +15,10 @@ namespace chipkg::tools {
 // quarter of Q2's and Q5's time at N=100,000, and a cost per row that grows
 // with the answer (tools/bench/README.md). Serving every block from the heap
 // and keeping freed memory for reuse trades that for a resident size that
-// stays at the largest answer's. Threads' arenas still fall back to mmap for
-// a block larger than an arena can grow to, so no allocation fails for it.
+// stays at the largest answer's (per thread arena: each keeps its own peak).
+// Threads' arenas still fall back to mmap for a block larger than an arena
+// can grow to (64 MiB), so no allocation fails for it, but such blocks are
+// still unmapped at free.
 // Returns false if glibc refused a setting.
 inline bool KeepFreedHeapForReuse() {
   const bool mmap_off = mallopt(M_MMAP_MAX, 0) == 1;

@@ -207,6 +207,11 @@ TEST_F(ToolsTest, TimingsOfAOneShotCommandOnRequest) {
   for (const char* phase : {"chipkg timings: schema ", ", open ", ", statement ", ", close "}) {
     EXPECT_TRUE(Contains(timed.err, phase)) << phase << " missing from: " << timed.err;
   }
+  setenv("CHIPKG_TIMINGS", "0", 1);
+  Output off = Chipkg(Db({"query", "find chip where memory >= 64 GB"}));
+  unsetenv("CHIPKG_TIMINGS");
+  EXPECT_EQ(off.code, 0) << off.err;
+  EXPECT_FALSE(Contains(off.err, "chipkg timings")) << off.err;
 }
 
 TEST_F(ToolsTest, TraceShowsBothPagesForTrainiumMemoryBandwidth) {

@@ -90,7 +90,8 @@ void Usage(const char* argv0) {
                "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
                "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n"
                "  --load-only   load both, print the load lines and stop (no queries)\n"
-               "  --glibc-heap  keep glibc's default heap policy instead of chipkg's (tools/heap_policy.h)\n",
+               "  --glibc-heap  keep glibc's default heap policy instead of chipkg's (tools/heap_policy.h) in\n"
+               "                this process (the whole-process chipkg runs keep chipkg's)\n",
                argv0);
 }
 

@@ -8,6 +8,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "ingest/resolve.h"
 #include "query/factcheck.h"
@@ -351,7 +352,8 @@ int RunStatement(Session& session, const std::string& statement, std::string& ou
 int RunOneShot(const Args& args, const std::string& word) {
   // CHIPKG_TIMINGS=1 prints where a one-shot command's time went (stderr):
   // scripts and cron jobs start chipkg fresh, so start-up is part of the answer.
-  const bool timings = std::getenv("CHIPKG_TIMINGS") != nullptr;
+  const char* timings_env = std::getenv("CHIPKG_TIMINGS");
+  const bool timings = timings_env != nullptr && *timings_env != '\0' && std::string_view(timings_env) != "0";
   using Clock = std::chrono::steady_clock;
   auto last = Clock::now();
   std::string report;
