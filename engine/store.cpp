@@ -83,10 +83,12 @@ class SilentLogger final : public rocksdb::Logger {
   void Logv(const char*, va_list) override {}
 };
 
-// The CFs that grow with the number of facts; the others stay small.
+// The CFs that grow with the store: the facts and their indexes, and the
+// entities, aliases and documents, whose whole-file filters (hundreds of KB at
+// 100k chips) a one-shot query's first lookups would otherwise read entire.
+// meta, tx and user meta stay a few KB.
 bool PartitionedMetadata(int cf) {
-  return cf == codec::kFactsCf || cf == codec::kProvCf || cf == codec::kSpoCf || cf == codec::kPosCf ||
-         cf == codec::kDocCf || cf == codec::kRefCf || cf == codec::kVersionsCf || cf == codec::kDictCf;
+  return cf != codec::kDefaultCf && cf != codec::kMetaCf && cf != codec::kTxCf && cf != codec::kUserMetaCf;
 }
 
 std::string Quote(std::string_view s, size_t max = 60) {
@@ -1494,33 +1496,46 @@ Result<Entity> StoreImpl::GetEntity(const EntityId& id) const {
   return std::move(*e);
 }
 
-Result<std::vector<std::optional<Entity>>> StoreImpl::GetEntities(const std::vector<EntityId>& ids) const {
-  std::vector<std::optional<Entity>> out(ids.size());
-  std::vector<size_t> order(ids.size());
+Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys,
+                                 const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const {
+  std::vector<size_t> order(keys.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ids[a] < ids[b]; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
   constexpr size_t kBatch = 1024;
-  std::vector<rocksdb::Slice> keys;
-  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, ids.size()));
+  std::vector<rocksdb::Slice> slices;
+  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
   std::vector<rocksdb::Status> statuses(values.size());
   for (size_t begin = 0; begin < order.size(); begin += kBatch) {
     const size_t n = std::min(kBatch, order.size() - begin);
-    keys.clear();
-    for (size_t i = 0; i < n; ++i) keys.emplace_back(ids[order[begin + i]]);
+    slices.clear();
+    for (size_t i = 0; i < n; ++i) slices.emplace_back(keys[order[begin + i]]);
     for (size_t i = 0; i < n; ++i) values[i].Reset();
-    db_->MultiGet(rocksdb::ReadOptions(), handles_[codec::kEntitiesCf], n, keys.data(), values.data(),
-                  statuses.data(), /*sorted_input=*/true);
+    db_->MultiGet(rocksdb::ReadOptions(), handles_[cf], n, slices.data(), values.data(), statuses.data(),
+                  /*sorted_input=*/true);
     for (size_t i = 0; i < n; ++i) {
-      const EntityId& id = ids[order[begin + i]];
-      if (statuses[i].IsNotFound()) continue;
-      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading entity " + id));
-      Entity e;
-      if (!codec::DecodeEntity(id, View(values[i]), &e)) {
-        return Status::Corruption("record of entity " + id + " cannot be decoded");
+      const size_t at = order[begin + i];
+      if (statuses[i].IsNotFound()) {
+        CHIPKG_RETURN_IF_ERROR(fn(at, std::nullopt));
+        continue;
       }
-      out[order[begin + i]] = std::move(e);
+      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], std::string("reading ") + codec::CfName(cf) + " of " + path_));
+      CHIPKG_RETURN_IF_ERROR(fn(at, View(values[i])));
     }
   }
+  return Status::OK();
+}
+
+Result<std::vector<std::optional<Entity>>> StoreImpl::GetEntities(const std::vector<EntityId>& ids) const {
+  std::vector<std::optional<Entity>> out(ids.size());
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kEntitiesCf, ids, [&](size_t i, std::optional<std::string_view> value) {
+    if (!value) return Status::OK();
+    Entity e;
+    if (!codec::DecodeEntity(ids[i], *value, &e)) {
+      return Status::Corruption("record of entity " + ids[i] + " cannot be decoded");
+    }
+    out[i] = std::move(e);
+    return Status::OK();
+  }));
   return out;
 }
 
@@ -1586,6 +1601,20 @@ Result<Document> StoreImpl::GetDocument(const std::string& document_id) const {
   CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> d, ReadDocument(document_id));
   if (!d) return Status::NotFound("no document " + document_id + " in " + path_);
   return std::move(*d);
+}
+
+Result<std::vector<std::optional<Document>>> StoreImpl::GetDocuments(const std::vector<std::string>& ids) const {
+  std::vector<std::optional<Document>> out(ids.size());
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, ids, [&](size_t i, std::optional<std::string_view> value) {
+    if (!value) return Status::OK();
+    Document d;
+    if (!codec::DecodeDocument(ids[i], *value, &d)) {
+      return Status::Corruption("record of document " + ids[i] + " cannot be decoded");
+    }
+    out[i] = std::move(d);
+    return Status::OK();
+  }));
+  return out;
 }
 
 Result<std::vector<Document>> StoreImpl::ListDocuments() const {
@@ -1655,6 +1684,35 @@ Result<DocumentVersion> StoreImpl::GetDocumentVersion(const std::string& documen
   auto v = ReadVersion(*did, version, with_text);
   if (!v.ok()) return v.status().WithContext("document " + document_id);
   return v;
+}
+
+Result<std::vector<std::optional<DocumentVersion>>> StoreImpl::GetDocumentVersions(
+    const std::vector<std::pair<std::string, uint32_t>>& versions) const {
+  std::vector<std::optional<DocumentVersion>> out(versions.size());
+  std::vector<std::string> keys;
+  std::vector<size_t> asked;  // position in `versions` of each key
+  keys.reserve(versions.size());
+  for (size_t i = 0; i < versions.size(); ++i) {
+    const auto& [document_id, version] = versions[i];
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
+    if (!did || document_id.empty()) continue;
+    keys.push_back(codec::VersionMetaKey(*did, version));
+    asked.push_back(i);
+  }
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kVersionsCf, keys, [&](size_t k, std::optional<std::string_view> value) {
+    if (!value) return Status::OK();
+    const auto& [document_id, version] = versions[asked[k]];
+    DocumentVersion v;
+    uint64_t text_size = 0;
+    if (!codec::DecodeVersionMeta(*value, &v, &text_size)) {
+      return Status::Corruption("record of version " + std::to_string(version) + " of " + document_id +
+                                " cannot be decoded");
+    }
+    v.version = version;
+    out[asked[k]] = std::move(v);
+    return Status::OK();
+  }));
+  return out;
 }
 
 Result<DocumentVersion> StoreImpl::LatestDocumentVersion(const std::string& document_id) const {

@@ -195,10 +195,19 @@ class Store {
   virtual Result<std::vector<Entity>> ListEntities(const std::string& kind = "") const = 0;
 
   virtual Result<Document> GetDocument(const std::string& document_id) const = 0;
+  // Several documents, aligned with `ids` (nullopt where none is stored), in
+  // sorted batches: an answer citing thousands of documents reads their
+  // records in one pass instead of one search of the index each.
+  virtual Result<std::vector<std::optional<Document>>> GetDocuments(const std::vector<std::string>& ids) const = 0;
   virtual Result<std::vector<Document>> ListDocuments() const = 0;
   // Without its text when `with_text` is false (a citation needs only the fetch time).
   virtual Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version,
                                                      bool with_text = true) const = 0;
+  // Several versions without their texts (what a citation needs: the fetch
+  // time), aligned with `versions` (document id, version number); nullopt
+  // where the version is not stored. Read in sorted batches.
+  virtual Result<std::vector<std::optional<DocumentVersion>>> GetDocumentVersions(
+      const std::vector<std::pair<std::string, uint32_t>>& versions) const = 0;
   virtual Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const = 0;
   virtual Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
                                                                     bool with_text = false) const = 0;

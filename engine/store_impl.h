@@ -194,6 +194,9 @@ class StoreImpl final : public Store {
   Result<std::vector<Entity>> ListEntities(const std::string& kind) const override;
 
   Result<Document> GetDocument(const std::string& document_id) const override;
+  Result<std::vector<std::optional<Document>>> GetDocuments(const std::vector<std::string>& ids) const override;
+  Result<std::vector<std::optional<DocumentVersion>>> GetDocumentVersions(
+      const std::vector<std::pair<std::string, uint32_t>>& versions) const override;
   Result<std::vector<Document>> ListDocuments() const override;
   Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version,
                                              bool with_text = true) const override;
@@ -276,6 +279,10 @@ class StoreImpl final : public Store {
   // The pos keys [start, limit) of a value range; nullopt when nothing can match.
   Result<std::optional<std::pair<std::string, std::string>>> RangeKeys(const std::string& predicate,
                                                                        const ValueRange& range) const;
+  // Point reads of many keys of one CF in sorted MultiGet batches; `fn` gets
+  // each key's position in `keys` and its value, nullopt when absent.
+  Status MultiGetSorted(int cf, const std::vector<std::string>& keys,
+                        const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const;
   Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
                    const std::function<Status(size_t, std::string_view)>& fn) const;
   // The CORE records of `ids` from the facts CF, in the same order.

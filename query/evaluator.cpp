@@ -1661,6 +1661,40 @@ class Evaluator {
     for (Support& a : s.args) NumberCitations(a, numbers, order);
   }
 
+  // Fills the document and fetch-time caches for many citations with two
+  // batched reads, where Doc() and FetchedAt() would search the store once
+  // per document (an answer can cite tens of thousands).
+  Status ReadDocumentsAhead(const std::vector<std::pair<std::string, uint32_t>>& cited) {
+    std::vector<std::string> documents;
+    std::vector<std::pair<std::string, uint32_t>> versions;
+    std::unordered_set<std::string_view> asked_documents;
+    std::set<std::pair<std::string_view, uint32_t>> asked_versions;
+    for (const auto& [document_id, version] : cited) {
+      if (!docs_.count(document_id) && asked_documents.insert(document_id).second) documents.push_back(document_id);
+      auto times = fetched_.find(document_id);
+      const bool known = times != fetched_.end() && times->second.count(version);
+      if (!known && asked_versions.emplace(document_id, version).second) versions.emplace_back(document_id, version);
+    }
+    if (documents.size() < 2 && versions.size() < 2) return Status::OK();  // Doc() and FetchedAt() read one as well
+    Result<std::vector<std::optional<Document>>> read_documents = store_.GetDocuments(documents);
+    if (!read_documents.ok()) return read_documents.status().WithContext("reading the cited documents");
+    for (size_t i = 0; i < documents.size(); ++i) {
+      std::optional<Document>& d = (*read_documents)[i];
+      if (!d) {
+        d.emplace();
+        d->id = documents[i];
+      }
+      docs_.emplace(documents[i], std::move(*d));
+    }
+    Result<std::vector<std::optional<DocumentVersion>>> read_versions = store_.GetDocumentVersions(versions);
+    if (!read_versions.ok()) return read_versions.status().WithContext("reading the cited document versions");
+    for (size_t i = 0; i < versions.size(); ++i) {
+      const std::optional<DocumentVersion>& v = (*read_versions)[i];
+      fetched_[versions[i].first].emplace(versions[i].second, v ? v->fetched_at : 0);
+    }
+    return Status::OK();
+  }
+
   // 0 when the version is not stored.
   Result<int64_t> FetchedAt(const std::string& document_id, uint32_t version) {
     auto& times = fetched_[document_id];
@@ -1729,6 +1763,15 @@ class Evaluator {
     // document, so that the citations can be built on several threads.
     std::vector<const Document*> docs(order.size(), nullptr);
     std::vector<int64_t> fetched(order.size(), 0);
+    {
+      std::vector<std::pair<std::string, uint32_t>> cited;
+      cited.reserve(order.size());
+      for (size_t k = 0; k < order.size(); ++k) {
+        cited.emplace_back(claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id,
+                           claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version);
+      }
+      CHIPKG_RETURN_IF_ERROR(ReadDocumentsAhead(cited));
+    }
     for (size_t k = 0; k < order.size(); ++k) {
       const std::string& document_id = claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id;
       const uint32_t version = claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version;

@@ -551,6 +551,73 @@ TEST(StoreTest, BatchedEntityReadsAreAlignedWithTheAskedIds) {
   EXPECT_TRUE(store->GetEntities({}).value().empty());
 }
 
+TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  // Documents doc-0 .. doc-1199 (more than one batch of 1,024); every
+  // fourth one has a second version fetched later.
+  for (int i = 0; i < 1200; ++i) {
+    DocBuilder b("doc-" + std::to_string(i));
+    b.Add("chip:c" + std::to_string(i), "memory", Value::Quantity(i * kGB, "bytes", std::to_string(i) + " GB"),
+          "Memory: " + std::to_string(i) + " GB");
+    DocumentVersion v = b.version();
+    v.fetched_at = 1700000000 + i;
+    ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), v, b.facts(), "r").ok());
+    if (i % 4 == 0) {
+      b.AddText("revised");
+      DocumentVersion v2 = b.version();
+      v2.fetched_at = 1800000000 + i;
+      ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), v2, b.facts(), "r2").ok());
+    }
+  }
+  // Asked out of key order, with repeats and ones that are not stored.
+  std::vector<std::string> documents = {"doc-17", "doc-nope", "doc-1199", "doc-3", "doc-17"};
+  for (int i = 1100; i >= 0; i -= 7) documents.push_back("doc-" + std::to_string(i));
+  auto got = store->GetDocuments(documents);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), documents.size());
+  for (size_t i = 0; i < documents.size(); ++i) {
+    auto one = store->GetDocument(documents[i]);
+    if (!one.ok()) {
+      EXPECT_TRUE(one.status().IsNotFound());
+      EXPECT_FALSE((*got)[i].has_value()) << documents[i];
+      continue;
+    }
+    ASSERT_TRUE((*got)[i].has_value()) << documents[i];
+    EXPECT_EQ((*got)[i]->id, documents[i]);
+    EXPECT_EQ((*got)[i]->title, one->title);
+    EXPECT_EQ((*got)[i]->url, one->url);
+  }
+  EXPECT_FALSE((*got)[1].has_value());
+
+  std::vector<std::pair<std::string, uint32_t>> versions = {
+      {"doc-8", 2}, {"doc-8", 1}, {"doc-9", 2}, {"doc-nope", 1}, {"doc-1199", 1}, {"doc-8", 2}};
+  for (int i = 1196; i >= 0; i -= 4) versions.emplace_back("doc-" + std::to_string(i), 2);
+  auto read = store->GetDocumentVersions(versions);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->size(), versions.size());
+  for (size_t i = 0; i < versions.size(); ++i) {
+    auto one = store->GetDocumentVersion(versions[i].first, versions[i].second, /*with_text=*/false);
+    if (!one.ok()) {
+      EXPECT_TRUE(one.status().IsNotFound()) << one.status().ToString();
+      EXPECT_FALSE((*read)[i].has_value()) << versions[i].first << " v" << versions[i].second;
+      continue;
+    }
+    ASSERT_TRUE((*read)[i].has_value()) << versions[i].first << " v" << versions[i].second;
+    EXPECT_EQ((*read)[i]->version, versions[i].second);
+    EXPECT_EQ((*read)[i]->fetched_at, one->fetched_at);
+    EXPECT_EQ((*read)[i]->content_hash, one->content_hash);
+    EXPECT_TRUE((*read)[i]->text.empty());
+  }
+  EXPECT_EQ((*read)[0]->fetched_at, 1800000008);
+  EXPECT_EQ((*read)[1]->fetched_at, 1700000008);
+  EXPECT_FALSE((*read)[2].has_value());  // doc-9 has one version
+  EXPECT_FALSE((*read)[3].has_value());
+  EXPECT_EQ((*read)[4]->fetched_at, 1700001199);
+  EXPECT_TRUE(store->GetDocuments({}).value().empty());
+  EXPECT_TRUE(store->GetDocumentVersions({}).value().empty());
+}
+
 TEST(StoreTest, TransactionsNumberWritesOneByOne) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));

@@ -388,9 +388,11 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
     const int c_gb = i % 3 == 0 ? i + 2 : i + 1;
     c.Add(id, "memory", Q(c_gb * 1e9, "bytes", std::to_string(c_gb) + " GB"));
   }
-  a.Write(store);
-  b.Write(store);
-  c.Write(store);
+  // Each document fetched at its own time: citations read documents and
+  // versions in batches, and each must get its own.
+  a.Write(store, "run-1", 1735689600);
+  b.Write(store, "run-1", 1735776000);
+  c.Write(store, "run-1", 1735862400);
 
   auto check_citations = [&](const QueryResult& r) {
     for (size_t k = 0; k < r.citations.size(); ++k) {
@@ -405,7 +407,10 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
       EXPECT_EQ(cit.section, f->provenance.section);
       EXPECT_EQ(cit.attribution, f->provenance.attribution);
       EXPECT_EQ(cit.url, "https://" + cit.site + "/" + cit.document_id);
-      EXPECT_EQ(cit.fetched_at, 1735689600);
+      EXPECT_EQ(cit.title, "Page " + cit.document_id);
+      Result<DocumentVersion> v = store.GetDocumentVersion(cit.document_id, cit.version, /*with_text=*/false);
+      ASSERT_TRUE(v.ok()) << v.status().message();
+      EXPECT_EQ(cit.fetched_at, v->fetched_at);
     }
   };
 

@@ -88,11 +88,11 @@ class DocBuilder {
   }
 
   // Writes the version; returns its transaction.
-  TxId Write(Store& store, const std::string& run_id = "run-test") {
+  TxId Write(Store& store, const std::string& run_id = "run-test", int64_t fetched_at = 1735689600) {
     DocumentVersion v;
     v.document_id = doc_.id;
     v.text = text_;
-    v.fetched_at = 1735689600;  // 2025-01-01T00:00:00Z
+    v.fetched_at = fetched_at;  // default 2025-01-01T00:00:00Z
     v.content_type = "text/plain";
     Result<WriteSummary> s = store.WriteDocumentVersion(doc_, v, facts_, run_id);
     EXPECT_TRUE(s.ok()) << s.status().message();
