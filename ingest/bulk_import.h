@@ -83,6 +83,9 @@ std::string_view PublisherOfTitle(std::string_view title);
 struct BulkImportOptions {
   std::string run_id;     // "bench-import-<unix seconds>" when empty
   bool pipeline = true;   // parse in a second thread while this one feeds the BulkWriter
+  // From this size of facts.jsonl on, the first pass (document texts) reads the file's two
+  // halves on two threads. Tests lower it to cover the split on small corpora.
+  uint64_t split_first_pass_from = 64ull << 20;
 };
 
 struct BulkImportStats {

@@ -286,6 +286,41 @@ TEST_F(BulkImportTest, EverySpanRereadsItsExcerptAndProvenanceIsKept) {
   }
 }
 
+// The first pass read as two halves on two threads (as large corpora are) builds the same
+// documents and facts as one thread does.
+TEST_F(BulkImportTest, FirstPassSplitInTwoImportsTheSame) {
+  auto split_store = Store::Open((*root_ / "store-split").string());
+  ASSERT_TRUE(split_store.ok()) << split_store.status().ToString();
+  BulkImportOptions options;
+  options.run_id = "test-run";
+  options.split_first_pass_from = 0;
+  auto stats = ImportGeneratedCorpus(**split_store, *schema_, corpus_.string(), options);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->facts, stats_->facts);
+  EXPECT_EQ(stats->bytes_read, stats_->bytes_read);
+  size_t compared = 0;
+  for (const json& src : *sources_) {
+    const std::string doc = src["source"].get<std::string>();
+    auto one = store_->GetDocumentVersion(doc, 1);
+    auto two = (*split_store)->GetDocumentVersion(doc, 1);
+    ASSERT_TRUE(one.ok() && two.ok()) << doc;
+    EXPECT_EQ(one->text, two->text) << doc;
+    EXPECT_EQ(one->content_hash, two->content_hash) << doc;
+    auto a = store_->FactsFromDocument(doc);
+    auto b = (*split_store)->FactsFromDocument(doc);
+    ASSERT_TRUE(a.ok() && b.ok()) << doc;
+    ASSERT_EQ(a->size(), b->size()) << doc;
+    for (size_t i = 0; i < a->size(); ++i) {
+      EXPECT_EQ((*a)[i].subject, (*b)[i].subject);
+      EXPECT_EQ((*a)[i].provenance.span_begin, (*b)[i].provenance.span_begin);
+      EXPECT_EQ((*a)[i].provenance.span_end, (*b)[i].provenance.span_end);
+      EXPECT_EQ((*a)[i].provenance.excerpt, (*b)[i].provenance.excerpt);
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, stats_->facts);
+}
+
 TEST_F(BulkImportTest, DocumentsKeepEverySourceField) {
   for (const json& s : *sources_) {
     const std::string id = s["source"].get<std::string>();
@@ -477,6 +512,28 @@ TEST_F(BulkImportBadInputTest, RefusedWithFileAndLine) {
       EXPECT_NE(s.message().find(c.message), std::string::npos) << s.message();
     }
   }
+}
+
+// A bad line in the second half of a first pass split in two is still named by its line.
+TEST_F(BulkImportBadInputTest, SplitFirstPassNamesTheLineOfAnError) {
+  const std::string good = Line("memory_capacity", "80", "\"GB\"");
+  std::string facts;
+  for (int i = 0; i < 40; ++i) facts += good;
+  BulkImportOptions options;
+  options.split_first_pass_from = 0;
+  Status s = Import(facts + Line("memory_capacity", "80", "\"GB\"", "stated", "src:nowhere") + good, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("facts.jsonl:41: source \"src:nowhere\""), std::string::npos) << s.message();
+  s = Import(good + "not json\n" + facts, options);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("facts.jsonl:2: column 1: expected '{'"), std::string::npos) << s.message();
+  s = Import(facts + good, options);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto v = store_->GetDocumentVersion("src:a", 1);
+  ASSERT_TRUE(v.ok());
+  std::string want;
+  for (int i = 0; i < 41; ++i) want += "x \"quoted\" caf\xc3\xa9\n";
+  EXPECT_EQ(v->text, want);
 }
 
 TEST_F(BulkImportBadInputTest, SourcesAreCheckedToo) {
