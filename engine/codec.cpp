@@ -560,19 +560,6 @@ std::string CounterKey(std::string_view name) {
   return k;
 }
 
-bool IsStorableDate(const Date& d) {
-  if (d.year < 0 || d.year > 9999) return false;
-  switch (d.precision) {
-    case DatePrecision::kYear: return d.month == 0 && d.day == 0;
-    case DatePrecision::kMonth: return d.month >= 1 && d.month <= 12 && d.day == 0;
-    case DatePrecision::kDay: {
-      if (d.month < 1 || d.month > 12 || d.day < 1) return false;
-      char iso[16];
-      std::snprintf(iso, sizeof iso, "%04d-%02u-%02u", d.year, unsigned{d.month}, unsigned{d.day});
-      return Date::Parse(iso).has_value();
-    }
-  }
-  return false;
-}
+bool IsStorableDate(const Date& d) { return d.IsValid(); }
 
 }  // namespace chipkg::codec

@@ -112,6 +112,16 @@ int32_t Date::LastDay() const {
   return static_cast<int32_t>(ClampToInt32(DaysFromCivil(year, m, DaysInMonth(year, m))));
 }
 
+bool Date::IsValid() const {
+  if (year < 0 || year > 9999) return false;
+  switch (precision) {
+    case DatePrecision::kYear: return month == 0 && day == 0;
+    case DatePrecision::kMonth: return month >= 1 && month <= 12 && day == 0;
+    case DatePrecision::kDay: return month >= 1 && month <= 12 && day >= 1 && day <= DaysInMonth(year, month);
+  }
+  return false;
+}
+
 std::string Date::ToString() const {
   char buf[40];
   const char* sign = year < 0 ? "-" : "";

@@ -39,6 +39,31 @@ TEST(DateTest, RejectsImpossibleAndMalformedDates) {
   EXPECT_TRUE(Date::Parse("0000").has_value());
 }
 
+// IsValid holds exactly for the dates that survive a round trip through ToString and Parse:
+// years around the leap rules and the range limits, every month 0-13 and day 0-32, each precision.
+TEST(DateTest, ValidExactlyWhenItRoundTrips) {
+  auto round_trips = [](const Date& d) {
+    if (d.year < 0) return false;
+    auto back = Date::Parse(d.ToString());
+    return back.has_value() && *back == d;
+  };
+  for (int32_t y : {0, 1, 1599, 1600, 1900, 2000, 2023, 2024, 2100, 9999, 10000, -1}) {
+    for (int m = 0; m <= 13; ++m) {
+      for (int day = 0; day <= 32; ++day) {
+        for (DatePrecision p : {DatePrecision::kYear, DatePrecision::kMonth, DatePrecision::kDay}) {
+          Date d{y, static_cast<uint8_t>(m), static_cast<uint8_t>(day), p};
+          EXPECT_EQ(d.IsValid(), round_trips(d)) << d.year << "-" << m << "-" << day << " p" << static_cast<int>(p);
+        }
+      }
+    }
+  }
+  EXPECT_TRUE((Date{2024, 2, 29, DatePrecision::kDay}).IsValid());
+  EXPECT_FALSE((Date{2023, 2, 29, DatePrecision::kDay}).IsValid());
+  EXPECT_FALSE((Date{1900, 2, 29, DatePrecision::kDay}).IsValid());
+  EXPECT_FALSE((Date{2023, 4, 31, DatePrecision::kDay}).IsValid());
+  EXPECT_FALSE((Date{2023, 4, 1, DatePrecision::kMonth}).IsValid());
+}
+
 TEST(DateTest, DaysSinceEpoch) {
   EXPECT_EQ(Date::Parse("1970-01-01")->FirstDay(), 0);
   EXPECT_EQ(Date::Parse("1969-12-31")->FirstDay(), -1);
