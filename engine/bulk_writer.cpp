@@ -201,7 +201,7 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
   if (!version.document_id.empty() && version.document_id != doc.id) {
     return Failed(Status::InvalidArgument(where + ": version names document " + version.document_id));
   }
-  if (version.as_of && !codec::IsStorableDate(*version.as_of)) {
+  if (version.as_of && !version.as_of->IsValid()) {
     return Failed(Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date"));
   }
   auto state = Doc(doc.id, true);

@@ -560,6 +560,4 @@ std::string CounterKey(std::string_view name) {
   return k;
 }
 
-bool IsStorableDate(const Date& d) { return d.IsValid(); }
-
 }  // namespace chipkg::codec

@@ -228,8 +228,4 @@ std::string TxKey(uint64_t tx);
 std::string CounterKey(std::string_view name);
 inline uint64_t FactIdOfIndexKey(std::string_view key) { return GetU64(key.data() + key.size() - 8); }
 
-// Valid-date check shared by writes: year 0-9999 (what ISO export can carry),
-// month and day consistent with the precision.
-bool IsStorableDate(const Date& d);
-
 }  // namespace chipkg::codec

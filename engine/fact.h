@@ -40,8 +40,9 @@ struct Date {
   int32_t FirstDay() const;
   int32_t LastDay() const;
   std::string ToString() const;  // ISO at its own precision: "2023", "2023-11", "2023-11-28"
-  // Whether Parse(ToString()) gives the date back: year 0-9999, fields that
-  // match the precision, a day that exists in its month.
+  // Whether Parse(ToString()) gives the date back: year 0-9999 (what ISO
+  // export can carry), fields that match the precision, a day that exists in
+  // its month. Writes refuse dates that are not.
   bool IsValid() const;
   bool operator==(const Date&) const = default;
 };

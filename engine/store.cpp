@@ -84,11 +84,28 @@ class SilentLogger final : public rocksdb::Logger {
 };
 
 // The CFs that grow with the store: the facts and their indexes, and the
-// entities, aliases and documents, whose whole-file filters (hundreds of KB at
-// 100k chips) a one-shot query's first lookups would otherwise read entire.
-// meta, tx and user meta stay a few KB.
+// entities, aliases and documents, whose index blocks and (entities,
+// documents) whole-key filters, hundreds of KB each at 100k chips, a one-shot
+// query's first lookups would otherwise read entire. meta, tx and usermeta
+// stay a few KB.
 bool PartitionedMetadata(int cf) {
   return cf != codec::kDefaultCf && cf != codec::kMetaCf && cf != codec::kTxCf && cf != codec::kUserMetaCf;
+}
+
+Result<Document> DecodeDocumentRecord(const std::string& id, std::string_view value) {
+  Document d;
+  if (!codec::DecodeDocument(id, value, &d)) return Status::Corruption("record of document " + id + " cannot be decoded");
+  return d;
+}
+
+// A version's record without its text; `text_size` is the size the text must have.
+Result<DocumentVersion> DecodeVersionRecord(uint32_t version, std::string_view value, uint64_t* text_size) {
+  DocumentVersion v;
+  if (!codec::DecodeVersionMeta(value, &v, text_size)) {
+    return Status::Corruption("version record " + std::to_string(version) + " cannot be decoded");
+  }
+  v.version = version;
+  return v;
 }
 
 std::string Quote(std::string_view s, size_t max = 60) {
@@ -613,7 +630,7 @@ Result<std::unique_ptr<BulkWriterImpl>> StoreImpl::StartRawBulk() {
 Status BuildCore(const Fact& f, Interner* in, const Where& where, CoreRecord* core) {
   if (f.subject.empty()) return Status::InvalidArgument(where() + ": empty subject");
   if (f.predicate.empty()) return Status::InvalidArgument(where() + ": empty predicate");
-  if (f.valid_as_of && !codec::IsStorableDate(*f.valid_as_of)) {
+  if (f.valid_as_of && !f.valid_as_of->IsValid()) {
     return Status::InvalidArgument(where() + ": valid_as_of " + f.valid_as_of->ToString() + " is not a valid date");
   }
   const Value& v = f.value;
@@ -632,7 +649,7 @@ Status BuildCore(const Fact& f, Interner* in, const Where& where, CoreRecord* co
       break;
     }
     case ValueKind::kDate:
-      if (!codec::IsStorableDate(v.date)) {
+      if (!v.date.IsValid()) {
         return Status::InvalidArgument(where() + ": date value " + v.date.ToString() + " is not a valid date");
       }
       core->date = v.date;
@@ -719,7 +736,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   if (!version.document_id.empty() && version.document_id != doc.id) {
     return Status::InvalidArgument(where + ": version names document " + version.document_id);
   }
-  if (version.as_of && !codec::IsStorableDate(*version.as_of)) {
+  if (version.as_of && !version.as_of->IsValid()) {
     return Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date");
   }
   version.document_id = doc.id;
@@ -1078,29 +1095,13 @@ Status StoreImpl::ReadByIds(int cf, const std::vector<uint64_t>& ids, const rock
     if (k < order.size()) return missing(ids[order[k]]);
     return Status::OK();
   }
-  // Sized to the batch actually read: a citation lookup reads one id, and
-  // constructing 1024 pinnable slices for it cost more than the read.
-  const size_t kBatch = std::min<size_t>(1024, order.size());
   std::vector<std::string> keys;
-  std::vector<rocksdb::Slice> slices;
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  for (size_t begin = 0; begin < order.size(); begin += kBatch) {
-    const size_t n = std::min(kBatch, order.size() - begin);
-    keys.clear();
-    slices.clear();
-    for (size_t i = 0; i < n; ++i) keys.push_back(codec::FactKey(ids[order[begin + i]]));
-    for (const auto& key : keys) slices.emplace_back(key);
-    for (size_t i = 0; i < n; ++i) values[i].Reset();
-    db_->MultiGet(ro, handles_[cf], n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t at = order[begin + i];
-      if (statuses[i].IsNotFound()) return missing(ids[at]);
-      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading fact " + std::to_string(ids[at])));
-      CHIPKG_RETURN_IF_ERROR(fn(at, View(values[i])));
-    }
-  }
-  return Status::OK();
+  keys.reserve(ids.size());
+  for (uint64_t id : ids) keys.push_back(codec::FactKey(id));
+  auto describe = [&](size_t i) { return "fact " + std::to_string(ids[i]); };
+  return MultiGetSorted(cf, keys, snap, describe, [&](size_t i, std::optional<std::string_view> value) {
+    return value ? fn(i, *value) : missing(ids[i]);
+  });
 }
 
 Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, std::string_view limit,
@@ -1496,29 +1497,36 @@ Result<Entity> StoreImpl::GetEntity(const EntityId& id) const {
   return std::move(*e);
 }
 
-Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys,
+Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys, const rocksdb::Snapshot* snap,
+                                 const std::function<std::string(size_t)>& describe,
                                  const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const {
+  if (keys.empty()) return Status::OK();
   std::vector<size_t> order(keys.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-  constexpr size_t kBatch = 1024;
+  // Sized to the batch actually read: a citation lookup reads one key, and
+  // constructing 1,024 pinnable slices for it cost more than the read.
+  const size_t batch = std::min<size_t>(1024, keys.size());
+  // Several MultiGets see the store as of one moment, like any read here.
+  ReadSnapshot own(this, snap == nullptr && keys.size() > batch);
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snap != nullptr ? snap : own.get();
   std::vector<rocksdb::Slice> slices;
-  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
-  std::vector<rocksdb::Status> statuses(values.size());
-  for (size_t begin = 0; begin < order.size(); begin += kBatch) {
-    const size_t n = std::min(kBatch, order.size() - begin);
+  std::vector<rocksdb::PinnableSlice> values(batch);
+  std::vector<rocksdb::Status> statuses(batch);
+  for (size_t begin = 0; begin < order.size(); begin += batch) {
+    const size_t n = std::min(batch, order.size() - begin);
     slices.clear();
     for (size_t i = 0; i < n; ++i) slices.emplace_back(keys[order[begin + i]]);
     for (size_t i = 0; i < n; ++i) values[i].Reset();
-    db_->MultiGet(rocksdb::ReadOptions(), handles_[cf], n, slices.data(), values.data(), statuses.data(),
-                  /*sorted_input=*/true);
+    db_->MultiGet(ro, handles_[cf], n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
     for (size_t i = 0; i < n; ++i) {
       const size_t at = order[begin + i];
       if (statuses[i].IsNotFound()) {
         CHIPKG_RETURN_IF_ERROR(fn(at, std::nullopt));
         continue;
       }
-      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], std::string("reading ") + codec::CfName(cf) + " of " + path_));
+      CHIPKG_RETURN_IF_ERROR(FromRocks(statuses[i], "reading " + describe(at) + " in " + path_));
       CHIPKG_RETURN_IF_ERROR(fn(at, View(values[i])));
     }
   }
@@ -1527,7 +1535,8 @@ Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys,
 
 Result<std::vector<std::optional<Entity>>> StoreImpl::GetEntities(const std::vector<EntityId>& ids) const {
   std::vector<std::optional<Entity>> out(ids.size());
-  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kEntitiesCf, ids, [&](size_t i, std::optional<std::string_view> value) {
+  auto describe = [&](size_t i) { return "entity " + ids[i]; };
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kEntitiesCf, ids, nullptr, describe, [&](size_t i, std::optional<std::string_view> value) {
     if (!value) return Status::OK();
     Entity e;
     if (!codec::DecodeEntity(ids[i], *value, &e)) {
@@ -1590,10 +1599,7 @@ Result<std::optional<Document>> StoreImpl::ReadDocument(const std::string& id) c
   rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kDocumentsCf], id, &value);
   if (st.IsNotFound()) return std::optional<Document>();
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading document " + id));
-  Document d;
-  if (!codec::DecodeDocument(id, value, &d)) {
-    return Status::Corruption("record of document " + id + " cannot be decoded");
-  }
+  CHIPKG_ASSIGN_OR_RETURN(Document d, DecodeDocumentRecord(id, value));
   return std::optional<Document>(std::move(d));
 }
 
@@ -1605,13 +1611,10 @@ Result<Document> StoreImpl::GetDocument(const std::string& document_id) const {
 
 Result<std::vector<std::optional<Document>>> StoreImpl::GetDocuments(const std::vector<std::string>& ids) const {
   std::vector<std::optional<Document>> out(ids.size());
-  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, ids, [&](size_t i, std::optional<std::string_view> value) {
+  auto describe = [&](size_t i) { return "document " + ids[i]; };
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, ids, nullptr, describe, [&](size_t i, std::optional<std::string_view> value) {
     if (!value) return Status::OK();
-    Document d;
-    if (!codec::DecodeDocument(ids[i], *value, &d)) {
-      return Status::Corruption("record of document " + ids[i] + " cannot be decoded");
-    }
-    out[i] = std::move(d);
+    CHIPKG_ASSIGN_OR_RETURN(out[i], DecodeDocumentRecord(ids[i], *value));
     return Status::OK();
   }));
   return out;
@@ -1657,12 +1660,8 @@ Result<DocumentVersion> StoreImpl::ReadVersion(uint32_t did, uint32_t version, b
       db_->Get(rocksdb::ReadOptions(), handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version), &value);
   if (st.IsNotFound()) return Status::NotFound("no version " + std::to_string(version));
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading version " + std::to_string(version)));
-  DocumentVersion v;
   uint64_t text_size = 0;
-  if (!codec::DecodeVersionMeta(value, &v, &text_size)) {
-    return Status::Corruption("version record " + std::to_string(version) + " cannot be decoded");
-  }
-  v.version = version;
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion v, DecodeVersionRecord(version, value, &text_size));
   if (with_text) {
     st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kVersionsCf], codec::VersionTextKey(did, version), &v.text);
     if (st.IsNotFound()) {
@@ -1699,17 +1698,15 @@ Result<std::vector<std::optional<DocumentVersion>>> StoreImpl::GetDocumentVersio
     keys.push_back(codec::VersionMetaKey(*did, version));
     asked.push_back(i);
   }
-  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kVersionsCf, keys, [&](size_t k, std::optional<std::string_view> value) {
+  auto describe = [&](size_t k) {
+    return "version " + std::to_string(versions[asked[k]].second) + " of " + versions[asked[k]].first;
+  };
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kVersionsCf, keys, nullptr, describe, [&](size_t k, std::optional<std::string_view> value) {
     if (!value) return Status::OK();
-    const auto& [document_id, version] = versions[asked[k]];
-    DocumentVersion v;
     uint64_t text_size = 0;
-    if (!codec::DecodeVersionMeta(*value, &v, &text_size)) {
-      return Status::Corruption("record of version " + std::to_string(version) + " of " + document_id +
-                                " cannot be decoded");
-    }
-    v.version = version;
-    out[asked[k]] = std::move(v);
+    Result<DocumentVersion> v = DecodeVersionRecord(versions[asked[k]].second, *value, &text_size);
+    if (!v.ok()) return v.status().WithContext("document " + versions[asked[k]].first);
+    out[asked[k]] = std::move(*v);
     return Status::OK();
   }));
   return out;

@@ -279,9 +279,12 @@ class StoreImpl final : public Store {
   // The pos keys [start, limit) of a value range; nullopt when nothing can match.
   Result<std::optional<std::pair<std::string, std::string>>> RangeKeys(const std::string& predicate,
                                                                        const ValueRange& range) const;
-  // Point reads of many keys of one CF in sorted MultiGet batches; `fn` gets
-  // each key's position in `keys` and its value, nullopt when absent.
-  Status MultiGetSorted(int cf, const std::vector<std::string>& keys,
+  // Point reads of many keys of one CF in sorted MultiGet batches, on `snap`
+  // (or a snapshot of its own when it takes several batches); `fn` gets each
+  // key's position in `keys` and its value, nullopt when absent. `describe`
+  // names a key for an error message.
+  Status MultiGetSorted(int cf, const std::vector<std::string>& keys, const rocksdb::Snapshot* snap,
+                        const std::function<std::string(size_t)>& describe,
                         const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const;
   Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
                    const std::function<Status(size_t, std::string_view)>& fn) const;

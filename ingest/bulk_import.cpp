@@ -744,7 +744,8 @@ Status AppendExcerpts(const std::string& path, const StringMap<uint32_t>& source
 // in file order. If either half fails, the file is read again on one thread so that the error
 // names the right line.
 Status ReadSourceTexts(const std::string& path, const StringMap<uint32_t>& source_index,
-                       std::vector<SourceInfo>& sources, uint64_t split_from, uint64_t* bytes_read) {
+                       std::vector<SourceInfo>& sources, uint64_t split_from, uint64_t* bytes_read,
+                       int* threads_used) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(path, ec);
   uint64_t middle = 0;  // start of the second half: the line after the middle byte
@@ -756,6 +757,7 @@ Status ReadSourceTexts(const std::string& path, const StringMap<uint32_t>& sourc
     if (middle >= size) middle = 0;
   }
   auto sequential = [&] {
+    *threads_used = 1;
     std::vector<std::string> texts(sources.size());
     uint64_t read = 0;
     Status st = AppendExcerpts(path, source_index, texts, &read, 0, UINT64_MAX);
@@ -765,24 +767,32 @@ Status ReadSourceTexts(const std::string& path, const StringMap<uint32_t>& sourc
   };
   if (middle == 0) return sequential();
 
+  *threads_used = 2;
   std::vector<std::string> first(sources.size()), second(sources.size());
   uint64_t first_read = 0, second_read = 0;
-  Status second_status;
-  std::thread reader([&] {
+  Status first_status, second_status;
+  auto read_half = [&](std::vector<std::string>& texts, uint64_t* read, uint64_t begin, uint64_t end) {
     try {
-      second_status = AppendExcerpts(path, source_index, second, &second_read, middle, UINT64_MAX);
+      return AppendExcerpts(path, source_index, texts, read, begin, end);
     } catch (const std::exception& e) {
-      second_status = Status::Aborted(std::string("reading facts: ") + e.what());
+      return Status::Aborted(std::string("reading facts: ") + e.what());
     }
-  });
-  Status first_status = AppendExcerpts(path, source_index, first, &first_read, 0, middle);
+  };
+  std::thread reader([&] { second_status = read_half(second, &second_read, middle, UINT64_MAX); });
+  first_status = read_half(first, &first_read, 0, middle);
   reader.join();
-  if (!first_status.ok() || !second_status.ok()) return sequential();
+  // The first half counts its lines from the file's start: its error is the file's first.
+  if (!first_status.ok()) return first_status;
+  bool fits = true;
+  for (size_t i = 0; i < sources.size() && fits; ++i) fits = first[i].size() + second[i].size() <= UINT32_MAX;
+  if (!second_status.ok() || !fits) {
+    // Read again on one thread, so that the error names its line as it always has.
+    std::vector<std::string>().swap(first);
+    std::vector<std::string>().swap(second);
+    return sequential();
+  }
   *bytes_read += first_read + second_read;
   for (size_t i = 0; i < sources.size(); ++i) {
-    if (first[i].size() + second[i].size() > UINT32_MAX) {
-      return Status::InvalidArgument("the excerpts of " + sources[i].rec.source + " exceed 4 GiB");
-    }
     sources[i].text = std::move(first[i]);
     sources[i].text += second[i];
     std::string().swap(second[i]);
@@ -822,8 +832,8 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
     sources.push_back(SourceInfo{std::move(r), {}, 0, 0});
   }
   recs->clear();
-  CHIPKG_RETURN_IF_ERROR(
-      ReadSourceTexts(facts_path, source_index, sources, options.split_first_pass_from, &stats.bytes_read));
+  CHIPKG_RETURN_IF_ERROR(ReadSourceTexts(facts_path, source_index, sources, options.split_first_pass_from,
+                                         &stats.bytes_read, &stats.first_pass_threads));
 
   auto bulk_or = store.StartBulk();
   if (!bulk_or.ok()) return bulk_or.status().WithContext("starting the bulk load");

@@ -96,6 +96,7 @@ struct BulkImportStats {
   uint64_t bytes_read = 0;       // of both files, each pass counted
   double seconds = 0;            // whole import, Finish() included
   double first_pass_seconds = 0; // sources and document texts
+  int first_pass_threads = 0;    // 2 when facts.jsonl was read as two halves at once
   double finish_seconds = 0;     // BulkWriter::Finish
 };
 

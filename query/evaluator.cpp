@@ -1763,18 +1763,15 @@ class Evaluator {
     // document, so that the citations can be built on several threads.
     std::vector<const Document*> docs(order.size(), nullptr);
     std::vector<int64_t> fetched(order.size(), 0);
-    {
-      std::vector<std::pair<std::string, uint32_t>> cited;
-      cited.reserve(order.size());
-      for (size_t k = 0; k < order.size(); ++k) {
-        cited.emplace_back(claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id,
-                           claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version);
-      }
-      CHIPKG_RETURN_IF_ERROR(ReadDocumentsAhead(cited));
-    }
+    std::vector<std::pair<std::string, uint32_t>> cited;  // document and version of each citation
+    cited.reserve(order.size());
     for (size_t k = 0; k < order.size(); ++k) {
-      const std::string& document_id = claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id;
-      const uint32_t version = claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version;
+      cited.emplace_back(claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id,
+                         claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version);
+    }
+    CHIPKG_RETURN_IF_ERROR(ReadDocumentsAhead(cited));
+    for (size_t k = 0; k < order.size(); ++k) {
+      const auto& [document_id, version] = cited[k];
       Result<const Document*> d = Doc(document_id);
       if (!d.ok()) return d.status();
       docs[k] = *d;

@@ -570,9 +570,9 @@ TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
       ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), v2, b.facts(), "r2").ok());
     }
   }
-  // Asked out of key order, with repeats and ones that are not stored.
+  // More than one batch of 1,024, asked out of key order, with repeats and ones that are not stored.
   std::vector<std::string> documents = {"doc-17", "doc-nope", "doc-1199", "doc-3", "doc-17"};
-  for (int i = 1100; i >= 0; i -= 7) documents.push_back("doc-" + std::to_string(i));
+  for (int i = 1250; i >= 0; --i) documents.push_back("doc-" + std::to_string(i));
   auto got = store->GetDocuments(documents);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_EQ(got->size(), documents.size());
@@ -592,7 +592,7 @@ TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
 
   std::vector<std::pair<std::string, uint32_t>> versions = {
       {"doc-8", 2}, {"doc-8", 1}, {"doc-9", 2}, {"doc-nope", 1}, {"doc-1199", 1}, {"doc-8", 2}};
-  for (int i = 1196; i >= 0; i -= 4) versions.emplace_back("doc-" + std::to_string(i), 2);
+  for (int i = 1210; i >= 0; --i) versions.emplace_back("doc-" + std::to_string(i), 2 - i % 2);
   auto read = store->GetDocumentVersions(versions);
   ASSERT_TRUE(read.ok()) << read.status().ToString();
   ASSERT_EQ(read->size(), versions.size());
