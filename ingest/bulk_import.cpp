@@ -1,8 +1,8 @@
 // Importer of the peer-benchmark corpus (see bulk_import.h for what becomes what).
 //
 // Two passes over facts.jsonl: the first builds each source's document text from its excerpts
-// (a fact's span must point into a text the store already has when the fact arrives), the second
-// turns lines into facts. In the second pass one thread parses and converts while the calling
+// (a fact's span must point into a text the store already has when the fact arrives), reading the
+// file's two halves on two threads; the second turns lines into facts. In the second pass one thread parses and converts while the calling
 // thread feeds the BulkWriter, so the two halves of the work use the two cores.
 #include "ingest/bulk_import.h"
 
