@@ -22,6 +22,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -230,6 +231,22 @@ Truth CompareNumbers(double x, CompareOp op, double v) {
   return r ? Truth::kTrue : Truth::kFalse;
 }
 
+// Appends the time since the previous mark to an answer's phases.
+class PhaseClock {
+ public:
+  explicit PhaseClock(QueryResult& result, std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now())
+      : result_(result), last_(start) {}
+  void Mark(const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    result_.phases.push_back(Phase{name, std::chrono::duration<double, std::milli>(now - last_).count()});
+    last_ = now;
+  }
+
+ private:
+  QueryResult& result_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 class Evaluator {
  public:
   Evaluator(const Store& store, const Schema& schema, const BoundQuery& q, const QueryOptions& options)
@@ -256,7 +273,9 @@ class Evaluator {
         break;
     }
     if (q_.statement != StatementKind::kCount) {
+      PhaseClock clock(result);
       CHIPKG_RETURN_IF_ERROR(ResolveCitations(result));
+      clock.Mark("citations");
     }
     return std::move(result);
   }
@@ -1309,8 +1328,10 @@ class Evaluator {
     result.kind = q_.kind;
     for (const BoundColumn& c : q_.columns) result.columns.push_back(c.label);
     if (q_.with_evidence) result.columns.insert(result.columns.begin(), "evidence");
+    PhaseClock clock(result);
     Result<std::vector<Entity>> candidates = Candidates(result);
     if (!candidates.ok()) return candidates.status();
+    clock.Mark("candidates");
 
     const bool counting = q_.statement == StatementKind::kCount;
     const bool can_stop_early = q_.limit && q_.order.empty() && !counting && !q_.with_evidence;
@@ -1367,6 +1388,7 @@ class Evaluator {
       }
       rows.push_back(std::move(p));
     }
+    clock.Mark("evaluate");
     if (truncated_combinations_) {
       result.notes.push_back("some formulas had more than " + std::to_string(kMaxCombinations) +
                              " combinations of claims; the rest were not evaluated");
@@ -1432,6 +1454,7 @@ class Evaluator {
                                " ways the condition holds; the rest are not listed");
       }
     }
+    clock.Mark(q_.with_evidence ? "expand" : "rows");
     return Status::OK();
   }
 
@@ -1527,6 +1550,7 @@ class Evaluator {
 
   Status RunFacts(QueryResult& result) {
     result.columns = {"attribute", "value"};
+    PhaseClock clock(result);
     std::vector<Fact> facts;
     if (q_.entity) {
       result.kind = q_.entity->kind;
@@ -1540,6 +1564,7 @@ class Evaluator {
       if (!r.ok()) return r.status().WithContext("reading facts of document " + *q_.policy.document);
       facts = std::move(*r);
     }
+    clock.Mark("read");
     Result<std::vector<Claim>> claims = PolicyClaims(facts);
     if (!claims.ok()) return claims.status();
     // Sorted by pointer: a Claim is large, and moving them costs more than the comparisons.
@@ -1566,6 +1591,7 @@ class Evaluator {
       result.rows.push_back(std::move(row));
     }
     RetireClaims(std::move(*claims));
+    clock.Mark("rows");
     return Status::OK();
   }
 
@@ -1590,6 +1616,11 @@ class Evaluator {
     // The next batch is read on another thread while this one is compared:
     // reading and decoding is half the work of a pass.
     constexpr size_t kBatch = 64;
+    PhaseClock clock(result);
+    struct MarkAtEnd {  // the pass has several exits
+      PhaseClock& clock;
+      ~MarkAtEnd() { clock.Mark("compare"); }
+    } mark{clock};
     auto read_batch = [this, &subjects](size_t from) {
       std::vector<EntityId> ids;
       for (size_t k = from; k < std::min(subjects.size(), from + kBatch); ++k) ids.push_back(subjects[k].id);
@@ -1885,12 +1916,18 @@ Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::stri
     Result<BoundQuery> bound = Bind(*parsed, text, store, schema, options);
     if (!bound.ok()) return bound.status();
     QueryResult result;
+    PhaseClock(result, start).Mark("parse and bind");
     result.query = std::string(text);
     result.statement = bound->statement;
     result.notes = bound->notes;
-    Evaluator evaluator(store, schema, *bound, options);
-    Result<QueryResult> r = evaluator.Run(result);
+    std::optional<Evaluator> evaluator(std::in_place, store, schema, *bound, options);
+    Result<QueryResult> r = evaluator->Run(result);
     if (!r.ok()) return r.status();
+    // Freeing what the evaluation read (its caches of claims, documents and
+    // names) is a step of its own on a large answer.
+    PhaseClock release(*r);
+    evaluator.reset();
+    release.Mark("release");
     r->elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return r;
   } catch (const std::exception& e) {

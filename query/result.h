@@ -113,6 +113,14 @@ struct Row {
   std::vector<Reason> reasons;
 };
 
+// Where an answer's time went: one entry per step of its evaluation, in
+// order ("parse and bind", "candidates", "evaluate", "expand", "read",
+// "compare", "citations", "release"; which ones depends on the statement).
+struct Phase {
+  std::string name;
+  double ms = 0;
+};
+
 struct QueryResult {
   std::string query;  // the text as given
   StatementKind statement = StatementKind::kFind;
@@ -124,7 +132,8 @@ struct QueryResult {
   size_t cited_rows = 0;             // rows whose support carries citation numbers
   std::string plan;                  // how the rows were found: "index range scan memory >= 6.4e+10"
   std::vector<std::string> notes;    // source policy, times, entities left undetermined, truncations
-  double elapsed_ms = 0;
+  double elapsed_ms = 0;             // the whole of RunQuery
+  std::vector<Phase> phases;         // its steps (CHIPKG_TIMINGS, chipkg-query-loop)
 };
 
 }  // namespace chipkg::query

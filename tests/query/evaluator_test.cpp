@@ -271,6 +271,29 @@ TEST_F(EvaluatorTest, FactsAndConflictsStatements) {
   EXPECT_NE(Error("facts").find("'facts' needs 'about ENTITY' or 'from document ID'"), std::string::npos);
 }
 
+// Every answer says where its time went, step by step, within its elapsed time.
+TEST_F(EvaluatorTest, PhasesAccountForTheAnswersTime) {
+  auto names = [](const QueryResult& r) {
+    Strings out;
+    double sum = 0;
+    for (const Phase& p : r.phases) {
+      out.push_back(p.name);
+      EXPECT_GE(p.ms, 0) << p.name;
+      sum += p.ms;
+    }
+    EXPECT_LE(sum, r.elapsed_ms + 1e-6) << r.query;
+    return out;
+  };
+  EXPECT_EQ(names(Ok("find chip where memory > 50 GB with evidence")),
+            (Strings{"parse and bind", "candidates", "evaluate", "expand", "citations", "release"}));
+  EXPECT_EQ(names(Ok("find chip where memory > 50 GB")),
+            (Strings{"parse and bind", "candidates", "evaluate", "rows", "citations", "release"}));
+  EXPECT_EQ(names(Ok("count chip where memory > 50 GB")),
+            (Strings{"parse and bind", "candidates", "evaluate", "release"}));
+  EXPECT_EQ(names(Ok("facts about gamma")), (Strings{"parse and bind", "read", "rows", "citations", "release"}));
+  EXPECT_EQ(names(Ok("conflicts in chip")), (Strings{"parse and bind", "compare", "citations", "release"}));
+}
+
 TEST_F(EvaluatorTest, TransactionAndValidTime) {
   const TxId first = DocBuilder("hist", "vendor", "vendor.example")
                          .Add("chip:beta", "tdp", Q(300, "watts", "300 W"))

@@ -204,7 +204,8 @@ TEST_F(ToolsTest, TimingsOfAOneShotCommandOnRequest) {
   EXPECT_EQ(timed.code, 0) << timed.err;
   EXPECT_TRUE(Contains(timed.out, "Trainium 2")) << timed.out;
   EXPECT_FALSE(Contains(timed.out, "timings")) << "timings belong on stderr: " << timed.out;
-  for (const char* phase : {"chipkg timings: schema ", ", open ", ", statement ", ", close "}) {
+  for (const char* phase : {"chipkg timings: schema ", ", open ", ", statement ", " (parse and bind ", ", candidates ",
+                            ", citations ", ", close "}) {
     EXPECT_TRUE(Contains(timed.err, phase)) << phase << " missing from: " << timed.err;
   }
   setenv("CHIPKG_TIMINGS", "0", 1);

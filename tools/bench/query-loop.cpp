@@ -1,6 +1,7 @@
 // chipkg-query-loop: one query of the chipkg query language run repeatedly in
 // one process against an existing store, for profiling the evaluator warm
-// (perf record -g chipkg-query-loop ...). Prints the median and the rows.
+// (perf record -g chipkg-query-loop ...). Prints the median, the rows, and the
+// median of each step of the evaluation (QueryResult::phases).
 //
 //   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/store.h"
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
     return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
   };
   std::vector<double> ms, cpu;
+  std::vector<std::pair<std::string, std::vector<double>>> phases;  // in the order the query reports them
   size_t rows = 0;
   for (int i = 0; i < runs; ++i) {
     auto t0 = std::chrono::steady_clock::now();
@@ -80,11 +83,22 @@ int main(int argc, char** argv) {
       return 1;
     }
     rows = r->rows.size();
+    for (const chipkg::query::Phase& p : r->phases) {
+      auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& e) { return e.first == p.name; });
+      if (it == phases.end()) it = phases.insert(phases.end(), {p.name, {}});
+      it->second.push_back(p.ms);
+    }
   }
   std::filesystem::remove_all(secondary);
   std::sort(ms.begin(), ms.end());
   std::sort(cpu.begin(), cpu.end());
   std::printf("%zu rows, median %.3f ms (CPU %.3f ms), min %.3f ms over %d runs\n", rows, ms[ms.size() / 2],
               cpu[cpu.size() / 2], ms.front(), runs);
+  std::printf("phases (median ms):");
+  for (auto& [name, values] : phases) {
+    std::sort(values.begin(), values.end());
+    std::printf(" %s %.3f;", name.c_str(), values[values.size() / 2]);
+  }
+  std::printf("\n");
   return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "engine/store.h"
 #include "query/factcheck.h"
+#include "query/result.h"
 #include "schema/schema.h"
 #include "tools/chipkg/cli.h"
 
@@ -29,6 +30,7 @@ struct Session {
   factcheck::Format format = factcheck::Format::kText;
   double tolerance = 0.01;      // conflicts: relative difference that counts as a disagreement
   double verify_tolerance = 0;  // verify: slack beyond the digits shown
+  std::vector<query::Phase> last_phases;  // of the last query answered (CHIPKG_TIMINGS)
 };
 
 // Runs one statement. The answer goes to `out`, messages to `err`; returns

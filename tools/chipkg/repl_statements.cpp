@@ -167,6 +167,7 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   options.tolerance = s.tolerance;
   auto result = query::RunQuery(*s.store, *s.schema, text, options);
   if (!result.ok()) return Fail(err, result.status());
+  s.last_phases = result->phases;
   auto format = query::ParseFormat(factcheck::FormatName(s.format));
   if (!format.ok()) return Fail(err, format.status());
   out += query::Render(*result, *format);
@@ -392,6 +393,17 @@ int RunOneShot(const Args& args, const std::string& word) {
   std::string out, err;
   int code = RunStatement(session, statement, out, err);
   lap("statement");
+  if (timings && !session.last_phases.empty()) {
+    // A query's own steps, inside "statement" (rendering is the rest of it).
+    report += " (";
+    for (size_t i = 0; i < session.last_phases.size(); ++i) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s %.2f", i ? ", " : "", session.last_phases[i].name.c_str(),
+                    session.last_phases[i].ms);
+      report += buf;
+    }
+    report += ")";
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   std::fwrite(err.data(), 1, err.size(), stderr);
