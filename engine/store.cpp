@@ -1221,6 +1221,51 @@ Result<std::vector<Fact>> StoreImpl::FactsAbout(const EntityId& subject, const s
 Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vector<EntityId>& subjects,
                                                                   const std::string& predicate,
                                                                   const ReadView& view) const {
+  return ReadFactsAboutEach(subjects, predicate, view, /*contested_only=*/false);
+}
+
+Result<std::vector<std::vector<Fact>>> StoreImpl::ContestedFactsAboutEach(const std::vector<EntityId>& subjects,
+                                                                         const ReadView& view) const {
+  return ReadFactsAboutEach(subjects, "", view, /*contested_only=*/true);
+}
+
+namespace {
+
+// Value::SameContent on encoded records, dimension and qualifiers included.
+bool SameStatedContent(const CoreRecord& a, const CoreRecord& b) {
+  if (a.kind != b.kind || a.qualifiers != b.qualifiers) return false;
+  switch (a.kind) {
+    case ValueKind::kQuantity: return a.number == b.number && a.dimension == b.dimension;
+    case ValueKind::kDate: return a.date == b.date;
+    case ValueKind::kEntity: return a.entity == b.entity;
+    case ValueKind::kText: return a.text == b.text;
+    case ValueKind::kBool: return (a.number != 0) == (b.number != 0);
+    case ValueKind::kNotPublished: return true;
+  }
+  return false;
+}
+
+// Marks the records of every predicate whose records do not all state the
+// same content. `cores` are one subject's, in spo key order: a predicate's
+// records are adjacent.
+void MarkContested(const std::vector<CoreRecord>& cores, size_t n, std::vector<bool>* keep) {
+  keep->assign(n, false);
+  for (size_t begin = 0; begin < n;) {
+    size_t end = begin + 1;
+    bool unanimous = true;
+    for (; end < n && cores[end].predicate == cores[begin].predicate; ++end) {
+      unanimous = unanimous && SameStatedContent(cores[begin], cores[end]);
+    }
+    if (!unanimous) std::fill(keep->begin() + static_cast<std::ptrdiff_t>(begin), keep->begin() + static_cast<std::ptrdiff_t>(end), true);
+    begin = end;
+  }
+}
+
+}  // namespace
+
+Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::vector<EntityId>& subjects,
+                                                                      const std::string& predicate,
+                                                                      const ReadView& view, bool contested_only) const {
   std::vector<std::vector<Fact>> out(subjects.size());
   std::optional<uint32_t> pid;
   if (!predicate.empty()) {
@@ -1248,7 +1293,8 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kSpoCf]));
   std::string arena;
   std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end of its core in `arena`
-  CoreRecord core;
+  std::vector<CoreRecord> cores;  // one subject's, reused: their qualifier vectors keep their capacity
+  std::vector<bool> keep;
   for (const auto& [prefix, at] : prefixes) {
     arena.clear();
     rows.clear();
@@ -1264,16 +1310,24 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
       rows.emplace_back(codec::FactIdOfIndexKey(View(it->key())), arena.size());
     }
     CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), "scanning facts of " + subjects[at] + " " + predicate));
-    std::vector<Fact>& facts = out[at];
-    facts.resize(rows.size());
+    if (cores.size() < rows.size()) cores.resize(rows.size());
     size_t begin = 0;
     for (size_t k = 0; k < rows.size(); ++k) {
       const auto [id, end] = rows[k];
-      if (!codec::DecodeCore(std::string_view(arena).substr(begin, end - begin), &core)) {
+      if (!codec::DecodeCore(std::string_view(arena).substr(begin, end - begin), &cores[k])) {
         return Status::Corruption("record of fact " + std::to_string(id) + " cannot be decoded");
       }
-      CHIPKG_RETURN_IF_ERROR(ToFact(id, core, &facts[k]));
       begin = end;
+    }
+    if (contested_only) {
+      MarkContested(cores, rows.size(), &keep);
+    } else {
+      keep.assign(rows.size(), true);
+    }
+    std::vector<Fact>& facts = out[at];
+    facts.resize(static_cast<size_t>(std::count(keep.begin(), keep.end(), true)));
+    for (size_t k = 0, kept = 0; k < rows.size(); ++k) {
+      if (keep[k]) CHIPKG_RETURN_IF_ERROR(ToFact(rows[k].first, cores[k], &facts[kept++]));
     }
     if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap.get()));
   }

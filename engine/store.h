@@ -156,6 +156,14 @@ class Store {
   virtual Result<std::vector<std::vector<Fact>>> FactsAboutEach(const std::vector<EntityId>& subjects,
                                                                 const std::string& predicate,
                                                                 const ReadView& view = {}) const = 0;
+  // FactsAboutEach(subjects, "", view) keeping, of each subject, only the
+  // facts of its contested predicates: those whose visible facts do not all
+  // state the same content (Value::SameContent, same dimension) under the same
+  // qualifiers. Two facts of an uncontested predicate cannot disagree, so a
+  // conflicts pass needs only these; the others are never decoded into Facts
+  // (four in five facts of the peer corpus: one source, or sources that agree).
+  virtual Result<std::vector<std::vector<Fact>>> ContestedFactsAboutEach(const std::vector<EntityId>& subjects,
+                                                                         const ReadView& view = {}) const = 0;
   // Facts of `predicate` whose value lies in `range`, in value order.
   virtual Result<std::vector<Fact>> FactsInRange(const std::string& predicate, const ValueRange& range,
                                                  const ReadView& view = {}) const = 0;

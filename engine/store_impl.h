@@ -182,6 +182,8 @@ class StoreImpl final : public Store {
   Result<std::vector<std::vector<Fact>>> FactsAboutEach(const std::vector<EntityId>& subjects,
                                                         const std::string& predicate,
                                                         const ReadView& view) const override;
+  Result<std::vector<std::vector<Fact>>> ContestedFactsAboutEach(const std::vector<EntityId>& subjects,
+                                                                 const ReadView& view) const override;
   Result<std::vector<EntityId>> SubjectsInRange(const std::string& predicate, const ValueRange& range,
                                                 const ReadView& view) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
@@ -286,6 +288,11 @@ class StoreImpl final : public Store {
   Status MultiGetSorted(int cf, const std::vector<std::string>& keys, const rocksdb::Snapshot* snap,
                         const std::function<std::string(size_t)>& describe,
                         const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const;
+  // FactsAboutEach and ContestedFactsAboutEach: one iterator over the
+  // subjects' spo prefixes in key order.
+  Result<std::vector<std::vector<Fact>>> ReadFactsAboutEach(const std::vector<EntityId>& subjects,
+                                                            const std::string& predicate, const ReadView& view,
+                                                            bool contested_only) const;
   Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
                    const std::function<Status(size_t, std::string_view)>& fn) const;
   // The CORE records of `ids` from the facts CF, in the same order.

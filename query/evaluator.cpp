@@ -1609,8 +1609,10 @@ class Evaluator {
       subjects = std::move(*all);
       result.plan = "scan of every " + (q_.kind.empty() ? std::string("entity") : q_.kind);
     }
-    // Every subject's facts, read for 64 subjects at a time with one
-    // iterator: the conflicts of a kind are one ordered pass over subjects.
+    // Every subject's contested facts (those of predicates whose facts do not
+    // all agree word for word: only they can disagree), read for 64 subjects
+    // at a time with one iterator: the conflicts of a kind are one ordered
+    // pass over subjects.
     // (Small batches: a subject has dozens of facts, and a big batch of Facts
     // costs more in fresh memory than the iterators it saves.)
     // The next batch is read on another thread while this one is compared:
@@ -1624,7 +1626,7 @@ class Evaluator {
     auto read_batch = [this, &subjects](size_t from) {
       std::vector<EntityId> ids;
       for (size_t k = from; k < std::min(subjects.size(), from + kBatch); ++k) ids.push_back(subjects[k].id);
-      return store_.FactsAboutEach(ids, "", view_);
+      return store_.ContestedFactsAboutEach(ids, view_);
     };
     std::vector<std::vector<Fact>> batch;
     std::future<Result<std::vector<std::vector<Fact>>>> next;

@@ -846,6 +846,94 @@ TEST(StoreTest, BatchedReadsMatchSingleReads) {
 }
 
 
+// ContestedFactsAboutEach keeps exactly the facts of predicates whose visible
+// facts do not all state the same content under the same qualifiers: the same
+// figure written differently, or from another document, is not a contest; a
+// different figure, dimension, kind, qualifier set or a "not published"
+// against a figure is, and then every fact of that predicate is kept.
+TEST(StoreTest, ContestedFactsAreThoseOfPredicatesWhoseFactsDiffer) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder a("doc-a"), b("doc-b");
+  const std::string chip = "chip:c1", other = "chip:c2";
+  // Uncontested: one fact; the same figure twice (different words, documents,
+  // as-of dates); two "not published"; the same date, entity, text, flag.
+  a.Add(chip, "tdp", Value::Quantity(500, "watts", "500 W"), "TDP 500 W");
+  a.Add(chip, "memory", Value::Quantity(96 * kGB, "bytes", "96 GB"), "96 GB");
+  b.Add(chip, "memory", Value::Quantity(96 * kGB, "bytes", "96,000 MB"), "96,000 MB").valid_as_of = D("2024-01");
+  a.Add(chip, "die_size", Value::NotPublished("not published"), "die: not published");
+  b.Add(chip, "die_size", Value::NotPublished("undisclosed"), "die: undisclosed");
+  a.Add(chip, "released", Value::OfDate(D("2023-11"), "November 2023"), "Nov 2023");
+  b.Add(chip, "released", Value::OfDate(D("2023-11"), "Nov. 2023"), "Nov. 2023");
+  a.Add(chip, "foundry", Value::Entity("organization:tsmc", "TSMC"), "TSMC");
+  b.Add(chip, "foundry", Value::Entity("organization:tsmc", "tsmc"), "tsmc");
+  a.Add(chip, "memory_type", Value::Text("HBM3"), "HBM3");
+  b.Add(chip, "memory_type", Value::Text("HBM3"), "HBM3 again");
+  a.Add(chip, "safety_critical", Value::Bool(true, "yes"), "yes");
+  b.Add(chip, "safety_critical", Value::Bool(true, "true"), "true");
+  // Contested: a different figure; the same number in another dimension; a
+  // figure against "not published"; different qualifiers; a different date
+  // precision; two of three that agree and one that does not.
+  a.Add(chip, "memory_bandwidth", Value::Quantity(2.9e12, "bytes_per_second", "2.9 TB/s"), "2.9 TB/s");
+  b.Add(chip, "memory_bandwidth", Value::Quantity(3.2e12, "bytes_per_second", "3.2 TB/s"), "3.2 TB/s");
+  a.Add(chip, "cores", Value::Quantity(8, "count", "8"), "8 cores");
+  b.Add(chip, "cores", Value::Quantity(8, "watts", "8 W"), "8 W");
+  a.Add(chip, "price", Value::Quantity(30000, "usd", "$30,000"), "$30,000");
+  b.Add(chip, "price", Value::NotPublished("not published"), "price: not published");
+  a.Add(chip, "peak_throughput", Value::Quantity(1e15, "flops", "1 PFLOPS"), "1 PFLOPS", {{"format", "bf16"}});
+  b.Add(chip, "peak_throughput", Value::Quantity(1e15, "flops", "1 PFLOPS"), "1 PFLOPS", {{"format", "fp8"}});
+  a.Add(chip, "announced", Value::OfDate(D("2023-11"), "November 2023"), "Nov 2023");
+  b.Add(chip, "announced", Value::OfDate(D("2023-11-28"), "28 Nov 2023"), "28 Nov 2023");
+  a.Add(other, "memory", Value::Quantity(64 * kGB, "bytes", "64 GB"), "64 GB");
+  b.Add(other, "memory", Value::Quantity(64 * kGB, "bytes", "64 GB"), "64 GB");
+  a.Add(other, "tdp", Value::Quantity(350, "watts", "350 W"), "350 W");
+  ASSERT_TRUE(store->WriteDocumentVersion(a.doc(), a.version(), a.facts(), "r1").ok());
+  ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1").ok());
+  DocBuilder c("doc-c");
+  c.Add(other, "memory", Value::Quantity(80 * kGB, "bytes", "80 GB"), "80 GB");
+  c.Add(other, "tdp", Value::Quantity(400, "watts", "400 W"), "400 W");
+  ASSERT_TRUE(store->WriteDocumentVersion(c.doc(), c.version(), c.facts(), "r1").ok());
+
+  auto predicates_of = [](const std::vector<Fact>& facts) {
+    std::multiset<std::string> out;
+    for (const Fact& f : facts) out.insert(f.predicate);
+    return out;
+  };
+  const std::vector<EntityId> subjects = {other, "chip:nobody", chip};
+  auto contested = store->ContestedFactsAboutEach(subjects);
+  ASSERT_TRUE(contested.ok()) << contested.status().ToString();
+  ASSERT_EQ(contested->size(), subjects.size());
+  EXPECT_EQ(predicates_of((*contested)[2]),
+            (std::multiset<std::string>{"memory_bandwidth", "memory_bandwidth", "cores", "cores", "price", "price",
+                                        "peak_throughput", "peak_throughput", "announced", "announced"}));
+  EXPECT_TRUE((*contested)[1].empty());
+  EXPECT_EQ(predicates_of((*contested)[0]), (std::multiset<std::string>{"memory", "memory", "memory", "tdp", "tdp"}));
+  // The kept facts are the facts FactsAbout reads, whole.
+  auto all = store->FactsAbout(chip);
+  ASSERT_TRUE(all.ok());
+  for (const Fact& f : (*contested)[2]) {
+    auto same = std::find_if(all->begin(), all->end(), [&](const Fact& g) { return g.id == f.id; });
+    ASSERT_NE(same, all->end());
+    ExpectSameClaim(*same, f);
+  }
+
+  // Only visible facts count: once doc-c's new version drops its figures,
+  // chip:c2's remaining memory facts agree and its tdp has one fact left.
+  const TxId before_drop = store->LastTx();
+  DocBuilder c2("doc-c");
+  c2.AddText("nothing about chip:c2 any more");
+  ASSERT_TRUE(store->WriteDocumentVersion(c2.doc(), c2.version(), c2.facts(), "r2").ok());
+  auto after = store->ContestedFactsAboutEach({other});
+  ASSERT_TRUE(after.ok());
+  EXPECT_TRUE((*after)[0].empty());
+  // ... while a view of the store before that write still sees the contest.
+  ReadView before;
+  before.as_of_tx = before_drop;
+  auto then = store->ContestedFactsAboutEach({other}, before);
+  ASSERT_TRUE(then.ok());
+  EXPECT_EQ(predicates_of((*then)[0]), (std::multiset<std::string>{"memory", "memory", "memory", "tdp", "tdp"}));
+}
+
 // A store is created whole or not at all: it is built in a sibling directory
 // and renamed into place, so a creator killed half-way (kill -9 during the
 // first `chipkg ingest`) leaves only a staging directory, which the next
