@@ -572,12 +572,6 @@ class Evaluator {
     }
   }
   void RetireClaims(std::vector<Claim>&& claims) { retired_claims_.push_back(std::move(claims)); }
-  // A copy of one claim, for answers (conflicts) that cite few of the many
-  // claims they read.
-  void KeepForCitation(const Claim& c) {
-    if (c.computed || c.fact_id == 0 || claim_of_fact_.count(c.fact_id)) return;
-    claim_of_fact_.emplace(c.fact_id, &kept_claims_.emplace_back(c));
-  }
 
   // "memory = 96 GB", "Llama 3.1 70B parameters = 70 B": what a fact says,
   // for `with evidence` rows.
@@ -1650,6 +1644,14 @@ class Evaluator {
         if (a->predicate != b->predicate) return a->predicate < b->predicate;
         return a->key < b->key;
       });
+      // The claims of a subject with a conflict stay for its citations (moved
+      // whole: their addresses do not change); the others go with the subject.
+      const size_t rows_before = result.rows.size();
+      auto keep_cited = [&] {
+        if (result.rows.size() == rows_before) return;
+        RememberClaims(*claims);
+        RetireClaims(std::move(*claims));
+      };
       for (size_t begin = 0; begin < sorted.size();) {
         size_t end = begin + 1;
         while (end < sorted.size() && sorted[end]->predicate == sorted[begin]->predicate &&
@@ -1664,7 +1666,10 @@ class Evaluator {
           for (size_t j = i + 1; j < g.size(); ++j) {
             const factcheck::Comparison cmp = Agree(*g[i], *g[j]);
             if (cmp.agree) continue;
-            if (q_.limit && result.rows.size() >= *q_.limit) return Status::OK();
+            if (q_.limit && result.rows.size() >= *q_.limit) {
+              keep_cited();
+              return Status::OK();
+            }
             Row row;
             row.entity = e.id;
             row.name = e.name;
@@ -1673,12 +1678,11 @@ class Evaluator {
             row.cells.push_back(ClaimCell("other value", *g[j]));
             row.cells.push_back(TextCell("difference", cmp.size));
             row.support = Support::And({g[i]->support, g[j]->support});
-            KeepForCitation(*g[i]);
-            KeepForCitation(*g[j]);
             result.rows.push_back(std::move(row));
           }
         }
       }
+      keep_cited();
     }
     return Status::OK();
   }
@@ -1891,7 +1895,6 @@ class Evaluator {
   std::unordered_map<std::string, std::vector<Claim>> row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
-  std::deque<Claim> kept_claims_;  // copies, stable addresses
   std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
   size_t candidate_pos_ = 0;             // the one being evaluated
   std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate
