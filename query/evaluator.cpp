@@ -447,6 +447,7 @@ class Evaluator {
     if (!facts.ok()) return facts.status().WithContext("reading " + subject + " " + predicate);
     const bool raw_scope = filter.count(qualifier::kScope) > 0;
     std::vector<Claim> out;
+    out.reserve(facts->size());
     for (Fact& f : *facts) {
       Result<bool> admit = Admit(f);
       if (!admit.ok()) return admit.status();
@@ -1335,6 +1336,9 @@ class Evaluator {
       std::vector<SortKey> keys;
     };
     std::vector<Pending> rows;
+    // Most candidates of an index-chosen find match: one allocation for the
+    // rows instead of moving every Row again as the vector grows.
+    if (!counting) rows.reserve(can_stop_early ? std::min<size_t>(*q_.limit, candidates->size()) : candidates->size());
     uint64_t counted = 0;
     bool stopped = false;
     candidate_ids_.clear();
@@ -1413,6 +1417,7 @@ class Evaluator {
         return false;
       });
     }
+    result.rows.reserve(q_.limit ? std::min<size_t>(*q_.limit, rows.size()) : rows.size());  // a row each at least
     for (Pending& p : rows) {
       if (q_.limit && result.rows.size() >= *q_.limit) break;
       if (!q_.with_evidence) {
@@ -1702,15 +1707,26 @@ class Evaluator {
   // batched reads, where Doc() and FetchedAt() would search the store once
   // per document (an answer can cite tens of thousands).
   Status ReadDocumentsAhead(const std::vector<std::pair<std::string, uint32_t>>& cited) {
+    // The distinct documents and versions not cached yet: sorted and
+    // deduplicated views (an answer cites each document many times).
+    std::vector<std::pair<std::string_view, uint32_t>> unknown;
+    unknown.reserve(cited.size());
+    for (const auto& [document_id, version] : cited) {
+      auto times = fetched_.find(document_id);
+      const bool known = times != fetched_.end() && times->second.count(version) && docs_.count(document_id);
+      if (!known) unknown.emplace_back(document_id, version);
+    }
+    std::sort(unknown.begin(), unknown.end());
+    unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
     std::vector<std::string> documents;
     std::vector<std::pair<std::string, uint32_t>> versions;
-    std::unordered_set<std::string_view> asked_documents;
-    std::set<std::pair<std::string_view, uint32_t>> asked_versions;
-    for (const auto& [document_id, version] : cited) {
-      if (!docs_.count(document_id) && asked_documents.insert(document_id).second) documents.push_back(document_id);
-      auto times = fetched_.find(document_id);
-      const bool known = times != fetched_.end() && times->second.count(version);
-      if (!known && asked_versions.emplace(document_id, version).second) versions.emplace_back(document_id, version);
+    for (size_t i = 0; i < unknown.size(); ++i) {
+      const auto& [document_id, version] = unknown[i];
+      if ((i == 0 || unknown[i - 1].first != document_id) && !docs_.count(std::string(document_id))) {
+        documents.emplace_back(document_id);
+      }
+      auto times = fetched_.find(std::string(document_id));
+      if (times == fetched_.end() || !times->second.count(version)) versions.emplace_back(document_id, version);
     }
     if (documents.size() < 2 && versions.size() < 2) return Status::OK();  // Doc() and FetchedAt() read one as well
     Result<std::vector<std::optional<Document>>> read_documents = store_.GetDocuments(documents);
@@ -1750,6 +1766,8 @@ class Evaluator {
     std::unordered_map<uint64_t, int> numbers;
     std::vector<uint64_t> order;  // order[k] is cited as [k + 1]
     const size_t n = std::min(result.rows.size(), options_.cite_rows);
+    numbers.reserve(2 * n);  // most rows cite one or two facts
+    order.reserve(2 * n);
     for (size_t i = 0; i < n; ++i) {
       Row& row = result.rows[i];
       for (Cell& cell : row.cells) {
