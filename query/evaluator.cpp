@@ -1649,13 +1649,17 @@ class Evaluator {
         if (a->predicate != b->predicate) return a->predicate < b->predicate;
         return a->key < b->key;
       });
-      // The claims of a subject with a conflict stay for its citations (moved
-      // whole: their addresses do not change); the others go with the subject.
-      const size_t rows_before = result.rows.size();
+      // The claims a conflict row cites stay for the answer's citations:
+      // moved (not copied) once the subject's rows are built, since a claim
+      // can be in several pairs; the others go with the subject.
+      std::vector<Claim*> cited;
       auto keep_cited = [&] {
-        if (result.rows.size() == rows_before) return;
-        RememberClaims(*claims);
-        RetireClaims(std::move(*claims));
+        std::sort(cited.begin(), cited.end());
+        cited.erase(std::unique(cited.begin(), cited.end()), cited.end());
+        for (Claim* c : cited) {
+          if (c->computed || c->fact_id == 0 || claim_of_fact_.count(c->fact_id)) continue;
+          claim_of_fact_.emplace(c->fact_id, &kept_claims_.emplace_back(std::move(*c)));
+        }
       };
       for (size_t begin = 0; begin < sorted.size();) {
         size_t end = begin + 1;
@@ -1683,6 +1687,8 @@ class Evaluator {
             row.cells.push_back(ClaimCell("other value", *g[j]));
             row.cells.push_back(TextCell("difference", cmp.size));
             row.support = Support::And({g[i]->support, g[j]->support});
+            cited.push_back(const_cast<Claim*>(g[i]));  // owned by `claims`, which this loop may change
+            cited.push_back(const_cast<Claim*>(g[j]));
             result.rows.push_back(std::move(row));
           }
         }
@@ -1913,6 +1919,7 @@ class Evaluator {
   std::unordered_map<std::string, std::vector<Claim>> row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
+  std::deque<Claim> kept_claims_;  // cited claims of conflicts, moved here one by one (stable addresses)
   std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
   size_t candidate_pos_ = 0;             // the one being evaluated
   std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate
