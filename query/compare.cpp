@@ -129,6 +129,9 @@ std::optional<double> PerChipNumber(const Value& value, const Qualifiers& qualif
 }
 
 Qualifiers ComparisonQualifiers(const Qualifiers& qualifiers, const Value& value) {
+  // Most claims have no qualifiers: a chip-scope figure (or any other value)
+  // is about the plain attribute. (The general path below agrees.)
+  if (qualifiers.empty()) return {};
   Qualifiers key;
   for (const auto& [k, v] : qualifiers) {
     if (k == qualifier::kScope || k == qualifier::kScopeCount || k == qualifier::kInstance) continue;

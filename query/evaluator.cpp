@@ -1480,6 +1480,7 @@ class Evaluator {
   Result<std::vector<Claim>> PolicyClaims(std::vector<Fact>& facts) {
     std::vector<Claim> claims;
     claims.reserve(facts.size());
+    const PredicateDef* p = nullptr;
     for (Fact& f : facts) {
       Result<bool> admit = Admit(f);
       if (!admit.ok()) return admit.status();
@@ -1494,7 +1495,8 @@ class Evaluator {
         }
         if (!wanted) continue;
       }
-      const PredicateDef* p = schema_.FindPredicate(f.predicate);
+      // A subject's facts come grouped by predicate: look each one up once.
+      if (p == nullptr || p->name != f.predicate) p = schema_.FindPredicate(f.predicate);
       Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
       claims.push_back(FromFact(std::move(f), false, p != nullptr ? p->display_unit : "", std::move(key)));
     }
