@@ -104,6 +104,28 @@ std::string StorePath(const Args& args) {
 
 Result<Schema> LoadSchema() { return Schema::LoadDirectory(Schema::DefaultDirectory()); }
 
+namespace {
+
+std::vector<std::filesystem::path>& ReaderDirs() {
+  static std::vector<std::filesystem::path> dirs;
+  return dirs;
+}
+
+void RemoveReaderDirs() {
+  std::error_code ignored;
+  for (const auto& d : ReaderDirs()) std::filesystem::remove_all(d, ignored);
+  ReaderDirs().clear();
+}
+
+}  // namespace
+
+void ExitAfterReading(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  RemoveReaderDirs();
+  std::_Exit(code);
+}
+
 Result<std::unique_ptr<Store>> OpenForReading(const std::string& path) {
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) {
     return Status::NotFound("no chipkg store at " + path + " (run 'chipkg ingest --manifest FILE' first)");
@@ -115,14 +137,8 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path) {
   if (ec) base = "/tmp";
   std::random_device rd;
   auto dir = base / ("chipkg-reader-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-  static std::vector<std::filesystem::path> reader_dirs;
-  if (reader_dirs.empty()) {
-    std::atexit([] {
-      std::error_code ignored;
-      for (const auto& d : reader_dirs) std::filesystem::remove_all(d, ignored);
-    });
-  }
-  reader_dirs.push_back(dir);
+  if (ReaderDirs().empty()) std::atexit(RemoveReaderDirs);
+  ReaderDirs().push_back(dir);
   // Opening reads what the writer has committed (manifest and logs): no
   // CatchUp is needed until the reader has been open a while (the REPL).
   return Store::OpenSecondary(path, dir.string());

@@ -407,10 +407,8 @@ int RunOneShot(const Args& args, const std::string& word) {
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   std::fwrite(err.data(), 1, err.size(), stderr);
-  session.store.reset();
-  lap("close");
   if (timings) std::fprintf(stderr, "chipkg timings: %s\n", report.c_str());
-  return code;
+  ExitAfterReading(code);
 }
 
 }  // namespace chipkg::cli
