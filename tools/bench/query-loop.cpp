@@ -3,7 +3,7 @@
 // (perf record -g chipkg-query-loop ...). Prints the median, the rows, and the
 // median of each step of the evaluation (QueryResult::phases).
 //
-//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'
+//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free] 'QUERY'
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   chipkg::query::QueryOptions options;
   chipkg::StoreOptions store_options;
   bool keep_heap = true;
+  bool time_free = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--db" && i + 1 < argc) {
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--cite-rows" && i + 1 < argc) {
       options.cite_rows = static_cast<size_t>(std::atoll(argv[++i]));
+    } else if (a == "--time-free") {
+      time_free = true;  // count freeing each answer, as chipkg-peer-bench does
     } else if (a == "--glibc-heap") {
       keep_heap = false;  // glibc's own policy, to measure what tools/heap_policy.h buys
     } else if (a == "--cache-mib" && i + 1 < argc) {
@@ -42,13 +45,13 @@ int main(int argc, char** argv) {
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
   if (keep_heap) chipkg::tools::KeepFreedHeapForReuse();
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
@@ -87,6 +90,16 @@ int main(int argc, char** argv) {
       auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& e) { return e.first == p.name; });
       if (it == phases.end()) it = phases.insert(phases.end(), {p.name, {}});
       it->second.push_back(p.ms);
+    }
+    if (time_free) {
+      // As the peer benchmark counts it: an answer is also freed.
+      const auto f0 = std::chrono::steady_clock::now();
+      r = chipkg::query::QueryResult();
+      const double free_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
+      ms.back() += free_ms;
+      auto it = std::find_if(phases.begin(), phases.end(), [](const auto& e) { return e.first == "free answer"; });
+      if (it == phases.end()) it = phases.insert(phases.end(), {"free answer", {}});
+      it->second.push_back(free_ms);
     }
   }
   std::filesystem::remove_all(secondary);
