@@ -112,6 +112,20 @@ TEST_F(ImportCorpusTest, ImportsTheCorpusAndAnswersTheFiveQueriesWithTheGenerato
   }
 }
 
+// CHIPKG_TIMINGS=1 splits the import's time into its passes (stderr), as it does for queries.
+TEST_F(ImportCorpusTest, TimingsOnRequest) {
+  setenv("CHIPKG_TIMINGS", "1", 1);
+  CommandRun timed = Chipkg((*root_ / "store-timed").string(), "import --corpus " + Quote((*root_ / "corpus").string()));
+  unsetenv("CHIPKG_TIMINGS");
+  ASSERT_EQ(timed.code, 0) << timed.err;
+  for (const char* part : {"chipkg timings: first pass ", " s, facts ", " s, finish "}) {
+    EXPECT_NE(timed.err.find(part), std::string::npos) << part << " missing from: " << timed.err;
+  }
+  CommandRun quiet = Chipkg((*root_ / "store-quiet").string(), "import --corpus " + Quote((*root_ / "corpus").string()));
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("chipkg timings"), std::string::npos) << quiet.err;
+}
+
 TEST_F(ImportCorpusTest, RefusesANonEmptyStoreAndAMissingCorpus) {
   const std::string store = (*root_ / "store-twice").string();
   const std::string corpus = Quote((*root_ / "corpus").string());
