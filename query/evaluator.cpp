@@ -1853,27 +1853,35 @@ class Evaluator {
     auto resolve = [&](size_t part) {
       try {
         const size_t begin = known.size() * part / parts, end = known.size() * (part + 1) / parts;
+        // Read in chunks: a part's whole provenance at once (hundreds of
+        // thousands of records) is a block of fresh memory each query, and
+        // fresh memory is the dearest thing here (tools/bench/README.md).
+        constexpr size_t kChunk = 4096;
         std::vector<uint64_t> ids;
-        ids.reserve(end - begin);
-        for (size_t i = begin; i < end; ++i) ids.push_back(order[known[i]]);
-        Result<std::vector<Provenance>> provenance = store_.ReadProvenance(ids);
-        if (!provenance.ok()) {
-          statuses[part] = provenance.status().WithContext("reading the provenance of the cited facts");
-          return;
-        }
-        for (size_t i = begin; i < end; ++i) {
-          const size_t k = known[i];
-          const Claim& cl = *claims[k];
-          Citation& c = result.citations[k];
-          c.subject = cl.subject;
-          c.predicate = cl.predicate;
-          c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
-          if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
-          c.document_id = cl.document_id;
-          c.version = cl.document_version;
-          c.valid_as_of = cl.valid_as_of;
-          TakeProvenance(std::move((*provenance)[i - begin]), c);
-          FinishCitation(k, order[k], *docs[k], fetched[k], c);
+        ids.reserve(std::min(kChunk, end - begin));
+        for (size_t from = begin; from < end; from += kChunk) {
+          const size_t to = std::min(end, from + kChunk);
+          ids.clear();
+          for (size_t i = from; i < to; ++i) ids.push_back(order[known[i]]);
+          Result<std::vector<Provenance>> provenance = store_.ReadProvenance(ids);
+          if (!provenance.ok()) {
+            statuses[part] = provenance.status().WithContext("reading the provenance of the cited facts");
+            return;
+          }
+          for (size_t i = from; i < to; ++i) {
+            const size_t k = known[i];
+            const Claim& cl = *claims[k];
+            Citation& c = result.citations[k];
+            c.subject = cl.subject;
+            c.predicate = cl.predicate;
+            c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
+            if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
+            c.document_id = cl.document_id;
+            c.version = cl.document_version;
+            c.valid_as_of = cl.valid_as_of;
+            TakeProvenance(std::move((*provenance)[i - from]), c);
+            FinishCitation(k, order[k], *docs[k], fetched[k], c);
+          }
         }
       } catch (const std::exception& e) {
         statuses[part] = Status::Aborted(std::string("resolving citations: ") + e.what());

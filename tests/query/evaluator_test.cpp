@@ -398,7 +398,9 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
   ASSERT_TRUE(opened.ok()) << opened.status().message();
   Store& store = **opened;
-  constexpr int kChips = 1500;  // > 1024 candidates per batch, > 4096 citations over three documents
+  // > 1024 candidates per batch; > 8192 citations over three documents, so that each of two
+  // threads resolving citations reads its provenance in more than one chunk of 4096.
+  constexpr int kChips = 3000;
   DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example"), c("ds-c", "aggregator", "c.example");
   for (int i = 0; i < kChips; ++i) {
     char id[32];
