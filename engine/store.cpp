@@ -504,7 +504,7 @@ Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
   }
 
   std::string format;
-  st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kMetaCf], codec::kFormatKey, &format);
+  st = db_->Get(ReadOpts(), handles_[codec::kMetaCf], codec::kFormatKey, &format);
   if (st.IsNotFound() && fresh && !secondary) {
     rocksdb::WriteBatch batch;
     batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);
@@ -541,7 +541,7 @@ Status StoreImpl::LoadCounters() {
   c.ForEach([&](const char* name, uint64_t& field) {
     if (!status.ok()) return;
     std::string value;
-    rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kMetaCf], codec::CounterKey(name), &value);
+    rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kMetaCf], codec::CounterKey(name), &value);
     if (st.IsNotFound()) return;  // keeps the default
     if (!st.ok()) {
       status = FromRocks(st, std::string("reading counter ") + name + " of " + path_);
@@ -971,7 +971,7 @@ Status StoreImpl::PutMeta(const std::string& key, const std::string& value) {
 
 Result<std::string> StoreImpl::GetMeta(const std::string& key) const {
   std::string value;
-  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kUserMetaCf], key, &value);
+  rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kUserMetaCf], key, &value);
   if (st.IsNotFound()) return Status::NotFound("no meta entry '" + key + "' in " + path_);
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading meta " + key));
   return value;
@@ -992,7 +992,7 @@ Result<std::vector<std::pair<std::string, std::string>>> StoreImpl::ListMeta(con
 Status StoreImpl::Scan(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
                        const std::function<bool(std::string_view, std::string_view)>& fn,
                        const rocksdb::Snapshot* snap) const {
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = ReadOpts();
   ro.snapshot = snap;
   const std::string limit_copy(limit);
   rocksdb::Slice upper(limit_copy);
@@ -1070,7 +1070,7 @@ Status StoreImpl::ReadByIds(int cf, const std::vector<uint64_t>& ids, const rock
     return Status::Corruption(std::string("fact ") + std::to_string(id) + " has no record in " + codec::CfName(cf) +
                               " of " + path_);
   };
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = ReadOpts(ids.size());
   ro.snapshot = snap;
   // Ids of one subject or document are mostly adjacent (they were written
   // together): walking that stretch with one iterator reads each block once,
@@ -1284,7 +1284,7 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
   }
   std::sort(prefixes.begin(), prefixes.end());
   ReadSnapshot snap(this, view.with_provenance);
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = ReadOpts(prefixes.size());
   ro.snapshot = snap.get();
   // Each Seek is checked against the files' subject-prefix bloom filters (a
   // total-order iterator would probe every file of every level per subject),
@@ -1460,7 +1460,7 @@ Result<std::vector<Fact>> StoreImpl::History(const EntityId& subject, const std:
 
 Result<Fact> StoreImpl::GetFact(uint64_t fact_id) const {
   ReadSnapshot snap(this);
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = ReadOpts();
   ro.snapshot = snap.get();
   std::string value;
   rocksdb::Status st = db_->Get(ro, handles_[codec::kFactsCf], codec::FactKey(fact_id), &value);
@@ -1537,7 +1537,7 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predica
 
 Result<std::optional<Entity>> StoreImpl::ReadEntity(const std::string& id) const {
   std::string value;
-  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kEntitiesCf], id, &value);
+  rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kEntitiesCf], id, &value);
   if (st.IsNotFound()) return std::optional<Entity>();
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading entity " + id));
   Entity e;
@@ -1563,7 +1563,7 @@ Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys, c
   const size_t batch = std::min<size_t>(1024, keys.size());
   // Several MultiGets see the store as of one moment, like any read here.
   ReadSnapshot own(this, snap == nullptr && keys.size() > batch);
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = ReadOpts(keys.size());
   ro.snapshot = snap != nullptr ? snap : own.get();
   std::vector<rocksdb::Slice> slices;
   std::vector<rocksdb::PinnableSlice> values(batch);
@@ -1650,7 +1650,7 @@ Result<std::vector<Entity>> StoreImpl::ListEntities(const std::string& kind) con
 
 Result<std::optional<Document>> StoreImpl::ReadDocument(const std::string& id) const {
   std::string value;
-  rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kDocumentsCf], id, &value);
+  rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kDocumentsCf], id, &value);
   if (st.IsNotFound()) return std::optional<Document>();
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading document " + id));
   CHIPKG_ASSIGN_OR_RETURN(Document d, DecodeDocumentRecord(id, value));
@@ -1693,7 +1693,7 @@ Result<std::vector<Document>> StoreImpl::ListDocuments() const {
 Result<std::optional<uint32_t>> StoreImpl::LatestVersionNumber(uint32_t document) const {
   const std::string prefix = codec::VersionMetaKey(document, 0).substr(0, 5);
   const std::string limit = codec::PrefixSuccessor(prefix);
-  rocksdb::ReadOptions ro;
+  rocksdb::ReadOptions ro = ReadOpts();
   rocksdb::Slice lower(prefix), upper(limit);
   ro.iterate_lower_bound = &lower;
   ro.iterate_upper_bound = &upper;
@@ -1711,13 +1711,13 @@ Result<std::optional<uint32_t>> StoreImpl::LatestVersionNumber(uint32_t document
 Result<DocumentVersion> StoreImpl::ReadVersion(uint32_t did, uint32_t version, bool with_text) const {
   std::string value;
   rocksdb::Status st =
-      db_->Get(rocksdb::ReadOptions(), handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version), &value);
+      db_->Get(ReadOpts(), handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version), &value);
   if (st.IsNotFound()) return Status::NotFound("no version " + std::to_string(version));
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading version " + std::to_string(version)));
   uint64_t text_size = 0;
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion v, DecodeVersionRecord(version, value, &text_size));
   if (with_text) {
-    st = db_->Get(rocksdb::ReadOptions(), handles_[codec::kVersionsCf], codec::VersionTextKey(did, version), &v.text);
+    st = db_->Get(ReadOpts(), handles_[codec::kVersionsCf], codec::VersionTextKey(did, version), &v.text);
     if (st.IsNotFound()) {
       return Status::Corruption("text of " + v.document_id + " version " + std::to_string(version) + " is missing");
     }

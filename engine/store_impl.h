@@ -217,6 +217,8 @@ class StoreImpl final : public Store {
   const std::string& path() const { return path_; }
   rocksdb::DB* db() const { return db_; }
   rocksdb::ColumnFamilyHandle* cf(int id) const { return handles_[id]; }
+  // Bytes the block cache holds now (tests of StoreOptions::fill_block_cache).
+  size_t BlockCacheUsage() const { return cache_->GetUsage(); }
   // Options an SstFileWriter must use for `cf` so its files match the CF.
   rocksdb::Options SstOptions(int cf) const;
   const Dictionary& dictionary() const { return dict_; }
@@ -301,6 +303,15 @@ class StoreImpl final : public Store {
   Result<std::optional<Entity>> ReadEntity(const std::string& id) const;
   Result<std::optional<Document>> ReadDocument(const std::string& id) const;
   Result<DocumentVersion> ReadVersion(uint32_t did, uint32_t version, bool with_text) const;
+
+  // Every read's options: whether the blocks of a read of `keys` keys stay
+  // cached (StoreOptions::fill_block_cache).
+  static constexpr size_t kReadOnceFrom = 64;
+  rocksdb::ReadOptions ReadOpts(size_t keys = 1) const {
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = options_.fill_block_cache || keys < kReadOnceFrom;
+    return ro;
+  }
 
   std::string path_;
   bool read_only_;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "engine/store.h"
+#include "engine/store_impl.h"
 #include "tests/engine/test_util.h"
 
 namespace chipkg {
@@ -193,6 +194,66 @@ TEST(StoreTest, ReopenAfterCloseKeepsEverything) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->tx, 3u);
   EXPECT_GT(store->FactsAbout("chip:x").value().front().id, before.back().id);
+}
+
+// A reader opened with fill_block_cache = false reads the same facts; its batched reads of many
+// subjects or ids leave their blocks out of the block cache, while small reads still fill it. By
+// default every read's blocks stay cached.
+TEST(StoreTest, AReaderThatReadsOnceKeepsNoBlocksOfItsLargeReads) {
+  TempDir dir;
+  {
+    auto store = OpenOrDie(dir.Sub("s"));
+    for (int d = 0; d < 20; ++d) {
+      DocBuilder b("doc-" + std::to_string(d));
+      for (int i = 0; i < 200; ++i) {
+        const std::string chip = "chip:c" + std::to_string(i);
+        b.Add(chip, "memory", Value::Quantity((i + d) * 1e9, "bytes", std::to_string(i + d) + " GB"),
+              chip + " has " + std::to_string(i + d) + " GB of memory according to document " + std::to_string(d));
+      }
+      ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1").ok());
+    }
+  }  // closing flushes: the reads below come from table files
+  std::vector<EntityId> chips;
+  for (int i = 0; i < 200; ++i) chips.push_back("chip:c" + std::to_string(i));
+  struct Usage {
+    size_t opened = 0, after_large = 0, after_small = 0;
+  };
+  auto read = [&](bool fill) {
+    Usage u;
+    StoreOptions options;
+    options.fill_block_cache = fill;
+    auto store = Store::OpenSecondary(dir.Sub("s"), dir.Sub(fill ? "reader-fill" : "reader-once"), options);
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return u;
+    auto* impl = dynamic_cast<internal::StoreImpl*>(store->get());
+    EXPECT_NE(impl, nullptr);
+    if (impl == nullptr) return u;
+    u.opened = impl->BlockCacheUsage();
+    ReadView cores_only;  // as the query evaluator reads: provenance apart, in large batches
+    cores_only.with_provenance = false;
+    auto each = (*store)->FactsAboutEach(chips, "memory", cores_only);
+    EXPECT_TRUE(each.ok());
+    std::vector<uint64_t> ids;
+    for (const auto& facts : *each) {
+      EXPECT_EQ(facts.size(), 20u);
+      for (const Fact& f : facts) ids.push_back(f.id);
+    }
+    auto prov = (*store)->ReadProvenance(ids);
+    EXPECT_TRUE(prov.ok());
+    EXPECT_EQ(prov->size(), 4000u);
+    EXPECT_NE(prov->back().excerpt.find("according to document"), std::string::npos);
+    u.after_large = impl->BlockCacheUsage();
+    EXPECT_EQ((*store)->FactsAbout("chip:c7").value().size(), 20u);
+    EXPECT_EQ((*store)->ReadProvenance({ids[0]}).value().size(), 1u);
+    u.after_small = impl->BlockCacheUsage();
+    return u;
+  };
+  const Usage once = read(false);
+  const Usage fill = read(true);
+  // The once-reader's large reads cache only the dictionary's few blocks (names are small reads).
+  EXPECT_GT(fill.after_large, fill.opened + 64 * 1024);
+  EXPECT_LT(once.after_large - once.opened, (fill.after_large - fill.opened) / 10);
+  EXPECT_GT(once.after_small, once.after_large);
 }
 
 TEST(StoreTest, FailedWriteLeavesNothingVisible) {

@@ -126,7 +126,7 @@ void ExitAfterReading(int code) {
   std::_Exit(code);
 }
 
-Result<std::unique_ptr<Store>> OpenForReading(const std::string& path) {
+Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const StoreOptions& options) {
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) {
     return Status::NotFound("no chipkg store at " + path + " (run 'chipkg ingest --manifest FILE' first)");
   }
@@ -141,7 +141,7 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path) {
   ReaderDirs().push_back(dir);
   // Opening reads what the writer has committed (manifest and logs): no
   // CatchUp is needed until the reader has been open a while (the REPL).
-  return Store::OpenSecondary(path, dir.string());
+  return Store::OpenSecondary(path, dir.string(), options);
 }
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "chipkg: %s\n", message.c_str()); }

@@ -43,7 +43,7 @@ Result<Schema> LoadSchema();
 
 // Opens the store for reading while another process may write: a RocksDB
 // secondary instance in a private temporary directory, caught up.
-Result<std::unique_ptr<Store>> OpenForReading(const std::string& path);
+Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const StoreOptions& options = {});
 // Ends a process that has only read: flushes stdout and stderr, removes the
 // reader directories, and exits without closing stores or running
 // destructors. A reader has nothing to save, and closing RocksDB and tearing

@@ -381,7 +381,10 @@ int RunOneShot(const Args& args, const std::string& word) {
     PrintError(st);
     return kExitUsage;
   }
-  auto store = OpenForReading(session.store_path);
+  // One statement, then exit: a block read now will not be read again.
+  StoreOptions read_once;
+  read_once.fill_block_cache = false;
+  auto store = OpenForReading(session.store_path, read_once);
   if (!store.ok()) {
     PrintError(store.status());
     return kExitFailed;
