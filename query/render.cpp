@@ -119,10 +119,18 @@ std::string RenderText(const QueryResult& r) {
     for (const auto& line : table) {
       for (size_t i = 0; i < line.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], Width(line[i]));
     }
+    // Appends in place: a large answer's text is hundreds of MB, and a
+    // temporary per line and cell costs more than the text itself.
     auto emit = [&](const std::vector<std::string>& line) {
-      std::string l;
-      for (size_t i = 0; i < line.size(); ++i) l += (i ? "  " : "") + (i + 1 < line.size() ? Pad(line[i], widths[i]) : line[i]);
-      out += l + "\n";
+      for (size_t i = 0; i < line.size(); ++i) {
+        if (i) out += "  ";
+        out += line[i];
+        if (i + 1 < line.size()) {
+          const size_t w = Width(line[i]);
+          if (w < widths[i]) out.append(widths[i] - w, ' ');
+        }
+      }
+      out += '\n';
     };
     emit(header);
     std::vector<std::string> rule;
@@ -155,9 +163,17 @@ std::string RenderText(const QueryResult& r) {
       if (!row.support.IsTrue() && (!row.reasons.empty() || r.statement == StatementKind::kFind)) {
         block += "    support: " + row.support.ToString() + "\n";
       }
-      if (!block.empty()) why += "  " + row.name + "\n" + block;
+      if (!block.empty()) {
+        why += "  ";
+        why += row.name;
+        why += '\n';
+        why += block;
+      }
     }
-    if (!why.empty()) out += "\nwhy:\n" + why;
+    if (!why.empty()) {
+      out += "\nwhy:\n";
+      out += why;
+    }
     out += "\n" + std::to_string(r.rows.size()) + (r.rows.size() == 1 ? " row" : " rows");
     if (r.cited_rows < r.rows.size()) out += " (citations for the first " + std::to_string(r.cited_rows) + ")";
     out += "\n";
@@ -167,20 +183,43 @@ std::string RenderText(const QueryResult& r) {
   if (!r.citations.empty()) {
     out += "\nsources:\n";
     for (const Citation& c : r.citations) {
-      std::string title = c.title.empty() ? c.document_id : c.title;
-      out += "[" + std::to_string(c.number) + "] " + title + " \xE2\x80\x94 " + (c.url.empty() ? c.document_id : c.url);
-      std::string meta;
-      if (!c.kind.empty()) meta += c.kind;
-      if (!c.site.empty()) meta += (meta.empty() ? "" : ", ") + c.site;
-      if (!meta.empty()) out += " (" + meta + ")";
-      out += ", version " + std::to_string(c.version) + ", fetched " + Time(c.fetched_at) + "\n";
-      out += "    " + c.predicate + " = " + c.claim;
-      if (c.valid_as_of) out += ", as of " + c.valid_as_of->ToString();
-      out += "\n";
+      out += '[';
+      out += std::to_string(c.number);
+      out += "] ";
+      out += c.title.empty() ? c.document_id : c.title;
+      out += " \xE2\x80\x94 ";
+      out += c.url.empty() ? c.document_id : c.url;
+      if (!c.kind.empty() || !c.site.empty()) {
+        out += " (";
+        out += c.kind;
+        if (!c.kind.empty() && !c.site.empty()) out += ", ";
+        out += c.site;
+        out += ')';
+      }
+      out += ", version ";
+      out += std::to_string(c.version);
+      out += ", fetched ";
+      out += Time(c.fetched_at);
+      out += "\n    ";
+      out += c.predicate;
+      out += " = ";
+      out += c.claim;
+      if (c.valid_as_of) {
+        out += ", as of ";
+        out += c.valid_as_of->ToString();
+      }
+      out += '\n';
       std::string where = c.section.empty() ? "" : "section \"" + c.section + "\"";
       if (c.row >= 0) where += (where.empty() ? "" : ", ") + std::string("row ") + std::to_string(c.row);
       if (!c.column.empty()) where += ", column \"" + c.column + "\"";
-      out += "    " + (where.empty() ? std::string("") : where + ": ") + "\"" + c.excerpt + "\"\n";
+      out += "    ";
+      if (!where.empty()) {
+        out += where;
+        out += ": ";
+      }
+      out += '"';
+      out += c.excerpt;
+      out += "\"\n";
       if (!c.attribution.empty()) out += "    attribution: " + c.attribution + "\n";
       if (!c.cited.empty()) {
         std::string cited;
