@@ -33,10 +33,9 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
   return std::unique_ptr<Store>(std::move(impl));
 }
 
-Result<std::unique_ptr<Store>> Store::OpenSecondary(const std::string& path, const std::string& secondary_dir,
-                                                    const StoreOptions& options) {
+Result<std::unique_ptr<Store>> Store::OpenReader(const std::string& path, const StoreOptions& options) {
   auto impl = std::make_unique<StoreImpl>(path, options, /*read_only=*/true);
-  CHIPKG_RETURN_IF_ERROR(impl->OpenAsSecondary(secondary_dir));
+  CHIPKG_RETURN_IF_ERROR(impl->OpenAsReader());
   return std::unique_ptr<Store>(std::move(impl));
 }
 
@@ -350,7 +349,7 @@ Status StoreImpl::OpenPrimary() {
     if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
-  CHIPKG_RETURN_IF_ERROR(OpenDb(/*secondary=*/false, ""));
+  CHIPKG_RETURN_IF_ERROR(OpenDb(/*secondary=*/false));
   // Holding the lock, any bulk-load directory left here belongs to a process
   // that died during a load: its files were never ingested.
   for (const auto& entry : fs::directory_iterator(p, ec)) {
@@ -386,7 +385,7 @@ Status StoreImpl::CreateStore(const std::string& path, const StoreOptions& optio
   if (ec) return Status::IOError("cannot create store directory " + staging.string() + ": " + ec.message());
   {
     StoreImpl creator(staging.string(), options, /*read_only=*/false);
-    Status made = creator.OpenDb(/*secondary=*/false, "");
+    Status made = creator.OpenDb(/*secondary=*/false);
     if (!made.ok()) {
       std::error_code ignored;
       fs::remove_all(staging, ignored);
@@ -406,17 +405,55 @@ Status StoreImpl::CreateStore(const std::string& path, const StoreOptions& optio
   return Status::OK();
 }
 
-Status StoreImpl::OpenAsSecondary(const std::string& secondary_dir) {
+Status StoreImpl::OpenAsReader() {
   std::error_code ec;
   if (!fs::exists(fs::path(path_) / "CURRENT", ec)) {
     return Status::NotFound("no chipkg store at " + path_ + " (no RocksDB CURRENT file)");
   }
-  fs::create_directories(secondary_dir, ec);
-  if (ec) return Status::IOError("cannot create secondary directory " + secondary_dir + ": " + ec.message());
-  return OpenDb(/*secondary=*/true, secondary_dir);
+  return OpenDb(/*secondary=*/true);
 }
 
-Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
+namespace {
+
+rocksdb::DBOptions ReaderOptions(rocksdb::DBOptions opts) {
+  opts.create_if_missing = false;
+  opts.create_missing_column_families = false;
+  // Opening table files on a pool of threads pays a thread start per column
+  // family and manifest edit: far more than reading the few footers a
+  // chipkg store has. A one-shot `chipkg query` is mostly this open.
+  opts.max_file_opening_threads = 1;
+  // RocksDB writes a secondary's files only through its info log, into the
+  // secondary path; with a logger of our own it writes none.
+  opts.info_log = std::make_shared<SilentLogger>();
+  return opts;
+}
+
+// The secondary path RocksDB requires. Nothing is written there (see
+// ReaderOptions); naming a path under the store's CURRENT file makes sure
+// that nothing could be: no directory can be created under a regular file.
+std::string UnusedSecondaryPath(const std::string& store_path) {
+  return (fs::path(store_path) / "CURRENT" / "reader").string();
+}
+
+}  // namespace
+
+bool StoreImpl::OpenReaderDirectly() {
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+  for (int cf = 0; cf < codec::kCfCount; ++cf) descriptors.emplace_back(codec::CfName(cf), cf_options_[cf]);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::Status st = rocksdb::DB::OpenAsSecondary(ReaderOptions(db_options_), path_, UnusedSecondaryPath(path_),
+                                                    descriptors, &handles, &db_);
+  if (!st.ok()) {
+    db_ = nullptr;
+    return false;
+  }
+  // RocksDB returns the handles in the order of the descriptors: codec::Cf order.
+  handles_ = std::move(handles);
+  return true;
+}
+
+Status StoreImpl::OpenDb(bool secondary) {
+  if (secondary && OpenReaderDirectly()) return CheckFormatAndLoad(/*fresh=*/false, /*secondary=*/true);
   std::vector<std::string> names;
   rocksdb::Status st = rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path_, &names);
   const bool fresh = !st.ok();  // no MANIFEST yet: a new store
@@ -443,14 +480,8 @@ Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DBOptions opts = db_options_;
   if (secondary) {
-    opts.create_if_missing = false;
-    opts.create_missing_column_families = false;
-    // Opening table files on a pool of threads pays a thread start per column
-    // family and manifest edit: far more than reading the few footers a
-    // chipkg store has. A one-shot `chipkg query` is mostly this open.
-    opts.max_file_opening_threads = 1;
-    opts.info_log = std::make_shared<SilentLogger>();
-    st = rocksdb::DB::OpenAsSecondary(opts, path_, secondary_dir, descriptors, &handles, &db_);
+    st = rocksdb::DB::OpenAsSecondary(ReaderOptions(opts), path_, UnusedSecondaryPath(path_), descriptors, &handles,
+                                      &db_);
   } else {
     // A store of another format may lack some of our CFs: do not add them
     // before the format check has had its say.
@@ -502,9 +533,12 @@ Status StoreImpl::OpenDb(bool secondary, const std::string& secondary_dir) {
       handles_.push_back(h);
     }
   }
+  return CheckFormatAndLoad(fresh, secondary);
+}
 
+Status StoreImpl::CheckFormatAndLoad(bool fresh, bool secondary) {
   std::string format;
-  st = db_->Get(ReadOpts(), handles_[codec::kMetaCf], codec::kFormatKey, &format);
+  rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kMetaCf], codec::kFormatKey, &format);
   if (st.IsNotFound() && fresh && !secondary) {
     rocksdb::WriteBatch batch;
     batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);

@@ -1,8 +1,8 @@
 // Store: the sourced, dated fact store on RocksDB.
 //
 // One process writes (Store::Open); any number read at the same time as
-// secondary instances (Store::OpenSecondary) that call CatchUp() before each
-// query. Key layout and format version: engine/README.md.
+// readers (Store::OpenReader, RocksDB secondary instances) that call CatchUp()
+// before each query. Key layout and format version: engine/README.md.
 //
 // Every write is one atomic RocksDB WriteBatch: a document version with all of
 // its facts (and the retractions it causes) is all in or all out, whatever
@@ -111,10 +111,9 @@ class Store {
   static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options = {});
 
   // Opens the store at `path` as a RocksDB secondary instance, for a reader
-  // that runs while another process writes. `secondary_dir` holds the
-  // reader's own logs (a fresh temporary directory is fine). Writes fail.
-  static Result<std::unique_ptr<Store>> OpenSecondary(const std::string& path, const std::string& secondary_dir,
-                                                      const StoreOptions& options = {});
+  // that runs while another process writes. The reader writes no file
+  // anywhere (no logs, no directory of its own). Writes fail.
+  static Result<std::unique_ptr<Store>> OpenReader(const std::string& path, const StoreOptions& options = {});
 
   // Secondary instances: catch up with what the writer has committed. A no-op on a primary.
   virtual Status CatchUp() = 0;

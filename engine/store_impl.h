@@ -151,7 +151,7 @@ class StoreImpl final : public Store {
   ~StoreImpl() override;
 
   Status OpenPrimary();
-  Status OpenAsSecondary(const std::string& secondary_dir);
+  Status OpenAsReader();
   // Builds a new, empty store (every column family and the format record)
   // in a sibling directory and renames it to `path`, so that a process killed
   // while creating a store leaves no store or a whole one.
@@ -263,8 +263,14 @@ class StoreImpl final : public Store {
   };
 
  private:
-  Status OpenDb(bool secondary, const std::string& secondary_dir);
-  Status CheckFormat(const std::vector<std::string>& cf_names);
+  Status OpenDb(bool secondary);
+  // A reader's open when the store has exactly chipkg's column families (the
+  // usual case): no listing of them first. False when that fails; OpenDb's
+  // checks then say why.
+  bool OpenReaderDirectly();
+  // After either open: the format record (written now for a fresh store),
+  // every column family present, the dictionary and the counters.
+  Status CheckFormatAndLoad(bool fresh, bool secondary);
   Status LoadCounters();
   void BuildOptions(const StoreOptions& options);
   Status CheckWritable() const;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "engine/store.h"
@@ -222,7 +223,7 @@ TEST(StoreTest, AReaderThatReadsOnceKeepsNoBlocksOfItsLargeReads) {
     Usage u;
     StoreOptions options;
     options.fill_block_cache = fill;
-    auto store = Store::OpenSecondary(dir.Sub("s"), dir.Sub(fill ? "reader-fill" : "reader-once"), options);
+    auto store = Store::OpenReader(dir.Sub("s"), options);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return u;
     auto* impl = dynamic_cast<internal::StoreImpl*>(store->get());
@@ -747,7 +748,7 @@ TEST(StoreTest, FormatMismatchIsRefusedWithBothVersions) {
   EXPECT_NE(msg.find("chipkg-store 0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("chipkg-store 1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("export"), std::string::npos) << msg;
-  auto secondary = Store::OpenSecondary(dir.Sub("s"), dir.Sub("sec"));
+  auto secondary = Store::OpenReader(dir.Sub("s"));
   EXPECT_TRUE(secondary.status().IsFormatMismatch()) << secondary.status().ToString();
 }
 
@@ -769,6 +770,11 @@ TEST(StoreTest, OtherDirectoriesAreNotStores) {
   r = Store::Open(dir.Sub("plain"));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("not a chipkg store"), std::string::npos) << r.status().ToString();
+  r = Store::OpenReader(dir.Sub("plain"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("not a chipkg store"), std::string::npos) << r.status().ToString();
+  r = Store::OpenReader(dir.Sub("photos"));
+  EXPECT_TRUE(r.status().IsNotFound()) << r.status().ToString();
 
   std::ofstream(dir.Sub("file")) << "x";
   EXPECT_FALSE(Store::Open(dir.Sub("file")).ok());
@@ -784,7 +790,7 @@ TEST(StoreTest, SecondarySeesWritesAfterCatchUp) {
   b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
   ASSERT_TRUE(primary->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok());
 
-  auto secondary = Store::OpenSecondary(dir.Sub("s"), dir.Sub("secondary"));
+  auto secondary = Store::OpenReader(dir.Sub("s"));
   ASSERT_TRUE(secondary.ok()) << secondary.status().ToString();
   Store& reader = **secondary;
   EXPECT_TRUE(reader.read_only());
@@ -810,6 +816,87 @@ TEST(StoreTest, SecondarySeesWritesAfterCatchUp) {
   EXPECT_TRUE(reader.WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r").status().IsInvalidArgument());
   EXPECT_FALSE(reader.StartBulk().ok());
   EXPECT_TRUE(primary->CatchUp().ok());  // a no-op on the writer
+}
+
+namespace {
+
+// Every file and directory under `root` with its size: what a reader must not change.
+std::map<std::string, uintmax_t> Listing(const std::filesystem::path& root) {
+  std::map<std::string, uintmax_t> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    files[e.path().lexically_relative(root).string()] = e.is_regular_file() ? e.file_size() : 0;
+  }
+  return files;
+}
+
+// Adds `add` and drops `drop` among the column families of a closed store, as
+// a RocksDB user other than chipkg could.
+void ReshapeColumnFamilies(const std::string& path, const std::string& add, const std::string& drop) {
+  std::vector<std::string> names;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, cfs, &handles, &db).ok());
+  if (!add.empty()) {
+    rocksdb::ColumnFamilyHandle* added = nullptr;
+    ASSERT_TRUE(db->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), add, &added).ok());
+    handles.push_back(added);
+  }
+  for (auto* h : handles) {
+    if (h->GetName() == drop) ASSERT_TRUE(db->DropColumnFamily(h).ok());
+  }
+  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+  delete db;
+}
+
+}  // namespace
+
+// A reader (a one-shot `chipkg query`, the REPL) writes no file: nothing in
+// the store directory, nothing beside it, whether or not a writer is running.
+TEST(StoreTest, AReaderWritesNothing) {
+  TempDir dir;
+  DocBuilder b1("doc-1");
+  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
+  { ASSERT_TRUE(OpenOrDie(dir.Sub("s"))->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok()); }
+  const auto before = Listing(dir.path());
+  {
+    auto reader = Store::OpenReader(dir.Sub("s"));
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->FactsAbout("chip:a").value().size(), 1u);
+    EXPECT_TRUE((*reader)->CatchUp().ok());
+  }
+  EXPECT_EQ(Listing(dir.path()), before);
+
+  auto writer = OpenOrDie(dir.Sub("s"));
+  const auto with_writer = Listing(dir.path());
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->FactsAbout("chip:a").value().size(), 1u);
+  EXPECT_EQ(Listing(dir.path()), with_writer);
+}
+
+// A reader opens chipkg's column families by name without listing them first;
+// a store with one more (added by another RocksDB user) still opens, and one
+// that lacks one of chipkg's is refused with the one it lacks.
+TEST(StoreTest, AReaderChecksTheColumnFamilies) {
+  TempDir dir;
+  DocBuilder b1("doc-1");
+  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
+  { ASSERT_TRUE(OpenOrDie(dir.Sub("s"))->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok()); }
+  ReshapeColumnFamilies(dir.Sub("s"), "someone-elses", "");
+  {
+    auto reader = Store::OpenReader(dir.Sub("s"));
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->FactsAbout("chip:a").value().size(), 1u);
+  }
+  ReshapeColumnFamilies(dir.Sub("s"), "", "tx");
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_FALSE(reader.ok());
+  EXPECT_TRUE(reader.status().IsCorruption()) << reader.status().ToString();
+  EXPECT_NE(reader.status().message().find("lacks column family 'tx'"), std::string::npos)
+      << reader.status().ToString();
 }
 
 TEST(StoreTest, BadFactFieldsAreRefused) {

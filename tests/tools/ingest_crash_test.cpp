@@ -79,7 +79,7 @@ TEST(IngestCrashTest, KillNineLeavesEveryDocumentAllInOrAllOut) {
     // After each kill the store opens and every stored document is complete.
     auto victim = Store::Open((dir / "victim").string());
     ASSERT_TRUE(victim.ok()) << victim.status().message();
-    auto reference = Store::OpenSecondary((dir / "reference").string(), (dir / "ref-reader").string());
+    auto reference = Store::OpenReader((dir / "reference").string());
     ASSERT_TRUE(reference.ok()) << reference.status().message();
     auto expected = LiveFactsByDocument(**reference);
     auto got = LiveFactsByDocument(**victim);
@@ -95,7 +95,7 @@ TEST(IngestCrashTest, KillNineLeavesEveryDocumentAllInOrAllOut) {
   ASSERT_EQ(Wait(StartIngest(dir / "victim", manifest)), 0);
   auto victim = Store::Open((dir / "victim").string());
   ASSERT_TRUE(victim.ok());
-  auto reference = Store::OpenSecondary((dir / "reference").string(), (dir / "ref-reader2").string());
+  auto reference = Store::OpenReader((dir / "reference").string());
   ASSERT_TRUE(reference.ok());
   EXPECT_EQ(LiveFactsByDocument(**victim), LiveFactsByDocument(**reference));
   victim->reset();

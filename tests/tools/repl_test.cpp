@@ -198,8 +198,8 @@ TEST_F(ToolsTest, QueryExitCodes) {
 }
 
 // A one-shot reader ends without closing its store (nothing to save), but
-// with its whole answer written and its private reader directory removed,
-// on success and on a failed statement alike.
+// with its whole answer written and no file left in TMPDIR, on success and
+// on a failed statement alike.
 TEST_F(ToolsTest, AOneShotReaderLeavesNothingBehind) {
   const std::filesystem::path tmp = std::filesystem::temp_directory_path() /
                                     ("chipkg-tmpdir-test-" + std::to_string(::getpid()));

@@ -104,25 +104,9 @@ std::string StorePath(const Args& args) {
 
 Result<Schema> LoadSchema() { return Schema::LoadDirectory(Schema::DefaultDirectory()); }
 
-namespace {
-
-std::vector<std::filesystem::path>& ReaderDirs() {
-  static std::vector<std::filesystem::path> dirs;
-  return dirs;
-}
-
-void RemoveReaderDirs() {
-  std::error_code ignored;
-  for (const auto& d : ReaderDirs()) std::filesystem::remove_all(d, ignored);
-  ReaderDirs().clear();
-}
-
-}  // namespace
-
 void ExitAfterReading(int code) {
   std::fflush(stdout);
   std::fflush(stderr);
-  RemoveReaderDirs();
   std::_Exit(code);
 }
 
@@ -130,18 +114,9 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) {
     return Status::NotFound("no chipkg store at " + path + " (run 'chipkg ingest --manifest FILE' first)");
   }
-  // A secondary instance keeps its own info logs; the directory is private to
-  // this process and removed at exit.
-  std::error_code ec;
-  auto base = std::filesystem::temp_directory_path(ec);
-  if (ec) base = "/tmp";
-  std::random_device rd;
-  auto dir = base / ("chipkg-reader-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-  if (ReaderDirs().empty()) std::atexit(RemoveReaderDirs);
-  ReaderDirs().push_back(dir);
   // Opening reads what the writer has committed (manifest and logs): no
   // CatchUp is needed until the reader has been open a while (the REPL).
-  return Store::OpenSecondary(path, dir.string(), options);
+  return Store::OpenReader(path, options);
 }
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "chipkg: %s\n", message.c_str()); }

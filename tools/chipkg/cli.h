@@ -41,11 +41,11 @@ std::string StorePath(const Args& args);
 // Loads the schema from $CHIPKG_SCHEMA_DIR or the source tree's schema/.
 Result<Schema> LoadSchema();
 
-// Opens the store for reading while another process may write: a RocksDB
-// secondary instance in a private temporary directory, caught up.
+// Opens the store for reading while another process may write (a RocksDB
+// secondary instance, Store::OpenReader), caught up.
 Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const StoreOptions& options = {});
-// Ends a process that has only read: flushes stdout and stderr, removes the
-// reader directories, and exits without closing stores or running
+// Ends a process that has only read: flushes stdout and stderr and exits
+// without closing stores or running
 // destructors. A reader has nothing to save, and closing RocksDB and tearing
 // down its static state was ~2 ms of a 25 ms one-shot `chipkg query`.
 [[noreturn]] void ExitAfterReading(int code);
