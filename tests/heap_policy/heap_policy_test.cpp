@@ -5,8 +5,14 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 
 #include "tools/heap_policy.h"
@@ -65,6 +71,62 @@ TEST(HeapPolicyTest, ThreadsStillGetBlocksLargerThanAnArena) {
   });
   worker.join();
   EXPECT_TRUE(served);
+}
+
+// The VmFlags of the mapping that holds `address` (/proc/self/smaps), and
+// the process's resident KiB.
+std::string FlagsOfMappingHolding(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+long ResidentKiB() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// What a program allocates first comes from the reserve, which is advised
+// for huge pages, and reserving costs no memory until it is used.
+TEST(HeapPolicyTest, TheHeapsFirstReserveIsOnHugePages) {
+  if (kSanitizedAllocator) GTEST_SKIP() << "AddressSanitizer replaces glibc's allocator";
+  unsetenv("CHIPKG_HUGE_HEAP_MIB");
+  ASSERT_TRUE(chipkg::tools::KeepFreedHeapForReuse());
+  const long rss_before = ResidentKiB();
+  if (!chipkg::tools::ReserveHeapOnHugePages(size_t{256} << 20)) {
+    GTEST_SKIP() << "this kernel takes no MADV_HUGEPAGE advice (no transparent huge pages)";
+  }
+  EXPECT_LT(ResidentKiB() - rss_before, 16 * 1024) << "the reserve was touched";
+  void* first = std::malloc(size_t{1} << 20);
+  ASSERT_NE(first, nullptr);
+  g_escape = first;
+  const std::string flags = FlagsOfMappingHolding(first);
+  EXPECT_NE(flags.find(" hg"), std::string::npos) << "block at " << first << " lies in a mapping with " << flags;
+  std::free(first);
+}
+
+TEST(HeapPolicyTest, TheReserveCanBeTurnedOff) {
+  if (kSanitizedAllocator) GTEST_SKIP() << "AddressSanitizer replaces glibc's allocator";
+  ASSERT_TRUE(chipkg::tools::KeepFreedHeapForReuse());
+  setenv("CHIPKG_HUGE_HEAP_MIB", "0", 1);
+  const void* top_before = sbrk(0);
+  EXPECT_FALSE(chipkg::tools::ReserveHeapOnHugePages());
+  EXPECT_EQ(sbrk(0), top_before) << "the heap grew";
+  unsetenv("CHIPKG_HUGE_HEAP_MIB");
 }
 
 }  // namespace

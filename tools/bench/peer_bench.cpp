@@ -732,7 +732,10 @@ std::string FmtMs(double ms) { return ms < 1 ? Fmt(ms, 3) : ms < 100 ? Fmt(ms, 2
 
 int main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
-  if (!o.glibc_heap) chipkg::tools::KeepFreedHeapForReuse();
+  if (!o.glibc_heap) {
+    chipkg::tools::KeepFreedHeapForReuse();
+    chipkg::tools::ReserveHeapOnHugePages();  // SQLite allocates from the same heap
+  }
   EnsureCorpus(o);
   Params p = ReadParams(o.corpus);
 

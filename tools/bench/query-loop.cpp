@@ -63,7 +63,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (keep_heap) chipkg::tools::KeepFreedHeapForReuse();
+  if (keep_heap) {
+    chipkg::tools::KeepFreedHeapForReuse();
+    chipkg::tools::ReserveHeapOnHugePages();
+  }
   if (db.empty() || text.empty()) {
     std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
     return 2;

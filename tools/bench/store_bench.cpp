@@ -365,6 +365,7 @@ void CheckRange(const char* label, const std::vector<Fact>& facts, const std::st
 
 int main(int argc, char** argv) {
   chipkg::tools::KeepFreedHeapForReuse();
+  chipkg::tools::ReserveHeapOnHugePages();
   Options o = Parse(argc, argv);
   bool made_temp = false;
   if (o.dir.empty()) {

@@ -35,6 +35,7 @@ void PrintUsage(std::FILE* out) {
 
 int main(int argc, char** argv) {
   chipkg::tools::KeepFreedHeapForReuse();
+  chipkg::tools::ReserveHeapOnHugePages();
   auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions);
   if (!parsed.ok()) {
     chipkg::cli::PrintError(parsed.status());
