@@ -36,6 +36,7 @@
 #include "query/parser.h"
 #include "query/planner.h"
 #include "query/query.h"
+#include "query/read_ahead.h"
 
 namespace chipkg::query {
 
@@ -492,7 +493,7 @@ class Evaluator {
       it = ahead.find(subject);
       pending.from = candidate_pos_ + kPrefetch;
       if (pending.from < candidate_ids_.size()) {
-        pending.facts = std::async(std::launch::async, [this, ids = batch_at(pending.from), predicate] {
+        pending.facts = read_ahead_.Submit([this, ids = batch_at(pending.from), predicate] {
           return store_.FactsAboutEach(ids, predicate, view_);
         });
       }
@@ -1624,20 +1625,24 @@ class Evaluator {
       PhaseClock& clock;
       ~MarkAtEnd() { clock.Mark("compare"); }
     } mark{clock};
-    auto read_batch = [this, &subjects](size_t from) {
+    auto batch_ids = [&subjects](size_t from) {
       std::vector<EntityId> ids;
       for (size_t k = from; k < std::min(subjects.size(), from + kBatch); ++k) ids.push_back(subjects[k].id);
-      return store_.ContestedFactsAboutEach(ids, view_);
+      return ids;
     };
+    // The read ahead owns its ids: it may still run when this pass returns early.
+    auto read_batch = [this](std::vector<EntityId> ids) { return store_.ContestedFactsAboutEach(ids, view_); };
     std::vector<std::vector<Fact>> batch;
     std::future<Result<std::vector<std::vector<Fact>>>> next;
     for (size_t index = 0; index < subjects.size(); ++index) {
       const Entity& e = subjects[index];
       if (index % kBatch == 0) {
-        Result<std::vector<std::vector<Fact>>> read = next.valid() ? next.get() : read_batch(index);
+        Result<std::vector<std::vector<Fact>>> read = next.valid() ? next.get() : read_batch(batch_ids(index));
         if (!read.ok()) return read.status().WithContext("reading facts about " + e.id + " and the next subjects");
         batch = std::move(*read);
-        if (index + kBatch < subjects.size()) next = std::async(std::launch::async, read_batch, index + kBatch);
+        if (index + kBatch < subjects.size()) {
+          next = read_ahead_.Submit([read_batch, ids = batch_ids(index + kBatch)] { return read_batch(ids); });
+        }
       }
       names_.emplace(e.id, e.name);
       Result<std::vector<Claim>> claims = PolicyClaims(batch[index % kBatch]);
@@ -1943,6 +1948,8 @@ class Evaluator {
   EntityId current_entity_;
   bool truncated_combinations_ = false;
   bool need_reasons_ = true;  // rows show why they match (not for `with evidence` rows or counts)
+  // Last: destroyed first, so that no read ahead runs once what it reads with is gone.
+  internal::ReadAhead read_ahead_;
 };
 
 }  // namespace
