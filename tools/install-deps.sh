@@ -13,6 +13,7 @@ packages=(
   googletest libgtest-dev  # tests
   libedit-dev           # REPL line editing and history
   libsqlite3-dev        # the SQLite baseline in the benchmark
+  libmimalloc-dev       # the programs' allocator (README.md, "Dependencies")
   python3               # the benchmark corpus generator
 )
 

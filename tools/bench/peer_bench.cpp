@@ -80,7 +80,7 @@ struct Options {
   int runs = 5;
   int process_runs = 5;
   bool load_only = false;  // compare the two loads and stop (no queries)
-  bool glibc_heap = false;  // leave glibc's own heap policy (tools/heap_policy.h), to measure what it buys
+  bool allocator_defaults = false;  // leave out chipkg's heap policy (tools/heap_policy.h), to measure what it buys
 };
 
 void Usage(const char* argv0) {
@@ -90,8 +90,8 @@ void Usage(const char* argv0) {
                "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
                "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n"
                "  --load-only   load both, print the load lines and stop (no queries)\n"
-               "  --glibc-heap  keep glibc's default heap policy instead of chipkg's (tools/heap_policy.h) in\n"
-               "                this process (the whole-process chipkg runs keep chipkg's)\n",
+               "  --allocator-defaults  the allocator's own settings instead of chipkg's heap policy\n"
+               "                (tools/heap_policy.h) in this process (the whole-process chipkg runs keep chipkg's)\n",
                argv0);
 }
 
@@ -142,7 +142,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--runs") o.runs = std::max(1, static_cast<int>(number(value())));
     else if (a == "--process-runs") o.process_runs = static_cast<int>(number(value()));
     else if (a == "--load-only") o.load_only = true;
-    else if (a == "--glibc-heap") o.glibc_heap = true;
+    else if (a == "--allocator-defaults") o.allocator_defaults = true;
     else if (a == "--help" || a == "-h") {
       Usage(argv[0]);
       std::exit(0);
@@ -732,10 +732,7 @@ std::string FmtMs(double ms) { return ms < 1 ? Fmt(ms, 3) : ms < 100 ? Fmt(ms, 2
 
 int main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
-  if (!o.glibc_heap) {
-    chipkg::tools::KeepFreedHeapForReuse();
-    chipkg::tools::ReserveHeapOnHugePages();  // SQLite allocates from the same heap
-  }
+  if (!o.allocator_defaults) chipkg::tools::ApplyHeapPolicy();  // SQLite allocates from the same heap
   EnsureCorpus(o);
   Params p = ReadParams(o.corpus);
 

@@ -3,7 +3,7 @@
 // (perf record -g chipkg-query-loop ...). Prints the median, the rows, and the
 // median of each step of the evaluation (QueryResult::phases).
 //
-//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free]
+//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--allocator-defaults] [--time-free]
 //                     [--primary] [--first 'QUERY' [--first-runs 8]] 'QUERY'
 //
 // --primary opens the store as chipkg-peer-bench does (Store::Open) instead of as a secondary
@@ -52,23 +52,20 @@ int main(int argc, char** argv) {
       first = argv[++i];
     } else if (a == "--first-runs" && i + 1 < argc) {
       first_runs = std::max(1, std::atoi(argv[++i]));
-    } else if (a == "--glibc-heap") {
-      keep_heap = false;  // glibc's own policy, to measure what tools/heap_policy.h buys
+    } else if (a == "--allocator-defaults") {
+      keep_heap = false;  // the allocator's own settings, to measure what tools/heap_policy.h buys
     } else if (a == "--cache-mib" && i + 1 < argc) {
       store_options.block_cache_bytes = static_cast<size_t>(std::atoll(argv[++i])) << 20;
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
-  if (keep_heap) {
-    chipkg::tools::KeepFreedHeapForReuse();
-    chipkg::tools::ReserveHeapOnHugePages();
-  }
+  if (keep_heap) chipkg::tools::ApplyHeapPolicy();
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--glibc-heap] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());

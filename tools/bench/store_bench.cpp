@@ -364,8 +364,7 @@ void CheckRange(const char* label, const std::vector<Fact>& facts, const std::st
 }  // namespace
 
 int main(int argc, char** argv) {
-  chipkg::tools::KeepFreedHeapForReuse();
-  chipkg::tools::ReserveHeapOnHugePages();
+  chipkg::tools::ApplyHeapPolicy();
   Options o = Parse(argc, argv);
   bool made_temp = false;
   if (o.dir.empty()) {

@@ -33,9 +33,13 @@ void PrintUsage(std::FILE* out) {
 
 }  // namespace
 
+// Before the program's static constructors allocate anything: the first
+// block of memory the allocator takes from the kernel is the one a one-shot
+// command mostly uses, and it should come on huge pages (tools/heap_policy.h;
+// set in main, one-shot Q1 took 940 page faults instead of 290).
+__attribute__((constructor(101))) void ApplyHeapPolicyBeforeAnyAllocation() { chipkg::tools::ApplyHeapPolicy(); }
+
 int main(int argc, char** argv) {
-  chipkg::tools::KeepFreedHeapForReuse();
-  chipkg::tools::ReserveHeapOnHugePages();
   auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions);
   if (!parsed.ok()) {
     chipkg::cli::PrintError(parsed.status());
