@@ -2,6 +2,7 @@
 // RocksDB stores in temporary directories.
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 
 #include <algorithm>
 #include <chrono>
@@ -845,7 +846,9 @@ void ReshapeColumnFamilies(const std::string& path, const std::string& add, cons
     handles.push_back(added);
   }
   for (auto* h : handles) {
-    if (h->GetName() == drop) ASSERT_TRUE(db->DropColumnFamily(h).ok());
+    if (h->GetName() == drop) {
+      ASSERT_TRUE(db->DropColumnFamily(h).ok());
+    }
   }
   for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
   delete db;
@@ -875,6 +878,31 @@ TEST(StoreTest, AReaderWritesNothing) {
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ((*reader)->FactsAbout("chip:a").value().size(), 1u);
   EXPECT_EQ(Listing(dir.path()), with_writer);
+}
+
+// A reader starts no thread: a secondary never flushes or compacts, and
+// RocksDB's pools would otherwise be grown at every open (two threads, which
+// a one-shot `chipkg query` pays for in a process that has opened no writer).
+// Here a writer of this process has started the pools already, so what is
+// checked is that the reader's environment does not grow them.
+TEST(StoreTest, AReaderStartsNoThread) {
+  TempDir dir;
+  DocBuilder b("doc-1");
+  b.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
+  { ASSERT_TRUE(OpenOrDie(dir.Sub("s"))->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1").ok()); }
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto* impl = dynamic_cast<internal::StoreImpl*>(reader->get());
+  ASSERT_NE(impl, nullptr);
+  rocksdb::Env* shared = rocksdb::Env::Default();
+  rocksdb::Env* env = impl->db()->GetEnv();
+  for (auto pool : {rocksdb::Env::LOW, rocksdb::Env::HIGH}) {
+    const int threads = shared->GetBackgroundThreads(pool);
+    env->IncBackgroundThreadsIfNeeded(threads + 4, pool);
+    EXPECT_EQ(shared->GetBackgroundThreads(pool), threads) << "a reader grew RocksDB's thread pool " << pool;
+  }
+  EXPECT_EQ((*reader)->FactsAbout("chip:a").value().size(), 1u);
+  EXPECT_TRUE((*reader)->CatchUp().ok());
 }
 
 // A reader opens chipkg's column families by name without listing them first;
