@@ -24,11 +24,6 @@ size_t Width(const std::string& s) {
   return n;
 }
 
-std::string Pad(const std::string& s, size_t width) {
-  const size_t w = Width(s);
-  return w >= width ? s : s + std::string(width - w, ' ');
-}
-
 std::string Time(int64_t unix_seconds) {
   if (unix_seconds <= 0) return "unknown time";
   std::time_t t = static_cast<std::time_t>(unix_seconds);
