@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -49,5 +50,8 @@ Result<Format> ParseFormat(const std::string& name);
 // {"or": [...]}, {"cite": n, "fact": id}. CSV: one line per row, column, value
 // and citation, each line carrying the citation's document, section and excerpt.
 std::string Render(const QueryResult& result, Format format);
+// The same, written to `out` as it is produced, a MiB at a time: a large
+// answer's text is never held whole (one-shot `chipkg query` prints this way).
+void Render(const QueryResult& result, Format format, std::ostream& out);
 
 }  // namespace chipkg::query

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -444,6 +445,30 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   ASSERT_EQ(found->rows.size(), 3u * kChips);
   ASSERT_EQ(found->citations.size(), 3u * kChips);
   check_citations(*found);
+
+  // Rendered row by row and written a MiB at a time, the JSON is still
+  // exactly what nlohmann prints for the whole document, and the CSV has a
+  // line of 20 fields for each value and fact.
+  const std::string js = Render(*found, Format::kJson);
+  ASSERT_GT(js.size(), size_t{4} << 20);
+  EXPECT_TRUE(js == nlohmann::json::parse(js).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  std::ostringstream streamed;
+  Render(*found, Format::kCsv, streamed);
+  const std::string csv = streamed.str();
+  ASSERT_GT(csv.size(), size_t{1} << 20);
+  size_t lines = 0, fields = 1;
+  bool quoted = false;
+  for (char ch : csv) {
+    if (ch == '"') quoted = !quoted;
+    if (quoted) continue;
+    if (ch == ',') ++fields;
+    if (ch == '\n') {
+      ASSERT_EQ(fields, 20u) << "line " << lines + 1;
+      ++lines;
+      fields = 1;
+    }
+  }
+  EXPECT_EQ(lines, 1 + 3u * kChips);  // the header, then each row's one evidence value citing one fact
   for (const Row& row : found->rows) {
     ASSERT_EQ(row.support.op, Support::Op::kFact);
     const Citation& cit = found->citations[static_cast<size_t>(row.support.citation) - 1];

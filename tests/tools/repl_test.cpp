@@ -197,6 +197,44 @@ TEST_F(ToolsTest, QueryExitCodes) {
   EXPECT_FALSE(Contains(good.err, "chipkg timings")) << good.err;
 }
 
+// A one-shot query writes its answer to standard output as it renders it:
+// byte for byte what the REPL prints for the same statement, in every
+// format. An answer that cannot be written is a failure, said on stderr.
+TEST_F(ToolsTest, OneShotAnswersAreTheReplsAndAFailedWriteIsAnError) {
+  const std::string q = "find chip show memory, foundry, tdp";
+  for (const char* format : {"text", "json", "csv"}) {
+    SCOPED_TRACE(format);
+    Output shot = Chipkg(Db({"query", q, "--format", format}));
+    ASSERT_EQ(shot.code, 0) << shot.err;
+    const std::string header = std::string("format ") + format + "\n";
+    Output script = Chipkg(Db({}), header + q + "\n");
+    ASSERT_EQ(script.code, 0) << script.err;
+    ASSERT_EQ(script.out.substr(0, header.size()), header);
+    EXPECT_TRUE(shot.out == script.out.substr(header.size()));
+    EXPECT_GT(shot.out.size(), 10000u);
+  }
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  pid_t pid = fork();
+  if (pid == 0) {
+    PrepareChildEnvironment();
+    int full = open("/dev/full", O_WRONLY);
+    int err = open((g_sandbox->root() / "full.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (full < 0 || err < 0) _exit(127);
+    dup2(full, 1);
+    dup2(err, 2);
+    std::vector<std::string> args = {CHIPKG_BINARY, "query", q, "--format", "json", "--db", g_sandbox->store()};
+    auto argv = Argv(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_TRUE(Contains(ReadFile((g_sandbox->root() / "full.err").string()), "could not write the answer"));
+}
+
 // A one-shot reader ends without closing its store (nothing to save), but
 // with its whole answer written and no file left in TMPDIR, on success and
 // on a failed statement alike.

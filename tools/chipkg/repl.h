@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct Session {
   double tolerance = 0.01;      // conflicts: relative difference that counts as a disagreement
   double verify_tolerance = 0;  // verify: slack beyond the digits shown
   std::vector<query::Phase> last_phases;  // of the last query answered (CHIPKG_TIMINGS)
+  // Where a query's answer is written as it is rendered, when nothing else is
+  // in the statement's output yet: one-shot commands stream a large answer to
+  // stdout instead of holding its whole text. Null: into the output string.
+  std::ostream* answer_stream = nullptr;
 };
 
 // Runs one statement. The answer goes to `out`, messages to `err`; returns

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string_view>
@@ -170,7 +171,11 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   s.last_phases = result->phases;
   auto format = query::ParseFormat(factcheck::FormatName(s.format));
   if (!format.ok()) return Fail(err, format.status());
-  out += query::Render(*result, *format);
+  if (s.answer_stream != nullptr && out.empty()) {
+    query::Render(*result, *format, *s.answer_stream);
+  } else {
+    out += query::Render(*result, *format);
+  }
   return kExitOk;
 }
 
@@ -394,6 +399,7 @@ int RunOneShot(const Args& args, const std::string& word) {
   std::string statement = word;
   for (const auto& p : args.positional) statement += " " + p;
   std::string out, err;
+  session.answer_stream = &std::cout;  // synchronised with stdio: ordered with the writes below
   int code = RunStatement(session, statement, out, err);
   lap("statement");
   if (timings && !session.last_phases.empty()) {
@@ -407,8 +413,13 @@ int RunOneShot(const Args& args, const std::string& word) {
     }
     report += ")";
   }
+  std::cout.flush();
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
+  if (std::ferror(stdout) || !std::cout) {
+    err += "error: could not write the answer to standard output\n";
+    if (code == kExitOk) code = kExitFailed;
+  }
   std::fwrite(err.data(), 1, err.size(), stderr);
   if (timings) std::fprintf(stderr, "chipkg timings: %s\n", report.c_str());
   ExitAfterReading(code);
