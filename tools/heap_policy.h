@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -79,6 +80,47 @@ inline bool ReserveHeapOnHugePages(size_t reserve_bytes = kHugeHeapReserveBytes)
 }
 
 #if defined(CHIPKG_MIMALLOC)
+// mimalloc keeps a freed segment of its standard size (32 MiB) for reuse, but
+// a block of more than half that (a large answer's vector of citations or
+// rows) gets a segment of its own, which goes back to the kernel when freed:
+// the next answer's took fresh pages again (Q5 at N=100,000 spent 0.47-0.50 s
+// of its citations step just sizing the citation vector). Memory mimalloc
+// manages as an arena is returned to the arena instead and, with decommit
+// off, stays committed: that step took 12 ms from the third run on, the whole
+// Q5 3.2 s instead of 3.8 (tools/bench/README.md). The arena is address space
+// reserved without swap accounting (MAP_NORESERVE) and advised onto huge
+// pages: it costs nothing until touched. Its size is the machine's memory (at
+// most 64 GiB); $CHIPKG_HUGE_HEAP_MIB overrides it, 0 for none. Past it,
+// mimalloc maps memory as before. Reserved once per process; returns whether
+// an arena is in place.
+inline bool ReserveMimallocArena() {
+  static const bool reserved = [] {
+    size_t bytes = static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    bytes = std::min(bytes, size_t{64} << 30);
+    if (const char* mib = std::getenv("CHIPKG_HUGE_HEAP_MIB"); mib != nullptr && *mib != '\0') {
+      bytes = static_cast<size_t>(std::strtoull(mib, nullptr, 10)) << 20;
+    }
+    constexpr size_t kAlign = size_t{64} << 20;  // a multiple of mimalloc's segment alignment
+    bytes &= ~(kAlign - 1);
+    if (bytes == 0) return false;
+    void* mapped = mmap(nullptr, bytes + kAlign, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED) return false;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(mapped);
+    const uintptr_t first = (begin + kAlign - 1) & ~(kAlign - 1);
+    const uintptr_t end = begin + bytes + kAlign;
+    if (first > begin) munmap(mapped, first - begin);
+    if (end > first + bytes) munmap(reinterpret_cast<void*>(first + bytes), end - (first + bytes));
+    void* arena = reinterpret_cast<void*>(first);
+    madvise(arena, bytes, MADV_HUGEPAGE);  // an optimisation: without THP, small pages
+    if (!mi_manage_os_memory(arena, bytes, /*is_committed=*/true, /*is_large=*/false, /*is_zero=*/true, /*numa_node=*/-1)) {
+      munmap(arena, bytes);
+      return false;
+    }
+    return true;
+  }();
+  return reserved;
+}
+
 // mimalloc's two settings that matter here, each unless its MIMALLOC_*
 // variable says otherwise: memory freed stays committed for the next answer
 // (by default mimalloc decommits freed segments, and Q5 at N=100,000 zeroed
@@ -88,6 +130,7 @@ inline bool ReserveHeapOnHugePages(size_t reserve_bytes = kHugeHeapReserveBytes)
 inline bool KeepFreedMemoryInMimalloc() {
   if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr) mi_option_set(mi_option_allow_decommit, 0);
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) mi_option_set(mi_option_large_os_pages, 1);
+  ReserveMimallocArena();  // an optimisation: false only means blocks above 16 MiB come and go
   // Proof that malloc is mimalloc's: a program linked in the wrong order
   // would allocate from glibc and have configured nothing.
   void* probe = std::malloc(64);

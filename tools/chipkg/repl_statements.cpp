@@ -173,6 +173,8 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   if (!format.ok()) return Fail(err, format.status());
   if (s.answer_stream != nullptr && out.empty()) {
     query::Render(*result, *format, *s.answer_stream);
+  } else if (out.empty()) {
+    out = query::Render(*result, *format);  // moved, not copied: an answer's text can be hundreds of MB
   } else {
     out += query::Render(*result, *format);
   }
