@@ -5,13 +5,17 @@
 // parsed, so one broken declaration does not cascade into many.
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <set>
+#include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "engine/store.h"
@@ -62,10 +66,17 @@ bool IsOptionKey(const std::string& s) {
   });
 }
 
+// The characters that end a run of plain characters inside a token.
+constexpr std::array<bool, 256> kEndsRun = [] {
+  std::array<bool, 256> ends{};
+  for (unsigned char c : std::string_view(" \t\r#\"=")) ends[c] = true;
+  return ends;
+}();
+
 // Splits one line into tokens. A token is a run of non-space characters in
 // which double quotes protect spaces and '#'; `key=value` (key unquoted) is an
 // option. Returns an error message, or "" on success.
-std::string Tokenize(const std::string& line, std::vector<Token>& out) {
+std::string Tokenize(std::string_view line, std::vector<Token>& out) {
   size_t i = 0;
   const size_t n = line.size();
   while (i < n) {
@@ -95,7 +106,9 @@ std::string Tokenize(const std::string& line, std::vector<Token>& out) {
             ++i;
             break;
           }
-          text += line[i++];
+          const size_t end = std::min(line.find_first_of("\\\"", i), n);
+          text.append(line, i, end - i);
+          i = end;
         }
         if (!closed) return "column " + std::to_string(open + 1) + ": unterminated quote";
         if (i < n && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '#') {
@@ -111,8 +124,11 @@ std::string Tokenize(const std::string& line, std::vector<Token>& out) {
         ++i;
         continue;
       }
-      text += c;
-      ++i;
+      // The run of characters up to the next one with a meaning, in one append.
+      size_t end = i + 1;
+      while (end < n && !kEndsRun[static_cast<unsigned char>(line[end])]) ++end;
+      text.append(line, i, end - i);
+      i = end;
     }
     if (has_key && text.empty()) return "option '" + token.key + "' has no value";
     if (!has_key && text.empty()) return "empty argument \"\"";
@@ -180,12 +196,14 @@ class SchemaBuilder {
   void Error(const Location& where, const std::string& message) {
     errors_.push_back(where.ToString() + ": " + message);
   }
-  void ParseLine(const Location& where, const std::string& raw);
+  void ParseLine(const std::string& file, int line_no, std::string_view raw);
 
   // Options of one line, checked against what the directive accepts.
   // `free_options` receives any other key (qualifiers, table entries, entity
   // properties); when null such a key is an error.
-  bool TakeOptions(const Line& line, const std::set<std::string>& allowed, const std::set<std::string>& lists,
+  // Lists of a few words: scanned, not built into sets for every line.
+  using Words = std::initializer_list<std::string_view>;
+  bool TakeOptions(const Line& line, Words allowed, Words lists,
                    std::map<std::string, std::vector<std::string>>& known,
                    std::vector<std::pair<std::string, std::string>>* free_options);
   bool CheckArgs(const Line& line, size_t min, size_t max, const char* usage);
@@ -246,34 +264,35 @@ void SchemaBuilder::AddFile(const std::string& name, const std::string& text) {
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     ++line_no;
-    ParseLine(Location{name, line_no}, std::string(line));
+    ParseLine(name, line_no, line);
   }
 }
 
-void SchemaBuilder::ParseLine(const Location& where, const std::string& raw) {
+void SchemaBuilder::ParseLine(const std::string& file, int line_no, std::string_view raw) {
   std::vector<Token> tokens;
   std::string err = Tokenize(raw, tokens);
   if (!err.empty()) {
-    Error(where, err);
+    Error(Location{file, line_no}, err);
     return;
   }
-  if (tokens.empty()) return;
+  if (tokens.empty()) return;  // blank or a comment
+  Line line;
+  line.where = Location{file, line_no};
+  const Location& where = line.where;
   if (!tokens[0].key.empty()) {
     Error(where, "a line starts with a directive word, not the option '" + tokens[0].key + "='");
     return;
   }
-  Line line;
-  line.where = where;
-  line.directive = tokens[0].value;
+  line.directive = std::move(tokens[0].value);
   for (size_t i = 1; i < tokens.size(); ++i) {
     if (tokens[i].key.empty()) {
       if (!line.options.empty()) {
         Error(where, "argument \"" + tokens[i].value + "\" after options: arguments come first");
         return;
       }
-      line.args.push_back(tokens[i].value);
+      line.args.push_back(std::move(tokens[i].value));
     } else {
-      line.options.push_back(tokens[i]);
+      line.options.push_back(std::move(tokens[i]));
     }
   }
   const std::string& d = line.directive;
@@ -306,19 +325,22 @@ bool SchemaBuilder::CheckArgs(const Line& line, size_t min, size_t max, const ch
   return true;
 }
 
-bool SchemaBuilder::TakeOptions(const Line& line, const std::set<std::string>& allowed,
-                                const std::set<std::string>& lists,
+bool SchemaBuilder::TakeOptions(const Line& line, Words allowed, Words lists,
                                 std::map<std::string, std::vector<std::string>>& known,
                                 std::vector<std::pair<std::string, std::string>>* free_options) {
+  auto in = [](Words words, const std::string& key) {
+    return std::find(words.begin(), words.end(), std::string_view(key)) != words.end();
+  };
   bool ok = true;
   std::set<std::string> seen_free;
   for (const Token& option : line.options) {
     const std::string& key = option.key;
     const std::string& value = option.value;
-    if (allowed.count(key) == 0) {
+    if (!in(allowed, key)) {
       if (free_options == nullptr) {
+        std::set<std::string> sorted(allowed.begin(), allowed.end());
         std::string accepted;
-        for (const auto& a : allowed) accepted += (accepted.empty() ? "" : ", ") + a;
+        for (const auto& a : sorted) accepted += (accepted.empty() ? "" : ", ") + a;
         Error(line.where, "unknown option '" + key + "' for " + line.directive +
                               (accepted.empty() ? " (it takes no options)" : " (accepted: " + accepted + ")"));
         ok = false;
@@ -333,7 +355,7 @@ bool SchemaBuilder::TakeOptions(const Line& line, const std::set<std::string>& a
       continue;
     }
     auto& values = known[key];
-    if (lists.count(key) == 0) {
+    if (!in(lists, key)) {
       if (!values.empty()) {
         Error(line.where, "option '" + key + "' given twice (only alias=, label=, subjects= and params= repeat)");
         ok = false;
@@ -967,8 +989,10 @@ Result<Schema> Schema::LoadDirectory(const std::string& dir) {
   for (const auto& [relative, full] : files) {
     std::ifstream in(full, std::ios::binary);
     if (!in.is_open()) return Status::IOError("cannot open " + full);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Status::IOError("cannot read " + full);
+    std::ostringstream whole;
+    whole << in.rdbuf();  // in blocks, where an istreambuf_iterator copies a character at a time
+    if (in.bad() || whole.bad()) return Status::IOError("cannot read " + full);
+    std::string text = std::move(whole).str();
     texts.emplace_back(full, std::move(text));
   }
   return LoadTexts(texts);

@@ -252,6 +252,28 @@ TEST(SchemaLoader, EntityPropertiesNamePredicates) {
   EXPECT_EQ(s->ResolveEntity("A")->properties.at("memory_type"), "HBM3");
 }
 
+// Tokens are read a run of plain characters at a time: what a quote, an
+// escape, a second '=' or a '#' does inside a token must survive that.
+TEST(SchemaLoader, TokensKeepQuotesEscapesAndEquals) {
+  Result<Schema> s = Schema::LoadTexts(
+      {{"base.schema", kBase},
+       {"t.schema",
+        "entity chip:a kind=chip name=\"Acme \\\"X\\\" 9\\\\1\" alias=\"Acme, Inc.\" alias=ax1,ax2 memory_type=a=b=c\n"
+        "entity chip:b kind=chip name=Half\"quoted name\" alias=b1,b2 # alias=not-this\n"}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const EntityDef* a = s->ResolveEntity("chip:a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->name, "Acme \"X\" 9\\1");
+  EXPECT_EQ(a->aliases, (std::vector<std::string>{"Acme, Inc.", "ax1", "ax2"}));  // a quoted item stays whole
+  EXPECT_EQ(a->properties.at("memory_type"), "a=b=c");
+  const EntityDef* b = s->ResolveEntity("chip:b");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->name, "Halfquoted name");
+  EXPECT_EQ(b->aliases, (std::vector<std::string>{"b1", "b2"}));
+  // The options a directive accepts are listed in order whatever order the code names them in.
+  ExpectError("dimension d canonical=B colour=red\n", 1, "(accepted: canonical, description, display)");
+}
+
 TEST(SchemaLoader, LabelToAttributeExpands) {
   Result<Schema> s = Schema::LoadTexts(
       {{"base.schema", kBase},
