@@ -1,21 +1,27 @@
 // The allocator policy of chipkg's programs (tools/heap_policy.h): memory a
-// large answer frees stays in the process for the next query. Built without
+// large answer frees stays in the process for the next query. And how the
+// chipkg command starts (tools/startup.h): its code mapped in one call. Built without
 // sanitizers even in the sanitized test build (CMakeLists.txt): AddressSanitizer
 // replaces the allocators this is about. Built twice: heap_policy_tests for
 // glibc's malloc, heap_policy_mimalloc_tests (CHIPKG_MIMALLOC) for mimalloc.
 #include <gtest/gtest.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/utsname.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -24,6 +30,7 @@
 #endif
 
 #include "tools/heap_policy.h"
+#include "tools/startup.h"
 
 namespace {
 
@@ -41,6 +48,70 @@ constexpr bool kSanitizedAllocator = false;
 #else
 constexpr bool kSanitizedAllocator = false;
 #endif
+
+// The size and the resident part of the mapping that holds `address`, in KiB
+// (/proc/self/smaps), or {-1, -1} when no mapping holds it.
+std::pair<long, long> SizeAndResidentKiB(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  long size = -1;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (range >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("Size:", 0) == 0) {
+      size = std::atol(line.c_str() + 5);
+    } else if (inside && line.rfind("Rss:", 0) == 0) {
+      return {size, std::atol(line.c_str() + 4)};
+    }
+  }
+  return {-1, -1};
+}
+
+// MADV_POPULATE_READ came with Linux 5.14; before it MapUpFront says false.
+bool KernelCanPopulate() {
+  utsname u{};
+  if (uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 5 || (major == 5 && minor >= 14);
+}
+
+TEST(StartupTest, MapUpFrontMapsEveryPageOfAFileMapping) {
+  char path[] = "/tmp/chipkg-startup-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  constexpr size_t kBytes = size_t{8} << 20;
+  const std::string chunk(1 << 20, 'x');
+  for (size_t i = 0; i < kBytes / chunk.size(); ++i) {
+    ASSERT_EQ(write(fd, chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
+  }
+  void* mapped = mmap(nullptr, kBytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  unlink(path);
+  ASSERT_NE(mapped, MAP_FAILED);
+  const char* begin = static_cast<const char*>(mapped);
+  EXPECT_EQ(SizeAndResidentKiB(begin), std::make_pair(long{kBytes >> 10}, 0L)) << "nothing is mapped before";
+  const bool mapped_up_front = chipkg::tools::MapUpFront(begin, begin + kBytes);
+  EXPECT_EQ(mapped_up_front, KernelCanPopulate());
+  if (mapped_up_front) {
+    EXPECT_EQ(SizeAndResidentKiB(begin), std::make_pair(long{kBytes >> 10}, long{kBytes >> 10}))
+        << "every page is mapped after, without having been read";
+  }
+  munmap(mapped, kBytes);
+}
+
+TEST(StartupTest, TheProgramsCodeIsMappedUpFront) {
+  if (!KernelCanPopulate()) GTEST_SKIP() << "this kernel has no MADV_POPULATE_READ";
+  ASSERT_TRUE(chipkg::tools::MapProgramCodeUpFront());
+  // The code of this test program: every page of its mapping is resident.
+  const auto [size, resident] = SizeAndResidentKiB(reinterpret_cast<const void*>(&KernelCanPopulate));
+  ASSERT_GT(size, 0);
+  EXPECT_EQ(resident, size);
+}
 
 #if defined(CHIPKG_MIMALLOC)
 TEST(MimallocPolicyTest, ProgramsAllocateWithMimalloc) {
