@@ -106,7 +106,8 @@ std::string Tokenize(std::string_view line, std::vector<Token>& out) {
             ++i;
             break;
           }
-          const size_t end = std::min(line.find_first_of("\\\"", i), n);
+          size_t end = i + 1;
+          while (end < n && line[end] != '"' && line[end] != '\\') ++end;
           text.append(line, i, end - i);
           i = end;
         }
