@@ -49,26 +49,41 @@ constexpr bool kSanitizedAllocator = false;
 constexpr bool kSanitizedAllocator = false;
 #endif
 
-// The size and the resident part of the mapping that holds `address`, in KiB
-// (/proc/self/smaps), or {-1, -1} when no mapping holds it.
-std::pair<long, long> SizeAndResidentKiB(const void* address) {
+// The lines /proc/self/smaps gives for the mapping that holds `address`
+// (Size:, Rss:, ..., VmFlags:); none when no mapping holds it.
+std::vector<std::string> SmapsOfMappingHolding(const void* address) {
   std::ifstream smaps("/proc/self/smaps");
   const auto at = reinterpret_cast<uintptr_t>(address);
   bool inside = false;
-  long size = -1;
+  std::vector<std::string> lines;
   for (std::string line; std::getline(smaps, line);) {
     uintptr_t lo = 0, hi = 0;
     char dash = 0;
     std::istringstream range(line);
     if (range >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
+      if (inside) break;
       inside = lo <= at && at < hi;
-    } else if (inside && line.rfind("Size:", 0) == 0) {
-      size = std::atol(line.c_str() + 5);
-    } else if (inside && line.rfind("Rss:", 0) == 0) {
-      return {size, std::atol(line.c_str() + 4)};
+    } else if (inside) {
+      lines.push_back(line);
     }
   }
-  return {-1, -1};
+  return lines;
+}
+
+// The line of that mapping's smaps entry starting with `field` ("Rss:"), or "".
+std::string SmapsField(const void* address, const std::string& field) {
+  for (const std::string& line : SmapsOfMappingHolding(address)) {
+    if (line.rfind(field, 0) == 0) return line;
+  }
+  return "";
+}
+
+// The size and the resident part of the mapping that holds `address`, in KiB,
+// or {-1, -1} when no mapping holds it.
+std::pair<long, long> SizeAndResidentKiB(const void* address) {
+  const std::string size = SmapsField(address, "Size:"), rss = SmapsField(address, "Rss:");
+  if (size.empty() || rss.empty()) return {-1, -1};
+  return {std::atol(size.c_str() + 5), std::atol(rss.c_str() + 4)};
 }
 
 // MADV_POPULATE_READ came with Linux 5.14; before it MapUpFront says false.
@@ -199,22 +214,7 @@ long ResidentKiB() {
 }
 
 // The VmFlags of the mapping that holds `address` (/proc/self/smaps).
-std::string FlagsOfMappingHolding(const void* address) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<uintptr_t>(address);
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream range(line);
-    if (range >> std::hex >> lo >> dash >> hi && dash == '-' && line.find(':') > line.find(' ')) {
-      inside = lo <= at && at < hi;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line;
-    }
-  }
-  return "";
-}
+std::string FlagsOfMappingHolding(const void* address) { return SmapsField(address, "VmFlags:"); }
 
 TEST(HeapPolicyTest, FreedBlocksStayInTheHeap) {
   if (kSanitizedAllocator) GTEST_SKIP() << "AddressSanitizer replaces glibc's allocator; mallopt does not apply";
