@@ -1,9 +1,10 @@
 // What the chipkg command does first, to start fast: scripts and cron jobs
 // start it afresh for every query, so its start-up is part of every answer
-// (tools/bench/README.md, "Where a one-shot chipkg query goes").
+// (tools/bench/README.md, "a one-shot command's start").
 #pragma once
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 
@@ -25,7 +26,7 @@ inline constexpr int kMadvisePopulateRead = 22;  // Linux 5.14's value; older he
 // one page fault at the first use of each 64 KiB. False if the kernel cannot
 // (before Linux 5.14) or refused; nothing else changes then.
 inline bool MapUpFront(const void* begin, const void* end) {
-  const uintptr_t page = 4096;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t first = reinterpret_cast<uintptr_t>(begin) & ~(page - 1);
   const uintptr_t last = reinterpret_cast<uintptr_t>(end);
   if (last <= first) return false;
