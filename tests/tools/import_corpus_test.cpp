@@ -139,4 +139,22 @@ TEST_F(ImportCorpusTest, RefusesANonEmptyStoreAndAMissingCorpus) {
   EXPECT_NE(missing.err.find("nope/sources.jsonl"), std::string::npos) << missing.err;
 }
 
+// `import FILE` given the corpus directory (an easy slip) says so and points
+// at --corpus, and creates no store; a missing file names the reason.
+TEST_F(ImportCorpusTest, ImportOfADirectoryOrAMissingFileSaysWhatItIs) {
+  const fs::path store = *root_ / "store-from-directory";
+  CommandRun dir = Chipkg(store.string(), "import " + Quote((*root_ / "corpus").string()));
+  EXPECT_EQ(dir.code, 2) << dir.err;
+  EXPECT_NE(dir.err.find("corpus is a directory"), std::string::npos) << dir.err;
+  EXPECT_NE(dir.err.find("chipkg import --corpus " + (*root_ / "corpus").string()), std::string::npos) << dir.err;
+  EXPECT_FALSE(fs::exists(store)) << "a store was created for an import that could not start";
+
+  CommandRun missing = Chipkg(store.string(), "import " + Quote((*root_ / "no-such-export.jsonl").string()));
+  EXPECT_EQ(missing.code, 1) << missing.err;
+  EXPECT_NE(missing.err.find("cannot read " + (*root_ / "no-such-export.jsonl").string() + ": No such file"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(fs::exists(store));
+}
+
 }  // namespace

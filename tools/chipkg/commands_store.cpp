@@ -1,6 +1,9 @@
 // Store-level commands: stats, export, import.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -105,9 +108,19 @@ int RunImport(const Args& args) {
     PrintError("usage: chipkg import FILE.jsonl (into an empty store), or chipkg import --corpus DIR");
     return kExitUsage;
   }
-  std::ifstream in(args.positional[0], std::ios::binary);
+  const std::string& file = args.positional[0];
+  // A directory opens as a stream and fails at its first read: say what it
+  // is before a store is created for nothing.
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    const bool corpus = std::filesystem::exists(std::filesystem::path(file) / "facts.jsonl", ec);
+    PrintError(file + " is a directory; chipkg import FILE takes a file written by chipkg export" +
+               (corpus ? " (for the peer-benchmark corpus in it: chipkg import --corpus " + file + ")" : ""));
+    return kExitUsage;
+  }
+  std::ifstream in(file, std::ios::binary);
   if (!in) {
-    PrintError("cannot read " + args.positional[0]);
+    PrintError("cannot read " + file + ": " + std::strerror(errno));
     return kExitFailed;
   }
   auto store = Store::Open(StorePath(args));
@@ -117,7 +130,7 @@ int RunImport(const Args& args) {
   }
   auto stats = (*store)->Import(in);
   if (!stats.ok()) {
-    PrintError(stats.status().WithContext(args.positional[0]));
+    PrintError(stats.status().WithContext(file));
     return kExitFailed;
   }
   std::fprintf(stderr, "imported %llu facts, %llu documents, %llu entities\n",
