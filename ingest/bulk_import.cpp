@@ -39,7 +39,8 @@ namespace {
 // A strict reader for the one shape both files have: one flat JSON object per line whose values
 // are strings, numbers or null. Strings without escapes are returned as views into the line; a
 // string with escapes is decoded into a per-field buffer. nlohmann::json parses the same lines
-// about five times slower (measured: tools/bench/README.md), which matters at 4M lines.
+// about eight times slower (tools/bench/HISTORY.md, "Measured at midnight"), which matters at 4M
+// lines.
 
 struct JsonScalar {
   enum class Type : uint8_t { kAbsent, kNull, kNumber, kString, kBool };

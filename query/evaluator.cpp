@@ -1892,7 +1892,7 @@ class Evaluator {
         const size_t begin = known.size() * part / parts, end = known.size() * (part + 1) / parts;
         // Read in chunks: a part's whole provenance at once (hundreds of
         // thousands of records) is a block of fresh memory each query, and
-        // fresh memory is the dearest thing here (tools/bench/README.md).
+        // fresh memory is the dearest thing here (tools/bench/HISTORY.md).
         constexpr size_t kChunk = 4096;
         std::vector<uint64_t> ids;
         ids.reserve(std::min(kChunk, end - begin));

@@ -26,7 +26,7 @@ namespace chipkg::tools {
 // threshold that adapts up to 32 MiB, such as the vector of a 300,000-row
 // answer), so the next query takes a page fault on every page again: about a
 // quarter of Q2's and Q5's time at N=100,000, and a cost per row that grows
-// with the answer (tools/bench/README.md). Serving every block from the heap
+// with the answer (tools/bench/HISTORY.md). Serving every block from the heap
 // and keeping freed memory for reuse trades that for a resident size that
 // stays at the largest answer's (per thread arena: each keeps its own peak).
 // Threads' arenas still fall back to mmap for a block larger than an arena
@@ -41,7 +41,7 @@ inline bool KeepFreedHeapForReuse() {
 
 // The main heap's first `reserve_bytes` on transparent huge pages. On the
 // machines chipkg is measured on, the first touch of a 4 KiB page costs
-// ~11 us (tools/bench/README.md), a 2 MiB huge page about as much as 25 of
+// ~11 us (tools/bench/HISTORY.md), a 2 MiB huge page about as much as 25 of
 // them: a one-shot `chipkg query` took ~750 page faults, over a third of its
 // time, most of them the heap growing page by page. The heap is grown once
 // by the reserve and given back to the allocator (kept by
@@ -87,7 +87,7 @@ inline bool ReserveHeapOnHugePages(size_t reserve_bytes = kHugeHeapReserveBytes)
 // of its citations step just sizing the citation vector). Memory mimalloc
 // manages as an arena is returned to the arena instead and, with decommit
 // off, stays committed: that step took 12 ms from the third run on, the whole
-// Q5 3.2 s instead of 3.8 (tools/bench/README.md). The arena is address space
+// Q5 3.2 s instead of 3.8 (tools/bench/HISTORY.md). The arena is address space
 // reserved without swap accounting (MAP_NORESERVE) and advised onto huge
 // pages: it costs nothing until touched. Its size is the machine's memory (at
 // most 64 GiB); $CHIPKG_HUGE_HEAP_MIB overrides it, 0 for none. Past it,

@@ -1,6 +1,6 @@
 // What the chipkg command does first, to start fast: scripts and cron jobs
 // start it afresh for every query, so its start-up is part of every answer
-// (tools/bench/README.md, "a one-shot command's start").
+// (tools/bench/HISTORY.md, "a one-shot command's start").
 #pragma once
 
 #include <sys/mman.h>
@@ -38,7 +38,7 @@ inline bool MapUpFront(const void* begin, const void* end) {
 // costs microseconds on the virtual machines chipkg is measured on. Mapping
 // the whole code at once costs ~0.4 ms and saves more: whole-process Q1 of
 // the peer benchmark 242 -> 128 page faults and ~0.5 ms faster (four
-// alternating rounds of 100 runs; tools/bench/README.md).
+// alternating rounds of 100 runs; tools/bench/HISTORY.md).
 inline bool MapProgramCodeUpFront() { return MapUpFront(&__executable_start, &etext); }
 
 }  // namespace chipkg::tools
