@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -71,8 +72,7 @@ size_t DefaultBlockCacheBytes(const std::string& path) {
   return static_cast<size_t>(std::max(floor, std::min(ceiling, 2 * files)));
 }
 
-// A secondary's info log lives in its private directory, removed when the
-// reader exits, so nothing it holds is ever read; but writing it costs every
+// A reader's info log would be read by nobody; but writing it costs every
 // one-shot `chipkg query` the formatting of each column family's options.
 // Messages at every level are dropped before they are formatted.
 class SilentLogger final : public rocksdb::Logger {
@@ -235,11 +235,13 @@ StoreImpl::StoreImpl(std::string path, const StoreOptions& options, bool read_on
   BuildOptions(options);
 }
 
-StoreImpl::~StoreImpl() {
+StoreImpl::~StoreImpl() { CloseDb(); }
+
+void StoreImpl::CloseDb() {
   if (db_ == nullptr) return;
   if (!read_only_) {
     // Writes live in the WAL and memtables until flushed; flushing here spares
-    // the next open (and every secondary) from replaying them, which for a
+    // the next open (and every reader) from replaying them, which for a
     // session of document writes costs seconds. Failure only leaves the WAL.
     std::vector<rocksdb::ColumnFamilyHandle*> ours(handles_.begin(), handles_.begin() + codec::kCfCount);
     rocksdb::FlushOptions fo;
@@ -251,6 +253,8 @@ StoreImpl::~StoreImpl() {
   }
   db_->Close().PermitUncheckedError();
   delete db_;
+  db_ = nullptr;
+  handles_.clear();
 }
 
 void StoreImpl::BuildOptions(const StoreOptions& options) {
@@ -258,7 +262,7 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
   db_options_.create_if_missing = options.create_if_missing;
   db_options_.create_missing_column_families = true;
   db_options_.max_background_jobs = 2;
-  db_options_.max_open_files = -1;  // required for secondary instances; the store has few files
+  db_options_.max_open_files = -1;  // every table file opened (and checked) at open; the store has few files
   db_options_.keep_log_file_num = 2;
   db_options_.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   db_options_.db_write_buffer_size = 256 << 20;
@@ -349,7 +353,7 @@ Status StoreImpl::OpenPrimary() {
     if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
-  CHIPKG_RETURN_IF_ERROR(OpenDb(/*secondary=*/false));
+  CHIPKG_RETURN_IF_ERROR(OpenDb(/*reader=*/false));
   // Holding the lock, any bulk-load directory left here belongs to a process
   // that died during a load: its files were never ingested.
   for (const auto& entry : fs::directory_iterator(p, ec)) {
@@ -385,7 +389,7 @@ Status StoreImpl::CreateStore(const std::string& path, const StoreOptions& optio
   if (ec) return Status::IOError("cannot create store directory " + staging.string() + ": " + ec.message());
   {
     StoreImpl creator(staging.string(), options, /*read_only=*/false);
-    Status made = creator.OpenDb(/*secondary=*/false);
+    Status made = creator.OpenDb(/*reader=*/false);
     if (!made.ok()) {
       std::error_code ignored;
       fs::remove_all(staging, ignored);
@@ -410,18 +414,18 @@ Status StoreImpl::OpenAsReader() {
   if (!fs::exists(fs::path(path_) / "CURRENT", ec)) {
     return Status::NotFound("no chipkg store at " + path_ + " (no RocksDB CURRENT file)");
   }
-  return OpenDb(/*secondary=*/true);
+  return OpenDb(/*reader=*/true);
 }
 
 namespace {
 
 // The environment of readers: Env::Default() without the background threads
-// RocksDB starts at open for flushes and compactions. A secondary instance
-// never flushes or compacts (catching up installs the writer's versions and
-// schedules nothing), so the threads would sit idle, yet each costs a one-shot
-// command its start and, under mimalloc, a heap segment of its own whose first
-// huge page is zeroed (~0.5 ms each here). A process that also opens a writer
-// starts them through the writer's Env::Default(); readers share them then.
+// RocksDB starts at open for flushes and compactions. A read-only instance
+// never flushes or compacts, so the threads would sit idle, yet each costs a
+// one-shot command its start and, under mimalloc, a heap segment of its own
+// whose first huge page is zeroed (~0.5 ms each here). A process that also
+// opens a writer starts them through the writer's Env::Default(); readers
+// share them then.
 class ReaderEnv final : public rocksdb::EnvWrapper {
  public:
   ReaderEnv() : rocksdb::EnvWrapper(rocksdb::Env::Default()) {}
@@ -433,6 +437,18 @@ rocksdb::Env* ReaderEnvironment() {
   return env;
 }
 
+// A reader that could not open the store: a damaged file says so, and what
+// to do, rather than only RocksDB's words.
+Status ReaderOpenFailure(const rocksdb::Status& st, const std::string& path) {
+  Status status = FromRocks(st, "opening a reader of " + path);
+  if (st.IsCorruption()) {
+    return Status::Corruption(status.message() +
+                              "; the store is damaged: nothing was read from it. Restore it from an export "
+                              "(chipkg import FILE into a new store) or ingest its sources again into a new store");
+  }
+  return status;
+}
+
 rocksdb::DBOptions ReaderOptions(rocksdb::DBOptions opts) {
   opts.create_if_missing = false;
   opts.create_missing_column_families = false;
@@ -440,43 +456,60 @@ rocksdb::DBOptions ReaderOptions(rocksdb::DBOptions opts) {
   // family and manifest edit: far more than reading the few footers a
   // chipkg store has. A one-shot `chipkg query` is mostly this open.
   opts.max_file_opening_threads = 1;
-  // RocksDB writes a secondary's files only through its info log, into the
-  // secondary path; with a logger of our own it writes none.
+  // RocksDB writes a reader's files only through its info log; with a logger
+  // of our own it writes none.
   opts.info_log = std::make_shared<SilentLogger>();
   opts.env = ReaderEnvironment();
   return opts;
 }
 
-// The secondary path RocksDB requires. Nothing is written there (see
-// ReaderOptions); naming a path under the store's CURRENT file makes sure
-// that nothing could be: no directory can be created under a regular file.
-std::string UnusedSecondaryPath(const std::string& store_path) {
-  return (fs::path(store_path) / "CURRENT" / "reader").string();
-}
-
 }  // namespace
 
-bool StoreImpl::OpenReaderDirectly() {
+rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamilyDescriptor>& descriptors,
+                                          std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
+  // Not a RocksDB secondary instance: one that cannot open a table file (its
+  // checksums fail) takes it for a file the writer has deleted, and serves
+  // that column family as it was before the file, silently: queries answered
+  // from a store that has lost data, with exit status 0. A read-only
+  // instance opens and checks every table file at open and fails instead.
+  // A writer's compaction may delete a file between our reading the MANIFEST
+  // that names it and our opening it; the open is then tried again on the
+  // newer MANIFEST.
+  opened_state_ = FilesState();
+  rocksdb::Status st;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    handles->clear();
+    db_ = nullptr;
+    st = rocksdb::DB::OpenForReadOnly(ReaderOptions(db_options_), path_, descriptors, handles, &db_);
+    if (st.ok() || !(st.IsPathNotFound() || st.IsNotFound())) break;
+    opened_state_ = FilesState();
+  }
+  if (!st.ok()) db_ = nullptr;
+  return st;
+}
+
+rocksdb::Status StoreImpl::OpenReaderDirectly() {
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (int cf = 0; cf < codec::kCfCount; ++cf) descriptors.emplace_back(codec::CfName(cf), cf_options_[cf]);
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::Status st = rocksdb::DB::OpenAsSecondary(ReaderOptions(db_options_), path_, UnusedSecondaryPath(path_),
-                                                    descriptors, &handles, &db_);
-  if (!st.ok()) {
-    db_ = nullptr;
-    return false;
-  }
+  rocksdb::Status st = OpenReadOnlyDb(descriptors, &handles);
   // RocksDB returns the handles in the order of the descriptors: codec::Cf order.
-  handles_ = std::move(handles);
-  return true;
+  if (st.ok()) handles_ = std::move(handles);
+  return st;
 }
 
-Status StoreImpl::OpenDb(bool secondary) {
-  if (secondary && OpenReaderDirectly()) return CheckFormatAndLoad(/*fresh=*/false, /*secondary=*/true);
+Status StoreImpl::OpenDb(bool reader) {
+  if (reader) {
+    rocksdb::Status direct = OpenReaderDirectly();
+    if (direct.ok()) return CheckFormatAndLoad(/*fresh=*/false, /*reader=*/true);
+    // Column families other than chipkg's are for the listing below to
+    // explain; anything else is the store's own failure.
+    if (!direct.IsInvalidArgument()) return ReaderOpenFailure(direct, path_);
+  }
   std::vector<std::string> names;
   rocksdb::Status st = rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path_, &names);
   const bool fresh = !st.ok();  // no MANIFEST yet: a new store
-  if (fresh && secondary) return FromRocks(st, "listing column families of " + path_);
+  if (fresh && reader) return FromRocks(st, "listing column families of " + path_);
   if (!fresh && std::find(names.begin(), names.end(), codec::CfName(codec::kMetaCf)) == names.end()) {
     return Status::InvalidArgument("store path " + path_ +
                                    " holds a RocksDB database that is not a chipkg store (no 'meta' column family)");
@@ -488,7 +521,7 @@ Status StoreImpl::OpenDb(bool secondary) {
   for (int cf = 0; cf < codec::kCfCount; ++cf) {
     bool listed = fresh || std::find(names.begin(), names.end(), codec::CfName(cf)) != names.end();
     present[cf] = listed;
-    if (listed || !secondary) descriptors.emplace_back(codec::CfName(cf), cf_options_[cf]);
+    if (listed || !reader) descriptors.emplace_back(codec::CfName(cf), cf_options_[cf]);
   }
   for (const auto& name : names) {
     bool ours = false;
@@ -498,9 +531,9 @@ Status StoreImpl::OpenDb(bool secondary) {
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DBOptions opts = db_options_;
-  if (secondary) {
-    st = rocksdb::DB::OpenAsSecondary(ReaderOptions(opts), path_, UnusedSecondaryPath(path_), descriptors, &handles,
-                                      &db_);
+  if (reader) {
+    st = OpenReadOnlyDb(descriptors, &handles);
+    if (!st.ok() && !st.IsInvalidArgument()) return ReaderOpenFailure(st, path_);
   } else {
     // A store of another format may lack some of our CFs: do not add them
     // before the format check has had its say.
@@ -538,7 +571,7 @@ Status StoreImpl::OpenDb(bool secondary) {
     if (st.IsIOError() && (msg.find("lock") != std::string::npos || msg.find("LOCK") != std::string::npos)) {
       return Status::Busy("another chipkg process is writing to " + path_ + " (" + msg + ")");
     }
-    return FromRocks(st, std::string(secondary ? "opening secondary instance of " : "opening store ") + path_);
+    return FromRocks(st, std::string(reader ? "opening a reader of " : "opening store ") + path_);
   }
   handles_.assign(codec::kCfCount, nullptr);
   for (auto* h : handles) {
@@ -552,13 +585,13 @@ Status StoreImpl::OpenDb(bool secondary) {
       handles_.push_back(h);
     }
   }
-  return CheckFormatAndLoad(fresh, secondary);
+  return CheckFormatAndLoad(fresh, reader);
 }
 
-Status StoreImpl::CheckFormatAndLoad(bool fresh, bool secondary) {
+Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
   std::string format;
   rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kMetaCf], codec::kFormatKey, &format);
-  if (st.IsNotFound() && fresh && !secondary) {
+  if (st.IsNotFound() && fresh && !reader) {
     rocksdb::WriteBatch batch;
     batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);
     Counters c;
@@ -633,12 +666,36 @@ void StoreImpl::Commit(const Counters& c, const Interner& interner) {
 
 Status StoreImpl::CatchUp() {
   if (!read_only_) return Status::OK();
-  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->TryCatchUpWithPrimary(), "catching up with the writer of " + path_));
-  return LoadCounters();
+  // A read-only instance is a fixed view: a new one is opened when the files
+  // naming the store's state have changed since (a write ended in the WAL, a
+  // flush, a compaction or a bulk load wrote the MANIFEST).
+  if (FilesState() == opened_state_) return Status::OK();
+  CloseDb();
+  return OpenDb(/*reader=*/true).WithContext("catching up with the writer of " + path_);
+}
+
+std::string StoreImpl::FilesState() const {
+  std::string state;
+  std::error_code ec;
+  std::ifstream current(fs::path(path_) / "CURRENT", std::ios::binary);
+  std::getline(current, state);
+  const auto size_of = [&](const fs::path& p) {
+    const auto size = fs::file_size(p, ec);
+    return ec ? std::string("?") : std::to_string(size);
+  };
+  state += " " + size_of(fs::path(path_) / state);
+  std::vector<std::string> logs;
+  for (const auto& entry : fs::directory_iterator(path_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) logs.push_back(name + ":" + size_of(entry.path()));
+  }
+  std::sort(logs.begin(), logs.end());
+  for (const auto& l : logs) state += " " + l;
+  return state;
 }
 
 Status StoreImpl::CheckWritable() const {
-  if (read_only_) return Status::InvalidArgument("store " + path_ + " is open read-only (secondary instance)");
+  if (read_only_) return Status::InvalidArgument("store " + path_ + " is open read-only (a reader)");
   if (bulk_active_) return Status::Busy("a bulk load is in progress on " + path_ + "; write after it finishes");
   return Status::OK();
 }

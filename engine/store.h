@@ -1,8 +1,8 @@
 // Store: the sourced, dated fact store on RocksDB.
 //
 // One process writes (Store::Open); any number read at the same time as
-// readers (Store::OpenReader, RocksDB secondary instances) that call CatchUp()
-// before each query. Key layout and format version: engine/README.md.
+// readers (Store::OpenReader, RocksDB read-only instances) that call
+// CatchUp() before each query. Key layout and format version: engine/README.md.
 //
 // Every write is one atomic RocksDB WriteBatch: a document version with all of
 // its facts (and the retractions it causes) is all in or all out, whatever
@@ -110,12 +110,15 @@ class Store {
   // message names both versions and what to do).
   static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& options = {});
 
-  // Opens the store at `path` as a RocksDB secondary instance, for a reader
-  // that runs while another process writes. The reader writes no file
-  // anywhere (no logs, no directory of its own). Writes fail.
+  // Opens the store at `path` for a reader that runs while another process
+  // writes: a read-only view of what the writer had committed, every table
+  // file checked at open (Corruption, "the store is damaged", if one fails).
+  // The reader writes no file anywhere. Writes fail.
   static Result<std::unique_ptr<Store>> OpenReader(const std::string& path, const StoreOptions& options = {});
 
-  // Secondary instances: catch up with what the writer has committed. A no-op on a primary.
+  // Readers: see what the writer has committed since the open or the last
+  // CatchUp (a new view when the store's files changed; a few stats when not).
+  // Not while another thread reads this Store. A no-op on a writer.
   virtual Status CatchUp() = 0;
   virtual bool read_only() const = 0;
 

@@ -244,7 +244,7 @@ class StoreImpl final : public Store {
 
   // A snapshot for one read made of several RocksDB calls (an index scan,
   // then the provenance), so a bulk load being ingested meanwhile is seen
-  // whole or not at all. Null on a secondary, which changes only in CatchUp.
+  // whole or not at all. Null on a reader, a fixed view that changes only in CatchUp.
   class ReadSnapshot {
    public:
     // `needed` false: a read made of one iterator, which is consistent by itself.
@@ -263,14 +263,24 @@ class StoreImpl final : public Store {
   };
 
  private:
-  Status OpenDb(bool secondary);
+  Status OpenDb(bool reader);
   // A reader's open when the store has exactly chipkg's column families (the
-  // usual case): no listing of them first. False when that fails; OpenDb's
-  // checks then say why.
-  bool OpenReaderDirectly();
+  // usual case): no listing of them first. InvalidArgument when the store's
+  // column families are not those (OpenDb's checks then say why); any other
+  // failure is the store's (a damaged table file: Corruption).
+  rocksdb::Status OpenReaderDirectly();
+  // A reader's RocksDB instance: read-only, every table file opened and
+  // checked at open (engine/README.md, "Readers").
+  rocksdb::Status OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamilyDescriptor>& descriptors,
+                                 std::vector<rocksdb::ColumnFamilyHandle*>* handles);
+  // What a reader's view was opened on: the files naming the store's state
+  // (CURRENT, the MANIFEST's size, the write-ahead logs' sizes). CatchUp
+  // reopens when it differs.
+  std::string FilesState() const;
+  void CloseDb();
   // After either open: the format record (written now for a fresh store),
   // every column family present, the dictionary and the counters.
-  Status CheckFormatAndLoad(bool fresh, bool secondary);
+  Status CheckFormatAndLoad(bool fresh, bool reader);
   Status LoadCounters();
   void BuildOptions(const StoreOptions& options);
   Status CheckWritable() const;
@@ -321,6 +331,7 @@ class StoreImpl final : public Store {
 
   std::string path_;
   bool read_only_;
+  std::string opened_state_;  // readers: FilesState() just before the open
   StoreOptions options_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by codec::Cf; extra CFs after

@@ -784,7 +784,7 @@ TEST(StoreTest, OtherDirectoriesAreNotStores) {
   EXPECT_TRUE(Store::Open(dir.Sub("missing"), no_create).status().IsNotFound());
 }
 
-TEST(StoreTest, SecondarySeesWritesAfterCatchUp) {
+TEST(StoreTest, AReaderSeesWritesAfterCatchUp) {
   TempDir dir;
   auto primary = OpenOrDie(dir.Sub("s"));
   DocBuilder b1("doc-1");
@@ -880,7 +880,56 @@ TEST(StoreTest, AReaderWritesNothing) {
   EXPECT_EQ(Listing(dir.path()), with_writer);
 }
 
-// A reader starts no thread: a secondary never flushes or compacts, and
+// A reader that cannot read a table file fails to open, naming the damage,
+// and reads nothing; so does the writer. (A RocksDB secondary instance, which
+// readers were until 2026-12, took such a file for one the writer had
+// deleted and answered from the column families as they were before it: no
+// rows, exit status 0.)
+TEST(StoreTest, AReaderRefusesADamagedTableFile) {
+  TempDir dir;
+  {
+    auto writer = OpenOrDie(dir.Sub("s"));
+    for (int d = 0; d < 40; ++d) {
+      DocBuilder b("doc-" + std::to_string(d));
+      for (int c = 0; c < 25; ++c) {
+        const std::string chip = "chip:c" + std::to_string(d * 25 + c);
+        b.Add(chip, "memory", Value::Quantity((16 + c) * kGB, "bytes", std::to_string(16 + c) + " GB"),
+              "memory " + std::to_string(16 + c) + " GB");
+      }
+      ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+    }
+  }  // closed: flushed into table files
+  {
+    auto reader = Store::OpenReader(dir.Sub("s"));
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ASSERT_EQ((*reader)->FactsAbout("chip:c7").value().size(), 1u);
+  }
+  // Every table file damaged between its first blocks and its footer, as a
+  // bad disk or a stray write would.
+  int damaged = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.Sub("s"))) {
+    if (e.path().extension() != ".sst") continue;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (bytes.size() < 400) continue;
+    for (size_t i = 100; i + 200 < bytes.size(); i += 13) bytes[i] = static_cast<char>(~bytes[i]);
+    f.seekp(0);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    ++damaged;
+  }
+  ASSERT_GT(damaged, 0);
+  const auto before = Listing(dir.path());
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_FALSE(reader.ok()) << "a damaged store opened for reading; chip:c7 has "
+                            << (*reader)->FactsAbout("chip:c7").value().size() << " facts";
+  EXPECT_TRUE(reader.status().IsCorruption()) << reader.status().ToString();
+  EXPECT_NE(reader.status().message().find("the store is damaged"), std::string::npos) << reader.status().ToString();
+  EXPECT_NE(reader.status().message().find(dir.Sub("s")), std::string::npos) << reader.status().ToString();
+  EXPECT_EQ(Listing(dir.path()), before);
+  EXPECT_FALSE(Store::Open(dir.Sub("s")).ok());
+}
+
+// A reader starts no thread: a read-only instance never flushes or compacts, and
 // RocksDB's pools would otherwise be grown at every open (two threads, which
 // a one-shot `chipkg query` pays for in a process that has opened no writer).
 // Here a writer of this process has started the pools already, so what is

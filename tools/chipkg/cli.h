@@ -41,8 +41,8 @@ std::string StorePath(const Args& args);
 // Loads the schema from $CHIPKG_SCHEMA_DIR or the source tree's schema/.
 Result<Schema> LoadSchema();
 
-// Opens the store for reading while another process may write (a RocksDB
-// secondary instance, Store::OpenReader), caught up.
+// Opens the store for reading while another process may write
+// (Store::OpenReader), caught up.
 Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const StoreOptions& options = {});
 // Ends a process that has only read: flushes stdout and stderr and exits
 // without closing stores or running

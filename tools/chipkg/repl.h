@@ -26,7 +26,7 @@ namespace chipkg::cli {
 // What a session keeps between statements.
 struct Session {
   std::string store_path;
-  std::unique_ptr<Store> store;  // open for reading (secondary)
+  std::unique_ptr<Store> store;  // open for reading (Store::OpenReader)
   const Schema* schema = nullptr;
   factcheck::Format format = factcheck::Format::kText;
   double tolerance = 0.01;      // conflicts: relative difference that counts as a disagreement
