@@ -255,16 +255,27 @@ Json VersionJson(const DocumentVersion& v) {
   return j;
 }
 
-void WriteLine(std::ostream& out, const Json& j) { out << j.dump() << '\n'; }
+struct RecordWriter {
+  std::ostream& out;
+  uint64_t records = 0;  // written so far
+  void Write(const Json& j) {
+    out << j.dump() << '\n';
+    ++records;
+  }
+};
 
 }  // namespace
 
-Status StoreImpl::Export(std::ostream& out) const {
+Status StoreImpl::Export(std::ostream& out_stream) const {
+  // Records are counted for the end record: an export cut short at a line
+  // boundary (a full disk, an interrupted copy) would otherwise import
+  // without complaint.
+  RecordWriter out{out_stream};
   try {
-    WriteLine(out, Json{{"type", "format"}, {"format", codec::kFormatVersion}});
+    out.Write(Json{{"type", "format"}, {"format", codec::kFormatVersion}, {"end_record", true}});
     CHIPKG_ASSIGN_OR_RETURN(std::vector<Transaction> txs, ListTransactions());
     for (const auto& t : txs) {
-      WriteLine(out, Json{{"type", "tx"},
+      out.Write(Json{{"type", "tx"},
                           {"id", t.id},
                           {"time_micros", t.time_micros},
                           {"run_id", Str(t.run_id)},
@@ -272,7 +283,7 @@ Status StoreImpl::Export(std::ostream& out) const {
     }
     CHIPKG_ASSIGN_OR_RETURN(std::vector<Entity> entities, ListEntities(""));
     for (const auto& e : entities) {
-      WriteLine(out, Json{{"type", "entity"},
+      out.Write(Json{{"type", "entity"},
                           {"id", Str(e.id)},
                           {"kind", Str(e.kind)},
                           {"name", Str(e.name)},
@@ -280,9 +291,9 @@ Status StoreImpl::Export(std::ostream& out) const {
     }
     CHIPKG_ASSIGN_OR_RETURN(std::vector<Document> documents, ListDocuments());
     for (const auto& d : documents) {
-      WriteLine(out, DocumentJson(d));
+      out.Write(DocumentJson(d));
       CHIPKG_ASSIGN_OR_RETURN(std::vector<DocumentVersion> versions, ListDocumentVersions(d.id, /*with_text=*/true));
-      for (const auto& v : versions) WriteLine(out, VersionJson(v));
+      for (const auto& v : versions) out.Write(VersionJson(v));
     }
     // Facts in id order, provenance read a batch at a time.
     std::vector<Fact> batch;
@@ -291,7 +302,7 @@ Status StoreImpl::Export(std::ostream& out) const {
     ReadSnapshot snap(this);
     auto flush = [&]() -> Status {
       CHIPKG_RETURN_IF_ERROR(FillProvenance(&batch, snap.get()));
-      for (const auto& f : batch) WriteLine(out, FactJson(f));
+      for (const auto& f : batch) out.Write(FactJson(f));
       batch.clear();
       return Status::OK();
     };
@@ -307,9 +318,10 @@ Status StoreImpl::Export(std::ostream& out) const {
     CHIPKG_RETURN_IF_ERROR(status);
     CHIPKG_RETURN_IF_ERROR(flush());
     CHIPKG_ASSIGN_OR_RETURN(auto meta, ListMeta(""));
-    for (const auto& [k, v] : meta) WriteLine(out, Json{{"type", "meta"}, {"key", Str(k)}, {"value", Str(v)}});
-    out.flush();
-    if (!out) return Status::IOError("writing the export of " + path_ + " failed");
+    for (const auto& [k, v] : meta) out.Write(Json{{"type", "meta"}, {"key", Str(k)}, {"value", Str(v)}});
+    out.Write(Json{{"type", "end"}, {"records", out.records}});
+    out_stream.flush();
+    if (!out_stream) return Status::IOError("writing the export of " + path_ + " failed");
     return Status::OK();
   } catch (const std::exception& e) {
     return Status::IOError("exporting " + path_ + ": " + e.what());
@@ -321,10 +333,17 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
   std::string line;
   size_t line_no = 0;
   bool saw_format = false;
+  bool expect_end = false;  // exports written before the end record existed have none
+  size_t end_line = 0;      // the end record's line, once read
+  uint64_t records = 0;     // before the end record
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
     const std::string where = "import line " + std::to_string(line_no);
+    if (end_line != 0) {
+      return Status::InvalidArgument(where + ": a record after the end record of line " + std::to_string(end_line));
+    }
+    ++records;
     Status s;
     try {
       const Json j = Json::parse(line);
@@ -336,7 +355,18 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
           return Status::FormatMismatch(where + ": the export has storage format '" + format + "', this chipkg reads '" +
                                         codec::kFormatVersion + "'");
         }
+        expect_end = j.value("end_record", false);
         saw_format = true;
+        continue;
+      }
+      if (type == "end") {
+        const uint64_t written = j.at("records").get<uint64_t>();
+        if (written != records - 1) {
+          return Status::InvalidArgument(where + ": the end record counts " + std::to_string(written) +
+                                         " records before it, the file has " + std::to_string(records - 1) +
+                                         ": lines are missing; nothing was imported");
+        }
+        end_line = line_no;
         continue;
       }
       if (type == "tx") {
@@ -384,6 +414,11 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
   }
   if (in.bad()) return Status::IOError("reading the import stream failed at line " + std::to_string(line_no));
   if (!saw_format) return Status::InvalidArgument("import: empty input (no format record)");
+  if (expect_end && end_line == 0) {
+    return Status::InvalidArgument("import: the export ends at line " + std::to_string(line_no) +
+                                   " without its end record: it was cut short (an interrupted copy, a full "
+                                   "disk); nothing was imported");
+  }
   return writer->Finish("import");
 }
 

@@ -76,7 +76,7 @@ TEST(ExportTest, ImportReproducesTheStoreExactly) {
   Populate(*original);
   const std::string first = ExportOf(*original);
   ASSERT_FALSE(first.empty());
-  EXPECT_EQ(first.substr(0, first.find('\n')), R"({"type":"format","format":"chipkg-store 1"})");
+  EXPECT_EQ(first.substr(0, first.find('\n')), R"({"type":"format","format":"chipkg-store 1","end_record":true})");
 
   auto copy = OpenOrDie(dir.Sub("b"));
   std::istringstream in(first);
@@ -193,6 +193,55 @@ TEST(ExportTest, ImportRefusesNonEmptyStoresAndBadInput) {
   std::istringstream good(text);
   auto ok = target->Import(good);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ExportOf(*target), text);
+}
+
+// An export ends with a count of its records, so that one cut short at a
+// line boundary (an interrupted copy, a full disk) is refused rather than
+// imported as a smaller store; exports written before the end record existed
+// (no "end_record" in their format line) still import.
+TEST(ExportTest, ImportRefusesAnExportCutShortOrExtended) {
+  TempDir dir;
+  auto original = OpenOrDie(dir.Sub("a"));
+  Populate(*original);
+  const std::string text = ExportOf(*original);
+  ASSERT_EQ(text.find(R"({"type":"format","format":"chipkg-store 1","end_record":true})"), 0u) << text.substr(0, 80);
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = text.find('\n', at);
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  ASSERT_GT(lines.size(), 5u);
+  EXPECT_EQ(lines.back(), R"({"type":"end","records":)" + std::to_string(lines.size() - 1) + "}");
+  auto join = [](const std::vector<std::string>& ls, size_t from, size_t to) {
+    std::string out;
+    for (size_t i = from; i < to; ++i) out += ls[i] + "\n";
+    return out;
+  };
+  auto target = OpenOrDie(dir.Sub("b"));
+  auto refused = [&](const std::string& input, const std::string& says) {
+    std::istringstream in(input);
+    auto r = target->Import(in);
+    ASSERT_FALSE(r.ok()) << says;
+    EXPECT_TRUE(r.status().IsInvalidArgument()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().ToString();
+    EXPECT_EQ(target->LastTx(), 0u);
+    EXPECT_TRUE(target->ListDocuments().value().empty());
+  };
+  refused(join(lines, 0, lines.size() - 1), "without its end record: it was cut short");
+  refused(join(lines, 0, lines.size() / 2), "ends at line " + std::to_string(lines.size() / 2));
+  std::vector<std::string> one_missing = lines;
+  one_missing.erase(one_missing.begin() + 2);
+  refused(join(one_missing, 0, one_missing.size()), "lines are missing");
+  refused(text + lines[1] + "\n", "a record after the end record");
+
+  // The same store exported before the end record existed.
+  std::vector<std::string> old_style(lines.begin(), lines.end() - 1);
+  old_style[0] = R"({"type":"format","format":"chipkg-store 1"})";
+  std::istringstream old_in(join(old_style, 0, old_style.size()));
+  auto imported = target->Import(old_in);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   EXPECT_EQ(ExportOf(*target), text);
 }
 

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -233,6 +234,80 @@ TEST_F(ToolsTest, OneShotAnswersAreTheReplsAndAFailedWriteIsAnError) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_TRUE(Contains(ReadFile((g_sandbox->root() / "full.err").string()), "could not write the answer"));
+}
+
+// `chipkg export FILE` replaces FILE only with a whole export: one that fails
+// part-way (here the file-size limit, as a full disk would) leaves the
+// previous file, often the last backup, as it was, and no partial file.
+TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
+  const fs::path dir = g_sandbox->root() / "exports";
+  fs::create_directories(dir);
+  const fs::path backup = dir / "backup.jsonl";
+  Output whole = Chipkg(Db({"export", backup.string()}));
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const std::string previous = ReadFile(backup);
+  ASSERT_GT(previous.size(), 100000u);
+
+  pid_t pid = fork();
+  if (pid == 0) {
+    PrepareChildEnvironment();
+    int err = open((dir / "limited.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err < 0) _exit(127);
+    dup2(err, 2);
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+    rlimit limit{64 * 1024, 64 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    std::vector<std::string> args = {CHIPKG_BINARY, "export", backup.string(), "--db", g_sandbox->store()};
+    auto argv = Argv(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string err = ReadFile(dir / "limited.err");
+  EXPECT_TRUE(Contains(err, "exporting to " + backup.string() + " (left as it was)")) << err;
+  EXPECT_TRUE(ReadFile(backup) == previous) << "the previous export was damaged by a failed one";
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_TRUE(e.path() == backup || e.path().filename() == "limited.err") << "left behind: " << e.path();
+  }
+
+  Output again = Chipkg(Db({"export", backup.string()}));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_TRUE(ReadFile(backup) == previous);
+  Output extra = Chipkg(Db({"export", backup.string(), "second"}));
+  EXPECT_EQ(extra.code, 2);
+  EXPECT_TRUE(Contains(extra.err, "unexpected argument 'second'")) << extra.err;
+  Output stats = Chipkg(Db({"stats", "extra"}));
+  EXPECT_EQ(stats.code, 2);
+  EXPECT_TRUE(Contains(stats.err, "unexpected argument 'extra'")) << stats.err;
+}
+
+// A --db that is not a store says which of the things it is (a damaged
+// store or another directory, a file, nothing given), and the REPL does not
+// try to fill such a directory with the bundled datasets.
+TEST_F(ToolsTest, ADbThatIsNotAStoreSaysWhatItIs) {
+  const fs::path other = g_sandbox->root() / "not-a-store";
+  fs::create_directories(other);
+  std::ofstream(other / "000042.sst") << "left over";
+  for (const auto& args : std::vector<std::vector<std::string>>{{"stats"}, {"query", "find chip"}, {}}) {
+    std::vector<std::string> a = args;
+    a.push_back("--db");
+    a.push_back(other.string());
+    Output o = Chipkg(a, "sources\n");
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_TRUE(Contains(o.err, other.string() + " is not a chipkg store")) << o.err;
+    EXPECT_FALSE(Contains(o.err, "ingesting bundled datasets")) << o.err;
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(other), fs::directory_iterator()), 1);
+  Output file = Chipkg({"stats", "--db", (other / "000042.sst").string()});
+  EXPECT_EQ(file.code, 1);
+  EXPECT_TRUE(Contains(file.err, "is a file, not a store directory")) << file.err;
+  Output empty = Chipkg({"stats", "--db", ""});
+  EXPECT_NE(empty.code, 0);
+  EXPECT_TRUE(Contains(empty.err, "store path is empty") || Contains(empty.err, "--db")) << empty.err;
 }
 
 // A one-shot reader ends without closing its store (nothing to save), but

@@ -1,4 +1,7 @@
 // Store-level commands: stats, export, import.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +17,10 @@ namespace chipkg::cli {
 namespace {
 
 int RunStats(const Args& args) {
+  if (!args.positional.empty()) {
+    PrintError("unexpected argument '" + args.positional[0] + "': usage: chipkg stats");
+    return kExitUsage;
+  }
   auto store = OpenForReading(StorePath(args));
   if (!store.ok()) {
     PrintError(store.status());
@@ -37,7 +44,36 @@ int RunStats(const Args& args) {
   return kExitOk;
 }
 
+// Writes the export beside `file` and renames it over `file` once it is
+// whole and on disk: a failed export (a full disk, a damaged block) leaves
+// the file it would have replaced, often the previous backup, as it was.
+Status ExportToFile(const Store& store, const std::string& file) {
+  const std::string partial = file + ".partial-" + std::to_string(::getpid());
+  std::ofstream out(partial, std::ios::binary);
+  if (!out) return Status::IOError("cannot write " + partial + ": " + std::strerror(errno));
+  Status st = store.Export(out);
+  out.close();
+  if (st.ok() && !out) st = Status::IOError("writing " + partial + " failed: " + std::strerror(errno));
+  if (st.ok()) {
+    const int fd = ::open(partial.c_str(), O_RDONLY);
+    if (fd < 0 || ::fsync(fd) != 0) st = Status::IOError("syncing " + partial + ": " + std::strerror(errno));
+    if (fd >= 0) ::close(fd);
+  }
+  if (st.ok() && std::rename(partial.c_str(), file.c_str()) != 0) {
+    st = Status::IOError("cannot rename " + partial + " to " + file + ": " + std::strerror(errno));
+  }
+  if (!st.ok()) {
+    std::remove(partial.c_str());
+    return st.WithContext("exporting to " + file + " (left as it was)");
+  }
+  return Status::OK();
+}
+
 int RunExport(const Args& args) {
+  if (args.positional.size() > 1) {
+    PrintError("unexpected argument '" + args.positional[1] + "': usage: chipkg export [FILE]");
+    return kExitUsage;
+  }
   auto store = OpenForReading(StorePath(args));
   if (!store.ok()) {
     PrintError(store.status());
@@ -48,14 +84,7 @@ int RunExport(const Args& args) {
     st = (*store)->Export(std::cout);
     std::cout.flush();
   } else {
-    std::ofstream out(args.positional[0], std::ios::binary);
-    if (!out) {
-      PrintError("cannot write " + args.positional[0]);
-      return kExitFailed;
-    }
-    st = (*store)->Export(out);
-    out.close();
-    if (st.ok() && !out) st = Status::IOError("writing " + args.positional[0] + " failed");
+    st = ExportToFile(**store, args.positional[0]);
   }
   if (!st.ok()) {
     PrintError(st);
