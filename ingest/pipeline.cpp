@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -70,6 +72,20 @@ Status SyncSchemaEntities(Store& store, const Schema& schema) {
   return Status::OK();
 }
 
+// Why `body` cannot be a version of a document, or "" when it can. An empty
+// body or one that is not text (a server's empty 200, an error page's
+// binary, a wrong URL) is a failed fetch, not a new version: stored, it would
+// retract every fact the previous version stated.
+std::string WhyNotADocument(std::string_view body) {
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return body.empty() ? "the document is empty" : "the document is only white space";
+  }
+  if (const size_t nul = body.find('\0'); nul != std::string_view::npos) {
+    return "the document is not text (a NUL byte at offset " + std::to_string(nul) + ")";
+  }
+  return "";
+}
+
 // Ingests one source; errors are that source's failure only.
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fetcher& fetcher,
                  const std::string& run_id, SourceOutcome& outcome, IngestReport& report) {
@@ -102,6 +118,9 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fet
   doc.last_modified = fetched->last_modified;
 
   const std::string& text = fetched->body;
+  if (const std::string why = WhyNotADocument(text); !why.empty()) {
+    return Status::InvalidArgument(spec.location + ": " + why + "; nothing stored (a previous version, if any, stands)");
+  }
   auto latest = store.LatestDocumentVersion(doc_id);
   if (latest.ok() && latest->content_hash == Sha256Hex(text)) {
     outcome.state = SourceOutcome::State::kUnchanged;
@@ -162,7 +181,7 @@ std::string IngestReport::SummaryLine() const {
 
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read manifest " + path);
+  if (!in) return Status::IOError("cannot read manifest " + path + ": " + std::strerror(errno));
   std::stringstream buf;
   buf << in.rdbuf();
   const std::string text = buf.str();

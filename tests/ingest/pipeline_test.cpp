@@ -153,6 +153,40 @@ TEST_F(PipelineTest, OneFailingSourceDoesNotStopTheOthers) {
   EXPECT_NE(report->SummaryLine().find("1 failed"), std::string::npos);
 }
 
+// A source that comes back empty or as binary bytes is a failed fetch: the
+// run reports it failed and the previous version, with its facts, stands.
+TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
+  const fs::path copy = dir_ / "trainium.txt";
+  WriteFile(copy, ReadFile(Seed("000_de7815fa348ea8df.txt")));
+  SourceSpec spec;
+  spec.location = copy.string();
+  spec.id = "trainium-page";
+  auto v1 = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(v1.ok());
+  ASSERT_EQ(v1->documents_new, 1u) << (v1->sources.empty() ? "" : v1->sources[0].error);
+  const size_t facts_v1 = store_->FactsFromDocument("trainium-page").value().size();
+  ASSERT_GT(facts_v1, 10u);
+  const TxId last = store_->LastTx();
+
+  for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
+           {"", "the document is empty"},
+           {" \n\t\n", "only white space"},
+           {std::string("\x7f" "ELF\x02\x01\x01\0\0\0 binary", 17), "not text (a NUL byte at offset 7)"}}) {
+    SCOPED_TRACE(says);
+    WriteFile(copy, body);
+    auto run = IngestSources(*store_, *schema_, {spec});
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run->documents_failed, 1u);
+    ASSERT_EQ(run->sources.size(), 1u);
+    EXPECT_NE(run->sources[0].error.find(says), std::string::npos) << run->sources[0].error;
+    EXPECT_NE(run->sources[0].error.find(copy.string()), std::string::npos) << run->sources[0].error;
+    EXPECT_EQ(run->facts_retracted, 0u);
+    EXPECT_EQ(store_->LastTx(), last);
+    EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_v1);
+    EXPECT_EQ(store_->ListDocumentVersions("trainium-page").value().size(), 1u);
+  }
+}
+
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   const fs::path bad = dir_ / "bad.json";
   WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");
