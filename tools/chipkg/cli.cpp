@@ -111,7 +111,19 @@ void ExitAfterReading(int code) {
 }
 
 Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const StoreOptions& options) {
-  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT")) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty()) return Status::InvalidArgument("the store path is empty (--db PATH or $CHIPKG_DB)");
+  if (!fs::exists(fs::path(path) / "CURRENT", ec)) {
+    // Say which of three things it is: each needs something else done.
+    if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
+      return Status::InvalidArgument(path + " is a file, not a store directory (--db names a directory)");
+    }
+    if (fs::is_directory(path, ec) && !fs::is_empty(path, ec)) {
+      return Status::InvalidArgument(path + " is not a chipkg store: a directory with files but no RocksDB CURRENT "
+                                     "file (a damaged store, or another directory; restore a store from an export "
+                                     "with 'chipkg --db NEWDIR import FILE')");
+    }
     return Status::NotFound("no chipkg store at " + path + " (run 'chipkg ingest --manifest FILE' first)");
   }
   // Opening reads what the writer has committed (manifest and logs): no

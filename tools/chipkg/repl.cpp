@@ -7,7 +7,7 @@
 // ends in '\' or leaves a parenthesis or quote open; '#' starts a comment. An
 // error is printed and the session carries on.
 //
-// It reads the store as a RocksDB secondary, catching up before every
+// It reads the store as a reader (Store::OpenReader), catching up before every
 // statement, so a cron ingest can write meanwhile. An empty or absent store
 // is first filled from the bundled datasets (unless --no-ingest).
 #include <unistd.h>
@@ -261,9 +261,15 @@ int RunRepl(const Args& args) {
     session.store = std::move(*store);
     return Status::OK();
   };
-  bool present = std::filesystem::exists(std::filesystem::path(session.store_path) / "CURRENT");
-  Status opened = present ? open() : Status::NotFound("no store yet");
-  if (!args.Has("no-ingest") && (!opened.ok() ? !present : session.store->LastTx() == 0)) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool present = fs::exists(fs::path(session.store_path) / "CURRENT", ec);
+  // Only an absent store or an empty directory is filled; anything else
+  // without a CURRENT file (a damaged store, a file) is for open() to name.
+  const bool nothing_there = !fs::exists(session.store_path, ec) ||
+                             (fs::is_directory(session.store_path, ec) && fs::is_empty(session.store_path, ec));
+  Status opened = present || !nothing_there ? open() : Status::NotFound("no store yet");
+  if (!args.Has("no-ingest") && (!opened.ok() ? nothing_there : session.store->LastTx() == 0)) {
     // Absent, or never written to: the first start fills it.
     FillStore(session.store_path, *schema);
     session.store.reset();
