@@ -255,6 +255,22 @@ Json VersionJson(const DocumentVersion& v) {
   return j;
 }
 
+// nlohmann's messages begin "[json.exception.parse_error.101] parse error at
+// line 1, column 315: "; a line of an export is one JSON text, so the import
+// names the file's line and the column itself, and keeps only the reason.
+std::string JsonReason(const std::exception& e) {
+  std::string what = e.what();
+  if (what.rfind("[json.exception.", 0) == 0) {
+    const size_t close = what.find("] ");
+    if (close != std::string::npos) what.erase(0, close + 2);
+    if (what.rfind("parse error", 0) == 0) {
+      const size_t colon = what.find(": ");
+      if (colon != std::string::npos) what.erase(0, colon + 2);
+    }
+  }
+  return what;
+}
+
 struct RecordWriter {
   std::ostream& out;
   uint64_t records = 0;  // written so far
@@ -407,8 +423,10 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
       } else {
         s = Status::InvalidArgument("unknown record type '" + type + "'");
       }
+    } catch (const Json::parse_error& e) {
+      s = Status::InvalidArgument("not valid JSON at column " + std::to_string(e.byte) + ": " + JsonReason(e));
     } catch (const std::exception& e) {
-      s = Status::InvalidArgument(e.what());
+      s = Status::InvalidArgument(JsonReason(e));
     }
     if (!s.ok()) return s.WithContext(where);
   }

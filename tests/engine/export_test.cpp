@@ -169,6 +169,17 @@ TEST(ExportTest, ImportRefusesNonEmptyStoresAndBadInput) {
   auto r = target->Import(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("import line"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("key 'type' not found"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(r.status().message().find("json.exception"), std::string::npos) << r.status().ToString();
+  // A line cut in the middle of its JSON: the file's line and the column, not the parser's own "line 1".
+  std::string cut = text;
+  cut.insert(cut.find('\n', fact_line), "{\"type\":\"fact\",\n");
+  std::istringstream cut_in(cut);
+  auto c = target->Import(cut_in);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find(": not valid JSON at column "), std::string::npos) << c.status().ToString();
+  EXPECT_EQ(c.status().message().find("json.exception"), std::string::npos) << c.status().ToString();
+  EXPECT_EQ(c.status().message().find("at line 1,"), std::string::npos) << c.status().ToString();
   EXPECT_EQ(target->LastTx(), 0u);
   EXPECT_TRUE(target->ListDocuments().value().empty());
   EXPECT_TRUE(target->ListEntities().value().empty());

@@ -136,7 +136,8 @@ TEST_F(ImportCorpusTest, RefusesANonEmptyStoreAndAMissingCorpus) {
 
   CommandRun missing = Chipkg((*root_ / "store-missing").string(), "import --corpus " + Quote((*root_ / "nope").string()));
   EXPECT_EQ(missing.code, 1);
-  EXPECT_NE(missing.err.find("nope/sources.jsonl"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("nope/sources.jsonl: No such file"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(*root_ / "store-missing")) << "a store was created for a corpus that is not there";
 }
 
 // `import FILE` given the corpus directory (an easy slip) says so and points

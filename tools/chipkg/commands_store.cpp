@@ -100,6 +100,16 @@ int RunImportCorpus(const Args& args, const std::string& dir) {
     PrintError("usage: chipkg import --corpus DIR (a directory with facts.jsonl and sources.jsonl)");
     return kExitUsage;
   }
+  // Checked before the store is opened (and created): a mistyped corpus
+  // directory should leave nothing behind.
+  for (const char* name : {"sources.jsonl", "facts.jsonl"}) {
+    const std::string file = (std::filesystem::path(dir) / name).string();
+    if (std::ifstream probe(file); !probe) {
+      PrintError("cannot read " + file + ": " + std::strerror(errno) +
+                 " (chipkg import --corpus DIR takes the directory tools/bench/gen.py wrote)");
+      return kExitFailed;
+    }
+  }
   auto schema = LoadSchema();
   if (!schema.ok()) {
     PrintError(schema.status());
