@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -117,6 +118,26 @@ Output Chipkg(std::vector<std::string> args, const std::string& input = "") {
   return o;
 }
 
+// Runs chipkg with `args` in a child that `prepare` sets up first (after the
+// sandbox's environment: a limit, a stream redirected), stderr into `err`.
+// The exit code, or -1 if the child did not exit normally.
+int ExitCodeInChild(std::vector<std::string> args, const fs::path& err, const std::function<bool()>& prepare) {
+  args.insert(args.begin(), CHIPKG_BINARY);
+  pid_t pid = fork();
+  if (pid == 0) {
+    PrepareChildEnvironment();
+    const int fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || dup2(fd, 2) != 2 || !prepare()) _exit(127);
+    auto argv = Argv(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  if (pid < 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 std::vector<std::string> Db(std::vector<std::string> args) {
   args.push_back("--db");
   args.push_back(g_sandbox->store());
@@ -215,24 +236,12 @@ TEST_F(ToolsTest, OneShotAnswersAreTheReplsAndAFailedWriteIsAnError) {
     EXPECT_GT(shot.out.size(), 10000u);
   }
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
-  pid_t pid = fork();
-  if (pid == 0) {
-    PrepareChildEnvironment();
-    int full = open("/dev/full", O_WRONLY);
-    int err = open((g_sandbox->root() / "full.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (full < 0 || err < 0) _exit(127);
-    dup2(full, 1);
-    dup2(err, 2);
-    std::vector<std::string> args = {CHIPKG_BINARY, "query", q, "--format", "json", "--db", g_sandbox->store()};
-    auto argv = Argv(args);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ASSERT_GT(pid, 0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const int code = ExitCodeInChild({"query", q, "--format", "json", "--db", g_sandbox->store()},
+                                   g_sandbox->root() / "full.err", [] {
+                                     const int full = open("/dev/full", O_WRONLY);
+                                     return full >= 0 && dup2(full, 1) == 1;
+                                   });
+  EXPECT_EQ(code, 1);
   EXPECT_TRUE(Contains(ReadFile((g_sandbox->root() / "full.err").string()), "could not write the answer"));
 }
 
@@ -248,25 +257,12 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   const std::string previous = ReadFile(backup);
   ASSERT_GT(previous.size(), 100000u);
 
-  pid_t pid = fork();
-  if (pid == 0) {
-    PrepareChildEnvironment();
-    int err = open((dir / "limited.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (err < 0) _exit(127);
-    dup2(err, 2);
+  const int code = ExitCodeInChild({"export", backup.string(), "--db", g_sandbox->store()}, dir / "limited.err", [] {
     signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
-    rlimit limit{64 * 1024, 64 * 1024};
-    setrlimit(RLIMIT_FSIZE, &limit);
-    std::vector<std::string> args = {CHIPKG_BINARY, "export", backup.string(), "--db", g_sandbox->store()};
-    auto argv = Argv(args);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  ASSERT_GT(pid, 0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
+    const rlimit limit{64 * 1024, 64 * 1024};
+    return setrlimit(RLIMIT_FSIZE, &limit) == 0;
+  });
+  EXPECT_EQ(code, 1);
   const std::string err = ReadFile(dir / "limited.err");
   EXPECT_TRUE(Contains(err, "exporting to " + backup.string() + " (left as it was)")) << err;
   EXPECT_TRUE(ReadFile(backup) == previous) << "the previous export was damaged by a failed one";
