@@ -1990,14 +1990,30 @@ class Evaluator {
 
 }  // namespace
 
+namespace {
+
+// A parse or bind error counts lines within the query text ("line 1, column
+// 10: ..."; FormatQueryError); a script's reader wants the script's line.
+Status AtInputLine(const Status& status, int first_line) {
+  const std::string& message = status.message();
+  if (first_line <= 1 || !status.IsInvalidArgument() || message.rfind("line ", 0) != 0) return status;
+  size_t end = 5;
+  int line = 0;
+  while (end < message.size() && message[end] >= '0' && message[end] <= '9') line = line * 10 + (message[end++] - '0');
+  if (end == 5 || message.compare(end, 9, ", column ") != 0) return status;
+  return Status::InvalidArgument("line " + std::to_string(line + first_line - 1) + message.substr(end));
+}
+
+}  // namespace
+
 Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::string_view text,
                              const QueryOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   try {
     Result<Query> parsed = ParseQuery(text);
-    if (!parsed.ok()) return parsed.status();
+    if (!parsed.ok()) return AtInputLine(parsed.status(), options.first_line);
     Result<BoundQuery> bound = Bind(*parsed, text, store, schema, options);
-    if (!bound.ok()) return bound.status();
+    if (!bound.ok()) return AtInputLine(bound.status(), options.first_line);
     QueryResult result;
     PhaseClock(result, start).Mark("parse and bind");
     result.query = std::string(text);

@@ -35,6 +35,9 @@ struct QueryOptions {
   double tolerance = 0.01;
   // Most rows a `with evidence` expansion makes from one entity.
   size_t max_witnesses_per_row = 10000;
+  // The line of a larger input (a script) on which the text begins: error
+  // positions ("line 3, column 10") count from it.
+  int first_line = 1;
 };
 
 Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::string_view text,

@@ -191,7 +191,7 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_TRUE(Contains(o.out, "AWS Trainium  (chip:aws-trainium, chip)")) << o.out;
   EXPECT_TRUE(Contains(o.out, "AWS Trainium 2  (chip:aws-trainium2, chip)")) << o.out;
   EXPECT_TRUE(Contains(o.err, "error:")) << o.err;
-  EXPECT_TRUE(Contains(o.err, "column 27")) << o.err;     // the malformed query
+  EXPECT_TRUE(Contains(o.err, "line 2, column 27")) << o.err;  // the malformed query, on the script's line 2
   EXPECT_TRUE(Contains(o.err, "did you mean")) << o.err;  // Trainuim
   // The fit, computed from the model's parameters and the chip's memory.
   EXPECT_TRUE(Contains(o.out, "70 GB <= 96 GB")) << o.out;
@@ -199,6 +199,11 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_TRUE(Contains(ok.out, "\"sources\"")) << ok.out;
   EXPECT_TRUE(Contains(ok.out, "trace trainium2.perf_per_watt")) << ok.out;  // help has examples
+  // A query spread over lines, after blank ones: its error names the script's line.
+  Output placed = Chipkg(Db({}), "trainium.foundry\n\n# comment\nfind chip\n  where bogus > 1\n");
+  EXPECT_EQ(placed.code, 1);
+  EXPECT_TRUE(Contains(placed.err, "line 5, column ")) << placed.err;
+  EXPECT_TRUE(Contains(placed.err, "bogus")) << placed.err;
   Output unfinished = Chipkg(Db({}), "trace trainium2.fits(\"Llama\n");
   EXPECT_NE(unfinished.code, 0);
   EXPECT_TRUE(Contains(unfinished.err, "unfinished statement")) << unfinished.err;

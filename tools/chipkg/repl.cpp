@@ -307,7 +307,10 @@ int RunRepl(const Args& args) {
   bool failed = false;
   std::string buffer, line;
   bool continued = false;
+  int line_no = 0, statement_line = 1;  // of the input; a script's errors name its lines
   while (lines.Next(continued ? "  ...> " : "chipkg> ", line)) {
+    ++line_no;
+    if (buffer.empty()) statement_line = line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     std::string trimmed = TrimRight(StripComment(line));
     bool backslash = !trimmed.empty() && trimmed.back() == '\\';
@@ -337,6 +340,7 @@ int RunRepl(const Args& args) {
     Status caught = session.store->CatchUp();
     if (!caught.ok()) PrintError(caught.WithContext("catching up with the writer (answers may be stale)"));
     std::string out, err;
+    session.statement_line = interactive ? 1 : statement_line;
     int code = RunStatement(session, statement, out, err);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);

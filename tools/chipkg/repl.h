@@ -36,6 +36,9 @@ struct Session {
   // in the statement's output yet: one-shot commands stream a large answer to
   // stdout instead of holding its whole text. Null: into the output string.
   std::ostream* answer_stream = nullptr;
+  // The input line on which the statement being run begins (scripts read
+  // from stdin), so that query errors name the script's line; 1 otherwise.
+  int statement_line = 1;
 };
 
 // Runs one statement. The answer goes to `out`, messages to `err`; returns

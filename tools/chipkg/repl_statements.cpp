@@ -166,6 +166,7 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   if (Trim(text).empty()) return Fail(err, Status::InvalidArgument("usage: query TEXT"), kExitUsage);
   query::QueryOptions options;
   options.tolerance = s.tolerance;
+  options.first_line = s.statement_line;
   auto result = query::RunQuery(*s.store, *s.schema, text, options);
   if (!result.ok()) return Fail(err, result.status());
   s.last_phases = result->phases;
