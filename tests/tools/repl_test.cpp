@@ -286,6 +286,28 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   EXPECT_TRUE(Contains(stats.err, "unexpected argument 'extra'")) << stats.err;
 }
 
+// `stats --format json` is what a cron job or a monitor reads; the text form
+// is for people; CSV is refused rather than ignored.
+TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
+  Output text = Chipkg(Db({"stats"}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  Output json = Chipkg(Db({"stats", "--format", "json"}));
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["store"].get<std::string>(), g_sandbox->store());
+  EXPECT_GT(j["facts"].get<uint64_t>(), 1000u);
+  EXPECT_EQ(j["live_facts"].get<uint64_t>() + j["retracted_facts"].get<uint64_t>(), j["facts"].get<uint64_t>());
+  EXPECT_GT(j["documents"].get<uint64_t>(), 0u);
+  EXPECT_GT(j["last_tx"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(Contains(text.out, "facts              " + std::to_string(j["facts"].get<uint64_t>()))) << text.out;
+  Output csv = Chipkg(Db({"stats", "--format", "csv"}));
+  EXPECT_EQ(csv.code, 2);
+  EXPECT_TRUE(Contains(csv.err, "stats prints --format text or json")) << csv.err;
+  Output negative = Chipkg(Db({"conflicts", "--tolerance", "-5%"}));
+  EXPECT_EQ(negative.code, 2) << negative.err;
+  EXPECT_TRUE(Contains(negative.err, "is negative")) << negative.err;
+}
+
 // A --db that is not a store says which of the things it is (a damaged
 // store or another directory, a file, nothing given), and the REPL does not
 // try to fill such a directory with the bundled datasets.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "ingest/bulk_import.h"
 #include "tools/chipkg/cli.h"
@@ -19,6 +20,12 @@ namespace {
 int RunStats(const Args& args) {
   if (!args.positional.empty()) {
     PrintError("unexpected argument '" + args.positional[0] + "': usage: chipkg stats");
+    return kExitUsage;
+  }
+  // Text for people; JSON for the cron jobs and monitors that watch a store.
+  const std::string format = args.Get("format").value_or("text");
+  if (format != "text" && format != "json") {
+    PrintError("stats prints --format text or json, not '" + format + "'");
     return kExitUsage;
   }
   auto store = OpenForReading(StorePath(args));
@@ -32,6 +39,21 @@ int RunStats(const Args& args) {
     return kExitFailed;
   }
   const StoreStats& s = *stats;
+  if (format == "json") {
+    const nlohmann::ordered_json j = {{"store", StorePath(args)},
+                                      {"facts", s.facts},
+                                      {"live_facts", s.live_facts},
+                                      {"retracted_facts", s.retracted_facts},
+                                      {"not_published_facts", s.not_published_facts},
+                                      {"entities", s.entities},
+                                      {"documents", s.documents},
+                                      {"document_versions", s.document_versions},
+                                      {"transactions", s.transactions},
+                                      {"last_tx", (*store)->LastTx()},
+                                      {"disk_bytes", s.disk_bytes}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return kExitOk;
+  }
   std::printf("store              %s\n", StorePath(args).c_str());
   std::printf("facts              %llu (%llu live, %llu retracted, %llu not published)\n",
               (unsigned long long)s.facts, (unsigned long long)s.live_facts,
@@ -178,7 +200,8 @@ int RunImport(const Args& args) {
   return kExitOk;
 }
 
-const RegisterCommand kStats({"stats", "stats", "counts of facts, entities, documents; size on disk", RunStats});
+const RegisterCommand kStats({"stats", "stats [--format json]", "counts of facts, entities, documents; size on disk",
+                              RunStats});
 const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JSON Lines (stdout by default)",
                                RunExport});
 const RegisterCommand kImport({"import", "import FILE | import --corpus DIR",

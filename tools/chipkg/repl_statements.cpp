@@ -323,9 +323,10 @@ Result<double> ParseTolerance(const std::string& text) {
   if (percent) t = Trim(t.substr(0, t.size() - 1));
   char* end = nullptr;
   double v = t.empty() ? NAN : std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || v < 0) {
+  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v)) {
     return Status::InvalidArgument("tolerance '" + text + "' is not a percentage (e.g. 2% or 0.02)");
   }
+  if (v < 0) return Status::InvalidArgument("tolerance '" + text + "' is negative: it is a difference, 0% or more");
   return percent ? v / 100 : v;
 }
 
