@@ -150,6 +150,19 @@ TEST_F(ImportCorpusTest, ImportOfADirectoryOrAMissingFileSaysWhatItIs) {
   EXPECT_NE(dir.err.find("chipkg import --corpus " + (*root_ / "corpus").string()), std::string::npos) << dir.err;
   EXPECT_FALSE(fs::exists(store)) << "a store was created for an import that could not start";
 
+  // An export cut short fails, and the store created for it is removed again:
+  // a failed import writes nothing, so nothing is lost, and a retry starts clean.
+  const fs::path cut = *root_ / "cut.jsonl";
+  std::ofstream(cut) << R"({"type":"format","format":"chipkg-store 1","end_record":true})" << "\n";
+  CommandRun cut_short = Chipkg(store.string(), "import " + Quote(cut.string()));
+  EXPECT_EQ(cut_short.code, 1) << cut_short.err;
+  EXPECT_NE(cut_short.err.find("it was cut short"), std::string::npos) << cut_short.err;
+  EXPECT_FALSE(fs::exists(store)) << "the store created for a failed import was left behind";
+  fs::create_directories(store);
+  EXPECT_EQ(Chipkg(store.string(), "import " + Quote(cut.string())).code, 1);
+  EXPECT_TRUE(fs::exists(store) && fs::is_empty(store)) << "a directory made ahead of time is kept, empty";
+  fs::remove(store);
+
   CommandRun missing = Chipkg(store.string(), "import " + Quote((*root_ / "no-such-export.jsonl").string()));
   EXPECT_EQ(missing.code, 1) << missing.err;
   EXPECT_NE(missing.err.find("cannot read " + (*root_ / "no-such-export.jsonl").string() + ": No such file"),

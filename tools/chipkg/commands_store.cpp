@@ -115,6 +115,32 @@ int RunExport(const Args& args) {
   return kExitOk;
 }
 
+// A failed import writes nothing, so a store the command created for it holds
+// nothing either: it is removed, and a retry (or the REPL's first start)
+// finds the path as it was, absent or an empty directory.
+class StoreCreatedForImport {
+ public:
+  explicit StoreCreatedForImport(std::string path) : path_(std::move(path)) {
+    std::error_code ec;
+    existed_ = std::filesystem::exists(path_, ec);
+    was_empty_ = existed_ && std::filesystem::is_directory(path_, ec) && std::filesystem::is_empty(path_, ec);
+  }
+  void Undo(std::unique_ptr<Store>& store) const {
+    if (existed_ && !was_empty_) return;
+    store.reset();  // closed before its files go
+    std::error_code ec;
+    if (!existed_) {
+      std::filesystem::remove_all(path_, ec);
+      return;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(path_, ec)) std::filesystem::remove_all(entry.path(), ec);
+  }
+
+ private:
+  std::string path_;
+  bool existed_ = false, was_empty_ = false;
+};
+
 // chipkg import --corpus DIR: the peer-benchmark corpus (tools/bench/gen.py's
 // facts.jsonl and sources.jsonl) as it is, through the bulk path.
 int RunImportCorpus(const Args& args, const std::string& dir) {
@@ -137,6 +163,7 @@ int RunImportCorpus(const Args& args, const std::string& dir) {
     PrintError(schema.status());
     return kExitFailed;
   }
+  const StoreCreatedForImport created(StorePath(args));
   auto store = Store::Open(StorePath(args));
   if (!store.ok()) {
     PrintError(store.status());
@@ -149,6 +176,7 @@ int RunImportCorpus(const Args& args, const std::string& dir) {
   }
   auto stats = ImportGeneratedCorpus(**store, *schema, dir);
   if (!stats.ok()) {
+    created.Undo(*store);
     PrintError(stats.status());
     return kExitFailed;
   }
@@ -184,6 +212,7 @@ int RunImport(const Args& args) {
     PrintError("cannot read " + file + ": " + std::strerror(errno));
     return kExitFailed;
   }
+  const StoreCreatedForImport created(StorePath(args));
   auto store = Store::Open(StorePath(args));
   if (!store.ok()) {
     PrintError(store.status());
@@ -191,6 +220,7 @@ int RunImport(const Args& args) {
   }
   auto stats = (*store)->Import(in);
   if (!stats.ok()) {
+    created.Undo(*store);
     PrintError(stats.status().WithContext(file));
     return kExitFailed;
   }
