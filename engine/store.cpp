@@ -443,8 +443,8 @@ Status ReaderOpenFailure(const rocksdb::Status& st, const std::string& path) {
   Status status = FromRocks(st, "opening a reader of " + path);
   if (st.IsCorruption()) {
     return Status::Corruption(status.message() +
-                              "; the store is damaged: nothing was read from it. Restore it from an export "
-                              "(chipkg import FILE into a new store) or ingest its sources again into a new store");
+                              "; the store is damaged: restore it from an export (chipkg import FILE into a "
+                              "new store) or ingest its sources again into a new store");
   }
   return status;
 }
@@ -466,7 +466,8 @@ rocksdb::DBOptions ReaderOptions(rocksdb::DBOptions opts) {
 }  // namespace
 
 rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamilyDescriptor>& descriptors,
-                                          std::vector<rocksdb::ColumnFamilyHandle*>* handles) {
+                                          std::vector<rocksdb::ColumnFamilyHandle*>* handles, rocksdb::DB** db,
+                                          std::string* state) const {
   // Not a RocksDB secondary instance: one that cannot open a table file (its
   // checksums fail) takes it for a file the writer has deleted, and serves
   // that column family as it was before the file, silently: queries answered
@@ -475,24 +476,28 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
   // A writer's compaction may delete a file between our reading the MANIFEST
   // that names it and our opening it; the open is then tried again on the
   // newer MANIFEST.
-  opened_state_ = FilesState();
+  *state = FilesState();
   rocksdb::Status st;
   for (int attempt = 0; attempt < 3; ++attempt) {
     handles->clear();
-    db_ = nullptr;
-    st = rocksdb::DB::OpenForReadOnly(ReaderOptions(db_options_), path_, descriptors, handles, &db_);
+    *db = nullptr;
+    st = rocksdb::DB::OpenForReadOnly(ReaderOptions(db_options_), path_, descriptors, handles, db);
     if (st.ok() || !(st.IsPathNotFound() || st.IsNotFound())) break;
-    opened_state_ = FilesState();
+    *state = FilesState();
   }
-  if (!st.ok()) db_ = nullptr;
+  if (!st.ok()) *db = nullptr;
   return st;
 }
 
-rocksdb::Status StoreImpl::OpenReaderDirectly() {
+std::vector<rocksdb::ColumnFamilyDescriptor> StoreImpl::OurColumnFamilies() const {
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
   for (int cf = 0; cf < codec::kCfCount; ++cf) descriptors.emplace_back(codec::CfName(cf), cf_options_[cf]);
+  return descriptors;
+}
+
+rocksdb::Status StoreImpl::OpenReaderDirectly() {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::Status st = OpenReadOnlyDb(descriptors, &handles);
+  rocksdb::Status st = OpenReadOnlyDb(OurColumnFamilies(), &handles, &db_, &opened_state_);
   // RocksDB returns the handles in the order of the descriptors: codec::Cf order.
   if (st.ok()) handles_ = std::move(handles);
   return st;
@@ -532,7 +537,7 @@ Status StoreImpl::OpenDb(bool reader) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DBOptions opts = db_options_;
   if (reader) {
-    st = OpenReadOnlyDb(descriptors, &handles);
+    st = OpenReadOnlyDb(descriptors, &handles, &db_, &opened_state_);
     if (!st.ok() && !st.IsInvalidArgument()) return ReaderOpenFailure(st, path_);
   } else {
     // A store of another format may lack some of our CFs: do not add them
@@ -670,8 +675,21 @@ Status StoreImpl::CatchUp() {
   // naming the store's state have changed since (a write ended in the WAL, a
   // flush, a compaction or a bulk load wrote the MANIFEST).
   if (FilesState() == opened_state_) return Status::OK();
+  // The new view is opened beside the old one, which stays in use when the
+  // new one cannot be opened (a damaged file, a store being replaced).
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* fresh = nullptr;
+  std::string state;
+  rocksdb::Status st = OpenReadOnlyDb(OurColumnFamilies(), &handles, &fresh, &state);
+  if (!st.ok()) {
+    return ReaderOpenFailure(st, path_)
+        .WithContext("catching up with the writer of " + path_ + " (answers still come from the view opened before)");
+  }
   CloseDb();
-  return OpenDb(/*reader=*/true).WithContext("catching up with the writer of " + path_);
+  db_ = fresh;
+  handles_ = std::move(handles);  // in codec::Cf order, as asked
+  opened_state_ = std::move(state);
+  return CheckFormatAndLoad(/*fresh=*/false, /*reader=*/true).WithContext("catching up with the writer of " + path_);
 }
 
 std::string StoreImpl::FilesState() const {

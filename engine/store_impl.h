@@ -271,8 +271,11 @@ class StoreImpl final : public Store {
   rocksdb::Status OpenReaderDirectly();
   // A reader's RocksDB instance: read-only, every table file opened and
   // checked at open (engine/README.md, "Readers").
+  // `state` receives FilesState() as of just before the open.
   rocksdb::Status OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamilyDescriptor>& descriptors,
-                                 std::vector<rocksdb::ColumnFamilyHandle*>* handles);
+                                 std::vector<rocksdb::ColumnFamilyHandle*>* handles, rocksdb::DB** db,
+                                 std::string* state) const;
+  std::vector<rocksdb::ColumnFamilyDescriptor> OurColumnFamilies() const;
   // What a reader's view was opened on: the files naming the store's state
   // (CURRENT, the MANIFEST's size, the write-ahead logs' sizes). CatchUp
   // reopens when it differs.

@@ -929,6 +929,38 @@ TEST(StoreTest, AReaderRefusesADamagedTableFile) {
   EXPECT_FALSE(Store::Open(dir.Sub("s")).ok());
 }
 
+// A reader whose catching up fails (here CURRENT names a MANIFEST that is not
+// there) says so and goes on answering from the view it had; once the store
+// is readable again, catching up succeeds.
+TEST(StoreTest, AFailedCatchUpKeepsThePreviousView) {
+  TempDir dir;
+  auto writer = OpenOrDie(dir.Sub("s"));
+  DocBuilder b1("doc-1");
+  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
+  ASSERT_TRUE(writer->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok());
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const std::filesystem::path current = std::filesystem::path(dir.Sub("s")) / "CURRENT";
+  std::string manifest;
+  std::getline(std::ifstream(current), manifest);
+  std::ofstream(current, std::ios::trunc) << "MANIFEST-999999\n";
+  Status caught = (*reader)->CatchUp();
+  EXPECT_FALSE(caught.ok());
+  EXPECT_NE(caught.message().find("answers still come from the view opened before"), std::string::npos)
+      << caught.ToString();
+  auto facts = (*reader)->FactsAbout("chip:a");
+  ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+  EXPECT_EQ(facts->size(), 1u);
+
+  std::ofstream(current, std::ios::trunc) << manifest << "\n";
+  DocBuilder b2("doc-2");
+  b2.Add("chip:b", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "32 GB");
+  ASSERT_TRUE(writer->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
+  ASSERT_TRUE((*reader)->CatchUp().ok());
+  EXPECT_EQ((*reader)->FactsAbout("chip:b").value().size(), 1u);
+  EXPECT_EQ((*reader)->FactsAbout("chip:a").value().size(), 1u);
+}
+
 // A reader starts no thread: a read-only instance never flushes or compacts, and
 // RocksDB's pools would otherwise be grown at every open (two threads, which
 // a one-shot `chipkg query` pays for in a process that has opened no writer).
