@@ -784,12 +784,23 @@ TEST(StoreTest, OtherDirectoriesAreNotStores) {
   EXPECT_TRUE(Store::Open(dir.Sub("missing"), no_create).status().IsNotFound());
 }
 
+namespace {
+
+// One document, "doc-1", stating chip:a's memory, 16 GB: the store the reader tests start from.
+::testing::AssertionResult WriteOneFact(Store& store) {
+  DocBuilder b("doc-1");
+  b.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
+  auto written = store.WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1");
+  if (written.ok()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << written.status().ToString();
+}
+
+}  // namespace
+
 TEST(StoreTest, AReaderSeesWritesAfterCatchUp) {
   TempDir dir;
   auto primary = OpenOrDie(dir.Sub("s"));
-  DocBuilder b1("doc-1");
-  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
-  ASSERT_TRUE(primary->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok());
+  ASSERT_TRUE(WriteOneFact(*primary));
 
   auto secondary = Store::OpenReader(dir.Sub("s"));
   ASSERT_TRUE(secondary.ok()) << secondary.status().ToString();
@@ -860,9 +871,7 @@ void ReshapeColumnFamilies(const std::string& path, const std::string& add, cons
 // the store directory, nothing beside it, whether or not a writer is running.
 TEST(StoreTest, AReaderWritesNothing) {
   TempDir dir;
-  DocBuilder b1("doc-1");
-  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
-  { ASSERT_TRUE(OpenOrDie(dir.Sub("s"))->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok()); }
+  ASSERT_TRUE(WriteOneFact(*OpenOrDie(dir.Sub("s"))));
   const auto before = Listing(dir.path());
   {
     auto reader = Store::OpenReader(dir.Sub("s"));
@@ -935,9 +944,7 @@ TEST(StoreTest, AReaderRefusesADamagedTableFile) {
 TEST(StoreTest, AFailedCatchUpKeepsThePreviousView) {
   TempDir dir;
   auto writer = OpenOrDie(dir.Sub("s"));
-  DocBuilder b1("doc-1");
-  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
-  ASSERT_TRUE(writer->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok());
+  ASSERT_TRUE(WriteOneFact(*writer));
   auto reader = Store::OpenReader(dir.Sub("s"));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   const std::filesystem::path current = std::filesystem::path(dir.Sub("s")) / "CURRENT";
@@ -991,9 +998,7 @@ TEST(StoreTest, AReaderStartsNoThread) {
 // that lacks one of chipkg's is refused with the one it lacks.
 TEST(StoreTest, AReaderChecksTheColumnFamilies) {
   TempDir dir;
-  DocBuilder b1("doc-1");
-  b1.Add("chip:a", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "16 GB");
-  { ASSERT_TRUE(OpenOrDie(dir.Sub("s"))->WriteDocumentVersion(b1.doc(), b1.version(), b1.facts(), "r1").ok()); }
+  ASSERT_TRUE(WriteOneFact(*OpenOrDie(dir.Sub("s"))));
   ReshapeColumnFamilies(dir.Sub("s"), "someone-elses", "");
   {
     auto reader = Store::OpenReader(dir.Sub("s"));
