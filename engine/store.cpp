@@ -354,6 +354,7 @@ Status StoreImpl::OpenPrimary() {
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
   CHIPKG_RETURN_IF_ERROR(OpenDb(/*reader=*/false));
+  RetireIdleWals();  // upkeep: a failure leaves the files for the next open
   // Holding the lock, any bulk-load directory left here belongs to a process
   // that died during a load: its files were never ingested.
   for (const auto& entry : fs::directory_iterator(p, ec)) {
@@ -363,6 +364,30 @@ Status StoreImpl::OpenPrimary() {
     }
   }
   return Status::OK();
+}
+
+// Every writer session starts a WAL, and RocksDB deletes old WALs only when a
+// flush moves its oldest-log-to-keep mark (kept in the MANIFEST) past them. A
+// session that writes nothing (an unchanged cron ingest, a REPL session of
+// queries) never flushes, so each one left an empty WAL behind, and every
+// later open, readers' included, replays them all: an hourly cron that
+// finds nothing new adds 8,760 files a year. Past a few, rewriting the
+// format record (the same bytes) and flushing `meta` moves the mark to the
+// current WAL: one small table file, compacted away like any other.
+void StoreImpl::RetireIdleWals() {
+  constexpr size_t kIdleWalsKept = 4;
+  size_t wals = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path_, ec)) {
+    if (entry.path().extension() == ".log") ++wals;
+  }
+  if (ec || wals <= kIdleWalsKept) return;
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  if (!db_->Put(wo, handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion).ok()) return;
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  db_->Flush(fo, handles_[codec::kMetaCf]).PermitUncheckedError();
 }
 
 Status StoreImpl::CreateStore(const std::string& path, const StoreOptions& options) {

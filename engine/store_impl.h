@@ -284,6 +284,7 @@ class StoreImpl final : public Store {
   // After either open: the format record (written now for a fresh store),
   // every column family present, the dictionary and the counters.
   Status CheckFormatAndLoad(bool fresh, bool reader);
+  void RetireIdleWals();
   Status LoadCounters();
   void BuildOptions(const StoreOptions& options);
   Status CheckWritable() const;

@@ -198,6 +198,38 @@ TEST(StoreTest, ReopenAfterCloseKeepsEverything) {
   EXPECT_GT(store->FactsAbout("chip:x").value().front().id, before.back().id);
 }
 
+// Sessions that write nothing (an unchanged cron ingest, a REPL of queries) each left a WAL file
+// behind, never deleted, and every later open replayed them all. The store keeps a few, and what
+// was written before stays readable, to the writer and to a reader.
+TEST(StoreTest, SessionsThatWriteNothingLeaveNoFilesBehind) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  DocBuilder b = EveryKindDocument();
+  {
+    auto store = OpenOrDie(path);
+    ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1").ok());
+  }
+  auto wal_files = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(path)) n += e.path().extension() == ".log";
+    return n;
+  };
+  size_t most = 0;
+  for (int session = 0; session < 30; ++session) {
+    auto store = OpenOrDie(path);
+    ASSERT_EQ(store->FactsAbout("chip:aws-trainium").value().size(), b.facts().size()) << "session " << session;
+    most = std::max(most, wal_files());
+  }
+  EXPECT_LE(most, 6u);
+  auto store = OpenOrDie(path);
+  EXPECT_EQ(store->Statistics().value().facts, b.facts().size());
+  EXPECT_EQ(store->LastTx(), 1u);  // the sessions wrote no transaction
+  store.reset();
+  auto reader = Store::OpenReader(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->FactsAbout("chip:aws-trainium").value().size(), b.facts().size());
+}
+
 // A reader opened with fill_block_cache = false reads the same facts; its batched reads of many
 // subjects or ids leave their blocks out of the block cache, while small reads still fill it. By
 // default every read's blocks stay cached.
