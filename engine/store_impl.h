@@ -219,6 +219,9 @@ class StoreImpl final : public Store {
   rocksdb::ColumnFamilyHandle* cf(int id) const { return handles_[id]; }
   // Bytes the block cache holds now (tests of StoreOptions::fill_block_cache).
   size_t BlockCacheUsage() const { return cache_->GetUsage(); }
+  // FactsAboutEach calls answered by one pass over the predicate's `pos`
+  // entries rather than a seek per subject (tests of that choice).
+  uint64_t PredicatePasses() const { return predicate_passes_.load(); }
   // Options an SstFileWriter must use for `cf` so its files match the CF.
   rocksdb::Options SstOptions(int cf) const;
   const Dictionary& dictionary() const { return dict_; }
@@ -240,7 +243,7 @@ class StoreImpl final : public Store {
   // covers the CF's prefix extractor).
   Status Scan(int cf, std::string_view start, std::string_view limit, size_t prefix_len,
               const std::function<bool(std::string_view, std::string_view)>& fn,
-              const rocksdb::Snapshot* snap = nullptr) const;
+              const rocksdb::Snapshot* snap = nullptr, size_t keys = 1) const;
 
   // A snapshot for one read made of several RocksDB calls (an index scan,
   // then the provenance), so a bulk load being ingested meanwhile is seen
@@ -315,6 +318,12 @@ class StoreImpl final : public Store {
   Result<std::vector<std::vector<Fact>>> ReadFactsAboutEach(const std::vector<EntityId>& subjects,
                                                             const std::string& predicate, const ReadView& view,
                                                             bool contested_only) const;
+  // FactsAboutEach of one predicate for so many subjects that one pass over
+  // the predicate's `pos` entries costs less than a seek per subject; nullopt
+  // when it would not (ScanBeatsSeeks).
+  Result<std::optional<std::vector<std::vector<Fact>>>> ReadPredicateOfEach(const std::vector<EntityId>& subjects,
+                                                                            uint32_t predicate,
+                                                                            const ReadView& view) const;
   Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
                    const std::function<Status(size_t, std::string_view)>& fn) const;
   // The CORE records of `ids` from the facts CF, in the same order.
@@ -349,6 +358,7 @@ class StoreImpl final : public Store {
   mutable std::mutex counters_mu_;
   Counters counters_;
   std::atomic<uint64_t> last_tx_{0};
+  mutable std::atomic<uint64_t> predicate_passes_{0};
 };
 
 // Whether a fact with these visibility fields is seen by `view`.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/store_impl.h"
 #include "query/query.h"
 #include "query_test_util.h"
 
@@ -485,6 +486,60 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
     std::snprintf(want, sizeof want, "chip:c%05d", std::stoi(row.name.substr(5)));
     EXPECT_EQ(row.entity, want);
     EXPECT_EQ(std::stoi(row.name.substr(5)) % 3, 0) << row.name;
+  }
+}
+
+// A find with thousands of candidates reads its condition's predicate for all of them in one
+// call, which the store answers from one pass over the predicate's index entries: the answer is
+// the one the candidate-by-candidate batches give (a find that may stop at a limit reads so).
+// Per-chip scope, "not published", claims under the bound beside claims over it, a chip with no
+// entity record and a chip of another kind are all among the candidates.
+TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  constexpr int kChips = 5000;  // 4,600 candidates: more than kWholeReadFrom
+  const Qualifiers server = {{"scope", "server"}, {"chips", "16"}};
+  DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example");
+  for (int i = 0; i < kChips; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "chip:c%05d", i);
+    if (i != 17) PutEntity(store, id, i == 23 ? "llm" : "chip", std::string("Chip ") + std::to_string(i));
+    const double gb = 50 + (i * 37) % 150;
+    a.Add(id, "memory", Q(gb * 1e9, "bytes", std::to_string(static_cast<int>(gb)) + " GB"));
+    if (i % 3 == 0) b.Add(id, "memory", Q((gb + 20) * 1e9, "bytes", std::to_string(static_cast<int>(gb) + 20) + " GB"));
+    if (i % 5 == 0) b.Add(id, "memory", Value::NotPublished("not disclosed"));
+    // 16 chips' worth: over the bound as stated, under it per chip.
+    if (i % 7 == 0) b.Add(id, "memory", Q(gb * 16e9, "bytes", std::to_string(static_cast<int>(gb) * 16) + " GB"), server);
+  }
+  PutEntity(store, "llm:test-70b", "llm", "Test 70B");
+  a.Add("llm:test-70b", "parameters", Q(70e9, "parameters", "70 B"));
+  a.Write(store, "run-1");
+  b.Write(store, "run-1");
+  const auto* impl = dynamic_cast<const internal::StoreImpl*>(&store);
+  ASSERT_NE(impl, nullptr);
+
+  // The answer without what names the query or times it.
+  auto answer = [&](const std::string& text, uint64_t want_passes) {
+    const uint64_t before = impl->PredicatePasses();
+    QueryOptions options;
+    options.cite_rows = 0;  // the rows and their reasons are the point; citations come from the same claims
+    Result<QueryResult> r = RunQuery(store, RealSchema(), text, options);
+    EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
+    if (!r.ok()) return nlohmann::json();
+    EXPECT_EQ(impl->PredicatePasses() - before, want_passes) << text;
+    nlohmann::json js = nlohmann::json::parse(Render(*r, Format::kJson));
+    for (const char* volatile_key : {"query", "plan", "phases", "elapsed_ms"}) js.erase(volatile_key);
+    return js;
+  };
+  for (const std::string condition : {"memory >= 64 GB", "fits(\"llm:test-70b\", int4)"}) {
+    SCOPED_TRACE(condition);
+    const nlohmann::json whole = answer("find chip where " + condition, 1);
+    const nlohmann::json batches = answer("find chip where " + condition + " limit 1000000", 0);
+    ASSERT_TRUE(whole.contains("rows"));
+    EXPECT_GT(whole["rows"].size(), 3000u);
+    EXPECT_EQ(whole, batches);
   }
 }
 
