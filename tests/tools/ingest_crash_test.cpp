@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -64,15 +65,19 @@ TEST(IngestCrashTest, KillNineLeavesEveryDocumentAllInOrAllOut) {
   ASSERT_EQ(std::system(("python3 " + gen + " 40 " + (dir / "pages").string()).c_str()), 0);
   const fs::path manifest = dir / "pages" / "manifest.json";
 
-  // The reference: one uninterrupted run.
+  // The reference: one uninterrupted run, timed.
+  const auto started = std::chrono::steady_clock::now();
   ASSERT_EQ(Wait(StartIngest(dir / "reference", manifest)), 0);
+  const auto full_run_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
 
-  // The victim: killed at random moments, then allowed to finish.
+  // The victim: killed at random moments within the time a whole run takes
+  // on this machine (a fixed delay outlived the whole run on a fast one and
+  // killed nothing), then allowed to finish.
   std::mt19937 rng(12345);
   int killed_mid_run = 0;
   for (int round = 0; round < 4; ++round) {
     pid_t pid = StartIngest(dir / "victim", manifest);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 1500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % std::max<long long>(10, full_run_ms * 7 / 10)));
     kill(pid, SIGKILL);
     if (Wait(pid) == 128 + SIGKILL) ++killed_mid_run;
 
