@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -1492,42 +1493,72 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
   return out;
 }
 
-// A seek costs a walk down the index and a binary search in a block (~3.5 us
-// on the peer store at N=100,000, most of a subject's read); stepping to the
-// next entry of a scan, a few tenths of a microsecond. Reading one predicate
-// for 48,582 of the chips that have it (a `find` on memory, whose candidates
-// are the chips with a claim over the bound) was 48,582 seeks where one pass
-// over the predicate's 165,026 `pos` entries does, so a pass is taken when
-// the predicate's entries are fewer than kEntriesPerSeek per subject asked.
-// The predicate's entry count is estimated from the size of its stretch of
-// `pos` and the CF's average entry size (RocksDB's own estimates: no read).
+// A seek or a point lookup costs a walk down the index and a binary search
+// in a block (a seek ~3.5 us on the peer store at N=100,000, a batched lookup
+// ~0.9 us); stepping to the next entry of a scan, a few tenths of a
+// microsecond. Reading one predicate for 48,582 of the chips that have it (a
+// `find` on memory, whose candidates are the chips with a claim over the
+// bound) was 48,582 seeks where one pass over the predicate's 165,026 `pos`
+// entries does; reading those chips' entity records, 48,582 lookups among
+// 100,000-odd entities. So a read of at least kPassFromKeys keys or subjects
+// takes one pass when the stretch it covers holds fewer than kEntriesPerSeek
+// entries per key, estimated from the stretch's size and the CF's average
+// entry size (RocksDB's own estimates: no read).
 namespace {
-constexpr size_t kScanFromSubjects = 1024;
+constexpr size_t kPassFromKeys = 1024;
 constexpr double kEntriesPerSeek = 8;
 }  // namespace
+
+double StoreImpl::EntriesWithin(int cf, const std::string& start, const std::string& limit) const {
+  constexpr double kUnknown = std::numeric_limits<double>::infinity();
+  rocksdb::ColumnFamilyHandle* handle = handles_[cf];
+  uint64_t keys = 0, total = 0, stretch = 0;
+  if (!db_->GetIntProperty(handle, rocksdb::DB::Properties::kEstimateNumKeys, &keys) || keys == 0) return kUnknown;
+  const std::string everything_end(8, '\xff');
+  const rocksdb::Range everything("", everything_end);
+  const rocksdb::Range mine(start, limit);
+  rocksdb::SizeApproximationOptions sizes;
+  sizes.include_memtables = true;
+  sizes.include_files = true;
+  if (!db_->GetApproximateSizes(sizes, handle, &everything, 1, &total).ok() ||
+      !db_->GetApproximateSizes(sizes, handle, &mine, 1, &stretch).ok() || total == 0) {
+    return kUnknown;
+  }
+  return static_cast<double>(stretch) / (static_cast<double>(total) / static_cast<double>(keys));
+}
+
+Status StoreImpl::MergeScan(int cf, const std::vector<std::string>& keys, const std::vector<size_t>& order,
+                            const std::string& low, const std::string& high, const rocksdb::Snapshot* snap,
+                            const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const {
+  merged_passes_.fetch_add(1);
+  ReadSnapshot own(this, snap == nullptr);
+  rocksdb::ReadOptions ro = ReadOpts(keys.size());
+  ro.snapshot = snap != nullptr ? snap : own.get();
+  rocksdb::Slice lower(low), upper(high);
+  ro.iterate_lower_bound = &lower;
+  ro.iterate_upper_bound = &upper;
+  ro.total_order_seek = true;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[cf]));
+  size_t k = 0;
+  for (it->Seek(lower); it->Valid() && k < order.size(); it->Next()) {
+    const std::string_view key = View(it->key());
+    for (; k < order.size() && keys[order[k]] < key; ++k) CHIPKG_RETURN_IF_ERROR(fn(order[k], std::nullopt));
+    for (; k < order.size() && keys[order[k]] == key; ++k) CHIPKG_RETURN_IF_ERROR(fn(order[k], View(it->value())));
+  }
+  CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), std::string("reading ") + codec::CfName(cf) + " of " + path_));
+  for (; k < order.size(); ++k) CHIPKG_RETURN_IF_ERROR(fn(order[k], std::nullopt));
+  return Status::OK();
+}
 
 Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOfEach(
     const std::vector<EntityId>& subjects, uint32_t predicate, const ReadView& view) const {
   using Scanned = std::optional<std::vector<std::vector<Fact>>>;
-  if (subjects.size() < kScanFromSubjects) return Scanned();
+  if (subjects.size() < kPassFromKeys) return Scanned();
   std::string start, limit;
   codec::PutU32(&start, predicate);
   limit = codec::PrefixSuccessor(start);
-  {
-    rocksdb::ColumnFamilyHandle* pos = handles_[codec::kPosCf];
-    uint64_t keys = 0, total = 0, stretch = 0;
-    if (!db_->GetIntProperty(pos, rocksdb::DB::Properties::kEstimateNumKeys, &keys) || keys == 0) return Scanned();
-    const rocksdb::Range everything("", "\xff\xff\xff\xff\xff");
-    const rocksdb::Range mine(start, limit);
-    rocksdb::SizeApproximationOptions sizes;
-    sizes.include_memtables = true;
-    sizes.include_files = true;
-    if (!db_->GetApproximateSizes(sizes, pos, &everything, 1, &total).ok() ||
-        !db_->GetApproximateSizes(sizes, pos, &mine, 1, &stretch).ok() || total == 0) {
-      return Scanned();
-    }
-    const double entries = static_cast<double>(stretch) / (static_cast<double>(total) / static_cast<double>(keys));
-    if (entries > kEntriesPerSeek * static_cast<double>(subjects.size())) return Scanned();
+  if (EntriesWithin(codec::kPosCf, start, limit) > kEntriesPerSeek * static_cast<double>(subjects.size())) {
+    return Scanned();
   }
   predicate_passes_.fetch_add(1);
   // Where each asked subject's facts go (a subject asked twice gets a copy).
@@ -1813,6 +1844,16 @@ Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys, c
   std::vector<size_t> order(keys.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  if (keys.size() >= kPassFromKeys) {
+    // A range the keys fill densely is read in one pass, merged with them
+    // (kPassFromKeys): a query's thousands of candidate entities, or the
+    // documents and versions of an answer's thousands of citations.
+    const std::string& low = keys[order.front()];
+    const std::string high = keys[order.back()] + std::string(1, '\0');
+    if (EntriesWithin(cf, low, high) <= kEntriesPerSeek * static_cast<double>(keys.size())) {
+      return MergeScan(cf, keys, order, low, high, snap, fn);
+    }
+  }
   // Sized to the batch actually read: a citation lookup reads one key, and
   // constructing 1,024 pinnable slices for it cost more than the read.
   const size_t batch = std::min<size_t>(1024, keys.size());

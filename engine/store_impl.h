@@ -222,6 +222,8 @@ class StoreImpl final : public Store {
   // FactsAboutEach calls answered by one pass over the predicate's `pos`
   // entries rather than a seek per subject (tests of that choice).
   uint64_t PredicatePasses() const { return predicate_passes_.load(); }
+  // Batched point reads answered by one pass merged with the keys (MergeScan).
+  uint64_t MergedPasses() const { return merged_passes_.load(); }
   // Options an SstFileWriter must use for `cf` so its files match the CF.
   rocksdb::Options SstOptions(int cf) const;
   const Dictionary& dictionary() const { return dict_; }
@@ -324,6 +326,14 @@ class StoreImpl final : public Store {
   Result<std::optional<std::vector<std::vector<Fact>>>> ReadPredicateOfEach(const std::vector<EntityId>& subjects,
                                                                             uint32_t predicate,
                                                                             const ReadView& view) const;
+  // RocksDB's estimate (no read) of how many entries of `cf` lie in [start, limit);
+  // infinity when it has none.
+  double EntriesWithin(int cf, const std::string& start, const std::string& limit) const;
+  // MultiGetSorted's answer from one pass over [low, high), merged with the
+  // keys in `order` (sorted).
+  Status MergeScan(int cf, const std::vector<std::string>& keys, const std::vector<size_t>& order,
+                   const std::string& low, const std::string& high, const rocksdb::Snapshot* snap,
+                   const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const;
   Status ReadByIds(int cf, const std::vector<uint64_t>& ids, const rocksdb::Snapshot* snap,
                    const std::function<Status(size_t, std::string_view)>& fn) const;
   // The CORE records of `ids` from the facts CF, in the same order.
@@ -359,6 +369,7 @@ class StoreImpl final : public Store {
   Counters counters_;
   std::atomic<uint64_t> last_tx_{0};
   mutable std::atomic<uint64_t> predicate_passes_{0};
+  mutable std::atomic<uint64_t> merged_passes_{0};
 };
 
 // Whether a fact with these visibility fields is seen by `view`.

@@ -1239,6 +1239,113 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
   EXPECT_EQ(impl->PredicatePasses(), passes);
 }
 
+// Batched reads of entities, documents and versions answer from one pass over the stretch their
+// keys cover when the keys fill it densely, and by point lookups otherwise: the same records either
+// way, aligned with the keys asked, absent and repeated ones included.
+TEST(StoreTest, DenseBatchedReadsTakeOnePassAndAnswerAsLookupsDo) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  constexpr int kEntities = 3000;
+  {
+    auto store = OpenOrDie(path);
+    for (int i = 0; i < kEntities; ++i) {
+      const std::string id = "chip:e" + std::to_string(10000 + i);
+      ASSERT_TRUE(store->PutEntity({id, "chip", "Chip " + std::to_string(i), {"E" + std::to_string(i)}}).ok());
+      if (i % 2 == 0) {
+        DocBuilder b("doc:" + std::to_string(10000 + i));
+        b.Add(id, "tdp", Value::Quantity(100 + i, "watts", std::to_string(100 + i) + " W"), "TDP");
+        ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+        if (i % 6 == 0) {
+          DocBuilder b2("doc:" + std::to_string(10000 + i));
+          b2.Add(id, "tdp", Value::Quantity(200 + i, "watts", std::to_string(200 + i) + " W"), "TDP, revised");
+          ASSERT_TRUE(store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r").ok());
+        }
+      }
+    }
+  }  // closed: flushed to table files, whose sizes the choice is estimated from
+  auto store = OpenOrDie(path);
+  const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+
+  std::vector<EntityId> entity_ids, document_ids;
+  std::vector<std::pair<std::string, uint32_t>> versions;
+  for (int i = kEntities - 1; i >= 0; --i) {  // every one, not in key order
+    entity_ids.push_back("chip:e" + std::to_string(10000 + i));
+    document_ids.push_back("doc:" + std::to_string(10000 + i));  // half of them exist
+    versions.emplace_back(document_ids.back(), 1 + i % 3);       // version 2 exists for every sixth
+  }
+  entity_ids.insert(entity_ids.begin() + 5, "chip:e10999x");  // absent, inside the stretch
+  entity_ids.push_back("chip:e10007");                         // again
+  entity_ids.push_back("");
+  versions.emplace_back("doc:none", 1);
+
+  const uint64_t before = impl->MergedPasses();
+  auto entities = store->GetEntities(entity_ids);
+  auto documents = store->GetDocuments(document_ids);
+  auto read_versions = store->GetDocumentVersions(versions);
+  ASSERT_TRUE(entities.ok()) << entities.status().ToString();
+  ASSERT_TRUE(documents.ok()) << documents.status().ToString();
+  ASSERT_TRUE(read_versions.ok()) << read_versions.status().ToString();
+  EXPECT_EQ(impl->MergedPasses(), before + 3) << "read by point lookups, not by passes";
+
+  ASSERT_EQ(entities->size(), entity_ids.size());
+  size_t found = 0;
+  for (size_t i = 0; i < entity_ids.size(); ++i) {
+    SCOPED_TRACE(entity_ids[i]);
+    auto one = store->GetEntity(entity_ids[i]);
+    ASSERT_EQ((*entities)[i].has_value(), one.ok());
+    if (!one.ok()) continue;
+    ++found;
+    EXPECT_EQ((*entities)[i]->id, one->id);
+    EXPECT_EQ((*entities)[i]->name, one->name);
+    EXPECT_EQ((*entities)[i]->aliases, one->aliases);
+  }
+  EXPECT_EQ(found, kEntities + 1u);
+  found = 0;
+  for (size_t i = 0; i < document_ids.size(); ++i) {
+    SCOPED_TRACE(document_ids[i]);
+    auto one = store->GetDocument(document_ids[i]);
+    ASSERT_EQ((*documents)[i].has_value(), one.ok());
+    if (!one.ok()) continue;
+    ++found;
+    EXPECT_EQ((*documents)[i]->id, one->id);
+    EXPECT_EQ((*documents)[i]->url, one->url);
+  }
+  EXPECT_EQ(found, kEntities / 2u);
+  found = 0;
+  for (size_t i = 0; i < versions.size(); ++i) {
+    SCOPED_TRACE(versions[i].first + " " + std::to_string(versions[i].second));
+    auto one = store->GetDocumentVersion(versions[i].first, versions[i].second, /*with_text=*/false);
+    ASSERT_EQ((*read_versions)[i].has_value(), one.ok());
+    if (!one.ok()) continue;
+    ++found;
+    EXPECT_EQ((*read_versions)[i]->content_hash, one->content_hash);
+    EXPECT_EQ((*read_versions)[i]->version, one->version);
+  }
+  EXPECT_GE(found, kEntities / 6u);
+
+  // Keys past the last stored one, and before the first: absent, the others found.
+  std::vector<EntityId> around;
+  for (size_t i = 0; i < entity_ids.size(); i += 20) around.push_back(entity_ids[i]);
+  for (int i = 0; i < 600; ++i) around.push_back("chip:zz" + std::to_string(i));
+  for (int i = 0; i < 600; ++i) around.push_back("chip:a" + std::to_string(i));
+  auto edges = store->GetEntities(around);
+  ASSERT_TRUE(edges.ok());
+  EXPECT_EQ(impl->MergedPasses(), before + 4);
+  for (size_t i = 0; i < around.size(); ++i) {
+    EXPECT_EQ((*edges)[i].has_value(), store->GetEntity(around[i]).ok()) << around[i];
+  }
+  EXPECT_TRUE((*edges)[0].has_value());
+  EXPECT_FALSE(edges->back().has_value());
+
+  // A few keys: point lookups.
+  std::vector<EntityId> few(entity_ids.begin(), entity_ids.begin() + 50);
+  auto some = store->GetEntities(few);
+  ASSERT_TRUE(some.ok());
+  EXPECT_EQ((*some)[0]->id, few[0]);
+  EXPECT_EQ(impl->MergedPasses(), before + 4);
+}
+
 // ContestedFactsAboutEach keeps exactly the facts of predicates whose visible
 // facts do not all state the same content under the same qualifiers: the same
 // figure written differently, or from another document, is not a contest; a
