@@ -260,6 +260,49 @@ TEST_F(EvaluatorTest, WithEvidenceAndCount) {
   EXPECT_EQ(Ok("find chip where fits('Test 70B', int4) with evidence").rows.size(), 2u);
 }
 
+// Rows that show no reasons (`with evidence`, counts) skip the texts of a derived condition's
+// combinations; what holds, what it rests on, and the formulas of computed values shown beside
+// it are the same as when reasons are shown.
+TEST_F(EvaluatorTest, RowsWithoutReasonsKeepWhatADerivedConditionRestsOn) {
+  for (const std::string fits : {"fits('Test 70B', int4)", "fits('Test 70B', int8)", "fits('Test 70B', int4, headroom 20%)"}) {
+    SCOPED_TRACE(fits);
+    QueryResult reasons = Ok("find chip where " + fits);
+    QueryResult evidence = Ok("find chip where " + fits + " with evidence");
+    std::vector<std::string> from_reasons, from_evidence;
+    for (const Row& row : reasons.rows) {
+      ASSERT_FALSE(row.reasons.empty());
+      EXPECT_NE(row.reasons.at(0).supporting.at(0).text.find(" <= "), std::string::npos);
+      bool truncated = false;
+      for (const std::vector<uint64_t>& w : row.support.Witnesses(100, &truncated)) {
+        std::string facts = row.name;
+        for (uint64_t id : w) facts += " " + std::to_string(id);
+        from_reasons.push_back(facts);
+      }
+    }
+    for (const Row& row : evidence.rows) {
+      EXPECT_TRUE(row.reasons.empty());
+      std::string facts = row.name;
+      for (uint64_t id : row.support.Facts()) facts += " " + std::to_string(id);
+      from_evidence.push_back(facts);
+    }
+    std::sort(from_reasons.begin(), from_reasons.end());
+    std::sort(from_evidence.begin(), from_evidence.end());
+    EXPECT_FALSE(from_evidence.empty());
+    EXPECT_EQ(from_evidence, from_reasons);
+    EXPECT_EQ(Ok("count chip where " + fits).count.value_or(0), reasons.rows.size());
+  }
+  // A computed value shown beside a derived condition keeps its formula.
+  QueryResult r = Ok("find chip where fits('Test 70B', int4) or perf_per_watt > 0.1 TFLOPS/W with evidence show perf_per_watt");
+  ASSERT_FALSE(r.rows.empty()) << Render(r, Format::kText);
+  bool formula = false;
+  for (const Row& row : r.rows) {
+    for (const Cell& cell : row.cells) {
+      for (const ShownValue& v : cell.values) formula = formula || (v.computed && v.formula == "210 TFLOPS / 500 W");
+    }
+  }
+  EXPECT_TRUE(formula) << Render(r, Format::kText);
+}
+
 TEST_F(EvaluatorTest, FactsAndConflictsStatements) {
   EXPECT_EQ(Ok("facts about gamma").rows.size(), 4u);
   EXPECT_EQ(Ok("facts from document news").rows.size(), 3u);
