@@ -1516,13 +1516,16 @@ class Evaluator {
       bool truncated = false;
       for (const std::vector<uint64_t>& w : p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated)) {
         if (q_.limit && result.rows.size() >= *q_.limit) break;
-        Row r;
+        Row& r = result.rows.emplace_back();
         r.entity = p.row.entity;
         r.name = p.row.name;
-        Cell evidence;
+        r.cells.reserve(1 + p.row.cells.size());
+        Cell& evidence = r.cells.emplace_back();
         evidence.column = "evidence";
         evidence.state = Cell::State::kText;
+        evidence.values.reserve(w.size());
         std::vector<Support> parts;
+        parts.reserve(w.size());
         for (uint64_t id : w) {
           ShownValue v;
           v.kind = ShownValue::Kind::kText;
@@ -1533,9 +1536,7 @@ class Evaluator {
           evidence.values.push_back(std::move(v));
         }
         r.support = Support::And(std::move(parts));
-        r.cells.push_back(std::move(evidence));
         for (const Cell& c : p.row.cells) r.cells.push_back(c);
-        result.rows.push_back(std::move(r));
       }
       if (truncated) {
         result.notes.push_back(p.row.name + ": more than " + std::to_string(options_.max_witnesses_per_row) +
