@@ -524,6 +524,12 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   ASSERT_TRUE(conflicts.ok()) << conflicts.status().message();
   EXPECT_EQ(conflicts->rows.size(), 2u * ((kChips + 2) / 3));  // chips 0, 3, 6, ...: c against a and b
   check_citations(*conflicts);
+  // Stopped at a limit while later subjects are still being read ahead: the first rows of the whole pass.
+  Result<QueryResult> first = RunQuery(store, RealSchema(), "conflicts in chip tolerance 0% limit 500");
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->rows.size(), 500u);
+  for (size_t i = 0; i < first->rows.size(); ++i) EXPECT_EQ(first->rows[i].entity, conflicts->rows[i].entity) << i;
+  check_citations(*first);
   for (const Row& row : conflicts->rows) {
     char want[32];
     std::snprintf(want, sizeof want, "chip:c%05d", std::stoi(row.name.substr(5)));
