@@ -1288,41 +1288,42 @@ TEST(StoreTest, DenseBatchedReadsTakeOnePassAndAnswerAsLookupsDo) {
   ASSERT_TRUE(read_versions.ok()) << read_versions.status().ToString();
   EXPECT_EQ(impl->MergedPasses(), before + 3) << "read by point lookups, not by passes";
 
-  ASSERT_EQ(entities->size(), entity_ids.size());
-  size_t found = 0;
-  for (size_t i = 0; i < entity_ids.size(); ++i) {
-    SCOPED_TRACE(entity_ids[i]);
-    auto one = store->GetEntity(entity_ids[i]);
-    ASSERT_EQ((*entities)[i].has_value(), one.ok());
-    if (!one.ok()) continue;
-    ++found;
-    EXPECT_EQ((*entities)[i]->id, one->id);
-    EXPECT_EQ((*entities)[i]->name, one->name);
-    EXPECT_EQ((*entities)[i]->aliases, one->aliases);
-  }
-  EXPECT_EQ(found, kEntities + 1u);
-  found = 0;
-  for (size_t i = 0; i < document_ids.size(); ++i) {
-    SCOPED_TRACE(document_ids[i]);
-    auto one = store->GetDocument(document_ids[i]);
-    ASSERT_EQ((*documents)[i].has_value(), one.ok());
-    if (!one.ok()) continue;
-    ++found;
-    EXPECT_EQ((*documents)[i]->id, one->id);
-    EXPECT_EQ((*documents)[i]->url, one->url);
-  }
-  EXPECT_EQ(found, kEntities / 2u);
-  found = 0;
-  for (size_t i = 0; i < versions.size(); ++i) {
-    SCOPED_TRACE(versions[i].first + " " + std::to_string(versions[i].second));
-    auto one = store->GetDocumentVersion(versions[i].first, versions[i].second, /*with_text=*/false);
-    ASSERT_EQ((*read_versions)[i].has_value(), one.ok());
-    if (!one.ok()) continue;
-    ++found;
-    EXPECT_EQ((*read_versions)[i]->content_hash, one->content_hash);
-    EXPECT_EQ((*read_versions)[i]->version, one->version);
-  }
-  EXPECT_GE(found, kEntities / 6u);
+  // Each batched answer against the single read of its key: present exactly where that read finds
+  // something, and the same record. Returns how many were present.
+  auto matches = [](const auto& batched, const auto& keys, auto read_one, auto expect_same) {
+    EXPECT_EQ(batched.size(), keys.size());
+    size_t found = 0;
+    for (size_t i = 0; i < keys.size() && i < batched.size(); ++i) {
+      auto one = read_one(keys[i]);
+      EXPECT_EQ(batched[i].has_value(), one.ok()) << "key " << i;
+      if (!one.ok() || !batched[i].has_value()) continue;
+      ++found;
+      expect_same(*batched[i], *one);
+    }
+    return found;
+  };
+  EXPECT_EQ(matches(*entities, entity_ids, [&](const EntityId& id) { return store->GetEntity(id); },
+                    [](const Entity& got, const Entity& want) {
+                      EXPECT_EQ(got.id, want.id);
+                      EXPECT_EQ(got.name, want.name);
+                      EXPECT_EQ(got.aliases, want.aliases);
+                    }),
+            kEntities + 1u);
+  EXPECT_EQ(matches(*documents, document_ids, [&](const std::string& id) { return store->GetDocument(id); },
+                    [](const Document& got, const Document& want) {
+                      EXPECT_EQ(got.id, want.id);
+                      EXPECT_EQ(got.url, want.url);
+                    }),
+            kEntities / 2u);
+  EXPECT_GE(matches(*read_versions, versions,
+                    [&](const std::pair<std::string, uint32_t>& v) {
+                      return store->GetDocumentVersion(v.first, v.second, /*with_text=*/false);
+                    },
+                    [](const DocumentVersion& got, const DocumentVersion& want) {
+                      EXPECT_EQ(got.content_hash, want.content_hash);
+                      EXPECT_EQ(got.version, want.version);
+                    }),
+            kEntities / 6u);
 
   // Keys past the last stored one, and before the first: absent, the others found.
   std::vector<EntityId> around;
