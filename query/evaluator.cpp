@@ -55,6 +55,38 @@ const char* CellStateName(Cell::State state) {
 
 namespace {
 
+// Where in its document a cited claim sits: the stored provenance record,
+// moved into the footnote.
+void TakeProvenance(Provenance&& p, Citation& c) {
+  c.section = std::move(p.section);
+  c.excerpt = std::move(p.excerpt);
+  c.attribution = std::move(p.attribution);
+  c.cited = std::move(p.citations);
+  c.row = p.row;
+  c.column = std::move(p.column);
+  c.formula = std::move(p.formula);
+  c.excerpt_read = true;
+}
+
+// Reads the provenance of `fact_ids` a chunk at a time, in the order given
+// (fact-id order reads the store's stretch by stretch), and hands each record
+// to `take(i, record)`: a whole answer's records at once would be a block of
+// fresh memory per query, the dearest thing here (tools/bench/HISTORY.md).
+template <typename Take>
+Status ReadProvenanceInChunks(const Store& store, const std::vector<uint64_t>& fact_ids, Take take) {
+  constexpr size_t kChunk = 4096;
+  std::vector<uint64_t> ids;
+  ids.reserve(std::min(kChunk, fact_ids.size()));
+  for (size_t from = 0; from < fact_ids.size(); from += kChunk) {
+    const size_t to = std::min(fact_ids.size(), from + kChunk);
+    ids.assign(fact_ids.begin() + static_cast<std::ptrdiff_t>(from), fact_ids.begin() + static_cast<std::ptrdiff_t>(to));
+    Result<std::vector<Provenance>> provenance = store.ReadProvenance(ids);
+    if (!provenance.ok()) return provenance.status().WithContext("reading the provenance of the cited facts");
+    for (size_t i = from; i < to; ++i) take(i, std::move((*provenance)[i - from]));
+  }
+  return Status::OK();
+}
+
 // True for figures written by a program rather than a person: seven or more
 // integer digits, or an exponent ("9.8e12").
 bool IsMachineWritten(const std::string& original) {
@@ -2004,37 +2036,27 @@ class Evaluator {
     auto resolve = [&](size_t part) {
       try {
         const size_t begin = known.size() * part / parts, end = known.size() * (part + 1) / parts;
-        // Read in chunks: a part's whole provenance at once (hundreds of
-        // thousands of records) is a block of fresh memory each query, and
-        // fresh memory is the dearest thing here (tools/bench/HISTORY.md).
-        constexpr size_t kChunk = 4096;
-        std::vector<uint64_t> ids;
-        ids.reserve(std::min(kChunk, end - begin));
-        for (size_t from = begin; from < end; from += kChunk) {
-          const size_t to = std::min(end, from + kChunk);
-          ids.clear();
-          for (size_t i = from; i < to; ++i) ids.push_back(order[known[i]]);
-          Result<std::vector<Provenance>> provenance = store_.ReadProvenance(ids);
-          if (!provenance.ok()) {
-            statuses[part] = provenance.status().WithContext("reading the provenance of the cited facts");
-            return;
-          }
-          for (size_t i = from; i < to; ++i) {
-            const size_t k = known[i];
-            const Claim& cl = *claims[k];
-            Citation& c = result.citations[k];
-            c.subject = cl.subject;
-            c.predicate = cl.predicate;
-            c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
-            if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
-            c.document_id = cl.document_id;
-            c.version = cl.document_version;
-            c.valid_as_of = cl.valid_as_of;
-            TakeProvenance(std::move((*provenance)[i - from]), c);
-            const Source& source = sources[source_of[k]];
-            FinishCitation(k, order[k], *source.document, source.fetched_at, c);
-          }
+        for (size_t i = begin; i < end; ++i) {
+          const size_t k = known[i];
+          const Claim& cl = *claims[k];
+          Citation& c = result.citations[k];
+          c.subject = cl.subject;
+          c.predicate = cl.predicate;
+          c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
+          if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
+          c.document_id = cl.document_id;
+          c.version = cl.document_version;
+          c.valid_as_of = cl.valid_as_of;
+          const Source& source = sources[source_of[k]];
+          FinishCitation(k, order[k], *source.document, source.fetched_at, c);
         }
+        if (!options_.read_excerpts) return;
+        std::vector<uint64_t> ids;
+        ids.reserve(end - begin);
+        for (size_t i = begin; i < end; ++i) ids.push_back(order[known[i]]);
+        statuses[part] = ReadProvenanceInChunks(store_, ids, [&](size_t i, Provenance&& p) {
+          TakeProvenance(std::move(p), result.citations[known[begin + i]]);
+        });
       } catch (const std::exception& e) {
         statuses[part] = Status::Aborted(std::string("resolving citations: ") + e.what());
       }
@@ -2059,16 +2081,6 @@ class Evaluator {
     c.site = doc.site;
     c.kind = doc.kind;
     c.fetched_at = fetched_at;
-  }
-
-  static void TakeProvenance(Provenance&& p, Citation& c) {
-    c.section = std::move(p.section);
-    c.excerpt = std::move(p.excerpt);
-    c.attribution = std::move(p.attribution);
-    c.cited = std::move(p.citations);
-    c.row = p.row;
-    c.column = std::move(p.column);
-    c.formula = std::move(p.formula);
   }
 
   const Store& store_;
@@ -2128,6 +2140,26 @@ Status AtInputLine(const Status& status, int first_line) {
 }
 
 }  // namespace
+
+Status ReadExcerpts(const Store& store, QueryResult& result, size_t begin, size_t end) {
+  end = std::min(end, result.citations.size());
+  std::vector<size_t> unread;  // positions in result.citations, in fact-id order
+  for (size_t k = begin; k < end; ++k) {
+    if (!result.citations[k].excerpt_read) unread.push_back(k);
+  }
+  std::sort(unread.begin(), unread.end(),
+            [&](size_t a, size_t b) { return result.citations[a].fact_id < result.citations[b].fact_id; });
+  std::vector<uint64_t> ids;
+  ids.reserve(unread.size());
+  for (size_t k : unread) ids.push_back(result.citations[k].fact_id);
+  try {
+    return ReadProvenanceInChunks(store, ids, [&](size_t i, Provenance&& p) {
+      TakeProvenance(std::move(p), result.citations[unread[i]]);
+    });
+  } catch (const std::exception& e) {
+    return Status::Aborted(std::string("reading excerpts: ") + e.what());
+  }
+}
 
 Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::string_view text,
                              const QueryOptions& options) {

@@ -30,6 +30,12 @@ struct QueryOptions {
   // do not pay for provenance they will not print. Rows past it keep their
   // values and supports with fact ids ("#1234") instead of numbers.
   size_t cite_rows = std::numeric_limits<size_t>::max();
+  // With false, citations carry their source (document, version, title, URL,
+  // fetch time, as-of) but not where in the document the claim sits (section,
+  // excerpt, attribution): reading those records is a third of a large
+  // answer's time and most of its memory. ReadExcerpts reads them later, for
+  // the citations that are shown.
+  bool read_excerpts = true;
   // Relative difference of two quantities beyond which sources disagree,
   // unless the query says `tolerance P%`. The same default as `chipkg conflicts`.
   double tolerance = 0.01;
@@ -42,6 +48,13 @@ struct QueryOptions {
 
 Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::string_view text,
                              const QueryOptions& options = {});
+
+// Reads where in its document each of result.citations[begin, end) sits
+// (Citation::excerpt_read false before; true after). For an answer run with
+// QueryOptions::read_excerpts false: a caller that shows one page of a large
+// answer reads that page's. The store must be the one the query ran on.
+Status ReadExcerpts(const Store& store, QueryResult& result, size_t begin = 0,
+                    size_t end = std::numeric_limits<size_t>::max());
 
 enum class Format { kText, kJson, kCsv };
 // "text", "json", "csv"; InvalidArgument naming the choices otherwise.

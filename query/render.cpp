@@ -243,6 +243,10 @@ void RenderText(const QueryResult& r, Sink& out) {
         out += c.valid_as_of->ToString();
       }
       out += '\n';
+      if (!c.excerpt_read) {
+        out += "    (where in the document: not read)\n";
+        continue;
+      }
       std::string where = c.section.empty() ? "" : "section \"" + c.section + "\"";
       if (c.row >= 0) where += (where.empty() ? "" : ", ") + std::string("row ") + std::to_string(c.row);
       if (!c.column.empty()) where += ", column \"" + c.column + "\"";
@@ -375,11 +379,15 @@ json CitationJson(const Citation& c) {
                             {"site", c.site},
                             {"kind", c.kind},
                             {"version", c.version},
-                            {"fetched_at", Time(c.fetched_at)}}},
-          {"section", c.section},
-          {"excerpt", c.excerpt},
-          {"attribution", c.attribution}};
+                            {"fetched_at", Time(c.fetched_at)}}}};
   if (c.valid_as_of) jc["as_of"] = c.valid_as_of->ToString();
+  if (!c.excerpt_read) {
+    jc["excerpt_read"] = false;
+    return jc;
+  }
+  jc["section"] = c.section;
+  jc["excerpt"] = c.excerpt;
+  jc["attribution"] = c.attribution;
   if (!c.cited.empty()) jc["cites"] = c.cited;
   if (c.row >= 0) jc["row"] = c.row;
   if (!c.column.empty()) jc["column"] = c.column;

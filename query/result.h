@@ -45,7 +45,11 @@ struct Support {
   std::vector<std::vector<uint64_t>> Witnesses(size_t max_witnesses, bool* truncated) const;
 };
 
-// One numbered footnote: where a claim was read.
+// One numbered footnote: where a claim was read. Its source (document,
+// version, title, URL, fetch time, as-of) is always there; where in the
+// document (section, excerpt, attribution, row, column, formula) is read
+// with it unless the query was run with QueryOptions::read_excerpts false,
+// and then by ReadExcerpts (query/query.h) when something wants it.
 struct Citation {
   int number = 0;
   uint64_t fact_id = 0;
@@ -60,6 +64,7 @@ struct Citation {
   std::string kind;  // vendor, press, aggregator, ...
   int64_t fetched_at = 0;  // Unix seconds, from the DocumentVersion
   std::optional<Date> valid_as_of;
+  bool excerpt_read = false;  // the fields below hold the stored provenance record
   std::string section;
   std::string excerpt;
   std::string attribution;         // the page's own words for where the figure comes from

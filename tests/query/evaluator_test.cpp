@@ -423,6 +423,34 @@ TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
       << csv;
 }
 
+TEST_F(EvaluatorTest, ExcerptsReadLaterAreTheOnesReadAtOnce) {
+  const QueryResult full = Ok("alpha.foundry");
+  QueryOptions options;
+  options.read_excerpts = false;
+  QueryResult lazy = Ok("alpha.foundry", options);
+  ASSERT_EQ(lazy.citations.size(), 2u);
+  // The source of each claim is there; where in the document it sits is not, and says so.
+  EXPECT_EQ(lazy.citations[1].document_id, "news");
+  EXPECT_EQ(lazy.citations[1].claim, "not published");
+  EXPECT_TRUE(lazy.citations[1].excerpt.empty());
+  const std::string text = Render(lazy, Format::kText);
+  EXPECT_NE(text.find("[2] Page news \xE2\x80\x94 https://news.example/news (press, news.example)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(where in the document: not read)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("has not named a foundry"), std::string::npos) << text;
+  const nlohmann::json j = nlohmann::json::parse(Render(lazy, Format::kJson));
+  EXPECT_EQ(j["citations"][1]["excerpt_read"], false);
+  EXPECT_FALSE(j["citations"][1].contains("excerpt"));
+
+  Status read = ReadExcerpts(*store_, lazy, 1);
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_FALSE(lazy.citations[0].excerpt_read);
+  EXPECT_EQ(lazy.citations[1].excerpt, "has not named a foundry");
+  read = ReadExcerpts(*store_, lazy);
+  ASSERT_TRUE(read.ok()) << read.message();
+  for (Format f : {Format::kText, Format::kJson, Format::kCsv}) EXPECT_EQ(Render(lazy, f), Render(full, f));
+}
+
 TEST_F(EvaluatorTest, ProvenanceIsReadOnlyForCitedRows) {
   QueryOptions options;
   options.cite_rows = 0;
@@ -519,6 +547,33 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
     EXPECT_EQ(cit.fact_id, row.support.fact_id);
     EXPECT_EQ(cit.subject, row.entity);
   }
+
+  // Citations with their sources only, their excerpts read afterwards: a page, then the rest
+  // (more than one chunk of 4096, in fact-id order, not citation order), give the same answer.
+  QueryOptions sources_only;
+  sources_only.read_excerpts = false;
+  Result<QueryResult> lazy = RunQuery(store, RealSchema(), "find chip where memory >= 1 GB with evidence", sources_only);
+  ASSERT_TRUE(lazy.ok()) << lazy.status().message();
+  ASSERT_EQ(lazy->citations.size(), found->citations.size());
+  for (size_t k = 0; k < lazy->citations.size(); ++k) {
+    const Citation &got = lazy->citations[k], &want = found->citations[k];
+    ASSERT_FALSE(got.excerpt_read) << k;
+    ASSERT_TRUE(got.excerpt.empty() && got.section.empty()) << k;
+    ASSERT_EQ(got.fact_id, want.fact_id) << k;
+    EXPECT_EQ(got.document_id, want.document_id) << k;
+    EXPECT_EQ(got.url, want.url) << k;
+    EXPECT_EQ(got.fetched_at, want.fetched_at) << k;
+    EXPECT_EQ(got.claim, want.claim) << k;
+  }
+  ASSERT_TRUE(ReadExcerpts(store, *lazy, 100, 200).ok());
+  for (size_t k = 0; k < lazy->citations.size(); ++k) {
+    ASSERT_EQ(lazy->citations[k].excerpt_read, k >= 100 && k < 200) << k;
+  }
+  EXPECT_EQ(lazy->citations[150].excerpt, found->citations[150].excerpt);
+  Status rest = ReadExcerpts(store, *lazy);
+  ASSERT_TRUE(rest.ok()) << rest.message();
+  check_citations(*lazy);
+  EXPECT_TRUE(Render(*lazy, Format::kJson) == js);
 
   Result<QueryResult> conflicts = RunQuery(store, RealSchema(), "conflicts in chip tolerance 0%");
   ASSERT_TRUE(conflicts.ok()) << conflicts.status().message();

@@ -3,7 +3,7 @@
 // (perf record -g chipkg-query-loop ...). Prints the median, the rows, and the
 // median of each step of the evaluation (QueryResult::phases).
 //
-//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--allocator-defaults] [--time-free]
+//   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free]
 //                     [--primary] [--first 'QUERY' [--first-runs 8]] 'QUERY'
 //
 // --primary opens the store as chipkg-peer-bench does (Store::Open) instead of as a secondary
@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--cite-rows" && i + 1 < argc) {
       options.cite_rows = static_cast<size_t>(std::atoll(argv[++i]));
+    } else if (a == "--no-excerpts") {
+      options.read_excerpts = false;  // citations with their sources only (QueryOptions::read_excerpts)
     } else if (a == "--time-free") {
       time_free = true;  // count freeing each answer, as chipkg-peer-bench does
     } else if (a == "--primary") {
@@ -59,13 +61,13 @@ int main(int argc, char** argv) {
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
   if (keep_heap) chipkg::tools::ApplyHeapPolicy();
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
