@@ -1445,19 +1445,52 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
   ReadSnapshot snap(this, view.with_provenance);
   rocksdb::ReadOptions ro = ReadOpts(prefixes.size());
   ro.snapshot = snap.get();
-  // Each Seek is checked against the files' subject-prefix bloom filters (a
-  // total-order iterator would probe every file of every level per subject),
-  // and iteration stops at the end of the subject's prefix.
-  ro.prefix_same_as_start = true;
+  // Whole subjects, many of them: sorted, their entries mostly follow one
+  // another in spo, so the iterator steps from one subject's last entry to
+  // the next subject's first instead of seeking (a seek ~3.5 us, a step a few
+  // tenths: Q5 at N=100,000 seeked 100,000 times). Stepping across subjects
+  // needs a total-order iterator. A few subjects, or one predicate of each
+  // (dozens of other entries between two subjects' prefixes), seek, each
+  // checked against the files' subject-prefix bloom filters, and iteration
+  // stops at the end of the prefix.
+  constexpr size_t kStepFromSubjects = 16;
+  constexpr int kStepsBeforeSeek = 8;
+  const bool step = !pid && prefixes.size() >= kStepFromSubjects;
+  if (step) {
+    ro.total_order_seek = true;
+  } else {
+    ro.prefix_same_as_start = true;
+  }
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kSpoCf]));
   std::string arena;
   std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end of its core in `arena`
   std::vector<CoreRecord> cores;  // one subject's, reused: their qualifier vectors keep their capacity
   std::vector<bool> keep;
+  bool positioned = false;  // `it` is at or before the next prefix's first entry, or at the end
+  uint64_t stepped = 0;
+  const std::string* previous = nullptr;
   for (const auto& [prefix, at] : prefixes) {
     arena.clear();
     rows.clear();
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+    if (previous != nullptr && *previous == prefix) positioned = false;  // a subject asked twice: back to it
+    previous = &prefix;
+    if (positioned) {
+      for (int steps = 0; it->Valid() && it->key().compare(prefix) < 0; ++steps) {
+        if (steps == kStepsBeforeSeek) {
+          positioned = false;
+          break;
+        }
+        it->Next();
+      }
+      CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), "stepping to the facts of " + subjects[at]));
+    }
+    if (positioned) {
+      ++stepped;
+    } else {
+      it->Seek(prefix);
+    }
+    positioned = step;
+    for (; it->Valid() && it->key().starts_with(prefix); it->Next()) {
       const std::string_view value = View(it->value());
       TxId a = 0, r = 0;
       std::optional<Date> va;
@@ -1490,6 +1523,7 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
     }
     if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap.get()));
   }
+  stepped_subjects_.fetch_add(stepped);
   return out;
 }
 

@@ -224,6 +224,9 @@ class StoreImpl final : public Store {
   uint64_t PredicatePasses() const { return predicate_passes_.load(); }
   // Batched point reads answered by one pass merged with the keys (MergeScan).
   uint64_t MergedPasses() const { return merged_passes_.load(); }
+  // Subjects of whole-subject batched reads reached by stepping from the one
+  // before rather than by a seek (tests of that choice).
+  uint64_t SteppedSubjects() const { return stepped_subjects_.load(); }
   // Options an SstFileWriter must use for `cf` so its files match the CF.
   rocksdb::Options SstOptions(int cf) const;
   const Dictionary& dictionary() const { return dict_; }
@@ -370,6 +373,7 @@ class StoreImpl final : public Store {
   std::atomic<uint64_t> last_tx_{0};
   mutable std::atomic<uint64_t> predicate_passes_{0};
   mutable std::atomic<uint64_t> merged_passes_{0};
+  mutable std::atomic<uint64_t> stepped_subjects_{0};
 };
 
 // Whether a fact with these visibility fields is seen by `view`.

@@ -1723,6 +1723,7 @@ class Evaluator {
       Row row;
       row.entity = c.subject;
       row.name = Name(c.subject);
+      row.cells.reserve(2);
       row.cells.push_back(TextCell("attribute", AttributeText(c)));
       row.cells.push_back(ClaimCell("value", c));
       row.support = c.support;
@@ -1826,8 +1827,8 @@ class Evaluator {
         }
         const std::vector<const Claim*> g(sorted.begin() + static_cast<std::ptrdiff_t>(begin),
                                           sorted.begin() + static_cast<std::ptrdiff_t>(end));
-        const auto k = std::make_pair(g.front()->predicate, g.front()->key);
         begin = end;
+        std::string attribute;  // the group's, made at its first disagreement
         for (size_t i = 0; i < g.size(); ++i) {
           for (size_t j = i + 1; j < g.size(); ++j) {
             const factcheck::Comparison cmp = Agree(*g[i], *g[j]);
@@ -1837,10 +1838,15 @@ class Evaluator {
               IndexKeptClaims();
               return Status::OK();
             }
+            if (attribute.empty()) {
+              attribute = g.front()->predicate;
+              if (!g.front()->key.empty()) attribute += " " + QualifierText(g.front()->key);
+            }
             Row row;
             row.entity = e.id;
             row.name = e.name;
-            row.cells.push_back(TextCell("attribute", k.first + (k.second.empty() ? "" : " " + QualifierText(k.second))));
+            row.cells.reserve(4);
+            row.cells.push_back(TextCell("attribute", attribute));
             row.cells.push_back(ClaimCell("value", *g[i]));
             row.cells.push_back(ClaimCell("other value", *g[j]));
             row.cells.push_back(TextCell("difference", cmp.size));

@@ -1239,6 +1239,93 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
   EXPECT_EQ(impl->PredicatePasses(), passes);
 }
 
+// Whole subjects read in a batch (a conflicts pass reads 64 at a time) step from one subject's
+// entries to the next subject's instead of seeking when few entries lie between them, and seek
+// when many do: either way each subject gets exactly what a read of it alone gets, under every
+// view, contested-only reads included.
+TEST(StoreTest, ReadingManyWholeSubjectsStepsBetweenThemAndMatchesSeeks) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  constexpr int kChips = 600;
+  DocBuilder a("doc-a"), b("doc-b");
+  for (int i = 0; i < kChips; ++i) {
+    const std::string chip = "chip:w" + std::to_string(i);
+    a.Add(chip, "memory", Value::Quantity((i % 7) * kGB, "bytes", std::to_string(i % 7) + " GB"), chip + " memory");
+    b.Add(chip, "memory", Value::Quantity((i % 5) * kGB, "bytes", std::to_string(i % 5) + " GB"), chip + " mem");
+    if (i % 3 != 0) {  // every third chip has two facts; the others a dozen
+      for (int k = 0; k < 10; ++k) {
+        a.Add(chip, "tdp", Value::Quantity(100 + k, "watts", std::to_string(100 + k) + " W"), chip + " tdp",
+              {{"scope", k % 2 ? "chip" : "card"}});
+      }
+    }
+    if (i % 4 == 0) b.Add(chip, "foundry", Value::NotPublished("not disclosed"), chip + " foundry");
+  }
+  TxId first_tx = 0;
+  {
+    auto store = OpenOrDie(path);
+    auto w = store->WriteDocumentVersion(a.doc(), a.version(), a.facts(), "r1");
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    first_tx = w->tx;
+    ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1").ok());
+    // A second version of doc-b drops every sixth chip's claims (retracted).
+    DocBuilder b2("doc-b");
+    for (const Fact& f : b.facts()) {
+      if (std::stoi(f.subject.substr(6)) % 6 != 0) b2.Add(f.subject, f.predicate, f.value, f.provenance.excerpt);
+    }
+    ASSERT_TRUE(store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
+  }
+  auto store = OpenOrDie(path);
+  const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+
+  // Every chip but one in five (gaps of two or of twelve entries), not in key order, with an
+  // unknown subject, an empty one, and repeats.
+  std::vector<EntityId> subjects;
+  for (int i = kChips - 1; i >= 0; --i) {
+    if (i % 5 != 1) subjects.push_back("chip:w" + std::to_string(i));
+  }
+  subjects.insert(subjects.begin() + 10, "chip:nobody");
+  subjects.insert(subjects.begin() + 20, "");
+  subjects.push_back("chip:w6");
+  subjects.push_back("chip:w3");
+
+  std::vector<ReadView> views(4);
+  views[1].include_retracted = true;
+  views[2].as_of_tx = first_tx;
+  views[3].with_provenance = false;
+  for (size_t v = 0; v < views.size(); ++v) {
+    SCOPED_TRACE("view " + std::to_string(v));
+    for (bool contested : {false, true}) {
+      SCOPED_TRACE(contested ? "contested" : "every fact");
+      const uint64_t stepped = impl->SteppedSubjects();
+      auto each = contested ? store->ContestedFactsAboutEach(subjects, views[v])
+                            : store->FactsAboutEach(subjects, "", views[v]);
+      ASSERT_TRUE(each.ok()) << each.status().ToString();
+      EXPECT_GT(impl->SteppedSubjects(), stepped + subjects.size() / 2) << "seeked to every subject";
+      ASSERT_EQ(each->size(), subjects.size());
+      size_t facts = 0;
+      for (size_t i = 0; i < subjects.size(); ++i) {
+        SCOPED_TRACE(subjects[i]);
+        auto one = contested ? store->ContestedFactsAboutEach({subjects[i]}, views[v])
+                             : store->FactsAboutEach({subjects[i]}, "", views[v]);
+        ASSERT_TRUE(one.ok());
+        ASSERT_EQ((*each)[i].size(), (*one)[0].size());
+        for (size_t k = 0; k < (*one)[0].size(); ++k) {
+          EXPECT_EQ((*each)[i][k].id, (*one)[0][k].id);
+          ExpectSameClaim((*one)[0][k], (*each)[i][k]);
+          EXPECT_EQ((*each)[i][k].provenance.excerpt, (*one)[0][k].provenance.excerpt);
+        }
+        facts += (*one)[0].size();
+      }
+      EXPECT_GT(facts, subjects.size());  // the comparison covered many facts
+    }
+  }
+  // A single subject is read as it always was, and agrees with FactsAbout.
+  auto alone = store->FactsAboutEach({"chip:w2"}, "");
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ((*alone)[0].size(), store->FactsAbout("chip:w2").value().size());
+}
+
 // Batched reads of entities, documents and versions answer from one pass over the stretch their
 // keys cover when the keys fill it densely, and by point lookups otherwise: the same records either
 // way, aligned with the keys asked, absent and repeated ones included.
