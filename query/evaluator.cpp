@@ -133,6 +133,21 @@ struct Claim {
   std::string text;     // how the value reads: "2,900 GB/s"
 };
 
+// What a citation needs of a claim: kept instead of the whole claim where an
+// evaluation holds hundreds of thousands of cited claims until its end (a
+// conflicts pass): a third of a claim's size, and none of its qualifier maps
+// or value strings. Memory an answer touches is time: a one-shot Q5 at
+// N=100,000 spent over a third of its time with the kernel zeroing pages.
+struct CitedClaim {
+  uint64_t fact_id = 0;
+  EntityId subject;
+  std::string predicate;
+  std::string claim;  // Citation::claim
+  std::string document_id;
+  uint32_t document_version = 0;
+  std::optional<Date> valid_as_of;
+};
+
 // A condition's value for one entity and why.
 struct Outcome {
   Truth truth = Truth::kUnknown;
@@ -188,6 +203,13 @@ std::string QualifierText(const Qualifiers& q) {
   std::string out = "{";
   for (const auto& [k, v] : q) out += (out.size() > 1 ? ", " : "") + k + "=" + v;
   return out + "}";
+}
+
+// A citation's claim: the value as the source wrote it, with its qualifiers.
+std::string CitedText(const Value& value, const Qualifiers& qualifiers) {
+  std::string text = value.kind == ValueKind::kNotPublished ? "not published" : value.ToString();
+  if (!qualifiers.empty()) text += " " + QualifierText(qualifiers);
+  return text;
 }
 
 bool Compatible(const Qualifiers& a, const Qualifiers& b) {
@@ -1816,7 +1838,9 @@ class Evaluator {
         cited.erase(std::unique(cited.begin(), cited.end()), cited.end());
         for (Claim* c : cited) {
           if (c->computed || c->fact_id == 0) continue;
-          kept_claims_.emplace_back(std::move(*c));
+          kept_cited_.push_back(CitedClaim{c->fact_id, std::move(c->subject), std::move(c->predicate),
+                                           CitedText(c->value, c->qualifiers), std::move(c->document_id),
+                                           c->document_version, c->valid_as_of});
         }
       };
       for (size_t begin = 0; begin < sorted.size();) {
@@ -1868,8 +1892,8 @@ class Evaluator {
   // (Q5 at N=100,000: keeping the cited claims took 380-400 ms that way,
   // 167-189 with the index sized once).
   void IndexKeptClaims() {
-    claim_of_fact_.reserve(claim_of_fact_.size() + kept_claims_.size());
-    for (const Claim& c : kept_claims_) claim_of_fact_.emplace(c.fact_id, &c);
+    cited_of_fact_.reserve(cited_of_fact_.size() + kept_cited_.size());
+    for (CitedClaim& c : kept_cited_) cited_of_fact_.emplace(c.fact_id, &c);
   }
 
   // ---- Citations -------------------------------------------------------------
@@ -1966,11 +1990,14 @@ class Evaluator {
     // Cited claims this evaluation read need only their provenance; the few
     // it did not (none, today) are read whole.
     std::vector<const Claim*> claims(order.size(), nullptr);
+    std::vector<CitedClaim*> kept(order.size(), nullptr);
     std::vector<size_t> known, unknown;  // positions in `order`
     for (size_t k = 0; k < order.size(); ++k) {
-      auto it = claim_of_fact_.find(order[k]);
-      if (it != claim_of_fact_.end()) {
+      if (auto it = claim_of_fact_.find(order[k]); it != claim_of_fact_.end()) {
         claims[k] = it->second;
+        known.push_back(k);
+      } else if (auto kt = cited_of_fact_.find(order[k]); kt != cited_of_fact_.end()) {
+        kept[k] = kt->second;
         known.push_back(k);
       } else {
         unknown.push_back(k);
@@ -1986,8 +2013,7 @@ class Evaluator {
         Citation& c = result.citations[unknown[i]];
         c.subject = f.subject;
         c.predicate = f.predicate;
-        c.claim = f.value.kind == ValueKind::kNotPublished ? "not published" : f.value.ToString();
-        if (!f.qualifiers.empty()) c.claim += " " + QualifierText(f.qualifiers);
+        c.claim = CitedText(f.value, f.qualifiers);
         c.document_id = f.provenance.document_id;
         c.version = f.provenance.document_version;
         c.valid_as_of = f.valid_as_of;
@@ -2013,9 +2039,12 @@ class Evaluator {
       };
       std::unordered_map<std::pair<std::string_view, uint32_t>, uint32_t, ViewAndVersionHash> seen;
       for (size_t k = 0; k < order.size(); ++k) {
-        const std::string_view document_id =
-            claims[k] != nullptr ? claims[k]->document_id : result.citations[k].document_id;
-        const uint32_t version = claims[k] != nullptr ? claims[k]->document_version : result.citations[k].version;
+        const std::string_view document_id = claims[k] != nullptr ? claims[k]->document_id
+                                             : kept[k] != nullptr  ? kept[k]->document_id
+                                                                   : result.citations[k].document_id;
+        const uint32_t version = claims[k] != nullptr ? claims[k]->document_version
+                                 : kept[k] != nullptr  ? kept[k]->document_version
+                                                       : result.citations[k].version;
         auto [it, inserted] = seen.try_emplace({document_id, version}, static_cast<uint32_t>(distinct.size()));
         if (inserted) distinct.emplace_back(std::string(document_id), version);
         source_of[k] = it->second;
@@ -2044,15 +2073,23 @@ class Evaluator {
         const size_t begin = known.size() * part / parts, end = known.size() * (part + 1) / parts;
         for (size_t i = begin; i < end; ++i) {
           const size_t k = known[i];
-          const Claim& cl = *claims[k];
           Citation& c = result.citations[k];
-          c.subject = cl.subject;
-          c.predicate = cl.predicate;
-          c.claim = cl.value.kind == ValueKind::kNotPublished ? "not published" : cl.value.ToString();
-          if (!cl.qualifiers.empty()) c.claim += " " + QualifierText(cl.qualifiers);
-          c.document_id = cl.document_id;
-          c.version = cl.document_version;
-          c.valid_as_of = cl.valid_as_of;
+          if (CitedClaim* kc = kept[k]; kc != nullptr) {  // cited once: taken, not copied
+            c.subject = std::move(kc->subject);
+            c.predicate = std::move(kc->predicate);
+            c.claim = std::move(kc->claim);
+            c.document_id = std::move(kc->document_id);
+            c.version = kc->document_version;
+            c.valid_as_of = kc->valid_as_of;
+          } else {
+            const Claim& cl = *claims[k];
+            c.subject = cl.subject;
+            c.predicate = cl.predicate;
+            c.claim = CitedText(cl.value, cl.qualifiers);
+            c.document_id = cl.document_id;
+            c.version = cl.document_version;
+            c.valid_as_of = cl.valid_as_of;
+          }
           const Source& source = sources[source_of[k]];
           FinishCitation(k, order[k], *source.document, source.fetched_at, c);
         }
@@ -2102,7 +2139,7 @@ class Evaluator {
   std::unordered_map<std::string, std::vector<Claim>> row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
-  std::deque<Claim> kept_claims_;  // cited claims of conflicts, moved here one by one (stable addresses)
+  std::deque<CitedClaim> kept_cited_;  // cited claims of conflicts, kept one by one (stable addresses)
   std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
   size_t candidate_pos_ = 0;             // the one being evaluated
   std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate
@@ -2120,6 +2157,7 @@ class Evaluator {
     size_t cursor = 0;
   } whole_;
   std::unordered_map<uint64_t, const Claim*> claim_of_fact_;
+  std::unordered_map<uint64_t, CitedClaim*> cited_of_fact_;  // kept_cited_; each taken by its citation
   std::unordered_map<uint64_t, std::string> evidence_text_;
   EntityId current_entity_;
   bool truncated_combinations_ = false;

@@ -499,6 +499,9 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
       Result<Fact> f = store.GetFact(cit.fact_id);
       ASSERT_TRUE(f.ok()) << f.status().message();
       EXPECT_EQ(cit.subject, f->subject);
+      EXPECT_EQ(cit.predicate, f->predicate);
+      EXPECT_EQ(cit.claim, f->value.ToString());  // no qualifiers here
+      EXPECT_EQ(cit.valid_as_of, f->valid_as_of);
       EXPECT_EQ(cit.document_id, f->provenance.document_id);
       EXPECT_EQ(cit.version, f->provenance.document_version);
       EXPECT_EQ(cit.excerpt, f->provenance.excerpt);
