@@ -74,6 +74,12 @@ std::string Time(int64_t unix_seconds) {
   return buf;
 }
 
+// A citation made by hand (not by RunQuery) may name no document record.
+const Document& DocumentOf(const Citation& c) {
+  static const Document kNone;
+  return c.document != nullptr ? *c.document : kNone;
+}
+
 std::string QualifierText(const Qualifiers& q) {
   if (q.empty()) return "";
   std::string out = "{";
@@ -220,14 +226,15 @@ void RenderText(const QueryResult& r, Sink& out) {
       out += '[';
       out += std::to_string(c.number);
       out += "] ";
-      out += c.title.empty() ? c.document_id : c.title;
+      const Document& d = DocumentOf(c);
+      out += d.title.empty() ? c.document_id : d.title;
       out += " \xE2\x80\x94 ";
-      out += c.url.empty() ? c.document_id : c.url;
-      if (!c.kind.empty() || !c.site.empty()) {
+      out += d.url.empty() ? c.document_id : d.url;
+      if (!d.kind.empty() || !d.site.empty()) {
         out += " (";
-        out += c.kind;
-        if (!c.kind.empty() && !c.site.empty()) out += ", ";
-        out += c.site;
+        out += d.kind;
+        if (!d.kind.empty() && !d.site.empty()) out += ", ";
+        out += d.site;
         out += ')';
       }
       out += ", version ";
@@ -374,10 +381,10 @@ json CitationJson(const Citation& c) {
           {"predicate", c.predicate},
           {"claim", c.claim},
           {"document", json{{"id", c.document_id},
-                            {"title", c.title},
-                            {"url", c.url},
-                            {"site", c.site},
-                            {"kind", c.kind},
+                            {"title", DocumentOf(c).title},
+                            {"url", DocumentOf(c).url},
+                            {"site", DocumentOf(c).site},
+                            {"kind", DocumentOf(c).kind},
                             {"version", c.version},
                             {"fetched_at", Time(c.fetched_at)}}}};
   if (c.valid_as_of) jc["as_of"] = c.valid_as_of->ToString();
@@ -535,7 +542,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
           fields({"", std::to_string(id), "", "", "", "", "", "", ""});
         } else {
           const Citation& c = *it->second;
-          fields({std::to_string(c.number), std::to_string(id), c.document_id, c.title, c.url, c.section, c.excerpt,
+          fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, c.section, c.excerpt,
                   c.attribution, Time(c.fetched_at)});
         }
         fields({row_support});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,10 +59,11 @@ struct Citation {
   std::string claim;  // the value as the source wrote it, with qualifiers: "3.4 PFLOPS {format=bf16, scope=server, chips=16}"
   std::string document_id;
   uint32_t version = 0;
-  std::string title;
-  std::string url;   // URL or path as ingested
-  std::string site;
-  std::string kind;  // vendor, press, aggregator, ...
+  // Title, URL or path as ingested, site, kind (vendor, press, ...): one
+  // record shared by every citation of the document (an answer cites each
+  // of its documents dozens of times). Set for every citation of an answer;
+  // a document the store does not hold has only its id.
+  std::shared_ptr<const Document> document;
   int64_t fetched_at = 0;  // Unix seconds, from the DocumentVersion
   std::optional<Date> valid_as_of;
   bool excerpt_read = false;  // the fields below hold the stored provenance record

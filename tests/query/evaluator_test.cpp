@@ -507,8 +507,10 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
       EXPECT_EQ(cit.excerpt, f->provenance.excerpt);
       EXPECT_EQ(cit.section, f->provenance.section);
       EXPECT_EQ(cit.attribution, f->provenance.attribution);
-      EXPECT_EQ(cit.url, "https://" + cit.site + "/" + cit.document_id);
-      EXPECT_EQ(cit.title, "Page " + cit.document_id);
+      ASSERT_NE(cit.document, nullptr);
+      EXPECT_EQ(cit.document->id, cit.document_id);
+      EXPECT_EQ(cit.document->url, "https://" + cit.document->site + "/" + cit.document_id);
+      EXPECT_EQ(cit.document->title, "Page " + cit.document_id);
       Result<DocumentVersion> v = store.GetDocumentVersion(cit.document_id, cit.version, /*with_text=*/false);
       ASSERT_TRUE(v.ok()) << v.status().message();
       EXPECT_EQ(cit.fetched_at, v->fetched_at);
@@ -564,7 +566,8 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
     ASSERT_TRUE(got.excerpt.empty() && got.section.empty()) << k;
     ASSERT_EQ(got.fact_id, want.fact_id) << k;
     EXPECT_EQ(got.document_id, want.document_id) << k;
-    EXPECT_EQ(got.url, want.url) << k;
+    ASSERT_NE(got.document, nullptr) << k;
+    EXPECT_EQ(got.document->url, want.document->url) << k;
     EXPECT_EQ(got.fetched_at, want.fetched_at) << k;
     EXPECT_EQ(got.claim, want.claim) << k;
   }
