@@ -245,6 +245,34 @@ TEST_F(EvaluatorTest, FitsUsesModelParametersAndMemory) {
   EXPECT_EQ(Names("find chip where not fits('Test 70B', fp16) order by name"), (Strings{"Alpha", "Beta", "Gamma"}));
 }
 
+// What a formula computes without the row's own claims (the model's side of `fits`) is computed
+// once per query, but per call: two calls of one rule with other models or precisions, in one
+// condition, each keep their own.
+TEST_F(EvaluatorTest, EachCallOfARuleKeepsItsOwnModelSide) {
+  PutEntity(*store_, "llm:test-8b", "llm", "Test 8B");
+  DocBuilder("small", "vendor", "small.example")
+      .Add("llm:test-8b", "parameters", Q(8e9, "parameters", "8 B"))
+      .Write(*store_, "run-2");
+  // 8 B x 2 (fp16) = 16 GB fits everywhere; 70 B x 1 (int8) = 70 GB only in Gamma.
+  EXPECT_EQ(Names("find chip where fits('Test 8B', fp16) order by name"), (Strings{"Alpha", "Beta", "Gamma"}));
+  EXPECT_EQ(Names("find chip where fits('Test 8B', fp16) and not fits('Test 70B', int8) order by name"),
+            (Strings{"Alpha", "Beta"}));
+  EXPECT_EQ(Names("find chip where not fits('Test 70B', int8) and fits('Test 8B', fp16) order by name"),
+            (Strings{"Alpha", "Beta"}));
+  EXPECT_EQ(Names("find chip where fits('Test 70B', int8) or fits('Test 70B', fp16) order by name"), (Strings{"Gamma"}));
+  QueryResult r = Ok("find chip where fits('Test 8B', fp16) and fits('Test 70B', int8)");
+  ASSERT_EQ(r.rows.size(), 1u);
+  ASSERT_EQ(r.rows[0].reasons.size(), 2u);
+  EXPECT_EQ(r.rows[0].reasons[0].supporting.at(0).text.substr(0, 22), "8 B x 2 (fp16) = 16 GB");
+  EXPECT_EQ(r.rows[0].reasons[1].supporting.at(0).text.substr(0, 22), "70 B x 1 (int8) = 70 G");
+  // The condition of `with evidence` rows is evaluated without texts (and first: no index path
+  // computes the model's side for a negation); the column shown, with them.
+  QueryResult shown = Ok("find chip where not fits('Test 70B', fp16) show fits('Test 70B', fp16) with evidence");
+  ASSERT_FALSE(shown.rows.empty());
+  const std::string text = Render(shown, Format::kText);
+  EXPECT_NE(text.find("no: 70 B x 2 (fp16) = 140 GB > 96 GB"), std::string::npos) << text;
+}
+
 TEST_F(EvaluatorTest, WithEvidenceAndCount) {
   QueryResult r = Ok("find chip where memory > 50 GB with evidence");
   ASSERT_EQ(r.rows.size(), 2u);
