@@ -38,6 +38,7 @@
 #include "query/parser.h"
 #include "query/planner.h"
 #include "query/query.h"
+#include "query/fact_numbers.h"
 #include "query/read_ahead.h"
 
 namespace chipkg::query {
@@ -1918,11 +1919,11 @@ class Evaluator {
 
   // ---- Citations -------------------------------------------------------------
 
-  void NumberCitations(Support& s, std::unordered_map<uint64_t, int>& numbers, std::vector<uint64_t>& order) {
+  void NumberCitations(Support& s, internal::FactNumbers& numbers, std::vector<uint64_t>& order) {
     if (s.op == Support::Op::kFact) {
-      auto [it, inserted] = numbers.emplace(s.fact_id, static_cast<int>(numbers.size()) + 1);
-      if (inserted) order.push_back(s.fact_id);
-      s.citation = it->second;
+      auto [number, first] = numbers.Number(s.fact_id);
+      if (first) order.push_back(s.fact_id);
+      s.citation = number;
     }
     for (Support& a : s.args) NumberCitations(a, numbers, order);
   }
@@ -1932,13 +1933,13 @@ class Evaluator {
   // up among the cited facts, where indexing every claim by fact id as it
   // was read cost a hash insert per claim, cited or not (Q3 at N=100,000:
   // ~300,000).
-  std::vector<const Claim*> CitedClaimsIn(const std::unordered_map<uint64_t, int>& numbers) const {
+  std::vector<const Claim*> CitedClaimsIn(const internal::FactNumbers& numbers) const {
     std::vector<const Claim*> cited(numbers.size(), nullptr);
     auto look_up = [&](const std::vector<Claim>& claims) {
       for (const Claim& c : claims) {
         if (c.computed || c.fact_id == 0) continue;
-        if (auto it = numbers.find(c.fact_id); it != numbers.end() && cited[it->second - 1] == nullptr) {
-          cited[it->second - 1] = &c;
+        if (const int number = numbers.Find(c.fact_id); number != 0 && cited[number - 1] == nullptr) {
+          cited[number - 1] = &c;
         }
       }
     };
@@ -2008,10 +2009,9 @@ class Evaluator {
   }
 
   Status ResolveCitations(QueryResult& result) {
-    std::unordered_map<uint64_t, int> numbers;
-    std::vector<uint64_t> order;  // order[k] is cited as [k + 1]
     const size_t n = std::min(result.rows.size(), options_.cite_rows);
-    numbers.reserve(2 * n);  // most rows cite one or two facts
+    internal::FactNumbers numbers(2 * n);  // most rows cite one or two facts
+    std::vector<uint64_t> order;  // order[k] is cited as [k + 1]
     order.reserve(2 * n);
     for (size_t i = 0; i < n; ++i) {
       Row& row = result.rows[i];

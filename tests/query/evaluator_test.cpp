@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -521,6 +522,8 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   c.Write(store, "run-1", 1735862400);
 
   auto check_citations = [&](const QueryResult& r) {
+    std::set<uint64_t> facts;  // each fact cited once, however many rows cite it
+    for (const Citation& cit : r.citations) EXPECT_TRUE(facts.insert(cit.fact_id).second) << "fact " << cit.fact_id;
     for (size_t k = 0; k < r.citations.size(); ++k) {
       const Citation& cit = r.citations[k];
       ASSERT_EQ(cit.number, static_cast<int>(k) + 1);

@@ -1,0 +1,66 @@
+// Citation numbers by fact id, for numbering an answer's citations in order
+// of first use: open addressing with linear probing, grown at half full. An
+// answer numbers up to hundreds of thousands of facts (Q5 of the peer
+// benchmark at N=100,000: 578,000), and std::unordered_map allocated a node
+// for each (the citations step 266 -> 225 ms with this).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace chipkg::query::internal {
+
+class FactNumbers {
+ public:
+  explicit FactNumbers(size_t expected) { Resize(std::bit_ceil(std::max<size_t>(16, 2 * expected))); }
+  // The number of `fact`, the next one if it had none; and whether it had none.
+  std::pair<int, bool> Number(uint64_t fact) {
+    if (2 * (count_ + 1) > slots_.size()) Resize(2 * slots_.size());
+    size_t i = Hash(fact) & mask_;
+    for (; slots_[i].number != 0; i = (i + 1) & mask_) {
+      if (slots_[i].fact == fact) return {slots_[i].number, false};
+    }
+    slots_[i] = Slot{fact, static_cast<int>(++count_)};
+    return {slots_[i].number, true};
+  }
+  // 0 when `fact` has no number.
+  int Find(uint64_t fact) const {
+    for (size_t i = Hash(fact) & mask_; slots_[i].number != 0; i = (i + 1) & mask_) {
+      if (slots_[i].fact == fact) return slots_[i].number;
+    }
+    return 0;
+  }
+  size_t size() const { return count_; }
+
+ private:
+  struct Slot {
+    uint64_t fact = 0;
+    int number = 0;  // 0: empty
+  };
+  static size_t Hash(uint64_t x) {  // fact ids are dense: mixed so that neighbours spread
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return static_cast<size_t>(x);
+  }
+  void Resize(size_t capacity) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    for (const Slot& s : old) {
+      if (s.number == 0) continue;
+      size_t i = Hash(s.fact) & mask_;
+      while (slots_[i].number != 0) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  size_t count_ = 0;
+};
+
+}  // namespace chipkg::query::internal

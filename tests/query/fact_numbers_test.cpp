@@ -1,0 +1,38 @@
+// Numbering an answer's cited facts (query/fact_numbers.h): numbers in order
+// of first use, stable however the table grows, and 0 for facts never numbered.
+
+#include "query/fact_numbers.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace chipkg::query::internal {
+namespace {
+
+TEST(FactNumbersTest, NumbersInOrderOfFirstUseThroughGrowth) {
+  FactNumbers numbers(1);  // sized for one: grows many times below
+  std::unordered_map<uint64_t, int> want;
+  // Dense ids (as fact ids are), sparse ones, 0, the largest, and repeats.
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 1; i <= 5000; ++i) ids.push_back(i);
+  for (uint64_t i = 0; i < 3000; ++i) ids.push_back(i * 1000003 + 7);
+  ids.push_back(0);
+  ids.push_back(UINT64_MAX);
+  for (uint64_t i = 1; i <= 5000; i += 7) ids.push_back(i);
+  for (uint64_t id : ids) {
+    auto [number, first] = numbers.Number(id);
+    auto [it, inserted] = want.emplace(id, static_cast<int>(want.size()) + 1);
+    ASSERT_EQ(first, inserted) << id;
+    ASSERT_EQ(number, it->second) << id;
+  }
+  EXPECT_EQ(numbers.size(), want.size());
+  for (const auto& [id, number] : want) ASSERT_EQ(numbers.Find(id), number) << id;
+  EXPECT_EQ(numbers.Find(123456789012), 0);
+  EXPECT_EQ(FactNumbers(0).Find(0), 0);
+}
+
+}  // namespace
+}  // namespace chipkg::query::internal
