@@ -715,6 +715,7 @@ Status StoreImpl::CatchUp() {
   db_ = fresh;
   handles_ = std::move(handles);  // in codec::Cf order, as asked
   opened_state_ = std::move(state);
+  ForgetSources();  // another process may have rewritten any document record
   return CheckFormatAndLoad(/*fresh=*/false, /*reader=*/true).WithContext("catching up with the writer of " + path_);
 }
 
@@ -752,6 +753,7 @@ Status StoreImpl::BeginBulk() {
 }
 
 void StoreImpl::EndBulk(const Counters* committed) {
+  ForgetSources();  // a bulk load may have written any document record
   std::lock_guard lock(write_mu_);
   bulk_active_ = false;
   if (committed != nullptr) {
@@ -917,8 +919,10 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
       updated.last_modified = doc.last_modified;
       std::string value;
       codec::EncodeDocument(updated, &value);
-      CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[codec::kDocumentsCf], doc.id, value),
-                                       "updating validators of " + doc.id));
+      const Status put = FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[codec::kDocumentsCf], doc.id, value),
+                                   "updating validators of " + doc.id);
+      ForgetDocument(doc.id);
+      CHIPKG_RETURN_IF_ERROR(put);
     }
     return summary;
   }
@@ -1028,7 +1032,9 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   ++c.versions;
   ++c.transactions;
   PutCounters(&batch, &c);
-  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing " + where));
+  const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing " + where);
+  ForgetDocument(doc.id);  // its record was rewritten (a version record is new: nothing kept to drop)
+  CHIPKG_RETURN_IF_ERROR(written);
   Commit(c, in);
 
   summary.tx = tx;
@@ -1059,7 +1065,9 @@ Status StoreImpl::PutDocument(const Document& doc) {
   ++c.transactions;
   if (!stored) ++c.documents;
   PutCounters(&batch, &c);
-  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing document " + doc.id));
+  const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing document " + doc.id);
+  ForgetDocument(doc.id);
+  CHIPKG_RETURN_IF_ERROR(written);
   Commit(c, Interner(&dict_, static_cast<uint32_t>(c.next_dict)));
   return Status::OK();
 }
@@ -1978,12 +1986,60 @@ Result<std::vector<Entity>> StoreImpl::ListEntities(const std::string& kind) con
   return out;
 }
 
+std::optional<Document> StoreImpl::CachedDocument(const std::string& id) const {
+  std::shared_lock lock(sources_mu_);
+  auto it = cached_documents_.find(id);
+  if (it == cached_documents_.end()) return std::nullopt;
+  source_cache_hits_.fetch_add(1, std::memory_order_relaxed);
+  return it->second;
+}
+
+std::optional<DocumentVersion> StoreImpl::CachedVersion(uint32_t did, uint32_t version) const {
+  std::shared_lock lock(sources_mu_);
+  auto it = cached_versions_.find(uint64_t{did} << 32 | version);
+  if (it == cached_versions_.end()) return std::nullopt;
+  source_cache_hits_.fetch_add(1, std::memory_order_relaxed);
+  return it->second;
+}
+
+void StoreImpl::KeepDocument(const Document& d, uint64_t generation) const {
+  std::unique_lock lock(sources_mu_);
+  if (sources_generation_.load() != generation) return;
+  if (cached_documents_.size() >= kCachedSourcesUpTo) cached_documents_.clear();
+  cached_documents_.insert_or_assign(d.id, d);
+}
+
+void StoreImpl::KeepVersion(uint32_t did, const DocumentVersion& v, uint64_t generation) const {
+  std::unique_lock lock(sources_mu_);
+  if (sources_generation_.load() != generation) return;
+  if (cached_versions_.size() >= kCachedSourcesUpTo) cached_versions_.clear();
+  DocumentVersion& kept = cached_versions_.insert_or_assign(uint64_t{did} << 32 | v.version, v).first->second;
+  kept.text.clear();
+  kept.text.shrink_to_fit();
+}
+
+void StoreImpl::ForgetDocument(const std::string& id) const {
+  std::unique_lock lock(sources_mu_);
+  sources_generation_.fetch_add(1);
+  cached_documents_.erase(id);
+}
+
+void StoreImpl::ForgetSources() const {
+  std::unique_lock lock(sources_mu_);
+  sources_generation_.fetch_add(1);
+  cached_documents_.clear();
+  cached_versions_.clear();
+}
+
 Result<std::optional<Document>> StoreImpl::ReadDocument(const std::string& id) const {
+  if (std::optional<Document> cached = CachedDocument(id)) return cached;
+  const uint64_t generation = SourcesGeneration();
   std::string value;
   rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kDocumentsCf], id, &value);
   if (st.IsNotFound()) return std::optional<Document>();
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading document " + id));
   CHIPKG_ASSIGN_OR_RETURN(Document d, DecodeDocumentRecord(id, value));
+  KeepDocument(d, generation);
   return std::optional<Document>(std::move(d));
 }
 
@@ -1995,10 +2051,20 @@ Result<Document> StoreImpl::GetDocument(const std::string& document_id) const {
 
 Result<std::vector<std::optional<Document>>> StoreImpl::GetDocuments(const std::vector<std::string>& ids) const {
   std::vector<std::optional<Document>> out(ids.size());
-  auto describe = [&](size_t i) { return "document " + ids[i]; };
-  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, ids, nullptr, describe, [&](size_t i, std::optional<std::string_view> value) {
+  std::vector<std::string> missing;
+  std::vector<size_t> asked;  // position in `ids` of each missing one
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out[i] = CachedDocument(ids[i]);
+    if (out[i]) continue;
+    missing.push_back(ids[i]);
+    asked.push_back(i);
+  }
+  const uint64_t generation = SourcesGeneration();
+  auto describe = [&](size_t k) { return "document " + missing[k]; };
+  CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, missing, nullptr, describe, [&](size_t k, std::optional<std::string_view> value) {
     if (!value) return Status::OK();
-    CHIPKG_ASSIGN_OR_RETURN(out[i], DecodeDocumentRecord(ids[i], *value));
+    CHIPKG_ASSIGN_OR_RETURN(out[asked[k]], DecodeDocumentRecord(missing[k], *value));
+    KeepDocument(*out[asked[k]], generation);
     return Status::OK();
   }));
   return out;
@@ -2039,6 +2105,10 @@ Result<std::optional<uint32_t>> StoreImpl::LatestVersionNumber(uint32_t document
 }
 
 Result<DocumentVersion> StoreImpl::ReadVersion(uint32_t did, uint32_t version, bool with_text) const {
+  if (!with_text) {
+    if (std::optional<DocumentVersion> cached = CachedVersion(did, version)) return std::move(*cached);
+  }
+  const uint64_t generation = SourcesGeneration();
   std::string value;
   rocksdb::Status st =
       db_->Get(ReadOpts(), handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version), &value);
@@ -2046,6 +2116,7 @@ Result<DocumentVersion> StoreImpl::ReadVersion(uint32_t did, uint32_t version, b
   CHIPKG_RETURN_IF_ERROR(FromRocks(st, "reading version " + std::to_string(version)));
   uint64_t text_size = 0;
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion v, DecodeVersionRecord(version, value, &text_size));
+  KeepVersion(did, v, generation);
   if (with_text) {
     st = db_->Get(ReadOpts(), handles_[codec::kVersionsCf], codec::VersionTextKey(did, version), &v.text);
     if (st.IsNotFound()) {
@@ -2074,14 +2145,19 @@ Result<std::vector<std::optional<DocumentVersion>>> StoreImpl::GetDocumentVersio
   std::vector<std::optional<DocumentVersion>> out(versions.size());
   std::vector<std::string> keys;
   std::vector<size_t> asked;  // position in `versions` of each key
+  std::vector<uint32_t> dids;  // of each key
   keys.reserve(versions.size());
   for (size_t i = 0; i < versions.size(); ++i) {
     const auto& [document_id, version] = versions[i];
     CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(document_id));
     if (!did || document_id.empty()) continue;
+    out[i] = CachedVersion(*did, version);
+    if (out[i]) continue;
     keys.push_back(codec::VersionMetaKey(*did, version));
     asked.push_back(i);
+    dids.push_back(*did);
   }
+  const uint64_t generation = SourcesGeneration();
   auto describe = [&](size_t k) {
     return "version " + std::to_string(versions[asked[k]].second) + " of " + versions[asked[k]].first;
   };
@@ -2090,6 +2166,7 @@ Result<std::vector<std::optional<DocumentVersion>>> StoreImpl::GetDocumentVersio
     uint64_t text_size = 0;
     Result<DocumentVersion> v = DecodeVersionRecord(versions[asked[k]].second, *value, &text_size);
     if (!v.ok()) return v.status().WithContext("document " + versions[asked[k]].first);
+    KeepVersion(dids[k], *v, generation);
     out[asked[k]] = std::move(*v);
     return Status::OK();
   }));

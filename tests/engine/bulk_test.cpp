@@ -428,7 +428,10 @@ TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
   auto store = OpenOrDie(dir.Sub("s"));
   ASSERT_TRUE(store->PutEntity({"chip:gen-0", "chip", "Old Name", {"Legacy Alias"}}).ok());
   Corpus corpus(20);
-  ASSERT_TRUE(store->WriteDocumentVersion(corpus.docs[0].doc(), corpus.docs[0].version(), {}, "r").ok());
+  Document old_doc = corpus.docs[0].doc();
+  old_doc.title = "Old title";
+  ASSERT_TRUE(store->WriteDocumentVersion(old_doc, corpus.docs[0].version(), {}, "r").ok());
+  EXPECT_EQ(store->GetDocument("doc-0").value().title, "Old title");  // kept by the store from here
   auto writer = store->StartBulk();
   ASSERT_TRUE(writer.ok());
   ImportStats stats;
@@ -438,6 +441,7 @@ TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
   EXPECT_EQ(store->FindEntity("Generated Chip 0").value().id, "chip:gen-0");
   // doc-0 had version 1 already: the load added version 2 and its facts name it.
   EXPECT_EQ(store->LatestDocumentVersion("doc-0").value().version, 2u);
+  EXPECT_EQ(store->GetDocument("doc-0").value().title, corpus.docs[0].doc().title);  // the load's record
   auto facts = store->FactsFromDocument("doc-0", 2u);
   ASSERT_TRUE(facts.ok());
   EXPECT_EQ(facts->size(), corpus.docs[0].facts().size());

@@ -1239,6 +1239,72 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
   EXPECT_EQ(impl->PredicatePasses(), passes);
 }
 
+// Document and version records are kept once read (every query's citations read them again), and
+// what is kept is never older than the store: a rewritten document record, new validators, a record
+// put on its own, and, for a reader, another process's writes once it catches up.
+TEST(StoreTest, KeptDocumentRecordsFollowEveryWrite) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  auto store = OpenOrDie(path);
+  const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+  DocBuilder b("doc-k");
+  b.Add("chip:k", "memory", Value::Quantity(32e9, "bytes", "32 GB"), "32 GB");
+  Document doc = b.doc();
+  ASSERT_TRUE(store->WriteDocumentVersion(doc, b.version(), b.facts(), "r1").ok());
+  auto title_of = [&](const Store& s) {
+    Result<std::vector<std::optional<Document>>> many = s.GetDocuments({"doc-k", "doc-none"});
+    EXPECT_TRUE(many.ok());
+    EXPECT_FALSE((*many)[1].has_value());
+    Result<Document> one = s.GetDocument("doc-k");
+    EXPECT_TRUE(one.ok());
+    EXPECT_EQ((*many)[0]->title, one->title);
+    return one->title + "|" + one->etag;
+  };
+  EXPECT_EQ(title_of(*store), "Title of doc-k|");
+  const uint64_t hits = impl->SourceCacheHits();
+  EXPECT_EQ(title_of(*store), "Title of doc-k|");
+  EXPECT_GE(impl->SourceCacheHits(), hits + 2) << "read from the store again";
+
+  // A new version with a new title; the same content with new validators; the record alone.
+  doc.title = "Second title";
+  DocBuilder b2("doc-k");
+  b2.Add("chip:k", "memory", Value::Quantity(64e9, "bytes", "64 GB"), "64 GB");
+  ASSERT_TRUE(store->WriteDocumentVersion(doc, b2.version(), b2.facts(), "r2").ok());
+  EXPECT_EQ(title_of(*store), "Second title|");
+  doc.etag = "\"v2\"";
+  ASSERT_TRUE(store->WriteDocumentVersion(doc, b2.version(), b2.facts(), "r3").ok());
+  EXPECT_EQ(title_of(*store), "Second title|\"v2\"");
+  doc.title = "Third title";
+  ASSERT_TRUE(store->PutDocument(doc).ok());
+  EXPECT_EQ(title_of(*store), "Third title|\"v2\"");
+
+  // Version records: kept without their text, and a read with text still gets it.
+  for (int i = 0; i < 2; ++i) {
+    Result<DocumentVersion> meta = store->GetDocumentVersion("doc-k", 2, /*with_text=*/false);
+    ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+    EXPECT_TRUE(meta->text.empty());
+    Result<std::vector<std::optional<DocumentVersion>>> metas = store->GetDocumentVersions({{"doc-k", 1}, {"doc-k", 2}, {"doc-k", 9}});
+    ASSERT_TRUE(metas.ok());
+    EXPECT_EQ((*metas)[1]->content_hash, meta->content_hash);
+    EXPECT_NE((*metas)[0]->content_hash, meta->content_hash);
+    EXPECT_FALSE((*metas)[2].has_value());
+    Result<DocumentVersion> full = store->GetDocumentVersion("doc-k", 2, /*with_text=*/true);
+    ASSERT_TRUE(full.ok());
+    EXPECT_EQ(full->text, b2.text());
+  }
+
+  // A reader in another process's place: what it kept holds until it catches up.
+  auto reader = Store::OpenReader(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ(title_of(**reader), "Third title|\"v2\"");
+  doc.title = "Fourth title";
+  ASSERT_TRUE(store->PutDocument(doc).ok());
+  EXPECT_EQ(title_of(**reader), "Third title|\"v2\"");  // its view is the one it opened
+  ASSERT_TRUE((*reader)->CatchUp().ok());
+  EXPECT_EQ(title_of(**reader), "Fourth title|\"v2\"");
+}
+
 // Whole subjects read in a batch (a conflicts pass reads 64 at a time) step from one subject's
 // entries to the next subject's instead of seeking when few entries lie between them, and seek
 // when many do: either way each subject gets exactly what a read of it alone gets, under every
