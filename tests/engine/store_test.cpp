@@ -1025,6 +1025,22 @@ TEST(StoreTest, AReaderStartsNoThread) {
   EXPECT_TRUE((*reader)->CatchUp().ok());
 }
 
+// Opening a store reads its few table files' footers on the opening thread: RocksDB's default pool
+// started 16 threads per column family, 228 thread starts for a cron ingest that then found every
+// document unchanged (20 ms -> 12 ms without them).
+TEST(StoreTest, OpeningAStoreStartsNoThreadToOpenItsFiles) {
+  TempDir dir;
+  ASSERT_TRUE(WriteOneFact(*OpenOrDie(dir.Sub("s"))));
+  auto writer = OpenOrDie(dir.Sub("s"));
+  auto* impl = dynamic_cast<internal::StoreImpl*>(writer.get());
+  ASSERT_NE(impl, nullptr);
+  EXPECT_EQ(impl->db()->GetDBOptions().max_file_opening_threads, 1);
+  writer.reset();
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ(dynamic_cast<internal::StoreImpl*>(reader->get())->db()->GetDBOptions().max_file_opening_threads, 1);
+}
+
 // A reader opens chipkg's column families by name without listing them first;
 // a store with one more (added by another RocksDB user) still opens, and one
 // that lacks one of chipkg's is refused with the one it lacks.
