@@ -432,6 +432,7 @@ TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
   old_doc.title = "Old title";
   ASSERT_TRUE(store->WriteDocumentVersion(old_doc, corpus.docs[0].version(), {}, "r").ok());
   EXPECT_EQ(store->GetDocument("doc-0").value().title, "Old title");  // kept by the store from here
+  EXPECT_EQ(store->GetEntity("chip:gen-0").value().name, "Old Name");
   auto writer = store->StartBulk();
   ASSERT_TRUE(writer.ok());
   ImportStats stats;
@@ -442,6 +443,8 @@ TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
   // doc-0 had version 1 already: the load added version 2 and its facts name it.
   EXPECT_EQ(store->LatestDocumentVersion("doc-0").value().version, 2u);
   EXPECT_EQ(store->GetDocument("doc-0").value().title, corpus.docs[0].doc().title);  // the load's record
+  EXPECT_EQ(store->GetEntity("chip:gen-0").value().name, "Generated Chip 0");
+  EXPECT_EQ(store->GetEntities({"chip:gen-0"}).value()[0]->name, "Generated Chip 0");
   auto facts = store->FactsFromDocument("doc-0", 2u);
   ASSERT_TRUE(facts.ok());
   EXPECT_EQ(facts->size(), corpus.docs[0].facts().size());

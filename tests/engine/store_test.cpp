@@ -1255,10 +1255,11 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
   EXPECT_EQ(impl->PredicatePasses(), passes);
 }
 
-// Document and version records are kept once read (every query's citations read them again), and
-// what is kept is never older than the store: a rewritten document record, new validators, a record
-// put on its own, and, for a reader, another process's writes once it catches up.
-TEST(StoreTest, KeptDocumentRecordsFollowEveryWrite) {
+// Entity, document and version records are kept once read (every query's rows and citations read
+// them again), and what is kept is never older than the store: a rewritten document record, new
+// validators, a record put on its own, a renamed entity, and, for a reader, another process's
+// writes once it catches up.
+TEST(StoreTest, KeptRecordsFollowEveryWrite) {
   TempDir dir;
   const std::string path = dir.Sub("s");
   auto store = OpenOrDie(path);
@@ -1310,15 +1311,38 @@ TEST(StoreTest, KeptDocumentRecordsFollowEveryWrite) {
     EXPECT_EQ(full->text, b2.text());
   }
 
+  // Entities: one read alone and among a few.
+  auto name_of = [&](const Store& s) {
+    Result<std::vector<std::optional<Entity>>> many = s.GetEntities({"chip:k", "chip:none"});
+    EXPECT_TRUE(many.ok());
+    EXPECT_FALSE((*many)[1].has_value());
+    Result<Entity> one = s.GetEntity("chip:k");
+    EXPECT_TRUE(one.ok());
+    EXPECT_EQ((*many)[0]->name, one->name);
+    return one->name;
+  };
+  ASSERT_TRUE(store->PutEntity({"chip:k", "chip", "Kay", {}}).ok());
+  EXPECT_EQ(name_of(*store), "Kay");
+  const uint64_t before = impl->SourceCacheHits();
+  EXPECT_EQ(name_of(*store), "Kay");
+  EXPECT_GE(impl->SourceCacheHits(), before + 2) << "read from the store again";
+  ASSERT_TRUE(store->PutEntity({"chip:k", "chip", "Kay 2", {"k2"}}).ok());
+  EXPECT_EQ(name_of(*store), "Kay 2");
+  EXPECT_EQ(store->FindEntity("k2").value().name, "Kay 2");
+
   // A reader in another process's place: what it kept holds until it catches up.
   auto reader = Store::OpenReader(path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ(title_of(**reader), "Third title|\"v2\"");
+  EXPECT_EQ(name_of(**reader), "Kay 2");
   doc.title = "Fourth title";
   ASSERT_TRUE(store->PutDocument(doc).ok());
+  ASSERT_TRUE(store->PutEntity({"chip:k", "chip", "Kay 3", {}}).ok());
   EXPECT_EQ(title_of(**reader), "Third title|\"v2\"");  // its view is the one it opened
+  EXPECT_EQ(name_of(**reader), "Kay 2");
   ASSERT_TRUE((*reader)->CatchUp().ok());
   EXPECT_EQ(title_of(**reader), "Fourth title|\"v2\"");
+  EXPECT_EQ(name_of(**reader), "Kay 3");
 }
 
 // Whole subjects read in a batch (a conflicts pass reads 64 at a time) step from one subject's
