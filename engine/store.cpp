@@ -1934,6 +1934,56 @@ Status StoreImpl::MultiGetSorted(int cf, const std::vector<std::string>& keys, c
   return Status::OK();
 }
 
+namespace {
+
+// The record cache's three operations, for each of its maps (StoreImpl's
+// entities, documents and versions).
+template <typename Map, typename Key>
+std::optional<typename Map::mapped_type> FindKept(std::shared_mutex& mu, const Map& map, const Key& key,
+                                                  std::atomic<uint64_t>& hits) {
+  std::shared_lock lock(mu);
+  auto it = map.find(key);
+  if (it == map.end()) return std::nullopt;
+  hits.fetch_add(1, std::memory_order_relaxed);
+  return it->second;
+}
+
+// Keeps `value` unless something was forgotten since `generation`.
+template <typename Map, typename Key>
+void KeepIfCurrent(std::shared_mutex& mu, const std::atomic<uint64_t>& now, uint64_t generation, Map& map,
+                   Key key, const typename Map::mapped_type& value, size_t most) {
+  std::unique_lock lock(mu);
+  if (now.load() != generation) return;
+  if (map.size() >= most) map.clear();
+  map.insert_or_assign(std::move(key), value);
+}
+
+template <typename Map>
+void ForgetKept(std::shared_mutex& mu, std::atomic<uint64_t>& generation, Map& map, const std::string& key) {
+  std::unique_lock lock(mu);
+  generation.fetch_add(1);
+  map.erase(key);
+}
+
+uint64_t VersionCacheKey(uint32_t did, uint32_t version) { return uint64_t{did} << 32 | version; }
+
+// Fills `out` with what `kept` finds of `ids`; returns the ids it did not
+// find, still to read, with their positions in `ids`.
+template <typename Record, typename Kept>
+std::pair<std::vector<std::string>, std::vector<size_t>> TakeKept(const std::vector<std::string>& ids,
+                                                                  std::vector<std::optional<Record>>& out, Kept kept) {
+  std::pair<std::vector<std::string>, std::vector<size_t>> missing;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out[i] = kept(ids[i]);
+    if (out[i]) continue;
+    missing.first.push_back(ids[i]);
+    missing.second.push_back(i);
+  }
+  return missing;
+}
+
+}  // namespace
+
 Result<std::vector<std::optional<Entity>>> StoreImpl::GetEntities(const std::vector<EntityId>& ids) const {
   std::vector<std::optional<Entity>> out(ids.size());
   // A few entities (the names of an answer's subjects and values) come from
@@ -1941,14 +1991,9 @@ Result<std::vector<std::optional<Entity>>> StoreImpl::GetEntities(const std::vec
   // and not kept: kept, they made the evaluation that follows slower (Q3 at
   // N=100,000: evaluate 155-158 -> 165-168 ms) and the pass no faster.
   const bool cached = ids.size() < kReadOnceFrom;
-  std::vector<std::string> missing;
-  std::vector<size_t> asked;  // position in `ids` of each missing one
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (cached) out[i] = CachedEntity(ids[i]);
-    if (out[i]) continue;
-    missing.push_back(ids[i]);
-    asked.push_back(i);
-  }
+  const auto [missing, asked] = TakeKept(ids, out, [&](const std::string& id) {
+    return cached ? CachedEntity(id) : std::nullopt;
+  });
   const uint64_t generation = SourcesGeneration();
   auto describe = [&](size_t k) { return "entity " + missing[k]; };
   CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kEntitiesCf, missing, nullptr, describe, [&](size_t k, std::optional<std::string_view> value) {
@@ -2010,63 +2055,39 @@ Result<std::vector<Entity>> StoreImpl::ListEntities(const std::string& kind) con
   return out;
 }
 
+
 std::optional<Entity> StoreImpl::CachedEntity(const std::string& id) const {
-  std::shared_lock lock(sources_mu_);
-  auto it = cached_entities_.find(id);
-  if (it == cached_entities_.end()) return std::nullopt;
-  source_cache_hits_.fetch_add(1, std::memory_order_relaxed);
-  return it->second;
-}
-
-void StoreImpl::KeepEntity(const Entity& e, uint64_t generation) const {
-  std::unique_lock lock(sources_mu_);
-  if (sources_generation_.load() != generation) return;
-  if (cached_entities_.size() >= kCachedSourcesUpTo) cached_entities_.clear();
-  cached_entities_.insert_or_assign(e.id, e);
-}
-
-void StoreImpl::ForgetEntity(const std::string& id) const {
-  std::unique_lock lock(sources_mu_);
-  sources_generation_.fetch_add(1);
-  cached_entities_.erase(id);
+  return FindKept(sources_mu_, cached_entities_, id, source_cache_hits_);
 }
 
 std::optional<Document> StoreImpl::CachedDocument(const std::string& id) const {
-  std::shared_lock lock(sources_mu_);
-  auto it = cached_documents_.find(id);
-  if (it == cached_documents_.end()) return std::nullopt;
-  source_cache_hits_.fetch_add(1, std::memory_order_relaxed);
-  return it->second;
+  return FindKept(sources_mu_, cached_documents_, id, source_cache_hits_);
 }
 
 std::optional<DocumentVersion> StoreImpl::CachedVersion(uint32_t did, uint32_t version) const {
-  std::shared_lock lock(sources_mu_);
-  auto it = cached_versions_.find(uint64_t{did} << 32 | version);
-  if (it == cached_versions_.end()) return std::nullopt;
-  source_cache_hits_.fetch_add(1, std::memory_order_relaxed);
-  return it->second;
+  return FindKept(sources_mu_, cached_versions_, VersionCacheKey(did, version), source_cache_hits_);
+}
+
+void StoreImpl::KeepEntity(const Entity& e, uint64_t generation) const {
+  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_entities_, e.id, e, kCachedSourcesUpTo);
 }
 
 void StoreImpl::KeepDocument(const Document& d, uint64_t generation) const {
-  std::unique_lock lock(sources_mu_);
-  if (sources_generation_.load() != generation) return;
-  if (cached_documents_.size() >= kCachedSourcesUpTo) cached_documents_.clear();
-  cached_documents_.insert_or_assign(d.id, d);
+  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_documents_, d.id, d, kCachedSourcesUpTo);
 }
 
 void StoreImpl::KeepVersion(uint32_t did, const DocumentVersion& v, uint64_t generation) const {
-  std::unique_lock lock(sources_mu_);
-  if (sources_generation_.load() != generation) return;
-  if (cached_versions_.size() >= kCachedSourcesUpTo) cached_versions_.clear();
-  DocumentVersion& kept = cached_versions_.insert_or_assign(uint64_t{did} << 32 | v.version, v).first->second;
-  kept.text.clear();
-  kept.text.shrink_to_fit();
+  if (!v.text.empty()) return;  // kept as decoded, before any text is read
+  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_versions_, VersionCacheKey(did, v.version), v,
+                kCachedSourcesUpTo);
+}
+
+void StoreImpl::ForgetEntity(const std::string& id) const {
+  ForgetKept(sources_mu_, sources_generation_, cached_entities_, id);
 }
 
 void StoreImpl::ForgetDocument(const std::string& id) const {
-  std::unique_lock lock(sources_mu_);
-  sources_generation_.fetch_add(1);
-  cached_documents_.erase(id);
+  ForgetKept(sources_mu_, sources_generation_, cached_documents_, id);
 }
 
 void StoreImpl::ForgetSources() const {
@@ -2097,14 +2118,7 @@ Result<Document> StoreImpl::GetDocument(const std::string& document_id) const {
 
 Result<std::vector<std::optional<Document>>> StoreImpl::GetDocuments(const std::vector<std::string>& ids) const {
   std::vector<std::optional<Document>> out(ids.size());
-  std::vector<std::string> missing;
-  std::vector<size_t> asked;  // position in `ids` of each missing one
-  for (size_t i = 0; i < ids.size(); ++i) {
-    out[i] = CachedDocument(ids[i]);
-    if (out[i]) continue;
-    missing.push_back(ids[i]);
-    asked.push_back(i);
-  }
+  const auto [missing, asked] = TakeKept(ids, out, [&](const std::string& id) { return CachedDocument(id); });
   const uint64_t generation = SourcesGeneration();
   auto describe = [&](size_t k) { return "document " + missing[k]; };
   CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, missing, nullptr, describe, [&](size_t k, std::optional<std::string_view> value) {
