@@ -1178,39 +1178,68 @@ Status StoreImpl::Scan(int cf, std::string_view start, std::string_view limit, s
   return FromRocks(it->status(), std::string("scanning column family ") + codec::CfName(cf) + " of " + path_);
 }
 
-Status StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
+namespace {
+
+// Fills `out` from a decoded record, each id's name from name_into(id,
+// string*), which returns false when it cannot name one (then so does this,
+// leaving `out` partly filled).
+template <typename NameInto>
+bool FillFact(uint64_t fact_id, const CoreRecord& c, Fact* out, NameInto&& name_into) {
   Fact& f = *out;
   f.id = fact_id;
-  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.subject, &f.subject));
-  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.predicate, &f.predicate));
+  if (!name_into(c.subject, &f.subject) || !name_into(c.predicate, &f.predicate)) return false;
   Value& v = f.value;
   v.kind = c.kind;
   v.original.assign(c.original.data(), c.original.size());
   switch (c.kind) {
     case ValueKind::kQuantity:
       v.number = c.number;
-      CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.dimension, &v.dimension));
+      if (!name_into(c.dimension, &v.dimension)) return false;
       break;
     case ValueKind::kDate: v.date = c.date; break;
-    case ValueKind::kEntity: CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.entity, &v.text)); break;
+    case ValueKind::kEntity:
+      if (!name_into(c.entity, &v.text)) return false;
+      break;
     case ValueKind::kText: v.text.assign(c.text.data(), c.text.size()); break;
     case ValueKind::kBool: v.number = c.number; break;
     case ValueKind::kNotPublished: break;
   }
+  f.qualifiers.clear();
   std::string key, value;
   for (const auto& [k, val] : c.qualifiers) {
-    CHIPKG_RETURN_IF_ERROR(dict_.NameInto(k, &key));
-    CHIPKG_RETURN_IF_ERROR(dict_.NameInto(val, &value));
+    if (!name_into(k, &key) || !name_into(val, &value)) return false;
     f.qualifiers.emplace_hint(f.qualifiers.end(), std::move(key), std::move(value));
   }
-  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.document, &f.provenance.document_id));
+  if (!name_into(c.document, &f.provenance.document_id)) return false;
   f.provenance.document_version = c.document_version;
-  CHIPKG_RETURN_IF_ERROR(dict_.NameInto(c.rule, &f.provenance.rule));
+  if (!name_into(c.rule, &f.provenance.rule)) return false;
   f.provenance.derivation = c.derivation;
   f.valid_as_of = c.valid_as_of;
   f.asserted_tx = c.asserted_tx;
   f.retracted_tx = c.retracted_tx;
-  return Status::OK();
+  return true;
+}
+
+}  // namespace
+
+Status StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
+  {
+    const Dictionary::KnownNames known(dict_);
+    if (FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
+          const std::string* found = known(id);
+          if (found != nullptr) name->assign(*found);
+          return found != nullptr;
+        })) {
+      return Status::OK();
+    }
+  }
+  // A name not known yet: read from the store, without the lock.
+  Status status;
+  FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
+    status = dict_.NameInto(id, name);
+    return status.ok();
+  });
+  return status;
 }
 
 Status StoreImpl::FillProvenance(std::vector<Fact>* facts, const rocksdb::Snapshot* snap) const {
