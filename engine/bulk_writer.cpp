@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "engine/bulk_writer_impl.h"
+#include "engine/contested.h"
 
 namespace chipkg::internal {
 
@@ -36,6 +37,62 @@ Status RunParallel(std::vector<std::function<Status()>> tasks, unsigned threads)
 
 std::atomic<uint64_t> bulk_sequence{0};
 
+// The stored spo entries of each pair a load on top of stored facts touches,
+// and whether `contested` holds the pair already: two iterators that move
+// forward with the load's ascending pairs, stepping a few entries before
+// seeking (a seek costs what ~10 steps do). Nothing is read for a load into
+// a store without facts.
+class StoredPairs {
+ public:
+  StoredPairs(StoreImpl* store, bool any) {
+    if (!any) return;
+    rocksdb::ReadOptions ro;
+    ro.total_order_seek = true;
+    ro.fill_cache = false;
+    spo_.reset(store->db()->NewIterator(ro, store->cf(codec::kSpoCf)));
+    contested_.reset(store->db()->NewIterator(ro, store->cf(codec::kContestedCf)));
+  }
+
+  ContestedSplitter::StoredLookup lookup() {
+    if (!spo_) return nullptr;
+    return [this](std::string_view pair, ContestedSplitter::Entries* entries, bool* contested) -> Status {
+      MoveTo(contested_.get(), pair, &contested_positioned_);
+      *contested = contested_->Valid() && contested_->key().starts_with(ToSlice(pair));
+      if (!contested_->status().ok()) {
+        return FromRocks(contested_->status(), "reading the contested pairs of the store");
+      }
+      MoveTo(spo_.get(), pair, &spo_positioned_);
+      for (; spo_->Valid() && spo_->key().starts_with(ToSlice(pair)); spo_->Next()) {
+        entries->emplace_back(spo_->key().ToString(), spo_->value().ToString());
+      }
+      if (!spo_->status().ok()) {
+        return FromRocks(spo_->status(), "reading the stored facts of the pairs a bulk load adds to");
+      }
+      return Status::OK();
+    };
+  }
+
+ private:
+  static rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
+  static void MoveTo(rocksdb::Iterator* it, std::string_view target, bool* positioned) {
+    constexpr int kStepsBeforeSeek = 8;
+    if (*positioned) {
+      for (int steps = 0; it->Valid() && it->key().compare(ToSlice(target)) < 0; ++steps) {
+        if (steps == kStepsBeforeSeek) {
+          *positioned = false;
+          break;
+        }
+        it->Next();
+      }
+    }
+    if (!*positioned) it->Seek(ToSlice(target));
+    *positioned = true;
+  }
+
+  std::unique_ptr<rocksdb::Iterator> spo_, contested_;
+  bool spo_positioned_ = false, contested_positioned_ = false;
+};
+
 }  // namespace
 
 BulkWriterImpl::BulkWriterImpl(StoreImpl* store, bool raw, BulkBudget budget)
@@ -63,6 +120,7 @@ void BulkWriterImpl::Cleanup() {
 
 Status BulkWriterImpl::Init() {
   c_ = store_->counters();
+  facts_before_ = c_.facts;
   if (raw_) {
     auto meta = store_->ListMeta("");
     if (!meta.ok()) return meta.status();
@@ -463,6 +521,7 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   std::vector<int> sorted = {codec::kPosCf, codec::kSpoCf, codec::kDocCf, codec::kVersionsCf, codec::kRefCf};
   std::vector<std::unique_ptr<SstSink>> sorted_sinks;
   std::vector<std::function<Status()>> tasks;
+  auto contested_sink = sink_for(codec::kContestedCf);
   for (int cf : sorted) {
     sorted_sinks.push_back(sink_for(cf));
     SstSink* sink = sorted_sinks.back().get();
@@ -470,6 +529,19 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
       tasks.push_back([this, sink] {
         CHIPKG_RETURN_IF_ERROR(versions_->Drain(sink));
         return sink->Finish();
+      });
+      continue;
+    }
+    if (cf == codec::kSpoCf) {
+      // spo comes out by pair: the contested pairs' entries are copied to
+      // `contested` on the way (engine/contested.h).
+      tasks.push_back([this, sink, contested = contested_sink.get()] {
+        StoredPairs stored(store_, facts_before_ > 0);
+        ContestedSplitter splitter(sink, contested, stored.lookup());
+        CHIPKG_RETURN_IF_ERROR(index_->Drain(FactIndexSorter::kSpo, &splitter));
+        CHIPKG_RETURN_IF_ERROR(splitter.Finish());
+        CHIPKG_RETURN_IF_ERROR(sink->Finish());
+        return contested->Finish();
       });
       continue;
     }
@@ -500,6 +572,7 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   add_arg(codec::kFactsCf, *facts_sink_);
   add_arg(codec::kProvCf, *prov_sink_);
   for (size_t i = 0; i < sorted.size(); ++i) add_arg(sorted[i], *sorted_sinks[i]);
+  add_arg(codec::kContestedCf, *contested_sink);
   for (auto& [cf, sink] : small) add_arg(cf, *sink);
   return Status::OK();
 }

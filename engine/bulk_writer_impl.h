@@ -76,6 +76,7 @@ class BulkWriterImpl final : public BulkWriter {
   Status failed_;
   std::string dir_;
   Counters c_;
+  uint64_t facts_before_ = 0;  // in the store when the load began
   std::unique_ptr<Interner> interner_;
   TxId tx_ = 0;              // the load's transaction (not raw)
   uint32_t run_dict_id_ = 0;  // reserved dictionary id for the run id given to Finish (not raw)

@@ -10,7 +10,7 @@ namespace chipkg::codec {
 const char* CfName(int cf) {
   static constexpr const char* kNames[kCfCount] = {
       "default", "meta",      "dict",     "facts",    "prov",  "spo", "pos",     "ref",
-      "doc",     "documents", "versions", "entities", "alias", "tx",  "usermeta",
+      "doc",     "documents", "versions", "entities", "alias", "tx",  "usermeta", "contested",
   };
   return cf >= 0 && cf < kCfCount ? kNames[cf] : "?";
 }

@@ -68,7 +68,14 @@
 namespace chipkg::codec {
 
 inline constexpr char kFormatKey[] = "format";
-inline constexpr char kFormatVersion[] = "chipkg-store 1";
+inline constexpr char kFormatVersion[] = "chipkg-store 2";
+// What an export's format record says: the records an export holds are the
+// same in both store formats (the `contested` CF is derived from spo and is
+// not exported), so exports keep the name of the first.
+inline constexpr char kExportFormat[] = "chipkg-store 1";
+// The format before the `contested` CF: read as it is (conflicts passes then
+// read every fact), upgraded in place by the first writer that opens it.
+inline constexpr char kFormatWithoutContested[] = "chipkg-store 1";
 
 // Column families in the order they are opened; handles are indexed by these.
 enum Cf : int {
@@ -87,6 +94,7 @@ enum Cf : int {
   kAliasCf,
   kTxCf,
   kUserMetaCf,
+  kContestedCf,
   kCfCount
 };
 const char* CfName(int cf);

@@ -288,7 +288,7 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
   // without complaint.
   RecordWriter out{out_stream};
   try {
-    out.Write(Json{{"type", "format"}, {"format", codec::kFormatVersion}, {"end_record", true}});
+    out.Write(Json{{"type", "format"}, {"format", codec::kExportFormat}, {"end_record", true}});
     CHIPKG_ASSIGN_OR_RETURN(std::vector<Transaction> txs, ListTransactions());
     for (const auto& t : txs) {
       out.Write(Json{{"type", "tx"},
@@ -367,9 +367,9 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
       if (!saw_format) {
         if (type != "format") return Status::InvalidArgument(where + ": the first line must be the format record");
         const std::string format = j.at("format").get<std::string>();
-        if (format != codec::kFormatVersion) {
+        if (format != codec::kExportFormat) {
           return Status::FormatMismatch(where + ": the export has storage format '" + format + "', this chipkg reads '" +
-                                        codec::kFormatVersion + "'");
+                                        codec::kExportFormat + "'");
         }
         expect_end = j.value("end_record", false);
         saw_format = true;

@@ -246,7 +246,7 @@ char* ChunkArena::Allocate(size_t n) {
 namespace {
 
 // K-way merge of sorted runs into `sink`.
-Status MergeRuns(const std::vector<std::string>& runs, SstSink* sink) {
+Status MergeRuns(const std::vector<std::string>& runs, OrderedSink* sink) {
   std::vector<std::unique_ptr<RunReader>> readers;
   std::vector<size_t> heap;
   for (const auto& run : runs) {
@@ -545,7 +545,7 @@ Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
   return Status::OK();
 }
 
-Status FactIndexSorter::Drain(Index index, SstSink* sink) {
+Status FactIndexSorter::Drain(Index index, OrderedSink* sink) {
   if (!runs_[index].empty()) return MergeRuns(runs_[index], sink);
   Sort(index);
   return ForEach(index, [sink](std::string_view key, std::string_view value) { return sink->Put(key, value); });

@@ -25,12 +25,20 @@
 
 namespace chipkg::internal {
 
-class SstSink {
+// Where a sorted stream goes: an SstSink, or a filter in front of one.
+class OrderedSink {
+ public:
+  virtual ~OrderedSink() = default;
+  // Keys must be strictly ascending across all calls.
+  virtual Status Put(std::string_view key, std::string_view value) = 0;
+};
+
+class SstSink final : public OrderedSink {
  public:
   SstSink(rocksdb::Options options, std::string dir, std::string name, uint64_t target_file_bytes = 256ull << 20);
-  ~SstSink();
+  ~SstSink() override;
   // Keys must be strictly ascending across all calls.
-  Status Put(std::string_view key, std::string_view value);
+  Status Put(std::string_view key, std::string_view value) override;
   Status Delete(std::string_view key);
   // Closes the open file. The files are listed by files().
   Status Finish();
@@ -134,7 +142,7 @@ class FactIndexSorter {
   Status PrepareDrain();
   // Writes one index, in key order, to `sink` (not finishing it). Once per
   // index; different indexes may be drained on different threads at once.
-  Status Drain(Index index, SstSink* sink);
+  Status Drain(Index index, OrderedSink* sink);
   // Frees the memory once every index is drained.
   void Release();
   size_t runs() const;

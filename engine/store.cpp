@@ -22,6 +22,7 @@
 #include <unordered_set>
 
 #include "engine/bulk_writer_impl.h"
+#include "engine/contested.h"
 #include "engine/store_impl.h"
 
 namespace chipkg {
@@ -54,6 +55,7 @@ rocksdb::Slice ToSlice(std::string_view s) { return {s.data(), s.size()}; }
 size_t PrefixLength(int cf) {
   switch (cf) {
     case codec::kSpoCf:
+    case codec::kContestedCf:
     case codec::kRefCf:
     case codec::kDocCf: return 4;
     case codec::kVersionsCf: return 5;
@@ -314,7 +316,8 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
       t.pin_top_level_index_and_filter = true;
     }
     // Scanned CFs get larger blocks; point-read CFs keep 4 KiB.
-    if (cf == codec::kSpoCf || cf == codec::kPosCf || cf == codec::kDocCf || cf == codec::kVersionsCf) {
+    if (cf == codec::kSpoCf || cf == codec::kPosCf || cf == codec::kDocCf || cf == codec::kVersionsCf ||
+        cf == codec::kContestedCf) {
       t.block_size = 16 << 10;
     }
     if (size_t n = PrefixLength(cf); n > 0) {
@@ -506,14 +509,19 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
   // A writer's compaction may delete a file between our reading the MANIFEST
   // that names it and our opening it; the open is then tried again on the
   // newer MANIFEST.
+  // RocksDB reports such a file as missing, or (the table's file opened
+  // under its other name) as Corruption: any failure while the store's state
+  // moved on is tried again.
   *state = FilesState();
   rocksdb::Status st;
   for (int attempt = 0; attempt < 3; ++attempt) {
     handles->clear();
     *db = nullptr;
     st = rocksdb::DB::OpenForReadOnly(ReaderOptions(db_options_), path_, descriptors, handles, db);
-    if (st.ok() || !(st.IsPathNotFound() || st.IsNotFound())) break;
+    if (st.ok()) break;
+    const std::string tried = std::move(*state);
     *state = FilesState();
+    if (!(st.IsPathNotFound() || st.IsNotFound()) && *state == tried) break;
   }
   if (!st.ok()) *db = nullptr;
   return st;
@@ -608,6 +616,11 @@ Status StoreImpl::OpenDb(bool reader) {
     }
     return FromRocks(st, std::string(reader ? "opening a reader of " : "opening store ") + path_);
   }
+  AssignHandles(handles);
+  return CheckFormatAndLoad(fresh, reader);
+}
+
+void StoreImpl::AssignHandles(const std::vector<rocksdb::ColumnFamilyHandle*>& handles) {
   handles_.assign(codec::kCfCount, nullptr);
   for (auto* h : handles) {
     int idx = -1;
@@ -620,7 +633,6 @@ Status StoreImpl::OpenDb(bool reader) {
       handles_.push_back(h);
     }
   }
-  return CheckFormatAndLoad(fresh, reader);
 }
 
 Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
@@ -641,19 +653,25 @@ Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
   } else if (!st.ok()) {
     return FromRocks(st, "reading the format record of " + path_);
   }
-  if (format != codec::kFormatVersion) {
+  const bool before_contested = format == codec::kFormatWithoutContested;
+  if (format != codec::kFormatVersion && !before_contested) {
     return Status::FormatMismatch("store " + path_ + " has storage format '" + format + "', this chipkg reads '" +
                                   codec::kFormatVersion +
                                   "': export it with the chipkg that wrote it (chipkg export) and import the "
                                   "export into a new store, or use that chipkg");
   }
   for (int cf = 0; cf < codec::kCfCount; ++cf) {
-    if (handles_[cf] == nullptr) {
+    if (handles_[cf] == nullptr && !(before_contested && cf == codec::kContestedCf)) {
       return Status::Corruption("store " + path_ + " lacks column family '" + codec::CfName(cf) + "'");
     }
   }
   dict_.Attach(db_, handles_[codec::kDictCf]);
-  return LoadCounters();
+  CHIPKG_RETURN_IF_ERROR(LoadCounters());
+  // A reader of a store not upgraded yet reads conflicts the old way; a
+  // half-built `contested` CF (an upgrade cut short) is never read.
+  contested_index_ = !before_contested;
+  if (before_contested && !reader) return AddContestedIndex();
+  return Status::OK();
 }
 
 Status StoreImpl::LoadCounters() {
@@ -710,14 +728,26 @@ Status StoreImpl::CatchUp() {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* fresh = nullptr;
   std::string state;
-  rocksdb::Status st = OpenReadOnlyDb(OurColumnFamilies(), &handles, &fresh, &state);
+  std::vector<rocksdb::ColumnFamilyDescriptor> descriptors = OurColumnFamilies();
+  rocksdb::Status st = OpenReadOnlyDb(descriptors, &handles, &fresh, &state);
+  if (st.IsInvalidArgument()) {
+    // A store of the format before `contested` (which this reader opened
+    // without it) that no writer has upgraded yet.
+    std::vector<std::string> names;
+    if (rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path_, &names).ok()) {
+      std::erase_if(descriptors, [&](const rocksdb::ColumnFamilyDescriptor& d) {
+        return std::find(names.begin(), names.end(), d.name) == names.end();
+      });
+      st = OpenReadOnlyDb(descriptors, &handles, &fresh, &state);
+    }
+  }
   if (!st.ok()) {
     return ReaderOpenFailure(st, path_)
         .WithContext("catching up with the writer of " + path_ + " (answers still come from the view opened before)");
   }
   CloseDb();
   db_ = fresh;
-  handles_ = std::move(handles);  // in codec::Cf order, as asked
+  AssignHandles(handles);
   opened_state_ = std::move(state);
   ForgetSources();  // another process may have rewritten any document record
   return CheckFormatAndLoad(/*fresh=*/false, /*reader=*/true).WithContext("catching up with the writer of " + path_);
@@ -866,16 +896,19 @@ Status CheckSpan(const Provenance& p, std::string_view text, const Where& where)
   return Status::OK();
 }
 
-// Writes every record of one fact: facts, prov, spo, pos, doc and ref.
+// Writes every record of one fact: facts, prov, spo, pos, doc and ref; its
+// spo entry also goes to `spo_written` (for `contested`: PutContested).
 void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFamilyHandle*>& h, uint64_t id,
-                    const CoreRecord& core, const std::string* prov) {
+                    const CoreRecord& core, const std::string* prov, std::map<std::string, std::string>* spo_written) {
   std::string value;
   codec::EncodeCore(core, &value);
   std::string vkey;
   codec::AppendValueKey(core, &vkey);
   b->Put(h[codec::kFactsCf], codec::FactKey(id), value).PermitUncheckedError();
   if (prov != nullptr) b->Put(h[codec::kProvCf], codec::FactKey(id), *prov).PermitUncheckedError();
-  b->Put(h[codec::kSpoCf], codec::SpoKey(core.subject, core.predicate, id), value).PermitUncheckedError();
+  std::string spo_key = codec::SpoKey(core.subject, core.predicate, id);
+  b->Put(h[codec::kSpoCf], spo_key, value).PermitUncheckedError();
+  (*spo_written)[std::move(spo_key)] = value;
   b->Put(h[codec::kPosCf], codec::PosKey(core.predicate, vkey, id), value).PermitUncheckedError();
   b->Put(h[codec::kDocCf], codec::DocKey(core.document, core.document_version, id), value).PermitUncheckedError();
   if (core.kind == ValueKind::kEntity) {
@@ -965,6 +998,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   }
 
   rocksdb::WriteBatch batch;
+  std::map<std::string, std::string> spo_written;  // spo key -> CORE, for `contested`
   std::string prov;
   uint64_t next_fact = c.next_fact;
   CoreRecord core;
@@ -993,7 +1027,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
     }
     prov.clear();
     codec::EncodeProv(f.provenance, run, &prov);
-    PutFactRecords(&batch, handles_, next_fact++, core, &prov);
+    PutFactRecords(&batch, handles_, next_fact++, core, &prov, &spo_written);
     ++summary.facts_added;
     if (core.kind == ValueKind::kNotPublished) ++c.not_published;
   }
@@ -1001,11 +1035,13 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
     for (size_t i : indices) {
       CoreRecord& old = old_cores[i];
       old.retracted_tx = tx;
-      PutFactRecords(&batch, handles_, old_ids[i], old, nullptr);
+      PutFactRecords(&batch, handles_, old_ids[i], old, nullptr, &spo_written);
       ++summary.facts_retracted;
       if (old.kind == ValueKind::kNotPublished) --c.not_published;
     }
   }
+
+  CHIPKG_RETURN_IF_ERROR(PutContested(&batch, spo_written).WithContext(where));
 
   std::string value;
   codec::EncodeDocument(doc, &value);
@@ -1045,6 +1081,98 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   summary.new_version = true;
   summary.version = version.version;
   return summary;
+}
+
+Status StoreImpl::PutContested(rocksdb::WriteBatch* batch, const std::map<std::string, std::string>& written) {
+  // Each pair this write touches, with what spo holds of it before the write
+  // and what the write puts there (new facts, retracted ones rewritten):
+  // contested if it already was, or if its records now disagree.
+  rocksdb::ReadOptions ro;
+  std::unique_ptr<rocksdb::Iterator> spo(db_->NewIterator(ro, handles_[codec::kSpoCf]));
+  std::unique_ptr<rocksdb::Iterator> contested(db_->NewIterator(ro, handles_[codec::kContestedCf]));
+  std::vector<std::pair<std::string, std::string>> stored;
+  std::vector<std::string_view> cores;
+  for (auto begin = written.begin(); begin != written.end();) {
+    const std::string pair(PairOf(begin->first));
+    auto end = begin;
+    while (end != written.end() && PairOf(end->first) == pair) ++end;
+    contested->Seek(pair);
+    const bool already = contested->Valid() && View(contested->key()).starts_with(pair);
+    CHIPKG_RETURN_IF_ERROR(FromRocks(contested->status(), "reading the contested pairs"));
+    stored.clear();
+    if (!already) {
+      for (spo->Seek(pair); spo->Valid() && View(spo->key()).starts_with(pair); spo->Next()) {
+        if (!written.count(spo->key().ToString())) stored.emplace_back(spo->key().ToString(), spo->value().ToString());
+      }
+      CHIPKG_RETURN_IF_ERROR(FromRocks(spo->status(), "reading the stored facts of a pair"));
+      cores.clear();
+      for (const auto& [key, value] : stored) cores.push_back(value);
+      for (auto it = begin; it != end; ++it) cores.push_back(it->second);
+      CHIPKG_ASSIGN_OR_RETURN(bool disagree, RecordsDisagree(cores));
+      if (!disagree) {
+        begin = end;
+        continue;
+      }
+    }
+    for (const auto& [key, value] : stored) batch->Put(handles_[codec::kContestedCf], key, value).PermitUncheckedError();
+    for (auto it = begin; it != end; ++it) {
+      batch->Put(handles_[codec::kContestedCf], it->first, it->second).PermitUncheckedError();
+    }
+    begin = end;
+  }
+  return Status::OK();
+}
+
+Status StoreImpl::AddContestedIndex() {
+  std::lock_guard lock(write_mu_);
+  // An upgrade cut short, or a chipkg of the format before that wrote facts
+  // since (it takes the CF for someone else's and leaves it be): built anew.
+  if (handles_[codec::kContestedCf] != nullptr) {
+    CHIPKG_RETURN_IF_ERROR(FromRocks(db_->DropColumnFamily(handles_[codec::kContestedCf]), "dropping the old contested CF"));
+    db_->DestroyColumnFamilyHandle(handles_[codec::kContestedCf]).PermitUncheckedError();
+    handles_[codec::kContestedCf] = nullptr;
+  }
+  rocksdb::ColumnFamilyHandle* handle = nullptr;
+  CHIPKG_RETURN_IF_ERROR(FromRocks(
+      db_->CreateColumnFamily(cf_options_[codec::kContestedCf], codec::CfName(codec::kContestedCf), &handle),
+      "adding the contested CF to " + path_));
+  handles_[codec::kContestedCf] = handle;
+  // One ordered pass over spo, pair by pair, written in batches of a few MB:
+  // only the format record, written last, makes the CF count.
+  constexpr size_t kBatchBytes = 4 << 20;
+  rocksdb::ReadOptions ro;
+  ro.total_order_seek = true;
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kSpoCf]));
+  rocksdb::WriteBatch batch;
+  std::vector<std::pair<std::string, std::string>> group;
+  std::vector<std::string_view> cores;
+  auto decide = [&]() -> Status {
+    cores.clear();
+    for (const auto& [key, value] : group) cores.push_back(value);
+    CHIPKG_ASSIGN_OR_RETURN(bool disagree, RecordsDisagree(cores));
+    if (disagree) {
+      for (const auto& [key, value] : group) batch.Put(handle, key, value).PermitUncheckedError();
+    }
+    group.clear();
+    if (batch.GetDataSize() < kBatchBytes) return Status::OK();
+    Status s = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing the contested CF of " + path_);
+    batch.Clear();
+    return s;
+  };
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    const std::string_view key = View(it->key());
+    if (!group.empty() && PairOf(group.front().first) != PairOf(key)) CHIPKG_RETURN_IF_ERROR(decide());
+    group.emplace_back(std::string(key), std::string(View(it->value())));
+  }
+  CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), "reading spo of " + path_));
+  if (!group.empty()) CHIPKG_RETURN_IF_ERROR(decide());
+  batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "upgrading the format record of " + path_));
+  contested_index_ = true;
+  return Status::OK();
 }
 
 Status StoreImpl::PutDocument(const Document& doc) {
@@ -1428,20 +1556,6 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ContestedFactsAboutEach(const 
 
 namespace {
 
-// Value::SameContent on encoded records, dimension and qualifiers included.
-bool SameStatedContent(const CoreRecord& a, const CoreRecord& b) {
-  if (a.kind != b.kind || a.qualifiers != b.qualifiers) return false;
-  switch (a.kind) {
-    case ValueKind::kQuantity: return a.number == b.number && a.dimension == b.dimension;
-    case ValueKind::kDate: return a.date == b.date;
-    case ValueKind::kEntity: return a.entity == b.entity;
-    case ValueKind::kText: return a.text == b.text;
-    case ValueKind::kBool: return (a.number != 0) == (b.number != 0);
-    case ValueKind::kNotPublished: return true;
-  }
-  return false;
-}
-
 // Marks the records of every predicate whose records do not all state the
 // same content. `cores` are one subject's, in spo key order: a predicate's
 // records are adjacent.
@@ -1504,7 +1618,10 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
   } else {
     ro.prefix_same_as_start = true;
   }
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[codec::kSpoCf]));
+  // A conflicts pass reads only the pairs ever contested (engine/contested.h),
+  // laid out as in spo.
+  const int cf = contested_only && contested_index_ ? codec::kContestedCf : codec::kSpoCf;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[cf]));
   std::string arena;
   std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end of its core in `arena`
   std::vector<CoreRecord> cores;  // one subject's, reused: their qualifier vectors keep their capacity
@@ -1538,7 +1655,7 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
       TxId a = 0, r = 0;
       std::optional<Date> va;
       if (!codec::DecodeCoreHeader(value, &a, &r, &va)) {
-        return Status::Corruption(std::string("undecodable fact record in ") + codec::CfName(codec::kSpoCf));
+        return Status::Corruption(std::string("undecodable fact record in ") + codec::CfName(cf));
       }
       if (!Visible(a, r, va, view)) continue;
       arena.append(value.data(), value.size());

@@ -311,6 +311,16 @@ class StoreImpl final : public Store {
   // After either open: the format record (written now for a fresh store),
   // every column family present, the dictionary and the counters.
   Status CheckFormatAndLoad(bool fresh, bool reader);
+  // handles_ from an open's handles, by name: codec::Cf order, null for a
+  // CF the store lacks, others after.
+  void AssignHandles(const std::vector<rocksdb::ColumnFamilyHandle*>& handles);
+  // The upgrade of a store of the format before `contested`, by its first
+  // writer: the CF built from spo, then the format record rewritten.
+  Status AddContestedIndex();
+  // Adds to `batch` the contested entries a write makes: `written` are the
+  // CORE records it puts in spo (new facts, and retracted ones rewritten),
+  // by spo key.
+  Status PutContested(rocksdb::WriteBatch* batch, const std::map<std::string, std::string>& written);
   void RetireIdleWals();
   Status LoadCounters();
   void BuildOptions(const StoreOptions& options);
@@ -380,6 +390,9 @@ class StoreImpl final : public Store {
   StoreOptions options_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by codec::Cf; extra CFs after
+  // The store's `contested` CF is complete (engine/contested.h); false for a
+  // reader of a store of the format before it, whose conflicts passes read spo.
+  bool contested_index_ = false;
   rocksdb::DBOptions db_options_;
   std::vector<rocksdb::ColumnFamilyOptions> cf_options_;
   std::shared_ptr<rocksdb::Cache> cache_;

@@ -499,12 +499,16 @@ class Evaluator {
   // The fact is consumed: its strings move into the claim, a new one (filled
   // in place: a conflicts pass makes 750,000 claims, and moving each into
   // its vector was a twentieth of the pass).
-  void FromFact(Fact&& f, bool raw_scope, const std::string& display_unit, Qualifiers key, Claim& c) {
+  // Without `name_entities`, an entity value's text is left empty (NameEntityValues).
+  void FromFact(Fact&& f, bool raw_scope, const std::string& display_unit, Qualifiers key, Claim& c,
+                bool name_entities = true) {
     c.fact_id = f.id;
     if (f.value.kind == ValueKind::kQuantity) {
       c.number = raw_scope ? std::optional<double>(f.value.number) : factcheck::PerChipNumber(f.value, f.qualifiers);
     }
-    c.text = ValueText(f.value, f.qualifiers, c.number, display_unit);
+    if (name_entities || f.value.kind != ValueKind::kEntity) {
+      c.text = ValueText(f.value, f.qualifiers, c.number, display_unit);
+    }
     c.subject = std::move(f.subject);
     c.predicate = std::move(f.predicate);
     c.value = std::move(f.value);
@@ -1676,8 +1680,10 @@ class Evaluator {
   }
 
   // Stated claims of the given facts under the source policy, the order of
-  // the input kept.
-  Result<std::vector<Claim>> PolicyClaims(std::vector<Fact>& facts) {
+  // the input kept. Without `name_entities` (another thread: names come
+  // through this evaluator's cache), entity values' texts are left for
+  // NameEntityValues, and the policy must select no sources (ClaimsElsewhere).
+  Result<std::vector<Claim>> PolicyClaims(std::vector<Fact>& facts, bool name_entities = true) {
     std::vector<Claim> claims;
     claims.reserve(facts.size());
     const PredicateDef* p = nullptr;
@@ -1698,7 +1704,8 @@ class Evaluator {
       // A subject's facts come grouped by predicate: look each one up once.
       if (p == nullptr || p->name != f.predicate) p = schema_.FindPredicate(f.predicate);
       Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
-      FromFact(std::move(f), false, p != nullptr ? p->display_unit : "", std::move(key), claims.emplace_back());
+      FromFact(std::move(f), false, p != nullptr ? p->display_unit : "", std::move(key), claims.emplace_back(),
+               name_entities);
     }
     if (!q_.policy.prefer.empty()) {
       // Preferences apply per subject and predicate.
@@ -1716,6 +1723,16 @@ class Evaluator {
       }
     }
     return claims;
+  }
+
+  // Whether PolicyClaims may run on another thread than this evaluator's:
+  // source selectors and preferences read document records through its caches.
+  bool ClaimsElsewhere() const { return q_.policy.only.empty() && q_.policy.prefer.empty(); }
+
+  void NameEntityValues(std::vector<Claim>& claims) {
+    for (Claim& c : claims) {
+      if (c.value.kind == ValueKind::kEntity && !c.computed) c.text = Name(c.value.text);
+    }
   }
 
   static std::string AttributeText(const Claim& c) {
@@ -1829,14 +1846,41 @@ class Evaluator {
       for (size_t k = from; k < std::min(subjects.size(), from + kBatch); ++k) ids.push_back(subjects[k].id);
       return ids;
     };
+    // What a read hands over: a batch's contested facts, or their claims.
+    // Claims are made where the facts are read, on the read-ahead thread,
+    // when that reads nothing but the query, the view and the schema
+    // (ClaimsElsewhere); entity values are named on this thread. Each batch
+    // goes back to that thread with a later read, to be freed where it was
+    // made (freed here, each of its blocks was a cross-thread free). Q5 at
+    // N=100,000: the read, now of contested pairs only, left that thread
+    // idle half the time while this one made every claim.
+    struct ReadBatch {
+      std::vector<std::vector<Fact>> facts;    // claims not made yet
+      std::vector<std::vector<Claim>> claims;  // or made, by subject
+    };
+    const bool claims_ahead = ClaimsElsewhere();
     // The read ahead owns its ids: it may still run when this pass returns early.
-    auto read_batch = [this](std::vector<EntityId> ids) { return store_.ContestedFactsAboutEach(ids, view_); };
-    std::vector<std::vector<Fact>> batch;
+    auto read_batch = [this, claims_ahead](std::vector<EntityId> ids) -> Result<ReadBatch> {
+      ReadBatch b;
+      Result<std::vector<std::vector<Fact>>> facts = store_.ContestedFactsAboutEach(ids, view_);
+      if (!facts.ok()) return facts.status();
+      b.facts = std::move(*facts);
+      if (!claims_ahead) return b;
+      b.claims.resize(b.facts.size());
+      for (size_t i = 0; i < b.facts.size(); ++i) {
+        Result<std::vector<Claim>> claims = PolicyClaims(b.facts[i], /*name_entities=*/false);
+        if (!claims.ok()) return claims.status();
+        b.claims[i] = std::move(*claims);
+      }
+      b.facts.clear();
+      return b;
+    };
+    ReadBatch batch;
     // Batches in flight on the read-ahead thread: with one, the pass waited
     // for reads whenever a run of subjects with few contested facts was
     // compared faster than the next batch was read (Q5 at N=100,000: ~300 ms).
     constexpr size_t kAhead = 4;
-    std::deque<std::future<Result<std::vector<std::vector<Fact>>>>> ahead;
+    std::deque<std::future<Result<ReadBatch>>> ahead;
     size_t submitted = 0;  // subjects whose read has been asked for
     std::vector<const Claim*> sorted;  // one subject's claims, by attribute; reused
     std::vector<Claim*> cited;         // the claims its rows cite; reused
@@ -1844,22 +1888,32 @@ class Evaluator {
       const Entity& e = subjects[index];
       if (index % kBatch == 0) {
         const bool was_read_ahead = !ahead.empty();
-        Result<std::vector<std::vector<Fact>>> read = was_read_ahead ? ahead.front().get() : read_batch(batch_ids(index));
+        Result<ReadBatch> read = was_read_ahead ? ahead.front().get() : read_batch(batch_ids(index));
         if (was_read_ahead) {
           ahead.pop_front();
         } else {
           submitted = index + kBatch;
         }
         if (!read.ok()) return read.status().WithContext("reading facts about " + e.id + " and the next subjects");
+        ReadBatch done = std::move(batch);
         batch = std::move(*read);
         while (ahead.size() < kAhead && submitted < subjects.size()) {
-          ahead.push_back(read_ahead_.Submit([read_batch, ids = batch_ids(submitted)] { return read_batch(ids); }));
+          ahead.push_back(read_ahead_.Submit([read_batch, ids = batch_ids(submitted), done = std::move(done)]() mutable {
+            done = ReadBatch();
+            return read_batch(ids);
+          }));
           submitted += kBatch;
         }
       }
-      Result<std::vector<Claim>> claims = PolicyClaims(batch[index % kBatch]);
-      if (!claims.ok()) return claims.status();
-      const std::vector<Claim>* kept = &*claims;
+      std::vector<Claim> made_here;
+      if (claims_ahead) {
+        NameEntityValues(batch.claims[index % kBatch]);
+      } else {
+        Result<std::vector<Claim>> claims = PolicyClaims(batch.facts[index % kBatch]);
+        if (!claims.ok()) return claims.status();
+        made_here = std::move(*claims);
+      }
+      const std::vector<Claim>* kept = claims_ahead ? &batch.claims[index % kBatch] : &made_here;
       // Pairs of claims on the same predicate and qualifier set that disagree.
       sorted.clear();
       for (const Claim& c : *kept) sorted.push_back(&c);

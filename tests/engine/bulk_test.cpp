@@ -360,7 +360,8 @@ TEST(BulkTest, IndexesAreTheSameWithOrWithoutSpilling) {
   EXPECT_GE(tiny_runs, 12u);
   auto* a = dynamic_cast<internal::StoreImpl*>(big.get());
   auto* b = dynamic_cast<internal::StoreImpl*>(small.get());
-  for (int cf : {codec::kFactsCf, codec::kSpoCf, codec::kPosCf, codec::kDocCf, codec::kRefCf, codec::kVersionsCf}) {
+  for (int cf : {codec::kFactsCf, codec::kSpoCf, codec::kPosCf, codec::kDocCf, codec::kRefCf, codec::kVersionsCf,
+                 codec::kContestedCf}) {
     auto x = ReadCf(a, cf), y = ReadCf(b, cf);
     EXPECT_FALSE(x.empty()) << codec::CfName(cf);
     EXPECT_TRUE(x == y) << codec::CfName(cf) << ": " << x.size() << " vs " << y.size() << " entries";
