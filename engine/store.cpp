@@ -1550,8 +1550,9 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::FactsAboutEach(const std::vect
 }
 
 Result<std::vector<std::vector<Fact>>> StoreImpl::ContestedFactsAboutEach(const std::vector<EntityId>& subjects,
-                                                                         const ReadView& view) const {
-  return ReadFactsAboutEach(subjects, "", view, /*contested_only=*/true);
+                                                                         const ReadView& view,
+                                                                         bool without_not_published) const {
+  return ReadFactsAboutEach(subjects, "", view, /*contested_only=*/true, without_not_published);
 }
 
 namespace {
@@ -1576,7 +1577,8 @@ void MarkContested(const std::vector<CoreRecord>& cores, size_t n, std::vector<b
 
 Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::vector<EntityId>& subjects,
                                                                       const std::string& predicate,
-                                                                      const ReadView& view, bool contested_only) const {
+                                                                      const ReadView& view, bool contested_only,
+                                                                      bool without_not_published) const {
   std::vector<std::vector<Fact>> out(subjects.size());
   std::optional<uint32_t> pid;
   if (!predicate.empty()) {
@@ -1670,6 +1672,18 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
         return Status::Corruption("record of fact " + std::to_string(id) + " cannot be decoded");
       }
       begin = end;
+    }
+    if (without_not_published) {
+      size_t kept = 0;
+      for (size_t k = 0; k < rows.size(); ++k) {
+        if (cores[k].kind == ValueKind::kNotPublished) continue;
+        if (kept != k) {
+          std::swap(cores[kept], cores[k]);
+          rows[kept] = rows[k];
+        }
+        ++kept;
+      }
+      rows.resize(kept);
     }
     if (contested_only) {
       MarkContested(cores, rows.size(), &keep);

@@ -171,8 +171,12 @@ class Store {
   // qualifiers. Two facts of an uncontested predicate cannot disagree, so a
   // conflicts pass needs only these; the others are never decoded into Facts
   // (four in five facts of the peer corpus: one source, or sources that agree).
+  // With `without_not_published`, "not published" markers are left out first:
+  // a figure against a marker is then no contest (a conflicts pass that
+  // ignores them would drop them after reading anyway).
   virtual Result<std::vector<std::vector<Fact>>> ContestedFactsAboutEach(const std::vector<EntityId>& subjects,
-                                                                         const ReadView& view = {}) const = 0;
+                                                                         const ReadView& view = {},
+                                                                         bool without_not_published = false) const = 0;
   // Facts of `predicate` whose value lies in `range`, in value order.
   virtual Result<std::vector<Fact>> FactsInRange(const std::string& predicate, const ValueRange& range,
                                                  const ReadView& view = {}) const = 0;

@@ -199,7 +199,8 @@ class StoreImpl final : public Store {
                                                         const std::string& predicate,
                                                         const ReadView& view) const override;
   Result<std::vector<std::vector<Fact>>> ContestedFactsAboutEach(const std::vector<EntityId>& subjects,
-                                                                 const ReadView& view) const override;
+                                                                 const ReadView& view,
+                                                                 bool without_not_published) const override;
   Result<std::vector<EntityId>> SubjectsInRange(const std::string& predicate, const ValueRange& range,
                                                 const ReadView& view) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
@@ -351,7 +352,7 @@ class StoreImpl final : public Store {
   // subjects' spo prefixes in key order.
   Result<std::vector<std::vector<Fact>>> ReadFactsAboutEach(const std::vector<EntityId>& subjects,
                                                             const std::string& predicate, const ReadView& view,
-                                                            bool contested_only) const;
+                                                            bool contested_only, bool without_not_published = false) const;
   // FactsAboutEach of one predicate for so many subjects that one pass over
   // the predicate's `pos` entries costs less than a seek per subject; nullopt
   // when it would not (ScanBeatsSeeks).

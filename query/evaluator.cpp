@@ -1862,7 +1862,8 @@ class Evaluator {
     // The read ahead owns its ids: it may still run when this pass returns early.
     auto read_batch = [this, claims_ahead](std::vector<EntityId> ids) -> Result<ReadBatch> {
       ReadBatch b;
-      Result<std::vector<std::vector<Fact>>> facts = store_.ContestedFactsAboutEach(ids, view_);
+      Result<std::vector<std::vector<Fact>>> facts =
+          store_.ContestedFactsAboutEach(ids, view_, q_.policy.ignore_not_published);
       if (!facts.ok()) return facts.status();
       b.facts = std::move(*facts);
       if (!claims_ahead) return b;
