@@ -630,6 +630,49 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   }
 }
 
+// A conflicts pass over hundreds of subjects makes each batch's claims on the read-ahead thread
+// or on its own, in turns, and names entity values on its own: every row names the foundries
+// (not their ids), and the answer is the one a pass with a source selector gives (whose claims
+// are all made on the evaluating thread, since selectors read document records through its
+// caches).
+TEST(EvaluatorLargeAnswerTest, ConflictsMadeOnEitherThreadAnswerAlike) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  constexpr int kChips = 700;  // eleven batches of 64
+  PutEntity(store, "org:tsmc", "organization", "TSMC");
+  PutEntity(store, "org:samsung", "organization", "Samsung Foundry");
+  DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example");
+  for (int i = 0; i < kChips; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "chip:f%05d", i);
+    PutEntity(store, id, "chip", std::string("Foundry chip ") + std::to_string(i));
+    a.Add(id, "foundry", Value::Entity("org:tsmc", ""));
+    b.Add(id, "foundry", Value::Entity(i % 2 == 0 ? "org:samsung" : "org:tsmc", ""));
+    a.Add(id, "memory", Q((i + 1) * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+    if (i % 3 == 0) b.Add(id, "memory", Value::NotPublished("not disclosed"));
+  }
+  a.Write(store, "run-1");
+  b.Write(store, "run-1");
+  QueryOptions sources_only;
+  sources_only.read_excerpts = false;
+  Result<QueryResult> both = RunQuery(store, RealSchema(), "conflicts in chip ignoring not_published", sources_only);
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  ASSERT_EQ(both->rows.size(), size_t{kChips / 2});  // the even chips' foundries; no memory row
+  for (const Row& row : both->rows) {
+    ASSERT_EQ(row.cells.size(), 4u);
+    EXPECT_EQ(row.cells[0].values[0].text, "foundry");
+    EXPECT_EQ(row.cells[1].values[0].text, "TSMC") << row.entity;
+    EXPECT_EQ(row.cells[2].values[0].text, "Samsung Foundry") << row.entity;
+  }
+  Result<QueryResult> selected =
+      RunQuery(store, RealSchema(), "conflicts in chip ignoring not_published using vendor, press", sources_only);
+  ASSERT_TRUE(selected.ok()) << selected.status().message();
+  const std::string x = Render(*both, Format::kCsv), y = Render(*selected, Format::kCsv);
+  EXPECT_TRUE(x == y) << x.substr(0, 300) << "\n---\n" << y.substr(0, 300);
+}
+
 // A find with thousands of candidates reads its condition's predicate for all of them in one
 // call, which the store answers from one pass over the predicate's index entries: the answer is
 // the one the candidate-by-candidate batches give (a find that may stop at a limit reads so).
