@@ -209,6 +209,14 @@ std::string FormatRelative(double relative) {
 
 Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, const Value& b,
                          const Qualifiers& b_qualifiers, const CompareOptions& options) {
+  const bool quantities = a.kind == ValueKind::kQuantity && b.kind == ValueKind::kQuantity;
+  return CompareValues(a, a_qualifiers, quantities ? PerChipNumber(a, a_qualifiers) : std::nullopt, b, b_qualifiers,
+                       quantities ? PerChipNumber(b, b_qualifiers) : std::nullopt, options);
+}
+
+Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, std::optional<double> a_per_chip,
+                         const Value& b, const Qualifiers& b_qualifiers, std::optional<double> b_per_chip,
+                         const CompareOptions& options) {
   Comparison c;
   bool a_np = a.kind == ValueKind::kNotPublished, b_np = b.kind == ValueKind::kNotPublished;
   if (a_np || b_np) {
@@ -226,8 +234,8 @@ Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, const V
   switch (a.kind) {
     case ValueKind::kQuantity: {
       c.kind = DifferenceKind::kQuantity;
-      auto x = PerChipNumber(a, a_qualifiers);
-      auto y = PerChipNumber(b, b_qualifiers);
+      auto x = a_per_chip;
+      auto y = b_per_chip;
       if ((!x || !y) && SameScope(a_qualifiers, b_qualifiers)) {
         // Two per-core (or two uncounted per-server) figures compare as they are.
         x = a.number;

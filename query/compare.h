@@ -92,6 +92,11 @@ struct Comparison {
 // `b_qualifiers` are used only for scope normalisation.
 Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, const Value& b,
                          const Qualifiers& b_qualifiers, const CompareOptions& options = {});
+// The same, given each value's PerChipNumber with its qualifiers (a caller
+// that compares each claim with several others has it already).
+Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, std::optional<double> a_per_chip,
+                         const Value& b, const Qualifiers& b_qualifiers, std::optional<double> b_per_chip,
+                         const CompareOptions& options);
 
 // "7.4%", "1.2%", "0.03%", "12x" (ratios of 10 or more read better as factors).
 std::string FormatRelative(double relative);

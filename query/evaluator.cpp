@@ -144,6 +144,7 @@ struct Claim {
   Qualifiers qualifiers;          // as stated
   Qualifiers key;                 // what the claim is about (factcheck::ComparisonQualifiers)
   std::optional<double> number;   // quantities: per chip, or as stated when the attribute names a scope
+  bool number_per_chip = false;   // `number` is factcheck::PerChipNumber(value, qualifiers)
   std::string document_id;
   uint32_t document_version = 0;
   std::optional<Date> valid_as_of;
@@ -505,6 +506,7 @@ class Evaluator {
     c.fact_id = f.id;
     if (f.value.kind == ValueKind::kQuantity) {
       c.number = raw_scope ? std::optional<double>(f.value.number) : factcheck::PerChipNumber(f.value, f.qualifiers);
+      c.number_per_chip = !raw_scope;
     }
     if (name_entities || f.value.kind != ValueKind::kEntity) {
       c.text = ValueText(f.value, f.qualifiers, c.number, display_unit);
@@ -1061,6 +1063,9 @@ class Evaluator {
         return s;
       };
       if (scope_of(qa) == scope_of(qb)) return factcheck::CompareValues(a.value, {}, b.value, {}, q_.compare);
+    }
+    if (a.number_per_chip && b.number_per_chip && !a.computed && !b.computed) {
+      return factcheck::CompareValues(a.value, qa, a.number, b.value, qb, b.number, q_.compare);
     }
     return factcheck::CompareValues(a.value, qa, b.value, qb, q_.compare);
   }
