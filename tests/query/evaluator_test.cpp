@@ -671,6 +671,32 @@ TEST(EvaluatorLargeAnswerTest, ConflictsMadeOnEitherThreadAnswerAlike) {
   ASSERT_TRUE(selected.ok()) << selected.status().message();
   const std::string x = Render(*both, Format::kCsv), y = Render(*selected, Format::kCsv);
   EXPECT_TRUE(x == y) << x.substr(0, 300) << "\n---\n" << y.substr(0, 300);
+
+  // Citations are numbered in order of first use over the rows (the pass numbers each row as it
+  // makes it), and only the first cite_rows rows cite.
+  QueryOptions first_rows = sources_only;
+  first_rows.cite_rows = 100;
+  Result<QueryResult> some = RunQuery(store, RealSchema(), "conflicts in chip ignoring not_published", first_rows);
+  ASSERT_TRUE(some.ok()) << some.status().message();
+  EXPECT_EQ(some->cited_rows, 100u);
+  int next = 1;
+  for (size_t i = 0; i < some->rows.size(); ++i) {
+    const Row& row = some->rows[i];
+    for (size_t c : {size_t{1}, size_t{2}}) {
+      const int number = row.cells[c].values[0].support.citation;
+      if (i >= 100) {
+        EXPECT_EQ(number, 0) << i;
+        continue;
+      }
+      ASSERT_GE(number, 1) << i;
+      if (number == next) ++next;
+      ASSERT_LT(number, next) << "row " << i << " cites [" << number << "] before [" << next << "]";
+      const Citation& cit = some->citations[static_cast<size_t>(number) - 1];
+      EXPECT_EQ(cit.fact_id, row.cells[c].values[0].support.fact_id);
+      EXPECT_EQ(cit.subject, row.entity);
+    }
+  }
+  EXPECT_EQ(static_cast<size_t>(next - 1), some->citations.size());
 }
 
 // A find with thousands of candidates reads its condition's predicate for all of them in one
