@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -211,6 +212,14 @@ TEST(ContestedIndexTest, BulkLoadsFillItIntoAnEmptyStoreAndOnTopOfStoredFacts) {
   size_t tdp = 0;
   for (const Fact& f : (*b7)[0]) tdp += f.predicate == "tdp";
   EXPECT_EQ(tdp, 3u);  // bulk-1's, bulk-2's and bulk-3's
+
+  // An export (which leaves the CF out) imported into a new store: the same pairs, the same ids.
+  std::stringstream exported;
+  ASSERT_TRUE(store->Export(exported).ok());
+  auto copy = OpenOrDie(dir.Sub("copy"));
+  auto imported = copy->Import(exported);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ(IdsInContestedCf(*copy), IdsInContestedCf(*store));
 }
 
 // Opens a closed store with RocksDB alone and makes it a store of the format
