@@ -1895,7 +1895,8 @@ class Evaluator {
     constexpr size_t kAhead = 4;
     std::deque<std::future<Result<ReadBatch>>> ahead;
     size_t submitted = 0;  // subjects whose read has been asked for
-    numbers_.emplace(2 * std::min(subjects.size(), options_.cite_rows));  // a guess: it grows
+    std::vector<std::pair<uint64_t, int>> subject_numbers;  // a subject's cited facts and their numbers
+    cited_kept_in_order_ = true;
     std::vector<const Claim*> sorted;  // one subject's claims, by attribute; reused
     std::vector<Claim*> cited;         // the claims its rows cite; reused
     for (size_t index = 0; index < subjects.size(); ++index) {
@@ -1937,20 +1938,40 @@ class Evaluator {
         if (a->predicate != b->predicate) return a->predicate < b->predicate;
         return a->key < b->key;
       });
-      // The claims a conflict row cites stay for the answer's citations:
-      // moved (not copied) once the subject's rows are built, since a claim
-      // can be in several pairs; the others go with the subject. (A fact is
-      // about one subject, so no two subjects keep the same one.) They are
-      // indexed by fact id once the pass is over (KeptClaimsCited).
-      cited.clear();
+      // Once the subject's rows are built, their citations are numbered, in
+      // order of first use as ResolveCitations would, and each claim they
+      // cite is kept for its citation, in that order (kept_cited_[k] is
+      // citation k + 1), its strings moved out: a claim can be in several
+      // pairs, and the others go with the subject. A fact is about one
+      // subject, so the numbers a subject's rows use are its own. Numbered
+      // at the end instead, from a table by fact id, 337,000 rows (Q5 at
+      // N=100,000) cost ~70 ms of cache misses, and finding each kept claim
+      // by fact id as much again.
+      cited.clear();  // the claims of the subject's rows, two a row, in row order
+      const size_t first_row = result.rows.size();
       auto keep_cited = [&] {
-        std::sort(cited.begin(), cited.end());
-        cited.erase(std::unique(cited.begin(), cited.end()), cited.end());
-        for (Claim* c : cited) {
-          if (c->computed || c->fact_id == 0) continue;
-          kept_cited_.push_back(CitedClaim{c->fact_id, std::move(c->subject), std::move(c->predicate),
-                                           CitedText(c->value, c->qualifiers), std::move(c->document_id),
-                                           c->document_version, c->valid_as_of});
+        subject_numbers.clear();
+        for (size_t k = 0; k < cited.size(); ++k) {
+          const size_t r = first_row + k / 2;
+          if (r >= options_.cite_rows) break;
+          Claim* c = cited[k];
+          int number = 0;
+          for (const auto& [fact, n] : subject_numbers) number = fact == c->fact_id ? n : number;
+          if (number == 0) {
+            cite_order_.push_back(c->fact_id);
+            number = static_cast<int>(cite_order_.size());
+            subject_numbers.emplace_back(c->fact_id, number);
+            kept_cited_.push_back(CitedClaim{c->fact_id, std::move(c->subject), std::move(c->predicate),
+                                             CitedText(c->value, c->qualifiers), std::move(c->document_id),
+                                             c->document_version, c->valid_as_of});
+          }
+          Row& row = result.rows[r];
+          row.cells[1 + k % 2].values[0].support.citation = number;
+          if (k % 2 == 1) {
+            for (Support& arg : row.support.args) {
+              for (const auto& [fact, n] : subject_numbers) arg.citation = fact == arg.fact_id ? n : arg.citation;
+            }
+          }
         }
       };
       for (size_t begin = 0; begin < sorted.size();) {
@@ -1968,7 +1989,6 @@ class Evaluator {
             if (cmp.agree) continue;
             if (q_.limit && result.rows.size() >= *q_.limit) {
               keep_cited();
-              IndexKeptClaims();
               return Status::OK();
             }
             if (attribute.empty()) {
@@ -1987,28 +2007,12 @@ class Evaluator {
             cited.push_back(const_cast<Claim*>(g[i]));  // owned by `claims`, which this loop may change
             cited.push_back(const_cast<Claim*>(g[j]));
             result.rows.push_back(std::move(row));
-            // Numbered while the row is at hand: walked again at the end,
-            // 337,000 rows' cells cost Q5 at N=100,000 ~70 ms of cache misses.
-            if (result.rows.size() <= options_.cite_rows) {
-              NumberRowCitations(result.rows.back());
-              numbered_rows_ = result.rows.size();
-            }
           }
         }
       }
       keep_cited();
     }
-    IndexKeptClaims();
     return Status::OK();
-  }
-
-  // The cited claims of a conflicts pass by fact id, indexed once the pass
-  // is over: grown claim by claim, the index was rehashed some twenty times
-  // (Q5 at N=100,000: keeping the cited claims took 380-400 ms that way,
-  // 167-189 with the index sized once).
-  void IndexKeptClaims() {
-    cited_of_fact_.reserve(cited_of_fact_.size() + kept_cited_.size());
-    for (CitedClaim& c : kept_cited_) cited_of_fact_.emplace(c.fact_id, &c);
   }
 
   // ---- Citations -------------------------------------------------------------
@@ -2104,7 +2108,6 @@ class Evaluator {
 
   // Numbers the facts a row cites, in order of first use over the rows.
   void NumberRowCitations(Row& row) {
-    if (!numbers_) numbers_.emplace(64);
     for (Cell& cell : row.cells) {
       for (ShownValue& v : cell.values) NumberCitations(v.support, *numbers_, cite_order_);
     }
@@ -2118,25 +2121,28 @@ class Evaluator {
 
   Status ResolveCitations(QueryResult& result) {
     const size_t n = std::min(result.rows.size(), options_.cite_rows);
-    if (!numbers_) numbers_.emplace(2 * n);  // most rows cite one or two facts
-    cite_order_.reserve(2 * n);
-    // Rows a statement numbered as it made them (a conflicts pass) are not walked again.
-    for (size_t i = numbered_rows_; i < n; ++i) NumberRowCitations(result.rows[i]);
-    const internal::FactNumbers& numbers = *numbers_;
+    std::vector<const Claim*> claims;  // the claim this evaluation read for each citation, if any
+    if (!cited_kept_in_order_) {
+      numbers_.emplace(2 * n);  // most rows cite one or two facts
+      cite_order_.reserve(2 * n);
+      for (size_t i = 0; i < n; ++i) NumberRowCitations(result.rows[i]);
+      claims = CitedClaimsIn(*numbers_);
+    } else {
+      claims.assign(cite_order_.size(), nullptr);
+    }
     const std::vector<uint64_t>& order = cite_order_;  // order[k] is cited as [k + 1]
     result.cited_rows = n;
     result.citations.resize(order.size());
 
     // Cited claims this evaluation read need only their provenance; the few
     // it did not (none, today) are read whole.
-    std::vector<const Claim*> claims = CitedClaimsIn(numbers);
     std::vector<CitedClaim*> kept(order.size(), nullptr);
     std::vector<size_t> known, unknown;  // positions in `order`
     for (size_t k = 0; k < order.size(); ++k) {
       if (claims[k] != nullptr) {
         known.push_back(k);
-      } else if (auto kt = cited_of_fact_.find(order[k]); kt != cited_of_fact_.end()) {
-        kept[k] = kt->second;
+      } else if (cited_kept_in_order_) {
+        kept[k] = &kept_cited_[k];
         known.push_back(k);
       } else {
         unknown.push_back(k);
@@ -2274,16 +2280,17 @@ class Evaluator {
   std::unordered_map<std::string, std::shared_ptr<const Document>> docs_;
   std::unordered_map<EntityId, std::string> names_;
   // Citation numbers by fact id and the facts in citation order, filled by
-  // NumberRowCitations for the first numbered_rows_ rows.
+  // NumberRowCitations, or by a conflicts pass, which keeps the claims it
+  // cites in the same order (kept_cited_[k] is citation k + 1).
   std::optional<internal::FactNumbers> numbers_;
   std::vector<uint64_t> cite_order_;
-  size_t numbered_rows_ = 0;
+  bool cited_kept_in_order_ = false;
   std::unordered_map<std::string, std::map<uint32_t, int64_t>> fetched_;
   std::map<std::string, BoundAttribute> formula_attributes_;
   std::unordered_map<std::string, std::vector<Claim>> row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
-  std::deque<CitedClaim> kept_cited_;  // cited claims of conflicts, kept one by one (stable addresses)
+  std::deque<CitedClaim> kept_cited_;  // the claims a conflicts pass cites, in citation order
   std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
   size_t candidate_pos_ = 0;             // the one being evaluated
   std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate
@@ -2301,7 +2308,6 @@ class Evaluator {
     size_t cursor = 0;
   } whole_;
   std::map<std::pair<const Expr*, const BoundCall*>, std::vector<Operand>> invariant_operands_;  // TermOperands
-  std::unordered_map<uint64_t, CitedClaim*> cited_of_fact_;  // kept_cited_; each taken by its citation
   std::unordered_map<uint64_t, std::string> evidence_text_;
   EntityId current_entity_;
   bool truncated_combinations_ = false;
