@@ -8,7 +8,7 @@
 // has none. Facts are never deleted, so a pair once contested stays so: the
 // CF holds a superset of the pairs contested under any view, and a conflicts
 // pass reads only it, checking each pair under its own view. On the peer
-// corpus at N=100,000 that is ~15% of the facts instead of all of them.
+// corpus at N=100,000 that is 1.51M of the 4.14M facts (the check is exact).
 #pragma once
 
 #include <cstddef>
