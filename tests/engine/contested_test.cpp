@@ -227,30 +227,19 @@ TEST(ContestedIndexTest, BulkLoadsFillItIntoAnEmptyStoreAndOnTopOfStoredFacts) {
 // with entries that no longer match spo (an upgrade cut short, or facts
 // written since by a chipkg of that format, which leaves the CF alone).
 void MakeFormerFormat(const std::string& path, bool keep_stale_cf) {
-  std::vector<std::string> names;
-  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions());
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, cfs, &handles, &db).ok());
-  for (auto* h : handles) {
-    if (h->GetName() == "meta") {
-      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), h, "format", "chipkg-store 1").ok());
-    }
-    if (h->GetName() != "contested") continue;
-    if (keep_stale_cf) {
-      std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions(), h));
-      it->SeekToFirst();
-      ASSERT_TRUE(it->Valid());
-      ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), h, it->key()).ok());
-      ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), h, std::string(20, '\x01'), "stale").ok());
-    } else {
-      ASSERT_TRUE(db->DropColumnFamily(h).ok());
-    }
+  testing::RawStore raw(path);
+  ASSERT_TRUE(raw.ok());
+  ASSERT_TRUE(raw.db()->Put(rocksdb::WriteOptions(), raw.handle("meta"), "format", "chipkg-store 1").ok());
+  if (!keep_stale_cf) {
+    raw.Drop("contested");
+    return;
   }
-  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-  delete db;
+  rocksdb::ColumnFamilyHandle* contested = raw.handle("contested");
+  std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator(rocksdb::ReadOptions(), contested));
+  it->SeekToFirst();
+  ASSERT_TRUE(it->Valid());
+  ASSERT_TRUE(raw.db()->Delete(rocksdb::WriteOptions(), contested, it->key()).ok());
+  ASSERT_TRUE(raw.db()->Put(rocksdb::WriteOptions(), contested, std::string(20, '\x01'), "stale").ok());
 }
 
 std::string FormatRecord(const Store& store) {

@@ -759,20 +759,9 @@ TEST(StoreTest, FormatMismatchIsRefusedWithBothVersions) {
   { auto store = OpenOrDie(dir.Sub("s")); }
   {
     // Rewrite the format record as another chipkg would have written it.
-    std::vector<std::string> names;
-    ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), dir.Sub("s"), &names).ok());
-    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-    for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions());
-    std::vector<rocksdb::ColumnFamilyHandle*> handles;
-    rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), dir.Sub("s"), cfs, &handles, &db).ok());
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (names[i] == "meta") {
-        ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[i], "format", "chipkg-store 0").ok());
-      }
-    }
-    for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-    delete db;
+    testing::RawStore raw(dir.Sub("s"));
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(raw.db()->Put(rocksdb::WriteOptions(), raw.handle("meta"), "format", "chipkg-store 0").ok());
   }
   auto reopened = Store::Open(dir.Sub("s"));
   ASSERT_FALSE(reopened.ok());
@@ -876,25 +865,10 @@ std::map<std::string, uintmax_t> Listing(const std::filesystem::path& root) {
 // Adds `add` and drops `drop` among the column families of a closed store, as
 // a RocksDB user other than chipkg could.
 void ReshapeColumnFamilies(const std::string& path, const std::string& add, const std::string& drop) {
-  std::vector<std::string> names;
-  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok());
-  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
-  for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions());
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), path, cfs, &handles, &db).ok());
-  if (!add.empty()) {
-    rocksdb::ColumnFamilyHandle* added = nullptr;
-    ASSERT_TRUE(db->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), add, &added).ok());
-    handles.push_back(added);
-  }
-  for (auto* h : handles) {
-    if (h->GetName() == drop) {
-      ASSERT_TRUE(db->DropColumnFamily(h).ok());
-    }
-  }
-  for (auto* h : handles) ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
-  delete db;
+  testing::RawStore raw(path);
+  ASSERT_TRUE(raw.ok());
+  if (!add.empty()) raw.Create(add);
+  if (!drop.empty()) raw.Drop(drop);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -89,6 +90,53 @@ class DocBuilder {
   std::string document_id_;
   std::string text_;
   std::vector<Fact> facts_;
+};
+
+// A closed store opened with RocksDB alone, every column family of it, as
+// another RocksDB user (or another chipkg) could: for tests that change what
+// chipkg itself would never write.
+class RawStore {
+ public:
+  explicit RawStore(const std::string& path) {
+    std::vector<std::string> names;
+    EXPECT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names).ok()) << path;
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions());
+    rocksdb::Status st = rocksdb::DB::Open(rocksdb::DBOptions(), path, cfs, &handles_, &db_);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    if (!st.ok()) db_ = nullptr;
+  }
+  ~RawStore() {
+    if (db_ == nullptr) return;
+    for (auto* h : handles_) EXPECT_TRUE(db_->DestroyColumnFamilyHandle(h).ok());
+    delete db_;
+  }
+  RawStore(const RawStore&) = delete;
+  RawStore& operator=(const RawStore&) = delete;
+  bool ok() const { return db_ != nullptr; }
+  rocksdb::DB* db() { return db_; }
+  // Null when the store has no such column family.
+  rocksdb::ColumnFamilyHandle* handle(const std::string& name) {
+    for (auto* h : handles_) {
+      if (h->GetName() == name) return h;
+    }
+    return nullptr;
+  }
+  rocksdb::ColumnFamilyHandle* Create(const std::string& name) {
+    rocksdb::ColumnFamilyHandle* added = nullptr;
+    EXPECT_TRUE(db_->CreateColumnFamily(rocksdb::ColumnFamilyOptions(), name, &added).ok()) << name;
+    if (added != nullptr) handles_.push_back(added);
+    return added;
+  }
+  void Drop(const std::string& name) {
+    auto* h = handle(name);
+    ASSERT_NE(h, nullptr) << name;
+    ASSERT_TRUE(db_->DropColumnFamily(h).ok()) << name;
+  }
+
+ private:
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::DB* db_ = nullptr;
 };
 
 inline std::unique_ptr<Store> OpenOrDie(const std::string& path, const StoreOptions& options = {}) {
