@@ -417,6 +417,16 @@ TEST_F(ToolsTest, VerifyConfirmsTheSeedsOwnArithmetic) {
   EXPECT_TRUE(Contains(o.out, "price_per_chip_hour {term=capacity block}: stated $0.596")) << o.out;
 }
 
+// The query language's conflicts forms typed at the REPL are queries, not the command's ENTITY.
+TEST_F(ToolsTest, TheReplRunsTheQueryLanguagesConflictsForms) {
+  Output o = Chipkg(Db({}), "conflicts in chip tolerance 0%\nconflicts about Trainium ignoring not_published\n");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(Contains(o.err, "no entity named")) << o.err;
+  EXPECT_TRUE(Contains(o.out, "other value")) << o.out;  // the query's columns
+  EXPECT_TRUE(Contains(o.out, "32 GB")) << o.out;
+  EXPECT_TRUE(Contains(o.out, "Annapurna Labs")) << o.out;
+}
+
 TEST_F(ToolsTest, ConflictsListTrainiumsDisagreements) {
   Output o = Chipkg(Db({}), "conflicts Trainium\ntolerance 10%\nconflicts Trainium\n");
   ASSERT_EQ(o.code, 0) << o.err;

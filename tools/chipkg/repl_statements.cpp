@@ -246,6 +246,16 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     if (*t) o.verify_tolerance = **t;
     return Emit(factcheck::Verify(*s.store, *s.schema, rest, o), s, out, err);
   }
+  // The query language's own forms (`conflicts in chip ...`, `conflicts
+  // about trainium`), which query/README.md documents, are queries, not
+  // the command's ENTITY.
+  auto starts_with_word = [&](std::string_view w) {
+    return rest.size() > w.size() && Lower(rest.substr(0, w.size())) == w &&
+           std::isspace(static_cast<unsigned char>(rest[w.size()]));
+  };
+  if (known("conflicts") && (starts_with_word("in") || starts_with_word("about"))) {
+    return RunQueryStatement(s, text, out, err);
+  }
   if (known("conflicts")) {
     factcheck::Options o = options;
     auto t = TakeTolerance(rest);
