@@ -246,7 +246,11 @@ void StoreImpl::CloseDb() {
     // Writes live in the WAL and memtables until flushed; flushing here spares
     // the next open (and every reader) from replaying them, which for a
     // session of document writes costs seconds. Failure only leaves the WAL.
-    std::vector<rocksdb::ColumnFamilyHandle*> ours(handles_.begin(), handles_.begin() + codec::kCfCount);
+    // A store that failed to open (an upgrade cut short) may lack some.
+    std::vector<rocksdb::ColumnFamilyHandle*> ours;
+    for (int cf = 0; cf < codec::kCfCount; ++cf) {
+      if (handles_[cf] != nullptr) ours.push_back(handles_[cf]);
+    }
     rocksdb::FlushOptions fo;
     fo.wait = true;
     db_->Flush(fo, ours).PermitUncheckedError();
@@ -896,8 +900,6 @@ Status CheckSpan(const Provenance& p, std::string_view text, const Where& where)
   return Status::OK();
 }
 
-// Writes every record of one fact: facts, prov, spo, pos, doc and ref; its
-// spo entry also goes to `spo_written` (for `contested`: PutContested).
 void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFamilyHandle*>& h, uint64_t id,
                     const CoreRecord& core, const std::string* prov, std::map<std::string, std::string>* spo_written) {
   std::string value;

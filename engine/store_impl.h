@@ -459,9 +459,11 @@ Status BuildCore(const Fact& fact, Interner* interner, const Where& where, codec
 // excerpt equals the text there. `where` names the fact.
 Status CheckSpan(const Provenance& p, std::string_view text, const Where& where);
 
-// Adds every record of one fact (facts, prov unless null, spo, pos, doc, ref).
+// Adds every record of one fact (facts, prov unless null, spo, pos, doc, ref);
+// its spo entry also goes to `spo_written`, for StoreImpl::PutContested.
 void PutFactRecords(rocksdb::WriteBatch* batch, const std::vector<rocksdb::ColumnFamilyHandle*>& handles,
-                    uint64_t fact_id, const codec::CoreRecord& core, const std::string* prov);
+                    uint64_t fact_id, const codec::CoreRecord& core, const std::string* prov,
+                    std::map<std::string, std::string>* spo_written);
 
 // The alias CF keys of an entity (normalised id, name, aliases) and their rank:
 // 0 id, 1 name, 2 alias; a key reached several ways keeps the best rank.

@@ -302,5 +302,24 @@ TEST(ContestedIndexTest, AStoreOfTheFormerFormatIsReadAsItIsAndUpgradedByItsFirs
   }
 }
 
+// A store of the former format whose open fails before its upgrade could
+// add the CF (here a damaged counter) reports the failure, and a reader still
+// opens it; nothing crashes on the missing CF.
+TEST(ContestedIndexTest, AFailedUpgradeReportsItsError) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  { auto store = OpenOrDie(path); }
+  MakeFormerFormat(path, /*keep_stale_cf=*/false);
+  {
+    testing::RawStore raw(path);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE(raw.db()->Put(rocksdb::WriteOptions(), raw.handle("meta"), codec::CounterKey("facts"), "bad").ok());
+  }
+  auto writer = Store::Open(path);
+  ASSERT_FALSE(writer.ok());
+  EXPECT_TRUE(writer.status().IsCorruption()) << writer.status().ToString();
+  EXPECT_NE(writer.status().message().find("counter facts"), std::string::npos) << writer.status().ToString();
+}
+
 }  // namespace
 }  // namespace chipkg
