@@ -674,7 +674,12 @@ Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
   // A reader of a store not upgraded yet reads conflicts the old way; a
   // half-built `contested` CF (an upgrade cut short) is never read.
   contested_index_ = !before_contested;
-  if (before_contested && !reader) return AddContestedIndex();
+  if (before_contested && !reader) {
+    return AddContestedIndex().WithContext("upgrading " + path_ + " from " + codec::kFormatWithoutContested + " to " +
+                                           codec::kFormatVersion +
+                                           " (readers still read it as it is; if this persists, export it with "
+                                           "chipkg export and import the export into a new store)");
+  }
   return Status::OK();
 }
 
