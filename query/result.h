@@ -20,9 +20,10 @@ namespace chipkg::query {
 // source says anything). "[1] and ([2] or [3])".
 struct Support {
   enum class Op : uint8_t { kTrue, kFact, kAnd, kOr };
-  Op op = Op::kTrue;
+  // (Members ordered for size: an answer holds hundreds of thousands.)
   uint64_t fact_id = 0;       // kFact
   int citation = 0;           // kFact: footnote number once citations are resolved; 0 before
+  Op op = Op::kTrue;
   std::vector<Support> args;  // kAnd, kOr
 
   static Support True() { return Support(); }
@@ -53,12 +54,12 @@ struct Support {
 // and then by ReadExcerpts (query/query.h) when something wants it.
 struct Citation {
   int number = 0;
+  uint32_t version = 0;  // of the document
   uint64_t fact_id = 0;
   EntityId subject;
   std::string predicate;
   std::string claim;  // the value as the source wrote it, with qualifiers: "3.4 PFLOPS {format=bf16, scope=server, chips=16}"
   std::string document_id;
-  uint32_t version = 0;
   // Title, URL or path as ingested, site, kind (vendor, press, ...): one
   // record shared by every citation of the document (an answer cites each
   // of its documents dozens of times). Set for every citation of an answer;
@@ -82,13 +83,13 @@ struct Citation {
 struct ShownValue {
   enum class Kind : uint8_t { kValue, kNotPublished, kUnknown, kText };
   Kind kind = Kind::kValue;
+  bool computed = false;  // derived by a schema rule
+  bool disputed = false;  // another value of the same cell disagrees with it
   std::string text;       // "2,900 GB/s", "not published", "— (no source)", "212.5 TFLOPS per chip (3.4 PFLOPS / 16 chips)"
   Value value;            // kValue: the content (per chip for quantities), kNotPublished: the marker
   Qualifiers qualifiers;  // what the value is about (format=fp8, ...), after scope normalisation
   Support support;        // the claims behind it (kTrue for kUnknown and kText)
-  bool computed = false;  // derived by a schema rule
   std::string formula;    // computed: "1,300 TFLOPS / 500 W"
-  bool disputed = false;  // another value of the same cell disagrees with it
 };
 
 struct Cell {

@@ -16,8 +16,8 @@ using schema_internal::NormalizeLabel;
 
 namespace {
 
-template <typename T>
-const T* Lookup(const std::map<std::string, size_t>& index, const std::vector<T>& items, const std::string& key) {
+template <typename Index, typename T>
+const T* Lookup(const Index& index, const std::vector<T>& items, const std::string& key) {
   auto it = index.find(key);
   return it == index.end() ? nullptr : &items[it->second];
 }
