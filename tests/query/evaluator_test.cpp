@@ -640,7 +640,7 @@ TEST(EvaluatorLargeAnswerTest, ConflictsMadeOnEitherThreadAnswerAlike) {
   Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
   ASSERT_TRUE(opened.ok()) << opened.status().message();
   Store& store = **opened;
-  constexpr int kChips = 700;  // eleven batches of 64
+  constexpr int kChips = 700;  // eleven batches of 64: the sixth and the first read on the evaluating thread
   PutEntity(store, "org:tsmc", "organization", "TSMC");
   PutEntity(store, "org:samsung", "organization", "Samsung Foundry");
   DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example");
