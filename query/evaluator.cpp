@@ -586,16 +586,10 @@ class Evaluator {
     return facts;
   }
 
-  // The access path's predicate for every candidate, read in one call that
-  // began while the candidates' records were read (StartWholeRead); handed
-  // out in candidate order, which is the order of the ids it was read for.
+  // The access path's predicate for every candidate, read in one call
+  // (ReadWhole); handed out in candidate order, which is the order of the ids
+  // it was read for.
   Result<std::vector<Fact>> FromWholeRead(const EntityId& subject, const std::string& predicate) {
-    if (whole_.pending.valid()) {
-      Result<std::vector<std::vector<Fact>>> read = whole_.pending.get();
-      if (!read.ok()) return read.status().WithContext("reading " + predicate + " of every candidate");
-      whole_.facts = std::move(*read);
-      whole_.taken.assign(whole_.facts.size(), false);
-    }
     size_t at = whole_.cursor;
     while (at < whole_.ids.size() && whole_.ids[at] != subject) ++at;
     if (at == whole_.ids.size() || whole_.taken[at]) return store_.FactsAbout(subject, predicate, view_);
@@ -605,24 +599,28 @@ class Evaluator {
   }
 
   // A find with many candidates reads the facts of its access path's
-  // predicate for all of them at once, on the read-ahead thread while this
-  // one reads the candidates' entity records: the store can then answer with
-  // one pass over the predicate's index entries instead of a seek per
-  // candidate (Store::FactsAboutEach). Q2 of the peer benchmark at
-  // N=100,000 (48,582 candidates): evaluate step 179 -> 86 ms, the query
-  // 470 -> 367 ms in a loop, 853 -> 599 ms as a one-shot command
-  // (tools/bench/HISTORY.md).
+  // predicate for all of them at once: the store can then answer with one
+  // pass over the predicate's index entries instead of a seek per candidate
+  // (Store::FactsAboutEach). Q2 of the peer benchmark at N=100,000 (48,582
+  // candidates): evaluate step 179 -> 86 ms, the query 470 -> 367 ms in a
+  // loop, 853 -> 599 ms as a one-shot command (tools/bench/HISTORY.md).
   // Bounded above: the facts of a whole read are in memory at once (712 bytes
   // a Fact, a few per candidate), and past that many candidates a pass per
   // batch would cost more than the seeks it saves; batches of kPrefetch then.
   // A find that stops at a limit reads batch by batch too.
   static constexpr size_t kWholeReadFrom = 4096;
   static constexpr size_t kWholeReadUpTo = 65536;
-  void StartWholeRead(const std::string& predicate, const std::vector<EntityId>& ids) {
-    if (predicate.empty() || ids.size() < kWholeReadFrom || ids.size() > kWholeReadUpTo || StopsEarly()) return;
+  bool WantsWholeRead(const std::string& predicate, const std::vector<EntityId>& ids) const {
+    return !predicate.empty() && ids.size() >= kWholeReadFrom && ids.size() <= kWholeReadUpTo && !StopsEarly();
+  }
+  Status ReadWhole(const std::string& predicate, const std::vector<EntityId>& ids) {
+    Result<std::vector<std::vector<Fact>>> read = store_.FactsAboutEach(ids, predicate, view_);
+    if (!read.ok()) return read.status().WithContext("reading " + predicate + " of every candidate");
     whole_.predicate = predicate;
     whole_.ids = ids;
-    whole_.pending = read_ahead_.Submit([this, predicate, ids] { return store_.FactsAboutEach(ids, predicate, view_); });
+    whole_.facts = std::move(*read);
+    whole_.taken.assign(whole_.facts.size(), false);
+    return Status::OK();
   }
 
   // The predicate whose facts evaluating the condition behind `p` reads for
@@ -1462,8 +1460,20 @@ class Evaluator {
     std::vector<EntityId> ids;
     std::unordered_set<EntityId> seen;
     CHIPKG_RETURN_IF_ERROR(Execute(*path, ids, seen));
-    StartWholeRead(PathPredicate(*path), ids);
-    Result<std::vector<std::optional<Entity>>> entities = store_.GetEntities(ids);
+    // With a whole read, that read is made here, where its facts are made
+    // into claims, and the candidates' entity records on the read-ahead
+    // thread (the other way round, the evaluation waited ~25 ms for the
+    // facts, and made claims of facts made on the other core: Q2 at
+    // N=100,000 in a loop 201-210 -> 196-199 ms, Q3 400-413 -> 395-399).
+    const std::string predicate = PathPredicate(*path);
+    Status whole;
+    Result<std::vector<std::optional<Entity>>> entities = [&] {
+      if (!WantsWholeRead(predicate, ids)) return store_.GetEntities(ids);
+      auto records = read_ahead_.Submit([this, ids] { return store_.GetEntities(ids); });
+      whole = ReadWhole(predicate, ids);
+      return records.get();
+    }();
+    CHIPKG_RETURN_IF_ERROR(whole);
     if (!entities.ok()) return entities.status().WithContext("reading the candidate entities");
     out.reserve(entities->size());
     for (std::optional<Entity>& e : *entities) {
@@ -2323,8 +2333,7 @@ class Evaluator {
   struct WholeRead {
     std::string predicate;  // empty: none
     std::vector<EntityId> ids;  // read for, in candidate order (candidates are a subsequence)
-    std::future<Result<std::vector<std::vector<Fact>>>> pending;
-    std::vector<std::vector<Fact>> facts;  // aligned with ids once read
+    std::vector<std::vector<Fact>> facts;  // aligned with ids
     std::vector<bool> taken;
     size_t cursor = 0;
   } whole_;
