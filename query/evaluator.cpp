@@ -2104,7 +2104,17 @@ class Evaluator {
       if (times == fetched_.end() || !times->second.count(version)) versions.emplace_back(document_id, version);
     }
     if (documents.size() < 2 && versions.size() < 2) return Status::OK();  // Doc() and FetchedAt() read one as well
-    Result<std::vector<std::optional<Document>>> read_documents = store_.GetDocuments(documents);
+    // Many documents are read on the read-ahead thread while this one reads
+    // the versions (Q5 at N=100,000: 22,757 of each; the two reads 30-33 ->
+    // 24-25 ms); a few are not worth waking it for.
+    constexpr size_t kDocumentsAheadFrom = 512;
+    std::future<Result<std::vector<std::optional<Document>>>> documents_ahead;
+    if (documents.size() >= kDocumentsAheadFrom) {
+      documents_ahead = read_ahead_.Submit([this, documents] { return store_.GetDocuments(documents); });
+    }
+    Result<std::vector<std::optional<DocumentVersion>>> read_versions = store_.GetDocumentVersions(versions);
+    Result<std::vector<std::optional<Document>>> read_documents =
+        documents_ahead.valid() ? documents_ahead.get() : store_.GetDocuments(documents);
     if (!read_documents.ok()) return read_documents.status().WithContext("reading the cited documents");
     for (size_t i = 0; i < documents.size(); ++i) {
       std::optional<Document>& d = (*read_documents)[i];
@@ -2114,7 +2124,6 @@ class Evaluator {
       }
       docs_.emplace(documents[i], std::make_shared<const Document>(std::move(*d)));
     }
-    Result<std::vector<std::optional<DocumentVersion>>> read_versions = store_.GetDocumentVersions(versions);
     if (!read_versions.ok()) return read_versions.status().WithContext("reading the cited document versions");
     for (size_t i = 0; i < versions.size(); ++i) {
       const std::optional<DocumentVersion>& v = (*read_versions)[i];
