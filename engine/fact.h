@@ -83,7 +83,7 @@ struct Value {
 // Qualifiers narrow what a claim is about. Keys come from the schema; the
 // common ones are named below. Values are lower-case words or numbers.
 // A map keeps them ordered, so equal qualifier sets encode identically.
-using Qualifiers = std::map<std::string, std::string>;
+using Qualifiers = std::map<std::string, std::string, std::less<>>;  // std::less<>: looked up by "scope" without making a string
 namespace qualifier {
 inline constexpr const char* kScope = "scope";        // "chip" (default), "server", "instance", "rack", "core"
 inline constexpr const char* kScopeCount = "chips";   // chips in the scope: "16" for a 16-chip server

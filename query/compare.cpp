@@ -6,13 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 
 namespace chipkg::factcheck {
 namespace {
 
 // Dimensions whose figures do not add up over chips. Everything else (bytes,
 // byte/s, op/s, watts, dollars, counts) is a total over the scope's chips.
-constexpr const char* kIntensiveDimensions[] = {
+constexpr std::string_view kIntensiveDimensions[] = {
     "ops_per_watt", "ops_per_second_per_usd", "length", "area", "frequency", "ratio", "parameters",
 };
 
@@ -94,7 +95,7 @@ bool SameScope(const Qualifiers& a, const Qualifiers& b) {
 
 bool ScalesWithChips(const std::string& dimension) {
   if (dimension.empty()) return false;
-  for (const char* d : kIntensiveDimensions) {
+  for (std::string_view d : kIntensiveDimensions) {
     if (dimension == d) return false;
   }
   return true;
