@@ -22,6 +22,6 @@ if ! command -v sqlite3 >/dev/null; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends sqlite3
 fi
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHIPKG_TESTS=OFF >/dev/null
-cmake --build "$root/build" --target chipkg chipkg-peer-bench -- -j"$(nproc)" >&2
+cmake --build "$root/build" --target chipkg chipkg-peer-bench chipkg-query-loop -- -j"$(nproc)" >&2
 mkdir -p "$base"
 exec "$root/build/chipkg-peer-bench" --corpus "$base/n$n" --n "$n" --work "$base/n$n-work" "$@"
