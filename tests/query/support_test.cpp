@@ -1,0 +1,71 @@
+// Support expressions (query/result.h): the ways a support can hold.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "query/result.h"
+
+namespace chipkg::query {
+namespace {
+
+using Sets = std::vector<std::vector<uint64_t>>;
+
+// Built without the normalisation of Support::And and Support::Or, which
+// would merge some of what these tests need to reach Witnesses.
+Support Node(Support::Op op, std::vector<Support> args) {
+  Support s;
+  s.op = op;
+  s.args = std::move(args);
+  return s;
+}
+
+// An "or" over the facts 1..n, each alternative "x and `common`".
+Support AlternativesWith(uint64_t n, uint64_t common) {
+  std::vector<Support> alternatives;
+  for (uint64_t x = 1; x <= n; ++x) alternatives.push_back(Support::And({Support::Fact(x), Support::Fact(common)}));
+  return Support::Or(std::move(alternatives));
+}
+
+TEST(SupportTest, WitnessesAreTheSortedWaysToHoldInOrderOfFirstAppearance) {
+  // (3 and 1) or (2 and 1): factored as 1 and (3 or 2).
+  const Support s = Support::Or({Support::And({Support::Fact(3), Support::Fact(1)}),
+                                 Support::And({Support::Fact(2), Support::Fact(1)})});
+  bool truncated = false;
+  EXPECT_EQ(s.Witnesses(10, &truncated), (Sets{{1, 3}, {1, 2}}));
+  EXPECT_FALSE(truncated);
+  EXPECT_EQ(Support::True().Witnesses(10, &truncated), (Sets{{}}));
+}
+
+TEST(SupportTest, AWayThatHoldsTwiceIsListedOnce) {
+  // {1, 2} arises from (1 or 2) and (2 or 1) in two ways.
+  const Support s = Node(Support::Op::kAnd, {Node(Support::Op::kOr, {Support::Fact(1), Support::Fact(2)}),
+                                             Node(Support::Op::kOr, {Support::Fact(2), Support::Fact(1)})});
+  bool truncated = false;
+  EXPECT_EQ(s.Witnesses(10, &truncated), (Sets{{1, 2}, {1}, {2}}));
+  EXPECT_FALSE(truncated);
+}
+
+TEST(SupportTest, ManyWaysAreDistinctPastTheScanAndTruncatedAtTheBound) {
+  // 100 alternatives, each listed twice: duplicates are found by a scan up
+  // to a few dozen kept, then by an index; both must drop them.
+  std::vector<Support> twice;
+  for (int round = 0; round < 2; ++round) {
+    for (uint64_t x = 1; x <= 100; ++x) twice.push_back(Support::And({Support::Fact(x), Support::Fact(1000 + x)}));
+  }
+  const Support s = Node(Support::Op::kOr, std::move(twice));
+  bool truncated = false;
+  const Sets all = s.Witnesses(1000, &truncated);
+  ASSERT_EQ(all.size(), 100u);
+  EXPECT_FALSE(truncated);
+  for (uint64_t x = 1; x <= 100; ++x) EXPECT_EQ(all[x - 1], (std::vector<uint64_t>{x, 1000 + x})) << x;
+
+  const Sets first = AlternativesWith(100, 500).Witnesses(40, &truncated);
+  EXPECT_EQ(first.size(), 40u);
+  EXPECT_TRUE(truncated);
+  EXPECT_EQ(first.back(), (std::vector<uint64_t>{40, 500}));
+}
+
+}  // namespace
+}  // namespace chipkg::query
