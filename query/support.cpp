@@ -58,6 +58,21 @@ Support Support::Fact(uint64_t fact_id) {
 }
 
 Support Support::And(std::vector<Support> args) {
+  // Most conjunctions are of distinct claims already (a row's two claims, a
+  // witness's facts): kept as given, without the copies below.
+  bool as_given = true;
+  for (size_t i = 0; i < args.size() && as_given; ++i) {
+    as_given = args[i].op != Op::kAnd && !args[i].IsTrue();
+    for (size_t j = 0; j < i && as_given; ++j) as_given = !SameFactLeaf(args[j], args[i]);
+  }
+  if (as_given) {
+    if (args.empty()) return True();
+    if (args.size() == 1) return std::move(args.front());
+    Support s;
+    s.op = Op::kAnd;
+    s.args = std::move(args);
+    return s;
+  }
   std::vector<Support> flat;
   Flatten(Op::kAnd, args, flat);
   std::vector<Support> kept;

@@ -38,6 +38,20 @@ TEST(SupportTest, WitnessesAreTheSortedWaysToHoldInOrderOfFirstAppearance) {
   EXPECT_EQ(Support::True().Witnesses(10, &truncated), (Sets{{}}));
 }
 
+TEST(SupportTest, AndKeepsDistinctClaimsAsGivenAndNormalisesTheRest) {
+  EXPECT_EQ(Support::And({Support::Fact(7), Support::Fact(3)}).ToString(), "#7 and #3");
+  EXPECT_EQ(Support::And({Support::Fact(7)}).ToString(), "#7");
+  EXPECT_TRUE(Support::And({}).IsTrue());
+  // A repeated claim, a claim needing nothing, a nested conjunction: each
+  // takes the normalising path.
+  EXPECT_EQ(Support::And({Support::Fact(7), Support::Fact(3), Support::Fact(7)}).ToString(), "#7 and #3");
+  EXPECT_EQ(Support::And({Support::True(), Support::Fact(3)}).ToString(), "#3");
+  EXPECT_EQ(Support::And({Support::Fact(1), Node(Support::Op::kAnd, {Support::Fact(2), Support::Fact(1)})}).ToString(),
+            "#1 and #2");
+  const Support mixed = Support::And({Support::Fact(5), Support::Or({Support::Fact(6), Support::Fact(8)})});
+  EXPECT_EQ(mixed.ToString(), "#5 and (#6 or #8)");
+}
+
 TEST(SupportTest, AWayThatHoldsTwiceIsListedOnce) {
   // {1, 2} arises from (1 or 2) and (2 or 1) in two ways.
   const Support s = Node(Support::Op::kAnd, {Node(Support::Op::kOr, {Support::Fact(1), Support::Fact(2)}),
