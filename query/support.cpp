@@ -91,6 +91,20 @@ Support Support::And(std::vector<Support> args) {
 }
 
 Support Support::Or(std::vector<Support> args) {
+  // Alternatives that are distinct claims (a value several sources state)
+  // have nothing to flatten, drop or factor out: kept as given.
+  bool as_given = !args.empty();
+  for (size_t i = 0; i < args.size() && as_given; ++i) {
+    as_given = args[i].op == Op::kFact;
+    for (size_t j = 0; j < i && as_given; ++j) as_given = args[j].fact_id != args[i].fact_id;
+  }
+  if (as_given) {
+    if (args.size() == 1) return std::move(args.front());
+    Support s;
+    s.op = Op::kOr;
+    s.args = std::move(args);
+    return s;
+  }
   std::vector<Support> flat;
   Flatten(Op::kOr, args, flat);
   std::vector<Support> kept;

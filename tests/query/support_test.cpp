@@ -52,6 +52,18 @@ TEST(SupportTest, AndKeepsDistinctClaimsAsGivenAndNormalisesTheRest) {
   EXPECT_EQ(mixed.ToString(), "#5 and (#6 or #8)");
 }
 
+TEST(SupportTest, OrKeepsDistinctClaimsAsGivenAndNormalisesTheRest) {
+  EXPECT_EQ(Support::Or({Support::Fact(7), Support::Fact(3)}).ToString(), "#7 or #3");
+  EXPECT_EQ(Support::Or({Support::Fact(7)}).ToString(), "#7");
+  EXPECT_TRUE(Support::Or({}).IsTrue());
+  EXPECT_EQ(Support::Or({Support::Fact(7), Support::Fact(3), Support::Fact(7)}).ToString(), "#7 or #3");
+  EXPECT_TRUE(Support::Or({Support::Fact(7), Support::True()}).IsTrue());
+  EXPECT_EQ(Support::Or({Support::Fact(1), Support::And({Support::Fact(1), Support::Fact(2)})}).ToString(), "#1");
+  EXPECT_EQ(Support::Or({Support::And({Support::Fact(1), Support::Fact(2)}), Support::And({Support::Fact(1), Support::Fact(3)})})
+                .ToString(),
+            "#1 and (#2 or #3)");
+}
+
 TEST(SupportTest, AWayThatHoldsTwiceIsListedOnce) {
   // {1, 2} arises from (1 or 2) and (2 or 1) in two ways.
   const Support s = Node(Support::Op::kAnd, {Node(Support::Op::kOr, {Support::Fact(1), Support::Fact(2)}),
