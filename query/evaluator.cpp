@@ -663,8 +663,11 @@ class Evaluator {
   // Every claim of an attribute for one entity: stated ones and, for a
   // derived attribute, computed ones. Cached for the entity being evaluated.
   Result<const std::vector<Claim>*> Claims(const EntityId& subject, const BoundAttribute& a) {
-    auto& cache = subject == current_entity_ ? row_claims_ : other_claims_;
-    const std::string cache_key = subject + "\x1f" + a.label;
+    // The row entity's claims are keyed by attribute alone (no key string
+    // made per lookup: a find asks once or twice a candidate).
+    const bool of_row = subject == current_entity_;
+    auto& cache = of_row ? row_claims_ : other_claims_;
+    const std::string cache_key = of_row ? a.label : subject + "\x1f" + a.label;
     auto it = cache.find(cache_key);
     if (it != cache.end()) return &it->second;
     std::vector<Claim> claims;
@@ -707,9 +710,11 @@ class Evaluator {
   // "memory = 96 GB", "Llama 3.1 70B parameters = 70 B": what a fact says,
   // for `with evidence` rows.
   void RememberEvidence(const Claim& c, const std::string& label) {
-    if (c.computed || evidence_text_.count(c.fact_id)) return;
-    std::string who = c.subject == current_entity_ ? "" : Name(c.subject) + " ";
-    evidence_text_.emplace(c.fact_id, who + label + " = " + c.text);
+    if (c.computed) return;
+    auto [it, inserted] = evidence_text_.try_emplace(c.fact_id);
+    if (!inserted) return;
+    if (c.subject != current_entity_) it->second = Name(c.subject) + " ";
+    it->second.append(label).append(" = ").append(c.text);
   }
 
   // ---- Formulas ------------------------------------------------------------
