@@ -22,6 +22,16 @@ void Flatten(Support::Op op, std::vector<Support>& args, std::vector<Support>& o
   }
 }
 
+// `args` joined by `op` as they are: the one operand itself, or kTrue for none.
+Support Joined(Support::Op op, std::vector<Support> args) {
+  if (args.empty()) return Support::True();
+  if (args.size() == 1) return std::move(args.front());
+  Support s;
+  s.op = op;
+  s.args = std::move(args);
+  return s;
+}
+
 bool SameFactLeaf(const Support& a, const Support& b) {
   return a.op == Support::Op::kFact && b.op == Support::Op::kFact && a.fact_id == b.fact_id;
 }
@@ -65,14 +75,7 @@ Support Support::And(std::vector<Support> args) {
     as_given = args[i].op != Op::kAnd && !args[i].IsTrue();
     for (size_t j = 0; j < i && as_given; ++j) as_given = !SameFactLeaf(args[j], args[i]);
   }
-  if (as_given) {
-    if (args.empty()) return True();
-    if (args.size() == 1) return std::move(args.front());
-    Support s;
-    s.op = Op::kAnd;
-    s.args = std::move(args);
-    return s;
-  }
+  if (as_given) return Joined(Op::kAnd, std::move(args));
   std::vector<Support> flat;
   Flatten(Op::kAnd, args, flat);
   std::vector<Support> kept;
@@ -82,12 +85,7 @@ Support Support::And(std::vector<Support> args) {
     for (const Support& k : kept) dup = dup || SameFactLeaf(k, a);
     if (!dup) kept.push_back(std::move(a));
   }
-  if (kept.empty()) return True();
-  if (kept.size() == 1) return std::move(kept.front());
-  Support s;
-  s.op = Op::kAnd;
-  s.args = std::move(kept);
-  return s;
+  return Joined(Op::kAnd, std::move(kept));
 }
 
 Support Support::Or(std::vector<Support> args) {
@@ -98,13 +96,7 @@ Support Support::Or(std::vector<Support> args) {
     as_given = args[i].op == Op::kFact;
     for (size_t j = 0; j < i && as_given; ++j) as_given = args[j].fact_id != args[i].fact_id;
   }
-  if (as_given) {
-    if (args.size() == 1) return std::move(args.front());
-    Support s;
-    s.op = Op::kOr;
-    s.args = std::move(args);
-    return s;
-  }
+  if (as_given) return Joined(Op::kOr, std::move(args));
   std::vector<Support> flat;
   Flatten(Op::kOr, args, flat);
   std::vector<Support> kept;
@@ -159,10 +151,7 @@ Support Support::Or(std::vector<Support> args) {
     if (!absorbed) parts.push_back(Or(std::move(rests)));
     return And(std::move(parts));
   }
-  Support s;
-  s.op = Op::kOr;
-  s.args = std::move(kept);
-  return s;
+  return Joined(Op::kOr, std::move(kept));
 }
 
 std::string Support::ToString() const {
