@@ -753,5 +753,100 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   }
 }
 
+
+// A conflicts pass reads subjects 64 at a time, one batch in six on the
+// evaluating thread and the others ahead (with their claims), and finds each
+// cited document as it keeps the claim; a large answer's documents are read
+// on the other thread. Around every boundary of that (a batch, the sixth
+// batch, 512 documents), with limits and cite_rows, the answer must be the
+// one made with every claim on the evaluating thread (`using` selects
+// sources, which keeps claims there), and each citation must name its fact's
+// own document, version and fetch time. (Written by a review of the change.)
+TEST(EvaluatorLargeAnswerTest, ConflictsAnswerAlikeAtEveryBatchBoundary) {
+  for (int chips : {63, 64, 65, 383, 385, 1100}) {
+    SCOPED_TRACE("chips " + std::to_string(chips));
+    TempDir dir;
+    Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    Store& store = **opened;
+    PutEntity(store, "org:tsmc", "organization", "TSMC");
+    PutEntity(store, "org:samsung", "organization", "Samsung Foundry");
+    DocBuilder vendor("ds-a", "vendor", "a.example");
+    for (int i = 0; i < chips; ++i) {
+      char id[32];
+      std::snprintf(id, sizeof id, "chip:r%05d", i);
+      PutEntity(store, id, "chip", std::string("R chip ") + std::to_string(i));
+      vendor.Add(id, "foundry", Value::Entity("org:tsmc", ""));
+      vendor.Add(id, "memory", Q((i + 1) * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+      DocBuilder press("dp-" + std::to_string(i), "press", "p.example");  // a document a chip: 733 at 1,100
+      if (i % 3 == 0) press.Add(id, "foundry", Value::Entity("org:samsung", ""));
+      if (i % 2 == 0) press.Add(id, "memory", Q(3 * (i + 1) * 1e9, "bytes", std::to_string(3 * (i + 1)) + " GB"));
+      if (i % 3 == 0 || i % 2 == 0) press.Write(store, "run-1", 1735689600 + i);
+    }
+    vendor.Write(store, "run-1");
+    auto check_citations = [&](const QueryResult& r) {
+      std::set<uint64_t> facts;
+      for (size_t k = 0; k < r.citations.size(); ++k) {
+        const Citation& c = r.citations[k];
+        EXPECT_TRUE(facts.insert(c.fact_id).second);
+        ASSERT_EQ(c.number, static_cast<int>(k) + 1);
+        Result<Fact> f = store.GetFact(c.fact_id);
+        ASSERT_TRUE(f.ok());
+        EXPECT_EQ(c.subject, f->subject) << k;
+        EXPECT_EQ(c.document_id, f->provenance.document_id) << k;
+        EXPECT_EQ(c.version, f->provenance.document_version) << k;
+        ASSERT_NE(c.document, nullptr) << k;
+        EXPECT_EQ(c.document->id, c.document_id) << k;
+        Result<DocumentVersion> v = store.GetDocumentVersion(c.document_id, c.version, false);
+        ASSERT_TRUE(v.ok());
+        EXPECT_EQ(c.fetched_at, v->fetched_at) << k;
+      }
+      for (size_t i = 0; i < r.rows.size(); ++i) {
+        for (size_t cell : {size_t{1}, size_t{2}}) {
+          const Support& s = r.rows[i].cells[cell].values[0].support;
+          if (i >= r.cited_rows) {
+            EXPECT_EQ(s.citation, 0);
+            continue;
+          }
+          ASSERT_GE(s.citation, 1) << i;
+          ASSERT_LE(static_cast<size_t>(s.citation), r.citations.size());
+          EXPECT_EQ(r.citations[s.citation - 1].fact_id, s.fact_id) << i;
+        }
+      }
+    };
+    for (bool excerpts : {false, true}) {
+      QueryOptions o;
+      o.read_excerpts = excerpts;
+      Result<QueryResult> all = RunQuery(store, RealSchema(), "conflicts in chip", o);
+      ASSERT_TRUE(all.ok()) << all.status().message();
+      const size_t rows = static_cast<size_t>((chips + 1) / 2 + (chips + 2) / 3);
+      ASSERT_EQ(all->rows.size(), rows);
+      check_citations(*all);
+      Result<QueryResult> here = RunQuery(store, RealSchema(), "conflicts in chip using vendor, press", o);
+      ASSERT_TRUE(here.ok());
+      EXPECT_TRUE(Render(*all, Format::kCsv) == Render(*here, Format::kCsv));
+      for (size_t limit : {size_t{1}, size_t{64}, size_t{65}, rows - 1}) {
+        if (limit > rows) continue;
+        for (const char* policy : {"", " using vendor, press"}) {
+          Result<QueryResult> l =
+              RunQuery(store, RealSchema(), "conflicts in chip" + std::string(policy) + " limit " + std::to_string(limit), o);
+          ASSERT_TRUE(l.ok());
+          ASSERT_EQ(l->rows.size(), limit);
+          for (size_t i = 0; i < limit; ++i) EXPECT_EQ(l->rows[i].entity, all->rows[i].entity) << i;
+          check_citations(*l);
+        }
+      }
+      for (size_t cite : {size_t{0}, size_t{37}}) {
+        QueryOptions some = o;
+        some.cite_rows = cite;
+        Result<QueryResult> c = RunQuery(store, RealSchema(), "conflicts in chip", some);
+        ASSERT_TRUE(c.ok());
+        EXPECT_EQ(c->cited_rows, std::min(cite, rows));
+        check_citations(*c);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chipkg::query
