@@ -1635,6 +1635,7 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
   std::vector<std::pair<uint64_t, size_t>> rows;  // fact id, end of its core in `arena`
   std::vector<CoreRecord> cores;  // one subject's, reused: their qualifier vectors keep their capacity
   std::vector<bool> keep;
+  std::vector<std::pair<size_t, size_t>> unresolved;  // (record, fact) named outside the lock
   bool positioned = false;  // `it` is at or before the next prefix's first entry, or at the end
   uint64_t stepped = 0;
   const std::string* previous = nullptr;
@@ -1699,9 +1700,23 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
     }
     std::vector<Fact>& facts = out[at];
     facts.resize(static_cast<size_t>(std::count(keep.begin(), keep.end(), true)));
-    for (size_t k = 0, kept = 0; k < rows.size(); ++k) {
-      if (keep[k]) CHIPKG_RETURN_IF_ERROR(ToFact(rows[k].first, cores[k], &facts[kept++]));
+    // The subject's facts named under one dictionary lock (ToFact takes one
+    // a fact); a name not known yet is read by ToFact, without it.
+    unresolved.clear();
+    {
+      const Dictionary::KnownNames known(dict_);
+      auto name_into = [&known](uint32_t id, std::string* name) {
+        const std::string* found = known(id);
+        if (found != nullptr) name->assign(*found);
+        return found != nullptr;
+      };
+      for (size_t k = 0, kept = 0; k < rows.size(); ++k) {
+        if (!keep[k]) continue;
+        if (!FillFact(rows[k].first, cores[k], &facts[kept], name_into)) unresolved.emplace_back(k, kept);
+        ++kept;
+      }
     }
+    for (const auto& [k, i] : unresolved) CHIPKG_RETURN_IF_ERROR(ToFact(rows[k].first, cores[k], &facts[i]));
     if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap.get()));
   }
   stepped_subjects_.fetch_add(stepped);
