@@ -1802,35 +1802,44 @@ Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOf
     auto [it, inserted] = slot.emplace(*sid, i);
     if (!inserted) repeats.emplace_back(i, it->second);
   }
-  struct Kept {
-    size_t index;  // in `subjects`
-    uint64_t fact_id;
-    size_t begin, end;  // its CORE in `arena`
-  };
-  std::vector<Kept> kept;
+  std::vector<KeptEntry> kept;
   std::string arena;
   ReadSnapshot snap(this, view.with_provenance);
   Status status;
   CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, start, limit, 4, [&](std::string_view key, std::string_view value) {
-    TxId a = 0, r = 0;
-    std::optional<Date> va;
-    uint32_t subject = 0;
-    if (!codec::DecodeCoreHeader(value, &a, &r, &va) || !codec::DecodeCoreSubject(value, &subject)) {
-      status = Status::Corruption("undecodable fact record in pos");
-      return false;
-    }
-    auto it = slot.find(subject);
-    if (it == slot.end() || !Visible(a, r, va, view)) return true;
-    kept.push_back(Kept{it->second, codec::FactIdOfIndexKey(key), arena.size(), arena.size() + value.size()});
-    arena.append(value.data(), value.size());
-    return true;
+    return KeepOfSubjects(slot, view, key, value, &kept, &arena, &status);
   }, snap.get(), subjects.size()));
   CHIPKG_RETURN_IF_ERROR(status);
+  CHIPKG_ASSIGN_OR_RETURN(std::vector<std::vector<Fact>> out, DecodeKept(kept, arena, subjects.size(), view, snap.get()));
+  for (const auto& [index, first] : repeats) out[index] = out[first];
+  return Scanned(std::move(out));
+}
+
+bool StoreImpl::KeepOfSubjects(const std::unordered_map<uint32_t, size_t>& slot, const ReadView& view,
+                               std::string_view key, std::string_view value, std::vector<KeptEntry>* kept,
+                               std::string* arena, Status* status) {
+  TxId a = 0, r = 0;
+  std::optional<Date> va;
+  uint32_t subject = 0;
+  if (!codec::DecodeCoreHeader(value, &a, &r, &va) || !codec::DecodeCoreSubject(value, &subject)) {
+    *status = Status::Corruption("undecodable fact record in pos");
+    return false;
+  }
+  auto it = slot.find(subject);
+  if (it == slot.end() || !Visible(a, r, va, view)) return true;
+  kept->push_back(KeptEntry{it->second, codec::FactIdOfIndexKey(key), arena->size(), arena->size() + value.size()});
+  arena->append(value.data(), value.size());
+  return true;
+}
+
+Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
+                                                             size_t subjects, const ReadView& view,
+                                                             const rocksdb::Snapshot* snap) const {
   // FactsAbout's order: by fact id within a subject.
-  std::sort(kept.begin(), kept.end(), [](const Kept& x, const Kept& y) {
+  std::sort(kept.begin(), kept.end(), [](const KeptEntry& x, const KeptEntry& y) {
     return std::tie(x.index, x.fact_id) < std::tie(y.index, y.fact_id);
   });
-  std::vector<std::vector<Fact>> out(subjects.size());
+  std::vector<std::vector<Fact>> out(subjects);
   CoreRecord core;
   for (size_t k = 0; k < kept.size();) {
     size_t end = k;
@@ -1843,11 +1852,102 @@ Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOf
       }
       CHIPKG_RETURN_IF_ERROR(ToFact(kept[j].fact_id, core, &facts[j - k]));
     }
-    if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap.get()));
+    if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap));
     k = end;
   }
-  for (const auto& [index, first] : repeats) out[index] = out[first];
-  return Scanned(std::move(out));
+  return out;
+}
+
+// The range's entries are read first, each kept as its subject is found (a
+// subject's first in-range entry fixes its place, as in SubjectsInRange); then
+// the predicate's entries either side of the range, keeping those of the
+// subjects found. Both reads on one snapshot, so the facts are those of the
+// state the subjects were picked in. Q2 of the peer benchmark at N=100,000:
+// 165,026 entries read once instead of the range's 82,000-odd twice, and
+// 48,582 subjects named without looking each up again.
+Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
+    const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
+    size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects) const {
+  SubjectsWithFacts out;
+  CHIPKG_ASSIGN_OR_RETURN(auto keys, RangeKeys(predicate, range));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
+  if (!keys || !pid) {
+    if (facts_from == 0) out.facts.emplace();  // no subjects: their facts are none
+    return out;
+  }
+  ReadSnapshot snap(this);
+  std::vector<uint32_t> ids;
+  std::unordered_map<uint32_t, size_t> slot;  // subject -> its place in `ids`
+  std::vector<KeptEntry> kept;
+  std::string arena;
+  bool keeping = facts_from <= facts_up_to;  // until there are more subjects than facts are read for
+  Status status;
+  auto undecodable = [&] {
+    status = Status::Corruption("undecodable fact record in pos");
+    return false;
+  };
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, keys->first, keys->second, 4,
+                              [&](std::string_view key, std::string_view value) {
+                                TxId a = 0, r = 0;
+                                std::optional<Date> va;
+                                uint32_t subject = 0;
+                                if (!codec::DecodeCoreHeader(value, &a, &r, &va) ||
+                                    !codec::DecodeCoreSubject(value, &subject)) {
+                                  return undecodable();
+                                }
+                                if (!Visible(a, r, va, view)) return true;
+                                auto [it, added] = slot.emplace(subject, ids.size());
+                                if (added) ids.push_back(subject);
+                                if (keeping && ids.size() > facts_up_to) {
+                                  keeping = false;
+                                  std::vector<KeptEntry>().swap(kept);
+                                  std::string().swap(arena);
+                                }
+                                if (keeping) {
+                                  kept.push_back(KeptEntry{it->second, codec::FactIdOfIndexKey(key), arena.size(),
+                                                           arena.size() + value.size()});
+                                  arena.append(value.data(), value.size());
+                                }
+                                return true;
+                              },
+                              snap.get()));
+  CHIPKG_RETURN_IF_ERROR(status);
+  out.subjects.resize(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out.subjects[i]));
+  if (ids.size() < facts_from || ids.size() > facts_up_to) return out;
+  if (ids.empty()) {
+    out.facts.emplace();
+    return out;
+  }
+  if (on_subjects) on_subjects(out.subjects);
+
+  std::string start, limit;
+  codec::PutU32(&start, *pid);
+  limit = codec::PrefixSuccessor(start);
+  const std::string& range_start = keys->first;
+  const std::string range_limit = keys->second.empty() ? limit : keys->second;
+  // Fewer subjects than the rest of the predicate has entries per seek: a
+  // seek each (FactsAboutEach decides).
+  if (ids.size() < kPassFromKeys || EntriesWithin(codec::kPosCf, start, range_start) +
+                                            EntriesWithin(codec::kPosCf, range_limit, limit) >
+                                        kEntriesPerSeek * static_cast<double>(ids.size())) {
+    CHIPKG_ASSIGN_OR_RETURN(out.facts, ReadFactsAboutEach(out.subjects, predicate, view, /*contested_only=*/false));
+    return out;
+  }
+  predicate_passes_.fetch_add(1);
+  auto keep_rest = [&](std::string_view key, std::string_view value) {
+    return KeepOfSubjects(slot, view, key, value, &kept, &arena, &status);
+  };
+  if (start < range_start) {
+    CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, start, range_start, 4, keep_rest, snap.get(), ids.size()));
+  }
+  CHIPKG_RETURN_IF_ERROR(status);
+  if (range_limit < limit) {
+    CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, range_limit, limit, 4, keep_rest, snap.get(), ids.size()));
+  }
+  CHIPKG_RETURN_IF_ERROR(status);
+  CHIPKG_ASSIGN_OR_RETURN(out.facts, DecodeKept(kept, arena, ids.size(), view, snap.get()));
+  return out;
 }
 
 Result<std::optional<std::pair<std::string, std::string>>> StoreImpl::RangeKeys(const std::string& predicate,

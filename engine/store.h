@@ -184,6 +184,22 @@ class Store {
   // fact: what a query needs to pick candidates, without decoding the facts.
   virtual Result<std::vector<EntityId>> SubjectsInRange(const std::string& predicate, const ValueRange& range,
                                                         const ReadView& view = {}) const = 0;
+  // SubjectsInRange and, for those subjects, FactsAboutEach(subjects,
+  // predicate): how a query picks candidates by a range of one predicate and
+  // then weighs every claim of that predicate about each. As one read, the
+  // range's entries are read and their subjects named once (the two calls read
+  // the range twice, and name each subject twice). The facts are read only for
+  // at least `facts_from` and at most `facts_up_to` subjects (`facts` unset
+  // otherwise); `on_subjects`, when set, is called with the subjects just
+  // before their facts are read (never without subjects), so that other reads
+  // of them can start meanwhile.
+  struct SubjectsWithFacts {
+    std::vector<EntityId> subjects;
+    std::optional<std::vector<std::vector<Fact>>> facts;  // facts[i]: subjects[i]'s, by fact id
+  };
+  virtual Result<SubjectsWithFacts> SubjectsInRangeWithFacts(
+      const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
+      size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects = {}) const = 0;
   // Facts whose value is a reference to `object`.
   virtual Result<std::vector<Fact>> FactsReferencing(const EntityId& object, const ReadView& view = {}) const = 0;
   // Facts read from one document (any version unless `version` is set).

@@ -203,6 +203,9 @@ class StoreImpl final : public Store {
                                                                  bool without_not_published) const override;
   Result<std::vector<EntityId>> SubjectsInRange(const std::string& predicate, const ValueRange& range,
                                                 const ReadView& view) const override;
+  Result<SubjectsWithFacts> SubjectsInRangeWithFacts(
+      const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
+      size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<Provenance>> ReadProvenance(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;
@@ -359,6 +362,23 @@ class StoreImpl final : public Store {
   Result<std::optional<std::vector<std::vector<Fact>>>> ReadPredicateOfEach(const std::vector<EntityId>& subjects,
                                                                             uint32_t predicate,
                                                                             const ReadView& view) const;
+  // An entry of `pos` a pass over it keeps: whose subject's facts it is
+  // (index in the subjects asked for) and where its CORE record was copied.
+  struct KeptEntry {
+    size_t index;
+    uint64_t fact_id;
+    size_t begin, end;  // in the pass's arena
+  };
+  // A pass's step: keeps the pos entry (key, value) when its subject is in
+  // `slot` (subject -> index) and it is visible; false, with `status` set, when
+  // the record cannot be decoded.
+  static bool KeepOfSubjects(const std::unordered_map<uint32_t, size_t>& slot, const ReadView& view,
+                             std::string_view key, std::string_view value, std::vector<KeptEntry>* kept,
+                             std::string* arena, Status* status);
+  // Decodes what a pass kept (sorting `kept`) into the facts of each of `subjects` subjects, by fact id.
+  Result<std::vector<std::vector<Fact>>> DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
+                                                    size_t subjects, const ReadView& view,
+                                                    const rocksdb::Snapshot* snap) const;
   // RocksDB's estimate (no read) of how many entries of `cf` lie in [start, limit);
   // infinity when it has none.
   double EntriesWithin(int cf, const std::string& start, const std::string& limit) const;

@@ -643,11 +643,15 @@ class Evaluator {
   Status ReadWhole(const std::string& predicate, const std::vector<EntityId>& ids) {
     Result<std::vector<std::vector<Fact>>> read = store_.FactsAboutEach(ids, predicate, view_);
     if (!read.ok()) return read.status().WithContext("reading " + predicate + " of every candidate");
+    TakeWholeRead(predicate, ids, std::move(*read));
+    return Status::OK();
+  }
+  void TakeWholeRead(const std::string& predicate, const std::vector<EntityId>& ids,
+                     std::vector<std::vector<Fact>>&& facts) {
     whole_.predicate = predicate;
     whole_.ids = ids;
-    whole_.facts = std::move(*read);
+    whole_.facts = std::move(facts);
     whole_.taken.assign(whole_.facts.size(), false);
-    return Status::OK();
   }
 
   // The predicate whose facts evaluating the condition behind `p` reads for
@@ -1427,6 +1431,28 @@ class Evaluator {
     return Status::OK();
   }
 
+  // The range of stated values a derived test `p` can hold for: what the
+  // other side needs at the least (a model's parameters x bytes per
+  // parameter), with the call's headroom. nullopt when the other side has no
+  // value: then the test holds for no one.
+  Result<std::optional<AccessPath>> RangeOfDerived(const AccessPath& p) {
+    const Expr& cmp = p.call->derivation->expr;
+    Result<std::vector<Operand>> need = EvalExpr(cmp.operands[1 - p.subject_side], nullptr, p.call);
+    if (!need.ok()) return need.status();
+    if (need->empty()) return std::optional<AccessPath>();
+    double lowest = need->front().number;
+    for (const Operand& o : *need) lowest = std::min(lowest, o.number);
+    lowest *= 1 + p.call->headroom;
+    AccessPath range;
+    range.kind = AccessPath::Kind::kRange;
+    range.predicate = p.predicate;
+    const BoundAttribute& a = FormulaAttribute(p.predicate);
+    if (a.predicate != nullptr) range.predicate = a.predicate->name;
+    range.range.lower = Value::Quantity(lowest, a.dimension, "");
+    range.range.kind = ValueKind::kQuantity;
+    return std::optional<AccessPath>(std::move(range));
+  }
+
   Status Execute(const AccessPath& p, std::vector<EntityId>& out, std::unordered_set<EntityId>& seen) {
     switch (p.kind) {
       case AccessPath::Kind::kRange:
@@ -1452,21 +1478,10 @@ class Evaluator {
         return Status::OK();
       }
       case AccessPath::Kind::kDerivedRange: {
-        const Expr& cmp = p.call->derivation->expr;
-        Result<std::vector<Operand>> need = EvalExpr(cmp.operands[1 - p.subject_side], nullptr, p.call);
-        if (!need.ok()) return need.status();
-        if (need->empty()) return Status::OK();  // nothing to compare with: the test holds for no one
-        double lowest = need->front().number;
-        for (const Operand& o : *need) lowest = std::min(lowest, o.number);
-        lowest *= 1 + p.call->headroom;
-        AccessPath range;
-        range.kind = AccessPath::Kind::kRange;
-        range.predicate = p.predicate;
-        const BoundAttribute& a = FormulaAttribute(p.predicate);
-        if (a.predicate != nullptr) range.predicate = a.predicate->name;
-        range.range.lower = Value::Quantity(lowest, a.dimension, "");
-        range.range.kind = ValueKind::kQuantity;
-        return Execute(range, out, seen);
+        Result<std::optional<AccessPath>> range = RangeOfDerived(p);
+        if (!range.ok()) return range.status();
+        if (!*range) return Status::OK();
+        return Execute(**range, out, seen);
       }
       case AccessPath::Kind::kUnion:
         for (const AccessPath& part : p.parts) CHIPKG_RETURN_IF_ERROR(Execute(part, out, seen));
@@ -1490,21 +1505,49 @@ class Evaluator {
     }
     result.plan = path->Describe(q_.kind);
     std::vector<EntityId> ids;
-    std::unordered_set<EntityId> seen;
-    CHIPKG_RETURN_IF_ERROR(Execute(*path, ids, seen));
+    const std::string predicate = PathPredicate(*path);
     // With a whole read, that read is made here, where its facts are made
     // into claims, and the candidates' entity records on the read-ahead
     // thread (the other way round, the evaluation waited ~25 ms for the
     // facts, and made claims of facts made on the other core: Q2 at
     // N=100,000 in a loop 201-210 -> 196-199 ms, Q3 400-413 -> 395-399).
-    const std::string predicate = PathPredicate(*path);
+    std::optional<std::future<Result<std::vector<std::optional<Entity>>>>> records;
     Status whole;
-    Result<std::vector<std::optional<Entity>>> entities = [&] {
-      if (!WantsWholeRead(predicate, ids)) return store_.GetEntities(ids);
-      auto records = read_ahead_.Submit([this, ids] { return store_.GetEntities(ids); });
-      whole = ReadWhole(predicate, ids);
-      return records.get();
-    }();
+    const bool by_range = path->kind == AccessPath::Kind::kRange || path->kind == AccessPath::Kind::kNotPublished ||
+                          path->kind == AccessPath::Kind::kDerivedRange;
+    std::optional<AccessPath> range;
+    if (path->kind == AccessPath::Kind::kDerivedRange) {
+      Result<std::optional<AccessPath>> derived = RangeOfDerived(*path);
+      if (!derived.ok()) return derived.status();
+      range = std::move(*derived);
+    } else if (by_range) {
+      range = *path;
+    }
+    if (by_range && range && range->predicate == predicate && !StopsEarly()) {
+      // The range's facts are among the whole read's: one read for both.
+      Result<Store::SubjectsWithFacts> read = store_.SubjectsInRangeWithFacts(
+          range->predicate, range->range, view_, kWholeReadFrom, kWholeReadUpTo,
+          [&](const std::vector<EntityId>& subjects) {
+            records = read_ahead_.Submit([this, subjects] { return store_.GetEntities(subjects); });
+          });
+      if (!read.ok()) {
+        if (records) records->wait();
+        return read.status().WithContext("index scan of " + range->predicate);
+      }
+      ids = std::move(read->subjects);
+      if (read->facts) TakeWholeRead(predicate, ids, std::move(*read->facts));
+    } else if (by_range) {
+      std::unordered_set<EntityId> seen;
+      if (range) CHIPKG_RETURN_IF_ERROR(Execute(*range, ids, seen));
+    } else {
+      std::unordered_set<EntityId> seen;
+      CHIPKG_RETURN_IF_ERROR(Execute(*path, ids, seen));
+      if (WantsWholeRead(predicate, ids)) {
+        records = read_ahead_.Submit([this, ids] { return store_.GetEntities(ids); });
+        whole = ReadWhole(predicate, ids);
+      }
+    }
+    Result<std::vector<std::optional<Entity>>> entities = records ? records->get() : store_.GetEntities(ids);
     CHIPKG_RETURN_IF_ERROR(whole);
     if (!entities.ok()) return entities.status().WithContext("reading the candidate entities");
     out.reserve(entities->size());

@@ -1229,6 +1229,125 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
   EXPECT_EQ(impl->PredicatePasses(), passes);
 }
 
+// SubjectsInRangeWithFacts answers as SubjectsInRange and then FactsAboutEach of its subjects do,
+// under every view: the subjects in the value order of their first fact in the range, each
+// subject's facts of the predicate (in the range or not: under the bound, "not published",
+// retracted, dated) by fact id. The facts are read only within the bounds asked for, by one pass
+// when the rest of the predicate is small against the subjects and by seeks when it is not;
+// `on_subjects` hears of the subjects just before their facts are read, and never otherwise.
+TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  constexpr int kChips = 3000;
+  DocBuilder b("doc-range");
+  for (int i = 0; i < kChips; ++i) {
+    const std::string chip = "chip:q" + std::to_string(i);
+    b.Add(chip, "memory", Value::Quantity((i % 97) * kGB, "bytes", std::to_string(i % 97) + " GB"), chip + " memory");
+    if (i % 3 == 0) {
+      b.Add(chip, "memory", Value::Quantity((i % 89) * kGB, "bytes", std::to_string(i % 89) + " GB"),
+            chip + " memory, again");
+    }
+    if (i % 4 == 0) b.Add(chip, "memory", Value::NotPublished("not disclosed"), chip + " memory: not disclosed");
+    if (i % 5 == 0) {
+      Fact& dated = b.Add(chip, "memory", Value::Quantity(i * kGB, "bytes", std::to_string(i) + " GB"),
+                          chip + " memory in 2024", {{"scope", "instance"}});
+      dated.valid_as_of = Date::Parse("2024-06").value();
+    }
+    for (int k = 0; k < 12; ++k) {
+      b.Add(chip, "tdp", Value::Quantity(100 + k * 10 + (i % 7), "watts", "W"), chip + " TDP " + std::to_string(k));
+    }
+  }
+  TxId first_tx = 0;
+  {
+    auto store = OpenOrDie(path);
+    auto w = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1");
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    first_tx = w->tx;
+    // A second version drops every seventh chip's memory claims (retracted).
+    DocBuilder b2("doc-range");
+    for (const Fact& f : b.facts()) {
+      const int n = std::stoi(f.subject.substr(6));
+      if (f.predicate == "memory" && n % 7 == 0) continue;
+      b2.Add(f.subject, f.predicate, f.value, f.provenance.excerpt, f.qualifiers).valid_as_of = f.valid_as_of;
+    }
+    ASSERT_TRUE(store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
+  }  // closed: flushed to table files, whose sizes the choice of pass or seeks is estimated from
+  auto store = OpenOrDie(path);
+  const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+
+  ValueRange ge40, under5, markers, none, tdp_top;
+  ge40.lower = Value::Quantity(40 * kGB, "bytes", "");
+  under5.upper = Value::Quantity(5 * kGB, "bytes", "");
+  under5.upper_inclusive = false;
+  under5.kind = ValueKind::kQuantity;
+  markers.kind = ValueKind::kNotPublished;
+  none.lower = Value::Quantity(1e6 * kGB, "bytes", "");
+  tdp_top.lower = Value::Quantity(210, "watts", "");
+  struct Case {
+    std::string predicate;
+    ValueRange range;
+    bool one_pass;  // when the facts are read
+  };
+  const std::vector<Case> cases = {{"memory", ge40, true},     {"memory", under5, false}, {"memory", markers, false},
+                                   {"memory", none, false},    {"no_such", ge40, false},  {"tdp", tdp_top, false}};
+  std::vector<ReadView> views(4);
+  views[1].include_retracted = true;
+  views[2].as_of_tx = first_tx;
+  views[3].valid_on = Date::Parse("2023-12-31").value();
+  views[3].with_provenance = false;
+  size_t compared = 0;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    for (size_t v = 0; v < views.size(); ++v) {
+      SCOPED_TRACE("case " + std::to_string(c) + ", view " + std::to_string(v));
+      const Case& k = cases[c];
+      auto subjects = store->SubjectsInRange(k.predicate, k.range, views[v]);
+      ASSERT_TRUE(subjects.ok()) << subjects.status().ToString();
+      // Facts for any number of subjects.
+      const uint64_t passes = impl->PredicatePasses();
+      int heard = 0;
+      auto both = store->SubjectsInRangeWithFacts(k.predicate, k.range, views[v], 0, SIZE_MAX,
+                                                  [&](const std::vector<EntityId>& s) {
+                                                    ++heard;
+                                                    EXPECT_EQ(s, *subjects);
+                                                  });
+      ASSERT_TRUE(both.ok()) << both.status().ToString();
+      EXPECT_EQ(both->subjects, *subjects);
+      const bool read = !subjects->empty();
+      EXPECT_EQ(heard, read ? 1 : 0);
+      ASSERT_TRUE(both->facts.has_value());
+      ASSERT_EQ(both->facts->size(), subjects->size());
+      EXPECT_EQ(impl->PredicatePasses() - passes, k.one_pass && subjects->size() >= 1024 ? 1u : 0u);
+      auto each = store->FactsAboutEach(*subjects, k.predicate, views[v]);
+      ASSERT_TRUE(each.ok());
+      for (size_t i = 0; i < subjects->size(); ++i) {
+        SCOPED_TRACE((*subjects)[i]);
+        ASSERT_EQ((*both->facts)[i].size(), (*each)[i].size());
+        for (size_t f = 0; f < (*each)[i].size(); ++f) {
+          EXPECT_EQ((*both->facts)[i][f].id, (*each)[i][f].id);
+          EXPECT_EQ((*both->facts)[i][f].retracted_tx, (*each)[i][f].retracted_tx);
+          EXPECT_EQ((*both->facts)[i][f].provenance.excerpt, (*each)[i][f].provenance.excerpt);
+          ExpectSameClaim((*each)[i][f], (*both->facts)[i][f]);
+          ++compared;
+        }
+      }
+      // Outside the bounds: the subjects alone, and no word of them before.
+      if (subjects->empty()) continue;
+      for (auto [from, up_to] : {std::pair<size_t, size_t>{subjects->size() + 1, SIZE_MAX},
+                                 std::pair<size_t, size_t>{0, subjects->size() - 1}}) {
+        heard = 0;
+        auto alone = store->SubjectsInRangeWithFacts(k.predicate, k.range, views[v], from, up_to,
+                                                     [&](const std::vector<EntityId>&) { ++heard; });
+        ASSERT_TRUE(alone.ok());
+        EXPECT_EQ(alone->subjects, *subjects);
+        EXPECT_FALSE(alone->facts.has_value());
+        EXPECT_EQ(heard, 0);
+      }
+    }
+  }
+  EXPECT_GT(compared, 20000u);  // the comparison covered many facts
+}
+
 // Entity, document and version records are kept once read (every query's rows and citations read
 // them again), and what is kept is never older than the store: a rewritten document record, new
 // validators, a record put on its own, a renamed entity, and, for a reader, another process's
