@@ -21,6 +21,7 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -1720,29 +1721,43 @@ class Evaluator {
         continue;
       }
       bool truncated = false;
-      for (const std::vector<uint64_t>& w : p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated)) {
+      const std::vector<std::vector<uint64_t>> witnesses =
+          p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated);
+      for (size_t i = 0; i < witnesses.size(); ++i) {
         if (q_.limit && result.rows.size() >= *q_.limit) break;
+        const std::vector<uint64_t>& w = witnesses[i];
+        // The candidate's last row takes its texts and cells (a chip's name
+        // is often longer than a string holds in place: a copy allocates).
+        const bool last = i + 1 == witnesses.size() && !truncated;  // (a truncation note names it after)
         Row& r = result.rows.emplace_back();
-        r.entity = p.row.entity;
-        r.name = p.row.name;
+        r.entity = last ? std::move(p.row.entity) : p.row.entity;
+        r.name = last ? std::move(p.row.name) : p.row.name;
         r.cells.reserve(1 + p.row.cells.size());
         Cell& evidence = r.cells.emplace_back();
         evidence.column = "evidence";
         evidence.state = Cell::State::kText;
         evidence.values.reserve(w.size());
-        std::vector<Support> parts;
-        parts.reserve(w.size());
         for (uint64_t id : w) {
-          ShownValue v;
+          ShownValue& v = evidence.values.emplace_back();
           v.kind = ShownValue::Kind::kText;
           auto t = evidence_text_.find(id);
           v.text = t != evidence_text_.end() ? t->second : "fact " + std::to_string(id);
           v.support = Support::Fact(id);
-          parts.push_back(v.support);
-          evidence.values.push_back(std::move(v));
         }
-        r.support = Support::And(std::move(parts));
-        for (const Cell& c : p.row.cells) r.cells.push_back(c);
+        // A witness's facts are distinct: their conjunction as they are.
+        if (w.size() == 1) {
+          r.support = evidence.values.front().support;
+        } else {
+          std::vector<Support> parts;
+          parts.reserve(w.size());
+          for (const ShownValue& v : evidence.values) parts.push_back(v.support);
+          r.support = Support::And(std::move(parts));
+        }
+        if (last) {
+          std::move(p.row.cells.begin(), p.row.cells.end(), std::back_inserter(r.cells));
+        } else {
+          r.cells.insert(r.cells.end(), p.row.cells.begin(), p.row.cells.end());
+        }
       }
       if (truncated) {
         result.notes.push_back(p.row.name + ": more than " + std::to_string(options_.max_witnesses_per_row) +

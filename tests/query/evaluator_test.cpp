@@ -287,6 +287,28 @@ TEST_F(EvaluatorTest, WithEvidenceAndCount) {
   EXPECT_EQ(Ok("count chip").count.value_or(0), 3u);
   // int4: 70 B x 0.5 = 35 GB; Alpha's 32 GiB (34.4 GB) is just short, Gamma's 96 and 80 GB fit.
   EXPECT_EQ(Ok("find chip where fits('Test 70B', int4) with evidence").rows.size(), 2u);
+  // Each of a chip's rows (one a way the condition holds) names the chip and shows its columns,
+  // the last as the first.
+  QueryResult shown = Ok("find chip where memory > 50 GB with evidence show memory_type, foundry");
+  ASSERT_EQ(shown.rows.size(), 2u);
+  for (const Row& row : shown.rows) {
+    EXPECT_EQ(row.entity, "chip:gamma");
+    EXPECT_EQ(row.name, "Gamma");
+    ASSERT_EQ(row.cells.size(), 3u);
+    EXPECT_EQ(row.cells[0].column, "evidence");
+    EXPECT_EQ(row.cells[1].column, "memory_type");
+    EXPECT_EQ(row.cells[1].values.at(0).text, "HBM3");
+    EXPECT_EQ(row.cells[2].column, "foundry");
+    EXPECT_EQ(row.cells[2].values.at(0).text, "TSMC");
+  }
+  // Past the most ways a row lists, a note names the row.
+  QueryOptions one_way;
+  one_way.max_witnesses_per_row = 1;
+  QueryResult cut = Ok("find chip where memory > 50 GB with evidence", one_way);
+  ASSERT_EQ(cut.rows.size(), 1u);
+  EXPECT_EQ(cut.rows[0].name, "Gamma");
+  ASSERT_EQ(cut.notes.size(), 1u);
+  EXPECT_EQ(cut.notes[0], "Gamma: more than 1 ways the condition holds; the rest are not listed");
 }
 
 // Rows that show no reasons (`with evidence`, counts) skip the texts of a derived condition's
