@@ -1581,6 +1581,12 @@ class Evaluator {
     std::string text;
   };
 
+  // A matching row before it is ordered and expanded.
+  struct Pending {
+    Row row;
+    std::vector<SortKey> keys;
+  };
+
   Result<SortKey> KeyFor(const BoundOrder& o, const Entity& e) {
     SortKey k;
     if (o.by_name) {
@@ -1627,10 +1633,6 @@ class Evaluator {
     const bool counting = q_.statement == StatementKind::kCount;
     const bool can_stop_early = StopsEarly();
     std::vector<std::string> undetermined;
-    struct Pending {
-      Row row;
-      std::vector<SortKey> keys;
-    };
     std::vector<Pending> rows;
     // Most candidates of an index-chosen find match: one allocation for the
     // rows instead of moving every Row again as the vector grows.
@@ -1714,22 +1716,64 @@ class Evaluator {
       });
     }
     result.rows.reserve(q_.limit ? std::min<size_t>(*q_.limit, rows.size()) : rows.size());  // a row each at least
-    for (Pending& p : rows) {
-      if (q_.limit && result.rows.size() >= *q_.limit) break;
-      if (!q_.with_evidence) {
+    if (q_.with_evidence) {
+      ExpandWithEvidence(rows, result);
+    } else {
+      for (Pending& p : rows) {
+        if (q_.limit && result.rows.size() >= *q_.limit) break;
         result.rows.push_back(std::move(p.row));
-        continue;
       }
+    }
+    clock.Mark(q_.with_evidence ? "expand" : "rows");
+    return Status::OK();
+  }
+
+  // `with evidence` rows: one for each way a matching row's condition holds,
+  // its witness's claims as the evidence cell. A large answer is expanded on
+  // two threads: the second half on the read-ahead thread, which has nothing
+  // to read by now, into rows of its own appended after the first's.
+  static constexpr size_t kExpandInTwoFrom = 4096;
+  void ExpandWithEvidence(std::vector<Pending>& rows, QueryResult& result) {
+    if (q_.limit || rows.size() < kExpandInTwoFrom) {
+      ExpandRows(std::span<Pending>(rows), result.rows, result.notes);
+      return;
+    }
+    const size_t half = rows.size() / 2;
+    std::vector<Row> later_rows;
+    std::vector<std::string> later_notes;
+    std::future<void> later = read_ahead_.Submit([&] {
+      later_rows.reserve(rows.size() - half);
+      ExpandRows(std::span<Pending>(rows).subspan(half), later_rows, later_notes);
+    });
+    try {
+      ExpandRows(std::span<Pending>(rows).first(half), result.rows, result.notes);
+    } catch (...) {
+      later.wait();  // it uses `rows` and the evidence texts
+      throw;
+    }
+    later.get();
+    result.rows.insert(result.rows.end(), std::make_move_iterator(later_rows.begin()),
+                       std::make_move_iterator(later_rows.end()));
+    result.notes.insert(result.notes.end(), std::make_move_iterator(later_notes.begin()),
+                        std::make_move_iterator(later_notes.end()));
+  }
+
+  // The rows of `pending` into `out` (up to the query's limit), a note for
+  // each that has more ways than a row lists. Reads only the evidence texts
+  // of the evaluation, so two parts can be expanded at once.
+  void ExpandRows(std::span<Pending> pending, std::vector<Row>& out, std::vector<std::string>& notes) const {
+    for (Pending& p : pending) {
+      if (q_.limit && out.size() >= *q_.limit) break;
       bool truncated = false;
       const std::vector<std::vector<uint64_t>> witnesses =
           p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated);
       for (size_t i = 0; i < witnesses.size(); ++i) {
-        if (q_.limit && result.rows.size() >= *q_.limit) break;
+        if (q_.limit && out.size() >= *q_.limit) break;
         const std::vector<uint64_t>& w = witnesses[i];
         // The candidate's last row takes its texts and cells (a chip's name
         // is often longer than a string holds in place: a copy allocates).
         const bool last = i + 1 == witnesses.size() && !truncated;  // (a truncation note names it after)
-        Row& r = result.rows.emplace_back();
+        Row& r = out.emplace_back();
         r.entity = last ? std::move(p.row.entity) : p.row.entity;
         r.name = last ? std::move(p.row.name) : p.row.name;
         r.cells.reserve(1 + p.row.cells.size());
@@ -1760,12 +1804,10 @@ class Evaluator {
         }
       }
       if (truncated) {
-        result.notes.push_back(p.row.name + ": more than " + std::to_string(options_.max_witnesses_per_row) +
+        notes.push_back(p.row.name + ": more than " + std::to_string(options_.max_witnesses_per_row) +
                                " ways the condition holds; the rest are not listed");
       }
     }
-    clock.Mark(q_.with_evidence ? "expand" : "rows");
-    return Status::OK();
   }
 
   Status RunLookup(QueryResult& result) {
