@@ -1,20 +1,22 @@
-// Reads a query evaluation asks for ahead of time, on one thread of its own.
+// Reads a query evaluation asks for ahead of time, on a thread of its own.
 //
 // Large answers read the store in batches (the next 1,024 candidates of a
 // find, the next 64 subjects of a conflicts pass) while the current batch is
 // evaluated. A thread per batch (std::async) started 1,563 threads for one
 // conflicts query at N=100,000: a clone, a stack and a heap arena each, and
 // with allocators that give every thread a heap of its own, a heap abandoned
-// per batch. One worker serves every batch of an evaluation, in order.
+// per batch. A thread per evaluation still abandoned one heap per query, with
+// the blocks the answer kept from it (rows made on it, facts read on it) in
+// pages no thread would reuse: Q2 of the peer benchmark at N=100,000 took 321
+// ms where it took 188 with the rows made on one thread, and 180 with them
+// made on a thread kept for the process (tools/bench/HISTORY.md). So one
+// worker, started on first use and kept for the process, serves every
+// evaluation, each one's tasks in the order submitted.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <future>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <type_traits>
 #include <utility>
 
@@ -25,12 +27,13 @@ class ReadAhead {
   ReadAhead() = default;
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
-  // Waits for the task being run; tasks not started are dropped (their
-  // futures report a broken promise). Whatever tasks use must outlive this.
+  // Waits for this one's task being run; its tasks not started are dropped
+  // (their futures report a broken promise). Whatever tasks use must outlive this.
   ~ReadAhead();
 
-  // Runs `task` after the tasks submitted before it. The worker starts on the
-  // first call. Unlike std::async's, the future does not wait in its destructor.
+  // Runs `task` after the tasks this one submitted before it (another
+  // evaluation's may run in between). Unlike std::async's, the future does
+  // not wait in its destructor.
   template <typename Task>
   std::future<std::invoke_result_t<Task>> Submit(Task task) {
     using Value = std::invoke_result_t<Task>;
@@ -42,13 +45,8 @@ class ReadAhead {
 
  private:
   void Enqueue(std::function<void()> run);
-  void Work();
 
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
-  std::thread worker_;
+  bool used_ = false;  // has submitted a task: the destructor has something to forget
 };
 
 }  // namespace chipkg::query::internal
