@@ -4,11 +4,12 @@
 // median of each step of the evaluation (QueryResult::phases).
 //
 //   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free]
-//                     [--primary] [--first 'QUERY' [--first-runs 8]] 'QUERY'
+//                     [--primary] [--each] [--first 'QUERY' [--first-runs 8]] 'QUERY'
 //
 // --primary opens the store as chipkg-peer-bench does (Store::Open) instead of as a secondary
 // reader; --first runs another query first, untimed, to reproduce the state (heap, caches) in
-// which the benchmark times a query after the previous ones.
+// which the benchmark times a query after the previous ones; --each prints every run (the first
+// ones take fresh memory from the kernel: how many runs a query takes to settle).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   bool primary = false;
   std::string first;
   int first_runs = 8;
+  bool each = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--db" && i + 1 < argc) {
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
       primary = true;
     } else if (a == "--first" && i + 1 < argc) {
       first = argv[++i];
+    } else if (a == "--each") {
+      each = true;
     } else if (a == "--first-runs" && i + 1 < argc) {
       first_runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--allocator-defaults") {
@@ -61,13 +65,13 @@ int main(int argc, char** argv) {
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--each] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
   if (keep_heap) chipkg::tools::ApplyHeapPolicy();
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--each] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
@@ -116,6 +120,13 @@ int main(int argc, char** argv) {
       auto it = std::find_if(phases.begin(), phases.end(), [&](const auto& e) { return e.first == p.name; });
       if (it == phases.end()) it = phases.insert(phases.end(), {p.name, {}});
       it->second.push_back(p.ms);
+    }
+    if (each) {
+      // Per run, to see how many runs a query takes to settle (the first ones
+      // take fresh memory from the kernel).
+      std::fprintf(stderr, "run %d: %.3f ms;", i + 1, ms.back());
+      for (const chipkg::query::Phase& p : r->phases) std::fprintf(stderr, " %s %.1f;", p.name.c_str(), p.ms);
+      std::fprintf(stderr, "\n");
     }
     if (time_free) {
       // As the peer benchmark counts it: an answer is also freed.
