@@ -1,7 +1,7 @@
 // chipkg-peer-bench: chipkg against SQLite on the peer-benchmark corpus (tools/bench/gen.py).
 //
 // One run, one corpus directory. Loads the corpus into a fresh chipkg store and a fresh SQLite
-// file, each in a forked child so the two peak-memory figures are separate (twice, taking turns,
+// file, each in a forked child so the two peak-memory figures are separate (each twice in a row,
 // the second reported: --load-rounds), then runs the five
 // benchmark queries on both in this process (warm-ups, then the median of timed runs, every row
 // materialised as strings), checks every row count against params.json, and prints one table.
@@ -82,7 +82,7 @@ struct Options {
   int runs = 5;
   int process_runs = 21;
   bool load_only = false;  // compare the two loads and stop (no queries)
-  int load_rounds = 2;     // each load this many times, taking turns; the last reported
+  int load_rounds = 2;     // each load this many times in a row; the last reported
   bool allocator_defaults = false;  // leave out chipkg's heap policy (tools/heap_policy.h), to measure what it buys
 };
 
@@ -93,7 +93,7 @@ void Usage(const char* argv0) {
                "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
                "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n"
                "  --process-runs N  whole-process Q1 runs of each side, taking turns (median)\n"
-               "  --load-rounds N  load each N times, taking turns, and report the last (the first pays for fresh memory)\n"
+               "  --load-rounds N  load each N times in a row and report the last (the first pays for fresh memory)\n"
                "  --load-only   load both, print the load lines and stop (no queries)\n"
                "  --allocator-defaults  the allocator's own settings instead of chipkg's heap policy\n"
                "                (tools/heap_policy.h) in this process (the whole-process chipkg runs keep chipkg's)\n",
@@ -778,24 +778,27 @@ int main(int argc, char** argv) {
   double cache_ms = 0;
   for (const char* file : {"/sources.jsonl", "/facts.jsonl"}) cache_ms += ReadIntoPageCache(o.corpus + file);
   std::fprintf(stderr, "corpus read into the page cache first: %.0f ms\n", cache_ms);
-  // The loads take turns, `load_rounds` times, and the last round is the one reported (its store
-  // and file are the ones queried). On these machines the first process to take a gigabyte of
-  // fresh memory after a pause pays the hypervisor for it: the 100k import took 18.7 s (14.4 of
-  // them in the kernel) and 9.9 s a minute later; SQLite's load, at 21 MB, never meets that.
-  // Every round's time is printed.
+  // Each load runs `load_rounds` times in a row, the last one reported (its store and file are
+  // the ones queried), as the queries get warm-ups: on these machines a process taking a gigabyte
+  // of memory the hypervisor has taken back pays ~20 ms a 2 MiB page to have it again (the 100k
+  // import: 18.9 s, 14.5 of them in the kernel zeroing 1.26 GB; 9.9 s right after an import had
+  // freed the same amount; with SQLite's load in between, 17.5 and 17.1 s). SQLite's load, at 21
+  // MB, never meets that. Every round's time is printed.
   ChildResult ck, sq;
   std::vector<double> ck_rounds_ms, sq_rounds_ms;
   for (int round = 0; round < o.load_rounds; ++round) {
     fs::remove_all(store_path, ec);
-    fs::remove(db_path, ec);
-    fs::remove(db_path + "-journal", ec);
     std::fprintf(stderr, "loading %s into chipkg (round %d) ...\n", o.corpus.c_str(), round + 1);
     ck = RunInChild([&] { return LoadChipkg(o.corpus, store_path); });
     if (!ck.ok) Die("chipkg load failed: " + ck.error);
+    ck_rounds_ms.push_back(ck.result["ms"].get<double>());
+  }
+  for (int round = 0; round < o.load_rounds; ++round) {
+    fs::remove(db_path, ec);
+    fs::remove(db_path + "-journal", ec);
     std::fprintf(stderr, "loading %s into SQLite (round %d) ...\n", o.corpus.c_str(), round + 1);
     sq = RunInChild([&] { return LoadSqlite(o.corpus, db_path); });
     if (!sq.ok) Die("SQLite load failed: " + sq.error);
-    ck_rounds_ms.push_back(ck.result["ms"].get<double>());
     sq_rounds_ms.push_back(sq.result["ms"].get<double>());
   }
   auto rounds_text = [](const std::vector<double>& ms) {
@@ -840,7 +843,7 @@ int main(int argc, char** argv) {
                 Fmt(ck.result["schema_ms"].get<double>(), 0).c_str(),
                 Fmt(ck.result["first_pass_ms"].get<double>(), 0).c_str(),
                 Fmt(ck.result["finish_ms"].get<double>(), 0).c_str());
-    std::printf("load rounds, s (taking turns; the last reported): chipkg %s; SQLite %s\n",
+    std::printf("load rounds, s (each in a row, the last reported): chipkg %s; SQLite %s\n",
                 rounds_text(ck_rounds_ms).c_str(), rounds_text(sq_rounds_ms).c_str());
     for (const auto& f : failures) std::fprintf(stderr, "MISMATCH: %s\n", f.c_str());
     return failures.empty() ? 0 : 1;
@@ -1000,7 +1003,7 @@ int main(int argc, char** argv) {
               Fmt(sq.result["index_ms"].get<double>(), 0).c_str());
   std::printf("both loads read the corpus from the page cache (read through first, untimed: %s ms)\n",
               Fmt(cache_ms, 0).c_str());
-  std::printf("load rounds, s (taking turns; the last reported): chipkg %s; SQLite %s\n",
+  std::printf("load rounds, s (each in a row, the last reported): chipkg %s; SQLite %s\n",
               rounds_text(ck_rounds_ms).c_str(), rounds_text(sq_rounds_ms).c_str());
   std::printf("\nchipkg queries:\n");
   for (int q = 0; q < 5; ++q) std::printf("  Q%d  %s\n", q + 1, ChipkgLanguageSide::Texts(p)[q].c_str());
