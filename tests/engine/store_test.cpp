@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -1130,6 +1131,28 @@ TEST(StoreTest, BatchedReadsMatchSingleReads) {
 }
 
 
+// Writes `b` as the first version of its document and, as the second, the same facts but the
+// memory claims of every seventh chip ("chip:" and two letters, then its number), with what
+// `more` adds; then closes the store, so that its table files are flushed (the choice between a
+// pass and seeks is estimated from their sizes). Returns the first version's transaction, 0 when
+// a write failed.
+TxId WriteTwoVersions(const std::string& path, DocBuilder& b, const std::function<void(DocBuilder&)>& more) {
+  auto store = OpenOrDie(path);
+  auto w = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1");
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  if (!w.ok()) return 0;
+  DocBuilder b2(b.doc().id);
+  for (const Fact& f : b.facts()) {
+    const int n = std::stoi(f.subject.substr(6));
+    if (f.predicate == "memory" && n % 7 == 0) continue;
+    b2.Add(f.subject, f.predicate, f.value, f.provenance.excerpt, f.qualifiers).valid_as_of = f.valid_as_of;
+  }
+  more(b2);
+  auto w2 = store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2");
+  EXPECT_TRUE(w2.ok()) << w2.status().ToString();
+  return w2.ok() ? w->tx : 0;
+}
+
 // FactsAboutEach of one predicate for many subjects answers from one pass over the predicate's
 // `pos` entries when that costs less than a seek per subject: the same facts, in the same order,
 // under every view, for subjects asked in any order, twice, unknown or empty; a few subjects, or
@@ -1150,22 +1173,11 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
     }
     b.Add(chip, "tdp", Value::Quantity(100 + i, "watts", std::to_string(100 + i) + " W"), chip + " TDP");
   }
-  TxId first_tx = 0;
-  {
-    auto store = OpenOrDie(path);
-    auto w = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1");
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    first_tx = w->tx;
-    // A second version drops every seventh chip's memory claims (retracted) and adds one.
-    DocBuilder b2("doc-many");
-    for (const Fact& f : b.facts()) {
-      const int n = std::stoi(f.subject.substr(6));
-      if (f.predicate == "memory" && n % 7 == 0) continue;
-      b2.Add(f.subject, f.predicate, f.value, f.provenance.excerpt, f.qualifiers).valid_as_of = f.valid_as_of;
-    }
+  // A second version drops every seventh chip's memory claims (retracted) and adds one.
+  const TxId first_tx = WriteTwoVersions(path, b, [](DocBuilder& b2) {
     b2.Add("chip:m1", "memory", Value::Quantity(1000 * kGB, "bytes", "1000 GB"), "chip:m1 memory, revised");
-    ASSERT_TRUE(store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
-  }  // closed: flushed to table files, whose sizes the choice is estimated from
+  });
+  ASSERT_NE(first_tx, 0u);
   auto store = OpenOrDie(path);
   const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
   ASSERT_NE(impl, nullptr);
@@ -1257,21 +1269,9 @@ TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
       b.Add(chip, "tdp", Value::Quantity(100 + k * 10 + (i % 7), "watts", "W"), chip + " TDP " + std::to_string(k));
     }
   }
-  TxId first_tx = 0;
-  {
-    auto store = OpenOrDie(path);
-    auto w = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r1");
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    first_tx = w->tx;
-    // A second version drops every seventh chip's memory claims (retracted).
-    DocBuilder b2("doc-range");
-    for (const Fact& f : b.facts()) {
-      const int n = std::stoi(f.subject.substr(6));
-      if (f.predicate == "memory" && n % 7 == 0) continue;
-      b2.Add(f.subject, f.predicate, f.value, f.provenance.excerpt, f.qualifiers).valid_as_of = f.valid_as_of;
-    }
-    ASSERT_TRUE(store->WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r2").ok());
-  }  // closed: flushed to table files, whose sizes the choice of pass or seeks is estimated from
+  // A second version drops every seventh chip's memory claims (retracted).
+  const TxId first_tx = WriteTwoVersions(path, b, [](DocBuilder&) {});
+  ASSERT_NE(first_tx, 0u);
   auto store = OpenOrDie(path);
   const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
   ASSERT_NE(impl, nullptr);
