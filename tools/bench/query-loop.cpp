@@ -4,12 +4,13 @@
 // median of each step of the evaluation (QueryResult::phases).
 //
 //   chipkg-query-loop --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free]
-//                     [--primary] [--each] [--first 'QUERY' [--first-runs 8]] 'QUERY'
+//                     [--primary] [--each] [--keep-last] [--first 'QUERY' [--first-runs 8]] 'QUERY'
 //
 // --primary opens the store as chipkg-peer-bench does (Store::Open) instead of as a secondary
 // reader; --first runs another query first, untimed, to reproduce the state (heap, caches) in
 // which the benchmark times a query after the previous ones; --each prints every run (the first
-// ones take fresh memory from the kernel: how many runs a query takes to settle).
+// ones take fresh memory from the kernel: how many runs a query takes to settle); --keep-last
+// keeps each answer until the next one exists and times freeing it then, as the benchmark does.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   chipkg::StoreOptions store_options;
   bool keep_heap = true;
   bool time_free = false;
+  bool keep_last = false;
   bool primary = false;
   std::string first;
   int first_runs = 8;
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
       primary = true;
     } else if (a == "--first" && i + 1 < argc) {
       first = argv[++i];
+    } else if (a == "--keep-last") {
+      time_free = keep_last = true;
     } else if (a == "--each") {
       each = true;
     } else if (a == "--first-runs" && i + 1 < argc) {
@@ -65,13 +69,13 @@ int main(int argc, char** argv) {
     } else if (text.empty() && a.rfind("--", 0) != 0) {
       text = a;
     } else {
-      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--each] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+      std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--each] [--keep-last] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
       return 2;
     }
   }
   if (keep_heap) chipkg::tools::ApplyHeapPolicy();
   if (db.empty() || text.empty()) {
-    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--each] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
+    std::fprintf(stderr, "usage: %s --db STORE [--runs 20] [--cite-rows N] [--no-excerpts] [--cache-mib N] [--allocator-defaults] [--time-free] [--primary] [--each] [--keep-last] [--first 'QUERY' [--first-runs N]] 'QUERY'\n", argv[0]);
     return 2;
   }
   auto schema = chipkg::Schema::LoadDirectory(chipkg::Schema::DefaultDirectory());
@@ -105,6 +109,7 @@ int main(int argc, char** argv) {
   std::vector<double> ms, cpu;
   std::vector<std::pair<std::string, std::vector<double>>> phases;  // in the order the query reports them
   size_t rows = 0;
+  chipkg::query::QueryResult last;  // --keep-last
   for (int i = 0; i < runs; ++i) {
     auto t0 = std::chrono::steady_clock::now();
     const double c0 = cpu_ms();
@@ -129,9 +134,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "\n");
     }
     if (time_free) {
-      // As the peer benchmark counts it: an answer is also freed.
+      // As the peer benchmark counts it: an answer is also freed. With
+      // --keep-last, as the benchmark does it: the answer before is freed
+      // once this one exists (two answers live at once).
       const auto f0 = std::chrono::steady_clock::now();
-      r = chipkg::query::QueryResult();
+      if (keep_last) {
+        last = std::move(r).value();
+      } else {
+        r = chipkg::query::QueryResult();
+      }
       const double free_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - f0).count();
       ms.back() += free_ms;
       auto it = std::find_if(phases.begin(), phases.end(), [](const auto& e) { return e.first == "free answer"; });
