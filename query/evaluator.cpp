@@ -61,14 +61,15 @@ namespace {
 // Where in its document a cited claim sits: the stored provenance record,
 // moved into the footnote.
 void TakeProvenance(Provenance&& p, Citation& c) {
-  c.section = std::move(p.section);
-  c.excerpt = std::move(p.excerpt);
-  c.attribution = std::move(p.attribution);
-  c.cited = std::move(p.citations);
-  c.row = p.row;
-  c.column = std::move(p.column);
-  c.formula = std::move(p.formula);
-  c.excerpt_read = true;
+  auto passage = std::make_shared<Passage>();
+  passage->section = std::move(p.section);
+  passage->excerpt = std::move(p.excerpt);
+  passage->attribution = std::move(p.attribution);
+  passage->cited = std::move(p.citations);
+  passage->row = p.row;
+  passage->column = std::move(p.column);
+  passage->formula = std::move(p.formula);
+  c.passage = std::move(passage);
 }
 
 // Reads the provenance of `fact_ids` a chunk at a time, in the order given
@@ -2514,7 +2515,7 @@ Status ReadExcerpts(const Store& store, QueryResult& result, size_t begin, size_
   end = std::min(end, result.citations.size());
   std::vector<size_t> unread;  // positions in result.citations, in fact-id order
   for (size_t k = begin; k < end; ++k) {
-    if (!result.citations[k].excerpt_read) unread.push_back(k);
+    if (!result.citations[k].excerpt_read()) unread.push_back(k);
   }
   std::sort(unread.begin(), unread.end(),
             [&](size_t a, size_t b) { return result.citations[a].fact_id < result.citations[b].fact_id; });

@@ -50,7 +50,7 @@ Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::stri
                              const QueryOptions& options = {});
 
 // Reads where in its document each of result.citations[begin, end) sits
-// (Citation::excerpt_read false before; true after). For an answer run with
+// (Citation::passage null before; set after). For an answer run with
 // QueryOptions::read_excerpts false: a caller that shows one page of a large
 // answer reads that page's. The store must be the one the query ran on.
 Status ReadExcerpts(const Store& store, QueryResult& result, size_t begin = 0,

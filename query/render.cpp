@@ -250,28 +250,29 @@ void RenderText(const QueryResult& r, Sink& out) {
         out += c.valid_as_of->ToString();
       }
       out += '\n';
-      if (!c.excerpt_read) {
+      if (!c.excerpt_read()) {
         out += "    (where in the document: not read)\n";
         continue;
       }
-      std::string where = c.section.empty() ? "" : "section \"" + c.section + "\"";
-      if (c.row >= 0) where += (where.empty() ? "" : ", ") + std::string("row ") + std::to_string(c.row);
-      if (!c.column.empty()) where += ", column \"" + c.column + "\"";
+      const Passage& p = *c.passage;
+      std::string where = p.section.empty() ? "" : "section \"" + p.section + "\"";
+      if (p.row >= 0) where += (where.empty() ? "" : ", ") + std::string("row ") + std::to_string(p.row);
+      if (!p.column.empty()) where += ", column \"" + p.column + "\"";
       out += "    ";
       if (!where.empty()) {
         out += where;
         out += ": ";
       }
       out += '"';
-      out += c.excerpt;
+      out += p.excerpt;
       out += "\"\n";
-      if (!c.attribution.empty()) out += "    attribution: " + c.attribution + "\n";
-      if (!c.cited.empty()) {
+      if (!p.attribution.empty()) out += "    attribution: " + p.attribution + "\n";
+      if (!p.cited.empty()) {
         std::string cited;
-        for (const std::string& x : c.cited) cited += (cited.empty() ? "" : ", ") + x;
+        for (const std::string& x : p.cited) cited += (cited.empty() ? "" : ", ") + x;
         out += "    the page cites: " + cited + "\n";
       }
-      if (!c.formula.empty()) out += "    the page computed it: " + c.formula + "\n";
+      if (!p.formula.empty()) out += "    the page computed it: " + p.formula + "\n";
     }
   }
 }
@@ -388,17 +389,18 @@ json CitationJson(const Citation& c) {
                             {"version", c.version},
                             {"fetched_at", Time(c.fetched_at)}}}};
   if (c.valid_as_of) jc["as_of"] = c.valid_as_of->ToString();
-  if (!c.excerpt_read) {
+  if (!c.excerpt_read()) {
     jc["excerpt_read"] = false;
     return jc;
   }
-  jc["section"] = c.section;
-  jc["excerpt"] = c.excerpt;
-  jc["attribution"] = c.attribution;
-  if (!c.cited.empty()) jc["cites"] = c.cited;
-  if (c.row >= 0) jc["row"] = c.row;
-  if (!c.column.empty()) jc["column"] = c.column;
-  if (!c.formula.empty()) jc["formula"] = c.formula;
+  const Passage& p = *c.passage;
+  jc["section"] = p.section;
+  jc["excerpt"] = p.excerpt;
+  jc["attribution"] = p.attribution;
+  if (!p.cited.empty()) jc["cites"] = p.cited;
+  if (p.row >= 0) jc["row"] = p.row;
+  if (!p.column.empty()) jc["column"] = p.column;
+  if (!p.formula.empty()) jc["formula"] = p.formula;
   return jc;
 }
 
@@ -542,8 +544,10 @@ void RenderCsv(const QueryResult& r, Sink& out) {
           fields({"", std::to_string(id), "", "", "", "", "", "", ""});
         } else {
           const Citation& c = *it->second;
-          fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, c.section, c.excerpt,
-                  c.attribution, Time(c.fetched_at)});
+          static const Passage kUnread;
+          const Passage& p = c.passage != nullptr ? *c.passage : kUnread;
+          fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, p.section, p.excerpt,
+                  p.attribution, Time(c.fetched_at)});
         }
         fields({row_support});
         end_line();

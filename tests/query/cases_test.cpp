@@ -133,7 +133,8 @@ const Citation* FindCitation(const QueryResult& r, uint64_t fact) {
 
 std::string Cite(const QueryResult& r, uint64_t fact) {
   const Citation* c = FindCitation(r, fact);
-  return c == nullptr ? "#" + std::to_string(fact) : c->document_id + " \"" + c->excerpt + "\"";
+  if (c == nullptr) return "#" + std::to_string(fact);
+  return c->document_id + " \"" + (c->passage != nullptr ? c->passage->excerpt : "(excerpt not read)") + "\"";
 }
 
 // A support with every claim written as DOC "EXCERPT".

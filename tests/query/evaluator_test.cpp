@@ -94,7 +94,7 @@ class EvaluatorTest : public ::testing::Test {
     std::vector<std::string> out;
     for (uint64_t id : s.Facts()) {
       for (const Citation& c : r.citations) {
-        if (c.fact_id == id) out.push_back(c.document_id + ":" + c.excerpt);
+        if (c.fact_id == id) out.push_back(c.document_id + ":" + (c.passage ? c.passage->excerpt : "(not read)"));
       }
     }
     std::sort(out.begin(), out.end());
@@ -483,7 +483,7 @@ TEST_F(EvaluatorTest, ExcerptsReadLaterAreTheOnesReadAtOnce) {
   // The source of each claim is there; where in the document it sits is not, and says so.
   EXPECT_EQ(lazy.citations[1].document_id, "news");
   EXPECT_EQ(lazy.citations[1].claim, "not published");
-  EXPECT_TRUE(lazy.citations[1].excerpt.empty());
+  EXPECT_EQ(lazy.citations[1].passage, nullptr);
   const std::string text = Render(lazy, Format::kText);
   EXPECT_NE(text.find("[2] Page news \xE2\x80\x94 https://news.example/news (press, news.example)"), std::string::npos)
       << text;
@@ -495,8 +495,9 @@ TEST_F(EvaluatorTest, ExcerptsReadLaterAreTheOnesReadAtOnce) {
 
   Status read = ReadExcerpts(*store_, lazy, 1);
   ASSERT_TRUE(read.ok()) << read.message();
-  EXPECT_FALSE(lazy.citations[0].excerpt_read);
-  EXPECT_EQ(lazy.citations[1].excerpt, "has not named a foundry");
+  EXPECT_FALSE(lazy.citations[0].excerpt_read());
+  ASSERT_TRUE(lazy.citations[1].excerpt_read());
+  EXPECT_EQ(lazy.citations[1].passage->excerpt, "has not named a foundry");
   read = ReadExcerpts(*store_, lazy);
   ASSERT_TRUE(read.ok()) << read.message();
   for (Format f : {Format::kText, Format::kJson, Format::kCsv}) EXPECT_EQ(Render(lazy, f), Render(full, f));
@@ -557,9 +558,10 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
       EXPECT_EQ(cit.valid_as_of, f->valid_as_of);
       EXPECT_EQ(cit.document_id, f->provenance.document_id);
       EXPECT_EQ(cit.version, f->provenance.document_version);
-      EXPECT_EQ(cit.excerpt, f->provenance.excerpt);
-      EXPECT_EQ(cit.section, f->provenance.section);
-      EXPECT_EQ(cit.attribution, f->provenance.attribution);
+      ASSERT_TRUE(cit.excerpt_read()) << k;
+      EXPECT_EQ(cit.passage->excerpt, f->provenance.excerpt);
+      EXPECT_EQ(cit.passage->section, f->provenance.section);
+      EXPECT_EQ(cit.passage->attribution, f->provenance.attribution);
       ASSERT_NE(cit.document, nullptr);
       EXPECT_EQ(cit.document->id, cit.document_id);
       EXPECT_EQ(cit.document->url, "https://" + cit.document->site + "/" + cit.document_id);
@@ -615,8 +617,7 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   ASSERT_EQ(lazy->citations.size(), found->citations.size());
   for (size_t k = 0; k < lazy->citations.size(); ++k) {
     const Citation &got = lazy->citations[k], &want = found->citations[k];
-    ASSERT_FALSE(got.excerpt_read) << k;
-    ASSERT_TRUE(got.excerpt.empty() && got.section.empty()) << k;
+    ASSERT_FALSE(got.excerpt_read()) << k;
     ASSERT_EQ(got.fact_id, want.fact_id) << k;
     EXPECT_EQ(got.document_id, want.document_id) << k;
     ASSERT_NE(got.document, nullptr) << k;
@@ -626,9 +627,10 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   }
   ASSERT_TRUE(ReadExcerpts(store, *lazy, 100, 200).ok());
   for (size_t k = 0; k < lazy->citations.size(); ++k) {
-    ASSERT_EQ(lazy->citations[k].excerpt_read, k >= 100 && k < 200) << k;
+    ASSERT_EQ(lazy->citations[k].excerpt_read(), k >= 100 && k < 200) << k;
   }
-  EXPECT_EQ(lazy->citations[150].excerpt, found->citations[150].excerpt);
+  ASSERT_TRUE(found->citations[150].excerpt_read());
+  EXPECT_EQ(lazy->citations[150].passage->excerpt, found->citations[150].passage->excerpt);
   Status rest = ReadExcerpts(store, *lazy);
   ASSERT_TRUE(rest.ok()) << rest.message();
   check_citations(*lazy);
