@@ -2343,7 +2343,9 @@ std::optional<Entity> StoreImpl::CachedEntity(const std::string& id) const {
 }
 
 std::optional<Document> StoreImpl::CachedDocument(const std::string& id) const {
-  return FindKept(sources_mu_, cached_documents_, id, source_cache_hits_);
+  std::optional<std::shared_ptr<const Document>> kept = FindKept(sources_mu_, cached_documents_, id, source_cache_hits_);
+  if (!kept) return std::nullopt;
+  return **kept;
 }
 
 std::optional<DocumentVersion> StoreImpl::CachedVersion(uint32_t did, uint32_t version) const {
@@ -2355,7 +2357,11 @@ void StoreImpl::KeepEntity(const Entity& e, uint64_t generation) const {
 }
 
 void StoreImpl::KeepDocument(const Document& d, uint64_t generation) const {
-  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_documents_, d.id, d, kCachedSourcesUpTo);
+  KeepDocument(std::make_shared<const Document>(d), generation);
+}
+
+void StoreImpl::KeepDocument(const std::shared_ptr<const Document>& d, uint64_t generation) const {
+  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_documents_, d->id, d, kCachedSourcesUpTo);
 }
 
 void StoreImpl::KeepVersion(uint32_t did, const DocumentVersion& v, uint64_t generation) const {
@@ -2512,6 +2518,70 @@ Result<std::vector<std::optional<DocumentVersion>>> StoreImpl::GetDocumentVersio
     out[asked[k]] = std::move(*v);
     return Status::OK();
   }));
+  return out;
+}
+
+Result<std::vector<CitedSource>> StoreImpl::GetCitedSources(
+    const std::vector<std::pair<std::string, uint32_t>>& versions) const {
+  std::vector<CitedSource> out(versions.size());
+  std::vector<std::optional<uint32_t>> dids(versions.size());
+  for (size_t i = 0; i < versions.size(); ++i) {
+    if (versions[i].first.empty()) continue;
+    CHIPKG_ASSIGN_OR_RETURN(dids[i], dict_.Find(versions[i].first));
+  }
+  // What the cache keeps, under one lock for the lot.
+  std::vector<size_t> documents_to_read, versions_to_read;  // positions in `versions`
+  {
+    std::shared_lock lock(sources_mu_);
+    for (size_t i = 0; i < versions.size(); ++i) {
+      if (!dids[i]) continue;  // no such document: nothing to read
+      auto d = cached_documents_.find(versions[i].first);
+      if (d != cached_documents_.end()) {
+        out[i].document = d->second;
+      } else {
+        documents_to_read.push_back(i);
+      }
+      auto v = cached_versions_.find(VersionCacheKey(*dids[i], versions[i].second));
+      if (v != cached_versions_.end()) {
+        out[i].fetched_at = v->second.fetched_at;
+      } else {
+        versions_to_read.push_back(i);
+      }
+    }
+  }
+  source_cache_hits_.fetch_add(2 * versions.size() - documents_to_read.size() - versions_to_read.size(),
+                               std::memory_order_relaxed);
+  if (!documents_to_read.empty()) {
+    // Each document once, however many of its versions are cited.
+    std::vector<std::string> ids;
+    for (size_t i : documents_to_read) ids.push_back(versions[i].first);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    std::vector<std::shared_ptr<const Document>> read(ids.size());
+    const uint64_t generation = SourcesGeneration();
+    auto describe = [&](size_t k) { return "document " + ids[k]; };
+    CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kDocumentsCf, ids, nullptr, describe,
+                                          [&](size_t k, std::optional<std::string_view> value) {
+      if (!value) return Status::OK();
+      CHIPKG_ASSIGN_OR_RETURN(Document d, DecodeDocumentRecord(ids[k], *value));
+      read[k] = std::make_shared<const Document>(std::move(d));
+      KeepDocument(read[k], generation);
+      return Status::OK();
+    }));
+    for (size_t i : documents_to_read) {
+      const size_t k = static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), versions[i].first) - ids.begin());
+      out[i].document = read[k];
+    }
+  }
+  if (!versions_to_read.empty()) {
+    std::vector<std::pair<std::string, uint32_t>> asked;
+    asked.reserve(versions_to_read.size());
+    for (size_t i : versions_to_read) asked.push_back(versions[i]);
+    CHIPKG_ASSIGN_OR_RETURN(std::vector<std::optional<DocumentVersion>> read, GetDocumentVersions(asked));
+    for (size_t k = 0; k < versions_to_read.size(); ++k) {
+      if (read[k]) out[versions_to_read[k]].fetched_at = read[k]->fetched_at;
+    }
+  }
   return out;
 }
 

@@ -223,6 +223,8 @@ class StoreImpl final : public Store {
   Result<DocumentVersion> GetDocumentVersion(const std::string& document_id, uint32_t version,
                                              bool with_text = true) const override;
   Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const override;
+  Result<std::vector<CitedSource>> GetCitedSources(
+      const std::vector<std::pair<std::string, uint32_t>>& versions) const override;
   Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
                                                             bool with_text) const override;
 
@@ -447,6 +449,7 @@ class StoreImpl final : public Store {
   std::optional<DocumentVersion> CachedVersion(uint32_t did, uint32_t version) const;
   uint64_t SourcesGeneration() const { return sources_generation_.load(); }
   void KeepDocument(const Document& d, uint64_t generation) const;
+  void KeepDocument(const std::shared_ptr<const Document>& d, uint64_t generation) const;
   void KeepVersion(uint32_t did, const DocumentVersion& v, uint64_t generation) const;
   std::optional<Entity> CachedEntity(const std::string& id) const;
   void KeepEntity(const Entity& e, uint64_t generation) const;
@@ -456,7 +459,7 @@ class StoreImpl final : public Store {
   mutable std::shared_mutex sources_mu_;
   mutable std::atomic<uint64_t> sources_generation_{0};
   mutable std::unordered_map<std::string, Entity> cached_entities_;
-  mutable std::unordered_map<std::string, Document> cached_documents_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const Document>> cached_documents_;  // handed out shared
   mutable std::unordered_map<uint64_t, DocumentVersion> cached_versions_;  // by did << 32 | version
   mutable std::atomic<uint64_t> source_cache_hits_{0};
 };

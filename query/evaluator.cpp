@@ -2216,72 +2216,41 @@ class Evaluator {
     return cited;
   }
 
-  // Fills the document and fetch-time caches for many citations with two
-  // batched reads, where Doc() and FetchedAt() would search the store once
-  // per document (an answer can cite tens of thousands).
-  Status ReadDocumentsAhead(const std::vector<std::pair<std::string, uint32_t>>& cited) {
-    // The distinct documents and versions not cached yet: sorted and
-    // deduplicated views (an answer cites each document many times).
-    std::vector<std::pair<std::string_view, uint32_t>> unknown;
-    unknown.reserve(cited.size());
-    for (const auto& [document_id, version] : cited) {
-      auto times = fetched_.find(document_id);
-      const bool known = times != fetched_.end() && times->second.count(version) && docs_.count(document_id);
-      if (!known) unknown.emplace_back(document_id, version);
+  // The source of each distinct (document, version) an answer cites: the
+  // store's shared records, a large answer's in two halves at once (Q5 at
+  // N=100,000 names 22,757 documents: read on two threads where the store
+  // has not kept them yet, as in a one-shot command). A document the store
+  // does not hold is cited by its id alone, a version it does not hold as
+  // fetched at 0.
+  struct Source {
+    std::shared_ptr<const Document> document;
+    int64_t fetched_at = 0;
+  };
+  Result<std::vector<Source>> CitedSources(const std::vector<std::pair<std::string, uint32_t>>& distinct) {
+    constexpr size_t kInTwoFrom = 512;
+    const size_t half = distinct.size() >= kInTwoFrom ? distinct.size() / 2 : distinct.size();
+    std::future<Result<std::vector<CitedSource>>> later;
+    if (half < distinct.size()) {
+      later = read_ahead_.Submit([this, &distinct, half] {
+        return store_.GetCitedSources({distinct.begin() + static_cast<std::ptrdiff_t>(half), distinct.end()});
+      });
     }
-    std::sort(unknown.begin(), unknown.end());
-    unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
-    std::vector<std::string> documents;
-    std::vector<std::pair<std::string, uint32_t>> versions;
-    for (size_t i = 0; i < unknown.size(); ++i) {
-      const auto& [document_id, version] = unknown[i];
-      if ((i == 0 || unknown[i - 1].first != document_id) && !docs_.count(std::string(document_id))) {
-        documents.emplace_back(document_id);
+    Result<std::vector<CitedSource>> first =
+        store_.GetCitedSources({distinct.begin(), distinct.begin() + static_cast<std::ptrdiff_t>(half)});
+    Result<std::vector<CitedSource>> second = later.valid() ? later.get() : std::vector<CitedSource>();
+    if (!first.ok()) return first.status().WithContext("reading the cited documents");
+    if (!second.ok()) return second.status().WithContext("reading the cited documents");
+    std::vector<Source> sources(distinct.size());
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      CitedSource& read = i < half ? (*first)[i] : (*second)[i - half];
+      if (read.document == nullptr) {
+        auto only_id = std::make_shared<Document>();
+        only_id->id = distinct[i].first;
+        read.document = std::move(only_id);
       }
-      auto times = fetched_.find(std::string(document_id));
-      if (times == fetched_.end() || !times->second.count(version)) versions.emplace_back(document_id, version);
+      sources[i] = Source{std::move(read.document), read.fetched_at.value_or(0)};
     }
-    if (documents.size() < 2 && versions.size() < 2) return Status::OK();  // Doc() and FetchedAt() read one as well
-    // Many documents are read on the read-ahead thread while this one reads
-    // the versions (Q5 at N=100,000: 22,757 of each; the two reads 30-33 ->
-    // 24-25 ms); a few are not worth waking it for.
-    constexpr size_t kDocumentsAheadFrom = 512;
-    std::future<Result<std::vector<std::optional<Document>>>> documents_ahead;
-    if (documents.size() >= kDocumentsAheadFrom) {
-      documents_ahead = read_ahead_.Submit([this, documents] { return store_.GetDocuments(documents); });
-    }
-    Result<std::vector<std::optional<DocumentVersion>>> read_versions = store_.GetDocumentVersions(versions);
-    Result<std::vector<std::optional<Document>>> read_documents =
-        documents_ahead.valid() ? documents_ahead.get() : store_.GetDocuments(documents);
-    if (!read_documents.ok()) return read_documents.status().WithContext("reading the cited documents");
-    for (size_t i = 0; i < documents.size(); ++i) {
-      std::optional<Document>& d = (*read_documents)[i];
-      if (!d) {
-        d.emplace();
-        d->id = documents[i];
-      }
-      docs_.emplace(documents[i], std::make_shared<const Document>(std::move(*d)));
-    }
-    if (!read_versions.ok()) return read_versions.status().WithContext("reading the cited document versions");
-    for (size_t i = 0; i < versions.size(); ++i) {
-      const std::optional<DocumentVersion>& v = (*read_versions)[i];
-      fetched_[versions[i].first].emplace(versions[i].second, v ? v->fetched_at : 0);
-    }
-    return Status::OK();
-  }
-
-  // 0 when the version is not stored.
-  Result<int64_t> FetchedAt(const std::string& document_id, uint32_t version) {
-    auto& times = fetched_[document_id];
-    auto it = times.find(version);
-    if (it == times.end()) {
-      Result<DocumentVersion> v = store_.GetDocumentVersion(document_id, version, /*with_text=*/false);
-      if (!v.ok() && !v.status().IsNotFound()) {
-        return v.status().WithContext("reading version " + std::to_string(version) + " of " + document_id);
-      }
-      it = times.emplace(version, v.ok() ? v->fetched_at : 0).first;
-    }
-    return it->second;
+    return sources;
   }
 
   // Numbers the facts a row cites, in order of first use over the rows.
@@ -2343,15 +2312,11 @@ class Evaluator {
         TakeProvenance(std::move(f.provenance), c);
       }
     }
-    // Documents and fetch times go through caches, resolved here once per
-    // distinct document and version (an answer of 578,000 citations names
-    // 22,000: a hash of views finds them, where copying and sorting every
-    // citation's pair cost Q5 at N=100,000 0.2-0.3 s), so that the citations
-    // can be built on several threads.
-    struct Source {
-      std::shared_ptr<const Document> document;
-      int64_t fetched_at = 0;
-    };
+    // Documents and fetch times are found once per distinct document and
+    // version (an answer of 578,000 citations names 22,000: a hash of views
+    // finds them, where copying and sorting every citation's pair cost Q5 at
+    // N=100,000 0.2-0.3 s), so that the citations can be built on several
+    // threads.
     // A conflicts pass found them as it kept each cited claim.
     if (!cited_kept_in_order_ || kept_sources_.size() != order.size() || !unknown.empty()) {
       kept_sources_ = DistinctSources();
@@ -2367,16 +2332,9 @@ class Evaluator {
     }
     const std::vector<std::pair<std::string, uint32_t>>& distinct = kept_sources_.distinct();
     const std::vector<uint32_t>& source_of = kept_sources_.source_of();  // index into `sources`
-    CHIPKG_RETURN_IF_ERROR(ReadDocumentsAhead(distinct));
-    std::vector<Source> sources(distinct.size());
-    for (size_t i = 0; i < distinct.size(); ++i) {
-      const auto& [document_id, version] = distinct[i];
-      Result<const Document*> d = Doc(document_id);  // cached from here on
-      if (!d.ok()) return d.status();
-      Result<int64_t> at = FetchedAt(document_id, version);
-      if (!at.ok()) return at.status();
-      sources[i] = Source{docs_.at(document_id), *at};
-    }
+    Result<std::vector<Source>> read_sources = CitedSources(distinct);
+    if (!read_sources.ok()) return read_sources.status();
+    const std::vector<Source>& sources = *read_sources;
 
     // The known claims' provenance, in fact-id order so that each part reads
     // its own stretch of the store (when excerpts are read; otherwise nothing
@@ -2451,8 +2409,7 @@ class Evaluator {
   const QueryOptions& options_;
   ReadView view_;
 
-  // Shared with the answer's citations: a document is cited many times
-  // (Q5 at N=100,000: 578,000 citations of 22,000 documents).
+  // Documents a source policy (`only`, `prefer`) weighs claims by.
   std::unordered_map<std::string, std::shared_ptr<const Document>> docs_;
   std::unordered_map<EntityId, std::string> names_;
   // Citation numbers by fact id and the facts in citation order, filled by
@@ -2461,7 +2418,6 @@ class Evaluator {
   std::optional<internal::FactNumbers> numbers_;
   std::vector<uint64_t> cite_order_;
   bool cited_kept_in_order_ = false;
-  std::unordered_map<std::string, std::map<uint32_t, int64_t>> fetched_;
   std::map<std::string, BoundAttribute> formula_attributes_;
   std::unordered_map<std::string, std::vector<Claim>> row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;

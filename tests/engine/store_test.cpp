@@ -712,6 +712,41 @@ TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
   EXPECT_EQ((*read)[4]->fetched_at, 1700001199);
   EXPECT_TRUE(store->GetDocuments({}).value().empty());
   EXPECT_TRUE(store->GetDocumentVersions({}).value().empty());
+
+  // A citation's sources: the same answers, first read (a fresh reader has kept nothing), then kept;
+  // each document's record is one shared record however often and by whomever it is asked for.
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  versions.emplace_back("", 1);
+  for (int round = 0; round < 2; ++round) {
+    auto sources = (*reader)->GetCitedSources(versions);
+    ASSERT_TRUE(sources.ok()) << sources.status().ToString();
+    ASSERT_EQ(sources->size(), versions.size());
+    for (size_t i = 0; i < versions.size(); ++i) {
+      const CitedSource& got = (*sources)[i];
+      auto document = store->GetDocument(versions[i].first);
+      auto version = store->GetDocumentVersion(versions[i].first, versions[i].second, /*with_text=*/false);
+      ASSERT_EQ(got.document != nullptr, document.ok()) << versions[i].first << " round " << round;
+      if (document.ok()) {
+        EXPECT_EQ(got.document->id, versions[i].first);
+        EXPECT_EQ(got.document->title, document->title);
+        EXPECT_EQ(got.document->url, document->url);
+      }
+      ASSERT_EQ(got.fetched_at.has_value(), version.ok()) << versions[i].first << " v" << versions[i].second;
+      if (version.ok()) EXPECT_EQ(*got.fetched_at, version->fetched_at);
+    }
+    EXPECT_EQ((*sources)[0].document, (*sources)[1].document) << "doc-8 twice: one record";
+    EXPECT_EQ((*sources)[0].fetched_at, 1800000008);
+    EXPECT_EQ((*sources)[1].fetched_at, 1700000008);
+    EXPECT_NE((*sources)[2].document, nullptr);  // doc-9 is stored, its version 2 is not
+    EXPECT_FALSE((*sources)[2].fetched_at.has_value());
+    EXPECT_EQ((*sources)[3].document, nullptr);
+    EXPECT_EQ(sources->back().document, nullptr);
+    auto again = (*reader)->GetCitedSources({versions[0]});
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ((*again)[0].document, (*sources)[0].document) << "kept and shared, not read again";
+  }
+  EXPECT_TRUE((*reader)->GetCitedSources({}).value().empty());
 }
 
 TEST(StoreTest, TransactionsNumberWritesOneByOne) {
@@ -1369,6 +1404,10 @@ TEST(StoreTest, KeptRecordsFollowEveryWrite) {
     Result<Document> one = s.GetDocument("doc-k");
     EXPECT_TRUE(one.ok());
     EXPECT_EQ((*many)[0]->title, one->title);
+    Result<std::vector<CitedSource>> cited = s.GetCitedSources({{"doc-k", 1}});
+    EXPECT_TRUE(cited.ok());
+    EXPECT_NE((*cited)[0].document, nullptr);
+    if ((*cited)[0].document != nullptr) EXPECT_EQ((*cited)[0].document->title, one->title);
     return one->title + "|" + one->etag;
   };
   EXPECT_EQ(title_of(*store), "Title of doc-k|");
