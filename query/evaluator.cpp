@@ -154,6 +154,7 @@ struct Claim {
   bool computed = false;
   std::string formula;  // computed: "1,300 TFLOPS / 500 W"
   std::string text;     // how the value reads: "2,900 GB/s"
+  std::shared_ptr<const ShownValue::Content> shown;  // once a cell shows it (ClaimCell)
 };
 
 // The distinct (document, version) pairs of an answer's citations, in order
@@ -1362,12 +1363,14 @@ class Evaluator {
                                                                   : ShownValue::Kind::kValue;
           if (v.kind != ShownValue::Kind::kNotPublished) all_markers = false;
           v.text = first->text;
-          v.value = first->value;
-          if (first->number) v.value.number = *first->number;
-          v.qualifiers = g.key;
+          auto content = std::make_shared<ShownValue::Content>();
+          content->value = first->value;
+          if (first->number) content->value.number = *first->number;
+          content->qualifiers = g.key;
+          content->formula = first->formula;
+          v.content = std::move(content);
           v.support = Support::Or(std::move(supports));
           v.computed = computed;
-          v.formula = first->formula;
           v.disputed = disputed;
           cell.values.push_back(std::move(v));
         }
@@ -1932,14 +1935,14 @@ class Evaluator {
     cell.state = c.value.kind == ValueKind::kNotPublished ? Cell::State::kNotPublished : Cell::State::kReported;
     ShownValue& v = cell.values.emplace_back();
     v.kind = c.value.kind == ValueKind::kNotPublished ? ShownValue::Kind::kNotPublished : ShownValue::Kind::kValue;
-    if (take_text_and_key) {
-      v.text = std::move(c.text);
-      v.qualifiers = std::move(c.key);
-    } else {
-      v.text = c.text;
-      v.qualifiers = c.key;
+    if (c.shown == nullptr) {
+      auto content = std::make_shared<ShownValue::Content>();
+      content->value = c.value;
+      content->qualifiers = take_text_and_key ? std::move(c.key) : c.key;
+      c.shown = std::move(content);
     }
-    v.value = c.value;
+    v.content = c.shown;  // one record however many cells show the claim
+    v.text = take_text_and_key ? std::move(c.text) : c.text;
     v.support = c.support;
     return cell;
   }

@@ -109,8 +109,8 @@ std::string Marks(const Support& s) {
 
 std::string ValueText(const ShownValue& v) {
   std::string t = v.text;
-  if (!v.qualifiers.empty()) t += " " + QualifierText(v.qualifiers);
-  if (v.computed && !v.formula.empty()) t += " computed: " + v.formula;
+  if (!v.qualifiers().empty()) t += " " + QualifierText(v.qualifiers());
+  if (v.computed && !v.formula().empty()) t += " computed: " + v.formula();
   const std::string marks = Marks(v.support);
   if (!marks.empty()) t += " " + marks;
   return t;
@@ -336,19 +336,19 @@ json RowJson(const Row& row) {
     for (const ShownValue& v : c.values) {
       json jv{{"text", v.text}};
       switch (v.kind) {
-        case ShownValue::Kind::kValue: jv["value"] = ValueJson(v.value); break;
+        case ShownValue::Kind::kValue: jv["value"] = ValueJson(v.value()); break;
         case ShownValue::Kind::kNotPublished: jv["value"] = json{{"kind", "not_published"}}; break;
         case ShownValue::Kind::kUnknown: jv["value"] = json{{"kind", "unknown"}}; break;
         case ShownValue::Kind::kText: break;
       }
-      if (!v.qualifiers.empty()) jv["qualifiers"] = v.qualifiers;
+      if (!v.qualifiers().empty()) jv["qualifiers"] = v.qualifiers();
       if (!v.support.IsTrue()) {
         jv["support"] = SupportJson(v.support);
         jv["facts"] = CitationsOf(v.support);
       }
       if (v.computed) {
         jv["computed"] = true;
-        if (!v.formula.empty()) jv["formula"] = v.formula;
+        if (!v.formula().empty()) jv["formula"] = v.formula();
       }
       if (v.disputed) jv["disputed"] = true;
       values.push_back(std::move(jv));
@@ -523,8 +523,8 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     const Row& row = r.rows[i];
     const std::string row_support = row.support.ToString();
     auto emit_value = [&](const std::string& column, const char* state, const ShownValue& v) {
-      fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, QualifierText(v.qualifiers),
-              v.computed ? "yes" : "", v.formula, v.support.IsTrue() ? "" : v.support.ToString()});
+      fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, QualifierText(v.qualifiers()),
+              v.computed ? "yes" : "", v.formula(), v.support.IsTrue() ? "" : v.support.ToString()});
       base = line;
       const size_t base_fields = fields_in_line;
       const std::vector<uint64_t> facts = v.support.Facts();

@@ -97,10 +97,29 @@ struct ShownValue {
   bool computed = false;  // derived by a schema rule
   bool disputed = false;  // another value of the same cell disagrees with it
   std::string text;       // "2,900 GB/s", "not published", "— (no source)", "212.5 TFLOPS per chip (3.4 PFLOPS / 16 chips)"
-  Value value;            // kValue: the content (per chip for quantities), kNotPublished: the marker
-  Qualifiers qualifiers;  // what the value is about (format=fp8, ...), after scope normalisation
   Support support;        // the claims behind it (kTrue for kUnknown and kText)
-  std::string formula;    // computed: "1,300 TFLOPS / 500 W"
+  // What the value is, for kValue and kNotPublished; null for kUnknown and
+  // kText. Apart from the value and shared: a conflicts answer shows each
+  // claim in every pair it is in, and an answer's text values (evidence,
+  // attribute names) have none; with them inline a value was 280 bytes, and
+  // Q5 of the peer benchmark shows 1.3 million.
+  struct Content {
+    Value value;            // kValue: the content (per chip for quantities), kNotPublished: the marker
+    Qualifiers qualifiers;  // what the value is about (format=fp8, ...), after scope normalisation
+    std::string formula;    // computed: "1,300 TFLOPS / 500 W"
+  };
+  std::shared_ptr<const Content> content;
+
+  // The content's fields, empty ones where there is none.
+  const Value& value() const { return (content != nullptr ? *content : NoContent()).value; }
+  const Qualifiers& qualifiers() const { return (content != nullptr ? *content : NoContent()).qualifiers; }
+  const std::string& formula() const { return (content != nullptr ? *content : NoContent()).formula; }
+
+ private:
+  static const Content& NoContent() {
+    static const Content none;
+    return none;
+  }
 };
 
 struct Cell {

@@ -213,11 +213,11 @@ TEST_F(EvaluatorTest, DerivedAttributeCitesItsInputs) {
   const Cell& cell = r.rows.at(0).cells.at(0);
   const ShownValue* computed = nullptr;
   for (const ShownValue& v : cell.values) {
-    if (v.computed && v.formula == "210 TFLOPS / 500 W") computed = &v;
+    if (v.computed && v.formula() == "210 TFLOPS / 500 W") computed = &v;
   }
   ASSERT_NE(computed, nullptr) << Render(r, Format::kText);
   EXPECT_EQ(computed->text, "0.42 TFLOPS/W");
-  EXPECT_EQ(computed->qualifiers.at("format"), "bf16");
+  EXPECT_EQ(computed->qualifiers().at("format"), "bf16");
   EXPECT_EQ(computed->support.op, Support::Op::kAnd);
   EXPECT_EQ(Documents(r, computed->support), (Strings{"vend:210 TFLOPS", "vend:500 W"}));
   // The server figure gives a second computed value, per chip.
@@ -348,7 +348,7 @@ TEST_F(EvaluatorTest, RowsWithoutReasonsKeepWhatADerivedConditionRestsOn) {
   bool formula = false;
   for (const Row& row : r.rows) {
     for (const Cell& cell : row.cells) {
-      for (const ShownValue& v : cell.values) formula = formula || (v.computed && v.formula == "210 TFLOPS / 500 W");
+      for (const ShownValue& v : cell.values) formula = formula || (v.computed && v.formula() == "210 TFLOPS / 500 W");
     }
   }
   EXPECT_TRUE(formula) << Render(r, Format::kText);
