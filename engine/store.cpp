@@ -1792,15 +1792,14 @@ Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOf
   }
   predicate_passes_.fetch_add(1);
   // Where each asked subject's facts go (a subject asked twice gets a copy).
-  std::unordered_map<uint32_t, size_t> slot;
-  slot.reserve(subjects.size());
+  SubjectSlots slot(subjects.size());
   std::vector<std::pair<size_t, size_t>> repeats;  // (index, index of its first occurrence)
   for (size_t i = 0; i < subjects.size(); ++i) {
     if (subjects[i].empty()) continue;
     CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> sid, dict_.Find(subjects[i]));
     if (!sid) continue;
-    auto [it, inserted] = slot.emplace(*sid, i);
-    if (!inserted) repeats.emplace_back(i, it->second);
+    auto [first, inserted] = slot.Emplace(*sid, i);
+    if (!inserted) repeats.emplace_back(i, first);
   }
   std::vector<KeptEntry> kept;
   std::string arena;
@@ -1815,7 +1814,7 @@ Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOf
   return Scanned(std::move(out));
 }
 
-bool StoreImpl::KeepOfSubjects(const std::unordered_map<uint32_t, size_t>& slot, const ReadView& view,
+bool StoreImpl::KeepOfSubjects(const SubjectSlots& slot, const ReadView& view,
                                std::string_view key, std::string_view value, std::vector<KeptEntry>* kept,
                                std::string* arena, Status* status) {
   TxId a = 0, r = 0;
@@ -1825,9 +1824,9 @@ bool StoreImpl::KeepOfSubjects(const std::unordered_map<uint32_t, size_t>& slot,
     *status = Status::Corruption("undecodable fact record in pos");
     return false;
   }
-  auto it = slot.find(subject);
-  if (it == slot.end() || !Visible(a, r, va, view)) return true;
-  kept->push_back(KeptEntry{it->second, codec::FactIdOfIndexKey(key), arena->size(), arena->size() + value.size()});
+  const std::optional<size_t> place = slot.Find(subject);
+  if (!place || !Visible(a, r, va, view)) return true;
+  kept->push_back(KeptEntry{*place, codec::FactIdOfIndexKey(key), arena->size(), arena->size() + value.size()});
   arena->append(value.data(), value.size());
   return true;
 }
@@ -1877,7 +1876,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
   }
   ReadSnapshot snap(this);
   std::vector<uint32_t> ids;
-  std::unordered_map<uint32_t, size_t> slot;  // subject -> its place in `ids`
+  SubjectSlots slot;  // subject -> its place in `ids`
   std::vector<KeptEntry> kept;
   std::string arena;
   bool keeping = facts_from <= facts_up_to;  // until there are more subjects than facts are read for
@@ -1896,7 +1895,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
                                   return undecodable();
                                 }
                                 if (!Visible(a, r, va, view)) return true;
-                                auto [it, added] = slot.emplace(subject, ids.size());
+                                const auto [place, added] = slot.Emplace(subject, ids.size());
                                 if (added) ids.push_back(subject);
                                 if (keeping && ids.size() > facts_up_to) {
                                   keeping = false;
@@ -1904,7 +1903,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
                                   std::string().swap(arena);
                                 }
                                 if (keeping) {
-                                  kept.push_back(KeptEntry{it->second, codec::FactIdOfIndexKey(key), arena.size(),
+                                  kept.push_back(KeptEntry{place, codec::FactIdOfIndexKey(key), arena.size(),
                                                            arena.size() + value.size()});
                                   arena.append(value.data(), value.size());
                                 }
