@@ -175,7 +175,7 @@ class SubjectSlots {
     for (; slots_[i].place != 0; i = (i + 1) & (slots_.size() - 1)) {
       if (slots_[i].subject == subject) return {slots_[i].place - 1, false};
     }
-    slots_[i] = Slot{subject, next + 1};
+    slots_[i] = Slot{subject, static_cast<uint32_t>(next + 1)};
     ++count_;
     return {next, true};
   }
@@ -190,7 +190,7 @@ class SubjectSlots {
  private:
   struct Slot {
     uint32_t subject = 0;
-    size_t place = 0;  // its place + 1; 0: empty
+    uint32_t place = 0;  // its place + 1; 0: empty
   };
   static size_t Hash(uint32_t x) { return (uint64_t{x} * 0x9E3779B97F4A7C15ull) >> 20; }
   void Rehash(size_t capacity) {
