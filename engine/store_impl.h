@@ -164,7 +164,8 @@ struct Counters {
 // Subjects' dictionary ids -> their places in a read's list of subjects, by
 // open addressing: a range read meets tens of thousands of subjects (Q2 of
 // the peer benchmark at N=100,000: 48,582), and a node-based map allocated
-// one node each and looked them up out of the processor's caches.
+// one node each and looked them up out of the processor's caches. Places
+// are below 2^32 - 1 (a read's subjects are a vector in memory).
 class SubjectSlots {
  public:
   explicit SubjectSlots(size_t expected = 0) { Rehash(std::bit_ceil(std::max<size_t>(16, 2 * expected))); }
