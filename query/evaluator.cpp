@@ -2439,7 +2439,12 @@ class Evaluator {
     };
     std::future<void> second_half;
     if (parts == 2) second_half = read_ahead_.Submit([&] { resolve(1); });
-    resolve(0);
+    try {
+      resolve(0);
+    } catch (...) {
+      if (second_half.valid()) second_half.wait();  // it writes into `result` and `statuses`
+      throw;
+    }
     if (second_half.valid()) second_half.get();
     for (const Status& st : statuses) CHIPKG_RETURN_IF_ERROR(st);
     if (!sources_known) {
