@@ -1834,10 +1834,23 @@ bool StoreImpl::KeepOfSubjects(const SubjectSlots& slot, const ReadView& view,
 Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
                                                              size_t subjects, const ReadView& view,
                                                              const rocksdb::Snapshot* snap) const {
-  // FactsAbout's order: by fact id within a subject.
-  std::sort(kept.begin(), kept.end(), [](const KeptEntry& x, const KeptEntry& y) {
-    return std::tie(x.index, x.fact_id) < std::tie(y.index, y.fact_id);
-  });
+  // FactsAbout's order: by subject (a counting sort: the subjects are
+  // numbered, and a comparison sort of Q2's 83,000 entries at N=100,000 took
+  // ~4 ms), then by fact id within a subject (a few entries each).
+  {
+    std::vector<size_t> starts(subjects + 1, 0);
+    for (const KeptEntry& e : kept) ++starts[e.index + 1];
+    for (size_t i = 0; i < subjects; ++i) starts[i + 1] += starts[i];
+    std::vector<KeptEntry> by_subject(kept.size());
+    std::vector<size_t> next(starts.begin(), starts.end() - 1);
+    for (const KeptEntry& e : kept) by_subject[next[e.index]++] = e;
+    for (size_t i = 0; i < subjects; ++i) {
+      std::sort(by_subject.begin() + static_cast<std::ptrdiff_t>(starts[i]),
+                by_subject.begin() + static_cast<std::ptrdiff_t>(starts[i + 1]),
+                [](const KeptEntry& x, const KeptEntry& y) { return x.fact_id < y.fact_id; });
+    }
+    kept = std::move(by_subject);
+  }
   std::vector<std::vector<Fact>> out(subjects);
   CoreRecord core;
   for (size_t k = 0; k < kept.size();) {
