@@ -176,8 +176,65 @@ std::vector<uint64_t> Support::Facts() const {
   return out;
 }
 
+namespace {
+
+// The witnesses of a support that is claims, alternatives of claims, or a
+// conjunction of those ("[1]", "[1] or [2]", "([1] or [2]) and ([3] or [4] or
+// [5])"), every claim in it distinct, at most `max_witnesses` of them: the
+// product of its factors, first factor outermost, as the general case below
+// makes it, without its temporaries or its search for duplicates (a
+// product of distinct claims has none). Q3 of the peer benchmark expands
+// 205,144 witnesses of such supports. False, `out` untouched, for any other.
+bool ProductOfDistinctClaims(const Support& s, size_t max_witnesses, std::vector<std::vector<uint64_t>>* out) {
+  using Op = Support::Op;
+  std::vector<const Support*> factors;  // each a claim or alternatives of claims
+  if (s.op == Op::kAnd) {
+    for (const Support& a : s.args) factors.push_back(&a);
+  } else {
+    factors.push_back(&s);
+  }
+  std::vector<uint64_t> all;
+  size_t product = 1;
+  for (const Support* f : factors) {
+    if (f->op == Op::kFact) {
+      all.push_back(f->fact_id);
+      continue;
+    }
+    if (f->op != Op::kOr || f->args.empty()) return false;
+    for (const Support& a : f->args) {
+      if (a.op != Op::kFact) return false;
+      all.push_back(a.fact_id);
+    }
+    product *= f->args.size();
+    if (product > max_witnesses) return false;
+  }
+  std::sort(all.begin(), all.end());
+  if (std::adjacent_find(all.begin(), all.end()) != all.end()) return false;
+  auto choices = [](const Support* f) { return f->op == Op::kFact ? size_t{1} : f->args.size(); };
+  auto choice = [](const Support* f, size_t i) { return f->op == Op::kFact ? f->fact_id : f->args[i].fact_id; };
+  out->clear();
+  out->reserve(product);
+  std::vector<size_t> at(factors.size(), 0);  // the choice in each factor, last one fastest
+  for (size_t n = 0; n < product; ++n) {
+    std::vector<uint64_t>& w = out->emplace_back();
+    w.reserve(factors.size());
+    for (size_t k = 0; k < factors.size(); ++k) w.push_back(choice(factors[k], at[k]));
+    std::sort(w.begin(), w.end());
+    for (size_t k = factors.size(); k-- > 0;) {
+      if (++at[k] < choices(factors[k])) break;
+      at[k] = 0;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool* truncated) const {
   using Set = std::vector<uint64_t>;
+  if (std::vector<Set> product; op != Op::kTrue && ProductOfDistinctClaims(*this, max_witnesses, &product)) {
+    return product;
+  }
   // A row's support has a handful of ways to hold (Q3 of the peer benchmark:
   // 205,144 witnesses over 48,000 rows), so duplicates are found by a scan of
   // those kept; a std::set of them, a node per witness, only past a few dozen.

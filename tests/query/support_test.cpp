@@ -93,5 +93,54 @@ TEST(SupportTest, ManyWaysAreDistinctPastTheScanAndTruncatedAtTheBound) {
   EXPECT_EQ(first.back(), (std::vector<uint64_t>{40, 500}));
 }
 
+TEST(SupportTest, AProductOfDistinctClaimsIsListedInOrderWithEachWaySorted) {
+  // (1 or 2) and 9 and (5 or 3 or 4): first factor outermost, each way's facts sorted.
+  const Support s = Node(Support::Op::kAnd, {Node(Support::Op::kOr, {Support::Fact(1), Support::Fact(2)}),
+                                             Support::Fact(9),
+                                             Node(Support::Op::kOr, {Support::Fact(5), Support::Fact(3), Support::Fact(4)})});
+  bool truncated = false;
+  EXPECT_EQ(s.Witnesses(10, &truncated), (Sets{{1, 5, 9}, {1, 3, 9}, {1, 4, 9}, {2, 5, 9}, {2, 3, 9}, {2, 4, 9}}));
+  EXPECT_FALSE(truncated);
+  EXPECT_EQ(s.Witnesses(4, &truncated), (Sets{{1, 5, 9}, {1, 3, 9}, {1, 4, 9}, {2, 5, 9}}));
+  EXPECT_TRUE(truncated);
+  truncated = false;
+  EXPECT_EQ(Node(Support::Op::kOr, {Support::Fact(8), Support::Fact(6)}).Witnesses(10, &truncated), (Sets{{8}, {6}}));
+  EXPECT_EQ(Support::Fact(8).Witnesses(10, &truncated), (Sets{{8}}));
+  EXPECT_FALSE(truncated);
+}
+
+// Supports of that shape, some with a claim in two factors, answer as the general
+// case does: the same with one more factor that needs nothing, which only the general
+// case takes (and which changes no way to hold).
+TEST(SupportTest, ProductsAnswerAsTheGeneralCaseDoes) {
+  uint64_t seed = 12345;
+  auto next = [&seed](uint64_t below) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % below;
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::vector<Support> factors;
+    const uint64_t n = 1 + next(4);
+    for (uint64_t f = 0; f < n; ++f) {
+      const uint64_t choices = 1 + next(4);
+      if (choices == 1) {
+        factors.push_back(Support::Fact(1 + next(round % 2 == 0 ? 1000 : 8)));
+        continue;
+      }
+      std::vector<Support> alternatives;
+      for (uint64_t c = 0; c < choices; ++c) alternatives.push_back(Support::Fact(1 + next(round % 2 == 0 ? 1000 : 8)));
+      factors.push_back(Node(Support::Op::kOr, std::move(alternatives)));
+    }
+    const Support s = Node(Support::Op::kAnd, factors);
+    factors.push_back(Support::True());
+    const Support general = Node(Support::Op::kAnd, std::move(factors));
+    for (size_t max : {size_t{3}, size_t{100}}) {
+      bool t1 = false, t2 = false;
+      EXPECT_EQ(s.Witnesses(max, &t1), general.Witnesses(max, &t2)) << s.ToString() << " max " << max;
+      EXPECT_EQ(t1, t2) << s.ToString() << " max " << max;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chipkg::query
