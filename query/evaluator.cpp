@@ -166,7 +166,7 @@ class DistinctSources {
  public:
   void Reserve(size_t citations) { source_of_.reserve(citations); }
   void Add(std::string_view document_id, uint32_t version) {
-    if (2 * (distinct_.size() + 1) > slots_.size()) Rehash(std::max<size_t>(1024, 2 * slots_.size()));
+    if (2 * (distinct_.size() + 1) > slots_.size()) Rehash(std::max<size_t>(64, 2 * slots_.size()));
     const uint64_t hash = std::hash<std::string_view>()(document_id) ^ (version * 0x9E3779B97F4A7C15ull);
     size_t i = hash & (slots_.size() - 1);
     for (; slots_[i].index != kEmpty; i = (i + 1) & (slots_.size() - 1)) {
