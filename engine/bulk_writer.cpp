@@ -142,7 +142,9 @@ Status BulkWriterImpl::Init() {
   }
   facts_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kFactsCf), dir_, "facts");
   prov_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kProvCf), dir_, "prov");
-  stream_ = std::make_unique<BackgroundSinks>(std::vector<SstSink*>{facts_sink_.get(), prov_sink_.get()});
+  texts_sink_ = std::make_unique<SstSink>(store_->SstOptions(codec::kVersionsCf), dir_, "version-texts");
+  stream_ = std::make_unique<BackgroundSinks>(
+      std::vector<SstSink*>{facts_sink_.get(), prov_sink_.get(), texts_sink_.get()});
   index_ = std::make_unique<FactIndexSorter>(dir_, budget_.index_bytes);
   versions_ = std::make_unique<RunSorter>(dir_, "versions", budget_.versions_bytes);
   return Status::OK();
@@ -292,7 +294,18 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
   std::string meta;
   codec::EncodeVersionMeta(version, &meta);
   Status s = versions_->Add(codec::VersionMetaKey(d->did, version.version), meta);
-  if (s.ok()) s = versions_->Add(codec::VersionTextKey(d->did, version.version), version.text);
+  // Texts are most of a load's versions (a quarter of a GB for the peer
+  // corpus) and usually arrive in key order: new documents get growing ids.
+  // Those stream straight into a file of their own instead of being copied
+  // into the sorter, which would spill them to disk and read them back.
+  std::string text_key = codec::VersionTextKey(d->did, version.version);
+  if (s.ok() && text_key > last_streamed_text_key_) {
+    s = stream_->Put(kTextsStream, text_key, version.text);
+    last_streamed_text_key_ = std::move(text_key);
+  } else if (s.ok()) {
+    s = versions_->Add(text_key, version.text);
+    ++sorted_texts_;
+  }
   if (!s.ok()) return Failed(s);
   CacheText(VersionKey(d->did, version.version), std::move(version.text));
   ++c_.versions;
@@ -383,8 +396,8 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   codec::PutU64(&key_buf_, id);
   vkey_buf_.clear();
   codec::AppendValueKey(core, &vkey_buf_);
-  s = stream_->Put(0, key_buf_, core_buf_);
-  if (s.ok()) s = stream_->Put(1, key_buf_, prov_buf_);
+  s = stream_->Put(kFactsStream, key_buf_, core_buf_);
+  if (s.ok()) s = stream_->Put(kProvStream, key_buf_, prov_buf_);
   header_buf_.clear();
   codec::EncodeCoreHeader(core, &header_buf_);
   if (s.ok()) {
@@ -558,11 +571,17 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   CHIPKG_RETURN_IF_ERROR(RunParallel(std::move(tasks), std::max(2u, std::thread::hardware_concurrency())));
   index_->Release();
 
-  auto add_arg = [&](int cf, const SstSink& sink) {
-    if (sink.files().empty()) return;
+  // A column family's files go in one argument: the version texts streamed
+  // during the load and those sorted at the end may interleave (a new version
+  // of an older document), which IngestExternalFiles accepts within one
+  // argument, not across two for the same column family.
+  auto add_arg = [&](int cf, const SstSink& sink, const SstSink* more = nullptr) {
+    std::vector<std::string> files = sink.files();
+    if (more != nullptr) files.insert(files.end(), more->files().begin(), more->files().end());
+    if (files.empty()) return;
     rocksdb::IngestExternalFileArg arg;
     arg.column_family = store_->cf(cf);
-    arg.external_files = sink.files();
+    arg.external_files = std::move(files);
     arg.options.move_files = true;
     arg.options.snapshot_consistency = true;
     arg.options.allow_global_seqno = true;
@@ -571,7 +590,9 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   };
   add_arg(codec::kFactsCf, *facts_sink_);
   add_arg(codec::kProvCf, *prov_sink_);
-  for (size_t i = 0; i < sorted.size(); ++i) add_arg(sorted[i], *sorted_sinks[i]);
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    add_arg(sorted[i], *sorted_sinks[i], sorted[i] == codec::kVersionsCf ? texts_sink_.get() : nullptr);
+  }
   add_arg(codec::kContestedCf, *contested_sink);
   for (auto& [cf, sink] : small) add_arg(cf, *sink);
   return Status::OK();

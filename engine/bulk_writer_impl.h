@@ -48,6 +48,11 @@ class BulkWriterImpl final : public BulkWriter {
 
   // Sorted runs spilled to disk so far (the memory bound at work).
   size_t spilled_runs() const;
+  // Version texts that came out of key order and went through the sorter
+  // (the rest were streamed).
+  uint64_t sorted_texts() const { return sorted_texts_; }
+  // Whether the load's files are written with direct I/O.
+  bool direct_writes() const { return facts_sink_ != nullptr && facts_sink_->direct(); }
 
   // Import only.
   Status AddTransaction(const Transaction& tx);
@@ -94,7 +99,11 @@ class BulkWriterImpl final : public BulkWriter {
   std::map<TxId, Transaction> txs_;
   std::map<std::string, std::string> user_meta_;
 
-  std::unique_ptr<SstSink> facts_sink_, prov_sink_;
+  // The streams of `stream_`, in key order as they are added.
+  enum Stream { kFactsStream, kProvStream, kTextsStream };
+  std::unique_ptr<SstSink> facts_sink_, prov_sink_, texts_sink_;
+  std::string last_streamed_text_key_;  // texts whose key is above it are streamed, the rest sorted
+  uint64_t sorted_texts_ = 0;
   std::unique_ptr<BackgroundSinks> stream_;
   std::unique_ptr<FactIndexSorter> index_;
   std::unique_ptr<RunSorter> versions_;

@@ -4,6 +4,7 @@
 #include <rocksdb/file_system.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -133,6 +134,8 @@ class UnsyncedFile : public rocksdb::FSWritableFileOwnerWrapper {
   }
 };
 
+std::atomic<bool> g_refuse_direct_writes{false};
+
 class UnsyncedFileSystem : public rocksdb::FileSystemWrapper {
  public:
   using FileSystemWrapper::FileSystemWrapper;
@@ -140,6 +143,9 @@ class UnsyncedFileSystem : public rocksdb::FileSystemWrapper {
   rocksdb::IOStatus NewWritableFile(const std::string& f, const rocksdb::FileOptions& options,
                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
                                     rocksdb::IODebugContext* dbg) override {
+    if (options.use_direct_writes && g_refuse_direct_writes.load(std::memory_order_relaxed)) {
+      return rocksdb::IOStatus::InvalidArgument("direct writes refused (test): " + f);
+    }
     rocksdb::IOStatus s = target()->NewWritableFile(f, options, result, dbg);
     if (s.ok()) *result = std::make_unique<UnsyncedFile>(std::move(*result));
     return s;
@@ -154,6 +160,8 @@ rocksdb::Env* BulkEnv() {
 
 }  // namespace
 
+void RefuseDirectWritesForTesting(bool refuse) { g_refuse_direct_writes.store(refuse, std::memory_order_relaxed); }
+
 SstSink::SstSink(rocksdb::Options options, std::string dir, std::string name, uint64_t target_file_bytes)
     : options_(std::move(options)), dir_(std::move(dir)), name_(std::move(name)), target_(target_file_bytes) {
   options_.env = BulkEnv();
@@ -163,16 +171,32 @@ SstSink::~SstSink() {
   if (open_) writer_->Finish().PermitUncheckedError();
 }
 
+// Bulk files are written with direct I/O, past the page cache. A load writes
+// hundreds of MB that nothing reads back soon (the ingestion reads a file's
+// footer and index blocks only), and every page of the page cache they would
+// fill is memory the kernel must find first: on the virtual machines chipkg
+// is measured on, a page not touched for a few seconds costs as much to take
+// again as to zero it, and a 4.1M-fact load spent a tenth of its CPU copying
+// into fresh page cache (tools/bench/HISTORY.md, 2026-12-01 16:00). A file
+// system that refuses O_DIRECT (tmpfs) gets ordinary buffered writes.
+std::unique_ptr<rocksdb::SstFileWriter> SstSink::NewWriter(bool direct) const {
+  rocksdb::EnvOptions env_options;
+  env_options.use_direct_writes = direct;
+  return std::make_unique<rocksdb::SstFileWriter>(env_options, options_, nullptr, /*invalidate_page_cache=*/false);
+}
+
 Status SstSink::Prepare() {
   if (open_ && writer_->FileSize() < target_) return Status::OK();
   CHIPKG_RETURN_IF_ERROR(Finish());
-  if (!writer_) {
-    // Keep the pages cached: the ingestion reads and syncs these files next.
-    writer_ = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options_, nullptr,
-                                                       /*invalidate_page_cache=*/false);
-  }
   std::string path = dir_ + "/" + name_ + "-" + std::to_string(files_.size()) + ".sst";
-  CHIPKG_RETURN_IF_ERROR(FromRocks(writer_->Open(path), "creating SST file " + path));
+  if (!writer_) writer_ = NewWriter(direct_);
+  rocksdb::Status opened = writer_->Open(path);
+  if (!opened.ok() && direct_) {
+    direct_ = false;
+    writer_ = NewWriter(false);
+    opened = writer_->Open(path);
+  }
+  CHIPKG_RETURN_IF_ERROR(FromRocks(opened, "creating SST file " + path));
   files_.push_back(std::move(path));
   open_ = true;
   return Status::OK();

@@ -33,6 +33,10 @@ class OrderedSink {
   virtual Status Put(std::string_view key, std::string_view value) = 0;
 };
 
+// Makes every SstSink's direct-I/O open fail, as a file system without
+// O_DIRECT would, so that tests reach the buffered fallback.
+void RefuseDirectWritesForTesting(bool refuse);
+
 class SstSink final : public OrderedSink {
  public:
   SstSink(rocksdb::Options options, std::string dir, std::string name, uint64_t target_file_bytes = 256ull << 20);
@@ -44,15 +48,20 @@ class SstSink final : public OrderedSink {
   Status Finish();
   const std::vector<std::string>& files() const { return files_; }
   uint64_t entries() const { return entries_; }
+  // Whether the files are written with direct I/O (the default, unless the
+  // file system refused it).
+  bool direct() const { return direct_; }
 
  private:
   Status Prepare();
+  std::unique_ptr<rocksdb::SstFileWriter> NewWriter(bool direct) const;
 
   rocksdb::Options options_;
   std::string dir_;
   std::string name_;
   uint64_t target_;
   std::unique_ptr<rocksdb::SstFileWriter> writer_;
+  bool direct_ = true;
   bool open_ = false;
   std::vector<std::string> files_;
   uint64_t entries_ = 0;

@@ -370,6 +370,97 @@ TEST(BulkTest, IndexesAreTheSameWithOrWithoutSpilling) {
   EXPECT_EQ(ReadCf(a, codec::kPosCf).size(), corpus.fact_count());
 }
 
+// Version texts stream into a file of their own while their keys ascend (new
+// documents get growing ids); a new version of a document stored before, whose
+// id lies among them, goes through the sorter instead. Both files hold keys of
+// one key range and are ingested together; every text reads back.
+TEST(BulkTest, VersionTextsOutOfKeyOrderAreSortedBesideTheStreamedOnes) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto* impl = dynamic_cast<internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+  Corpus corpus(60, 3);
+  // doc-1 and doc-3 are stored first: their ids are the lowest, doc-1's below doc-3's.
+  for (int i : {1, 3}) {
+    DocBuilder first("doc-" + std::to_string(i));
+    first.AddText("first version of doc-" + std::to_string(i));
+    ASSERT_TRUE(store->WriteDocumentVersion(first.doc(), first.version(), {}, "before").ok());
+  }
+  ASSERT_TRUE(impl->BeginBulk().ok());
+  internal::BulkWriterImpl writer(impl, /*raw=*/false);
+  ASSERT_TRUE(writer.Init().ok());
+  for (const auto& e : corpus.entities) ASSERT_TRUE(writer.AddEntity(e).ok());
+  // doc-1 (streamed), doc-0 and doc-2 (new ids above it: streamed), doc-3
+  // (its id between doc-1's and doc-0's: sorted), the rest (streamed).
+  std::vector<size_t> order = {1, 0, 2, 3};
+  for (size_t i = 4; i < corpus.docs.size(); ++i) order.push_back(i);
+  for (size_t i : order) {
+    ASSERT_TRUE(writer.AddDocumentVersion(corpus.docs[i].doc(), corpus.docs[i].version()).ok()) << i;
+  }
+  for (const auto& d : corpus.docs) {
+    for (Fact f : d.facts()) {
+      f.provenance.document_version = 0;  // the latest: version 2 for doc-1 and doc-3
+      ASSERT_TRUE(writer.AddFact(f).ok());
+    }
+  }
+  EXPECT_EQ(writer.sorted_texts(), 1u);
+  auto finished = writer.Finish("mixed-run");
+  ASSERT_TRUE(finished.ok()) << finished.status().ToString();
+  EXPECT_EQ(finished->facts, corpus.fact_count());
+
+  for (int i : {1, 3}) {
+    const std::string id = "doc-" + std::to_string(i);
+    auto first = store->GetDocumentVersion(id, 1);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    EXPECT_EQ(first->text, "first version of " + id + "\n");
+    auto latest = store->LatestDocumentVersion(id);
+    ASSERT_TRUE(latest.ok());
+    EXPECT_EQ(latest->version, 2u);
+    EXPECT_EQ(latest->text, corpus.docs[i].text());
+    EXPECT_EQ(store->FactsFromDocument(id, 2u).value().size(), corpus.docs[i].facts().size());
+  }
+  for (size_t i = 0; i < corpus.docs.size(); ++i) {
+    auto v = store->LatestDocumentVersion(corpus.docs[i].doc().id);
+    ASSERT_TRUE(v.ok()) << i;
+    EXPECT_EQ(v->text, corpus.docs[i].text()) << i;
+    EXPECT_EQ(v->content_hash, Sha256Hex(corpus.docs[i].text())) << i;
+  }
+  // The store reopens with the interleaved files.
+  store.reset();
+  store = OpenOrDie(dir.Sub("s"));
+  EXPECT_EQ(store->LatestDocumentVersion("doc-3").value().text, corpus.docs[3].text());
+  EXPECT_EQ(store->GetDocumentVersion("doc-3", 1).value().text, "first version of doc-3\n");
+}
+
+// Bulk files are written with direct I/O; where the file system refuses it,
+// with ordinary writes, and the load is the same.
+TEST(BulkTest, LoadFallsBackToBufferedWritesWhereDirectIoIsRefused) {
+  TempDir dir;
+  Corpus corpus(80, 4);
+  for (bool refuse : {false, true}) {
+    SCOPED_TRACE(refuse ? "direct writes refused" : "direct writes allowed");
+    auto store = OpenOrDie(dir.Sub(refuse ? "refused" : "allowed"));
+    auto* impl = dynamic_cast<internal::StoreImpl*>(store.get());
+    ASSERT_NE(impl, nullptr);
+    internal::RefuseDirectWritesForTesting(refuse);
+    ASSERT_TRUE(impl->BeginBulk().ok());
+    internal::BulkWriterImpl writer(impl, /*raw=*/false);
+    ASSERT_TRUE(writer.Init().ok());
+    for (const auto& e : corpus.entities) ASSERT_TRUE(writer.AddEntity(e).ok());
+    for (const auto& d : corpus.docs) ASSERT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
+    for (const auto& d : corpus.docs) {
+      for (const auto& f : d.facts()) ASSERT_TRUE(writer.AddFact(f).ok());
+    }
+    auto finished = writer.Finish("direct-run");
+    internal::RefuseDirectWritesForTesting(false);
+    ASSERT_TRUE(finished.ok()) << finished.status().ToString();
+    if (refuse) {
+      EXPECT_FALSE(writer.direct_writes());
+    }
+    ExpectStoreHoldsCorpus(*store, corpus, 1, "direct-run");
+  }
+}
+
 TEST(BulkTest, FailedLoadLeavesNothing) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));
