@@ -407,6 +407,18 @@ const char* PosCoreOf(const char* rec) {
 
 }  // namespace
 
+// The key of a pos entry: from its words when they hold it whole (written
+// into `words`), else from its key record.
+std::string_view FactIndexSorter::PosKey(const PosEntry& e, char (&words)[kPosWordBytes]) {
+  if (e.size > kPosWordBytes) return PosKeyOf(e.rec);
+  StoreBE64(words, e.k0);
+  StoreBE64(words + 8, e.k1);
+  StoreBE64(words + 16, e.k2);
+  return {words, e.size};
+}
+
+const char* FactIndexSorter::PosCore(const PosEntry& e) { return e.size > kPosWordBytes ? PosCoreOf(e.rec) : e.rec; }
+
 FactIndexSorter::FactIndexSorter(std::string dir, size_t budget_bytes)
     : dir_(std::move(dir)),
       budget_(std::max<size_t>(budget_bytes, 64 << 10)),
@@ -461,24 +473,32 @@ Status FactIndexSorter::Add(uint64_t fid, uint32_t subject, uint32_t predicate, 
   entries_by_index_[kDoc].push_back({(uint64_t{document} << 32) | version, fid, rec});
   if (entity != nullptr) entries_by_index_[kRef].push_back({(uint64_t{*entity} << 32) | (fid >> 32), fid << 32, rec});
 
+  // A key of up to 24 bytes (every quantity's, date's, entity's and short
+  // text's) lives in the entry's words alone, which point at the CORE; only
+  // a longer one is written out whole, with the CORE's address beside it.
   const uint32_t key_size = static_cast<uint32_t>(4 + value_key.size() + 8);
-  char* krec = keys_.Allocate(4 + sizeof(const char*) + key_size);
-  std::memcpy(krec, &key_size, 4);
-  std::memcpy(krec + 4, &rec, sizeof rec);
-  char* key = krec + 4 + sizeof rec;
+  unsigned char words[kPosWordBytes] = {};
+  char* key = reinterpret_cast<char*>(words);
+  PosEntry e;
+  e.rec = rec;
+  e.size = key_size;
+  if (key_size > kPosWordBytes) {
+    char* krec = keys_.Allocate(4 + sizeof(const char*) + key_size);
+    std::memcpy(krec, &key_size, 4);
+    std::memcpy(krec + 4, &rec, sizeof rec);
+    key = krec + 4 + sizeof rec;
+    e.rec = krec;
+  }
   StoreBE32(key, predicate);
   std::memcpy(key + 4, value_key.data(), value_key.size());
   StoreBE64(key + 4 + value_key.size(), fid);
-  PosEntry e;
-  unsigned char words[24] = {};
-  std::memcpy(words, key, std::min<size_t>(24, key_size));
+  if (key_size > kPosWordBytes) std::memcpy(words, key, kPosWordBytes);
   uint64_t* k[3] = {&e.k0, &e.k1, &e.k2};
   for (int w = 0; w < 3; ++w) {
     uint64_t v = 0;
     for (int i = 0; i < 8; ++i) v = (v << 8) | words[8 * w + i];
     *k[w] = v;
   }
-  e.rec = krec;
   pos_entries_.push_back(e);
 
   ++entries_[kSpo];
@@ -494,7 +514,11 @@ void FactIndexSorter::Sort(Index index) {
       if (a.k0 != b.k0) return a.k0 < b.k0;
       if (a.k1 != b.k1) return a.k1 < b.k1;
       if (a.k2 != b.k2) return a.k2 < b.k2;
-      return PosKeyOf(a.rec) < PosKeyOf(b.rec);
+      // The first 24 bytes agree (zero padded): a key held whole in them is
+      // the other's prefix, or the other is longer.
+      if (a.size <= kPosWordBytes && b.size <= kPosWordBytes) return a.size < b.size;
+      char a_words[kPosWordBytes], b_words[kPosWordBytes];
+      return PosKey(a, a_words) < PosKey(b, b_words);
     };
     if (!std::is_sorted(pos_entries_.begin(), pos_entries_.end(), less)) {
       std::sort(pos_entries_.begin(), pos_entries_.end(), less);
@@ -550,10 +574,11 @@ Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
   constexpr size_t kAhead = 8;
   if (index == kPos) {
     const auto& v = pos_entries_;
+    char words[kPosWordBytes];
     for (size_t i = 0; i < v.size(); ++i) {
       if (i + 2 * kAhead < v.size()) __builtin_prefetch(v[i + 2 * kAhead].rec);
-      if (i + kAhead < v.size()) __builtin_prefetch(PosCoreOf(v[i + kAhead].rec));
-      CHIPKG_RETURN_IF_ERROR(fn(PosKeyOf(v[i].rec), CoreOf(PosCoreOf(v[i].rec))));
+      if (i + kAhead < v.size()) __builtin_prefetch(PosCore(v[i + kAhead]));
+      CHIPKG_RETURN_IF_ERROR(fn(PosKey(v[i], words), CoreOf(PosCore(v[i]))));
     }
     return Status::OK();
   }

@@ -162,12 +162,16 @@ class FactIndexSorter {
     uint64_t k0, k1;  // the whole key (spo, doc, ref), big-endian
     const char* rec;  // the CORE record
   };
-  // A quantity's pos key is 21 bytes: with three words, only long text keys
-  // ever compare their bytes.
+  // A quantity's pos key is 21 bytes: three words hold it whole, and only
+  // long text keys ever compare or store their bytes apart.
+  static constexpr uint32_t kPosWordBytes = 24;
   struct PosEntry {
     uint64_t k0, k1, k2;  // the first 24 key bytes, big-endian, zero padded
-    const char* rec;      // the key record
+    const char* rec;      // size <= 24: the CORE record; longer: the key record (key and CORE address)
+    uint32_t size;        // of the key
   };
+  static std::string_view PosKey(const PosEntry& e, char (&words)[kPosWordBytes]);
+  static const char* PosCore(const PosEntry& e);
   Status Spill();
   void Sort(Index index);
   // fn(key, value) for every entry of a sorted index, in order.

@@ -461,6 +461,69 @@ TEST(BulkTest, LoadFallsBackToBufferedWritesWhereDirectIoIsRefused) {
   }
 }
 
+// A pos key of up to 24 bytes is sorted and written from the entry's own
+// words; a longer one (a long text) from a record of its own. Texts that agree
+// on their first 24 key bytes, or are prefixes of one another, must come out
+// in the order (and with the bytes) that one write at a time gives the index,
+// with or without spilling.
+TEST(BulkTest, LongAndShortIndexKeysSortAsSingleWritesDo) {
+  TempDir dir;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> pick(0, 5), gb(1, 9);
+  const std::vector<std::string> stems = {"", "HBM", "HBM3", "CoWoS-S interposer", "CoWoS-S interposer, rev ",
+                                          "CoWoS-S interposer, revision b of the package"};
+  std::vector<DocBuilder> docs;
+  for (int d = 0; d < 4; ++d) {
+    docs.emplace_back("doc-" + std::to_string(d));
+    for (int c = 0; c < 150; ++c) {
+      const std::string chip = "chip:k" + std::to_string((c * 7 + d) % 90);
+      std::string text = stems[pick(rng)];
+      if (pick(rng) < 3) text += std::string(1, static_cast<char>('a' + pick(rng)));
+      if (text.empty()) text = "x";
+      docs.back().Add(chip, "package", Value::Text(text), chip + " package " + text);
+      docs.back().Add(chip, "memory", Value::Quantity(gb(rng) * 8 * kGB, "bytes", "GB"), chip + " memory");
+    }
+  }
+  // Each predicate's value keys in index order, by value kind (the two
+  // stores number predicates and facts differently).
+  auto pos_keys_without_ids = [](internal::StoreImpl* impl) {
+    std::map<char, std::vector<std::string>> keys;
+    for (auto& [k, v] : ReadCf(impl, codec::kPosCf)) keys[k[4]].push_back(k.substr(4, k.size() - 12));
+    return keys;
+  };
+  auto single = OpenOrDie(dir.Sub("single"));
+  for (const auto& d : docs) ASSERT_TRUE(single->WriteDocumentVersion(d.doc(), d.version(), d.facts(), "r").ok());
+  const auto want = pos_keys_without_ids(dynamic_cast<internal::StoreImpl*>(single.get()));
+  ASSERT_EQ(want.size(), 2u);
+  size_t long_keys = 0;
+  for (const auto& [kind, keys] : want) {
+    EXPECT_EQ(keys.size(), 4u * 150);
+    for (const auto& k : keys) long_keys += 4 + k.size() + 8 > 24;
+  }
+  ASSERT_GT(long_keys, 100u);
+
+  for (size_t budget : {size_t{64} << 20, size_t{16} << 10}) {
+    SCOPED_TRACE("index budget " + std::to_string(budget));
+    auto store = OpenOrDie(dir.Sub("bulk-" + std::to_string(budget)));
+    auto* impl = dynamic_cast<internal::StoreImpl*>(store.get());
+    ASSERT_TRUE(impl->BeginBulk().ok());
+    internal::BulkBudget b;
+    b.index_bytes = budget;
+    internal::BulkWriterImpl writer(impl, /*raw=*/false, b);
+    ASSERT_TRUE(writer.Init().ok());
+    for (const auto& d : docs) ASSERT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
+    for (const auto& d : docs) {
+      for (const auto& f : d.facts()) ASSERT_TRUE(writer.AddFact(f).ok());
+    }
+    if (budget < (1 << 20)) {
+      EXPECT_GE(writer.spilled_runs(), 2u);
+    }
+    auto finished = writer.Finish("keys");
+    ASSERT_TRUE(finished.ok()) << finished.status().ToString();
+    EXPECT_EQ(pos_keys_without_ids(impl), want);
+  }
+}
+
 TEST(BulkTest, FailedLoadLeavesNothing) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));
