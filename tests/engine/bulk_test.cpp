@@ -86,12 +86,18 @@ struct Corpus {
   }
 };
 
-Status LoadBulk(BulkWriter& w, const Corpus& corpus, const std::string& run_id, ImportStats* stats) {
+// Entities, then every document's version, then every fact.
+Status AddCorpus(BulkWriter& w, const Corpus& corpus) {
   for (const auto& e : corpus.entities) CHIPKG_RETURN_IF_ERROR(w.AddEntity(e));
   for (const auto& d : corpus.docs) CHIPKG_RETURN_IF_ERROR(w.AddDocumentVersion(d.doc(), d.version()));
   for (const auto& d : corpus.docs) {
     for (const auto& f : d.facts()) CHIPKG_RETURN_IF_ERROR(w.AddFact(f));
   }
+  return Status::OK();
+}
+
+Status LoadBulk(BulkWriter& w, const Corpus& corpus, const std::string& run_id, ImportStats* stats) {
+  CHIPKG_RETURN_IF_ERROR(AddCorpus(w, corpus));
   auto r = w.Finish(run_id);
   if (!r.ok()) return r.status();
   *stats = *r;
@@ -244,11 +250,7 @@ TEST(BulkTest, SpilledRunsMergeToTheSameStore) {
   tiny.text_cache_bytes = 4 << 10;
   internal::BulkWriterImpl writer(impl, /*raw=*/false, tiny);
   ASSERT_TRUE(writer.Init().ok());
-  for (const auto& e : corpus.entities) ASSERT_TRUE(writer.AddEntity(e).ok());
-  for (const auto& d : corpus.docs) ASSERT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
-  for (const auto& d : corpus.docs) {
-    for (const auto& f : d.facts()) ASSERT_TRUE(writer.AddFact(f).ok());
-  }
+  ASSERT_TRUE(AddCorpus(writer, corpus).ok());
   EXPECT_GE(writer.spilled_runs(), 4u);
   auto finished = writer.Finish("spill-run");
   ASSERT_TRUE(finished.ok()) << finished.status().ToString();
@@ -341,11 +343,7 @@ TEST(BulkTest, IndexesAreTheSameWithOrWithoutSpilling) {
     EXPECT_TRUE(impl->BeginBulk().ok());
     internal::BulkWriterImpl writer(impl, /*raw=*/false, budget);
     EXPECT_TRUE(writer.Init().ok());
-    for (const auto& e : corpus.entities) EXPECT_TRUE(writer.AddEntity(e).ok());
-    for (const auto& d : corpus.docs) EXPECT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
-    for (const auto& d : corpus.docs) {
-      for (const auto& f : d.facts()) EXPECT_TRUE(writer.AddFact(f).ok());
-    }
+    EXPECT_TRUE(AddCorpus(writer, corpus).ok());
     *runs = writer.spilled_runs();
     auto finished = writer.Finish("same-run");
     EXPECT_TRUE(finished.ok()) << finished.status().ToString();
@@ -446,11 +444,7 @@ TEST(BulkTest, LoadFallsBackToBufferedWritesWhereDirectIoIsRefused) {
     ASSERT_TRUE(impl->BeginBulk().ok());
     internal::BulkWriterImpl writer(impl, /*raw=*/false);
     ASSERT_TRUE(writer.Init().ok());
-    for (const auto& e : corpus.entities) ASSERT_TRUE(writer.AddEntity(e).ok());
-    for (const auto& d : corpus.docs) ASSERT_TRUE(writer.AddDocumentVersion(d.doc(), d.version()).ok());
-    for (const auto& d : corpus.docs) {
-      for (const auto& f : d.facts()) ASSERT_TRUE(writer.AddFact(f).ok());
-    }
+    ASSERT_TRUE(AddCorpus(writer, corpus).ok());
     auto finished = writer.Finish("direct-run");
     internal::RefuseDirectWritesForTesting(false);
     ASSERT_TRUE(finished.ok()) << finished.status().ToString();
