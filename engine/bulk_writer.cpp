@@ -110,6 +110,7 @@ void BulkWriterImpl::Cleanup() {
   stream_.reset();
   facts_sink_.reset();
   prov_sink_.reset();
+  texts_sink_.reset();
   index_.reset();
   versions_.reset();
   if (!dir_.empty()) {
@@ -420,6 +421,7 @@ Status BulkWriterImpl::AddFact(Fact fact) {
 
 Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args) {
   CHIPKG_RETURN_IF_ERROR(stream_->Finish());
+  direct_writes_ = facts_sink_->direct();
 
   std::vector<std::pair<std::string, uint32_t>> reverse_only;
   if (!raw_) {

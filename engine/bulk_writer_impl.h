@@ -51,8 +51,9 @@ class BulkWriterImpl final : public BulkWriter {
   // Version texts that came out of key order and went through the sorter
   // (the rest were streamed).
   uint64_t sorted_texts() const { return sorted_texts_; }
-  // Whether the load's files are written with direct I/O.
-  bool direct_writes() const { return facts_sink_ != nullptr && facts_sink_->direct(); }
+  // Whether the load's files were written with direct I/O (known once Finish
+  // has written them).
+  bool direct_writes() const { return direct_writes_; }
 
   // Import only.
   Status AddTransaction(const Transaction& tx);
@@ -104,6 +105,7 @@ class BulkWriterImpl final : public BulkWriter {
   std::unique_ptr<SstSink> facts_sink_, prov_sink_, texts_sink_;
   std::string last_streamed_text_key_;  // texts whose key is above it are streamed, the rest sorted
   uint64_t sorted_texts_ = 0;
+  bool direct_writes_ = false;
   std::unique_ptr<BackgroundSinks> stream_;
   std::unique_ptr<FactIndexSorter> index_;
   std::unique_ptr<RunSorter> versions_;

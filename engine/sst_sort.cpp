@@ -175,10 +175,11 @@ SstSink::~SstSink() {
 // hundreds of MB that nothing reads back soon (the ingestion reads a file's
 // footer and index blocks only), and every page of the page cache they would
 // fill is memory the kernel must find first: on the virtual machines chipkg
-// is measured on, a page not touched for a few seconds costs as much to take
-// again as to zero it, and a 4.1M-fact load spent a tenth of its CPU copying
-// into fresh page cache (tools/bench/HISTORY.md, 2026-12-01 16:00). A file
-// system that refuses O_DIRECT (tmpfs) gets ordinary buffered writes.
+// is measured on, memory free for a few seconds costs ~10 ms a MB to take
+// again, and a 4.1M-fact load spent 4-8% of its CPU copying into fresh page
+// cache (tools/bench/HISTORY.md, 2026-12-01 15:47). A file
+// system that refuses to open a file for O_DIRECT (some FUSE and network
+// ones; tmpfs before Linux 6.6) gets ordinary buffered writes.
 std::unique_ptr<rocksdb::SstFileWriter> SstSink::NewWriter(bool direct) const {
   rocksdb::EnvOptions env_options;
   env_options.use_direct_writes = direct;
@@ -456,12 +457,19 @@ Status FactIndexSorter::Add(uint64_t fid, uint32_t subject, uint32_t predicate, 
     return Status::InvalidArgument("bulk fact record: header of " + std::to_string(header_size) + " bytes");
   }
   if (entries_by_index_[kSpo].empty() && entries_by_index_[kSpo].capacity() == 0) {
-    // No fact takes less than ~128 bytes here, so these never grow (and copy).
-    const size_t most = budget_ / 128;
-    for (int i : {kSpo, kDoc}) entries_by_index_[i].reserve(most);
+    // A fact takes at least ~110 bytes here (two entries, a pos entry, its
+    // CORE), so the budget holds fewer than this many. Reserved address space
+    // costs nothing until filled, and an array that grew would copy itself
+    // into twice its size, past the budget.
+    const size_t most = budget_ / 96;
+    for (auto& v : entries_by_index_) v.reserve(most);
     pos_entries_.reserve(most);
   }
-  if (Held() >= budget_ && !entries_by_index_[kSpo].empty()) CHIPKG_RETURN_IF_ERROR(Spill());
+  // Spilling when an array is full as well keeps that true whatever the facts.
+  const bool full = pos_entries_.size() == pos_entries_.capacity() ||
+                    std::any_of(std::begin(entries_by_index_), std::end(entries_by_index_),
+                                [](const std::vector<Entry>& v) { return v.size() == v.capacity(); });
+  if ((Held() >= budget_ || full) && !entries_by_index_[kSpo].empty()) CHIPKG_RETURN_IF_ERROR(Spill());
 
   char* rec = cores_.Allocate(5 + core.size());
   const uint32_t core_size = static_cast<uint32_t>(core.size());
@@ -633,6 +641,9 @@ BackgroundSinks::~BackgroundSinks() {
 }
 
 Status BackgroundSinks::Put(int index, std::string_view key, std::string_view value) {
+  if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
+    return Status::InvalidArgument("bulk record of more than 4 GiB");
+  }
   chunk_.push_back(static_cast<char>(index));
   uint32_t klen = static_cast<uint32_t>(key.size()), vlen = static_cast<uint32_t>(value.size());
   chunk_.append(reinterpret_cast<const char*>(&klen), 4);

@@ -817,7 +817,7 @@ int main(int argc, char** argv) {
     if (!sq.ok) Die("SQLite load failed: " + sq.error);
     sq_rounds_ms.push_back(sq.result["ms"].get<double>());
   }
-  const std::string rest_text = o.cold_pause_s > 0 && o.load_rounds > 1
+  const std::string rest_text = o.cold_pause_s > 0
                                     ? "a rest of " + std::to_string(o.cold_pause_s) + " s before each first round"
                                     : "no rest before the first";
   auto rounds_text = [](const std::vector<double>& ms) {
