@@ -30,7 +30,12 @@ namespace chipkg::internal {
 struct BulkBudget {
   size_t index_bytes = 640ull << 20;      // spo, pos, doc, ref together
   size_t versions_bytes = 128ull << 20;   // version records and texts
-  size_t text_cache_bytes = 192ull << 20;  // texts kept to check excerpts
+  // Texts kept to check excerpts. A load's texts are already in memory when
+  // it begins (ImportGeneratedCorpus builds them all first); those the cache
+  // drops are freed for the index sorter to reuse. 48 MiB against 192: the
+  // 100k peer corpus's import peak 1.08 -> 0.88 GB (HISTORY.md, 2026-12-01
+  // 15:47). Beyond the cache only bounds and lengths are checked.
+  size_t text_cache_bytes = 48ull << 20;
 };
 
 class BulkWriterImpl final : public BulkWriter {

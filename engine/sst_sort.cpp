@@ -423,8 +423,8 @@ const char* FactIndexSorter::PosCore(const PosEntry& e) { return e.size > kPosWo
 FactIndexSorter::FactIndexSorter(std::string dir, size_t budget_bytes)
     : dir_(std::move(dir)),
       budget_(std::max<size_t>(budget_bytes, 64 << 10)),
-      cores_(std::min<size_t>(32 << 20, budget_ / 16)),
-      keys_(std::min<size_t>(16 << 20, budget_ / 32)) {}
+      cores_(kArenaChunkBytes),
+      keys_(kArenaChunkBytes) {}
 
 FactIndexSorter::~FactIndexSorter() {
   std::error_code ec;

@@ -172,6 +172,13 @@ class FactIndexSorter {
   };
   static std::string_view PosKey(const PosEntry& e, char (&words)[kPosWordBytes]);
   static const char* PosCore(const PosEntry& e);
+  // The arenas take their memory from the allocator in blocks this small, so
+  // that they reuse what the load freed before them (the first pass's texts,
+  // the texts the bulk writer's cache lets go) instead of mapping fresh
+  // memory: on the machines chipkg is measured on, fresh memory costs ~10 ms
+  // a MB. Blocks of 4 MiB or mapped 32 MiB ones were not reused (HISTORY.md,
+  // 2026-12-01 15:47); 64 KiB and 256 KiB blocks were.
+  static constexpr size_t kArenaChunkBytes = (256 << 10) - 64;
   Status Spill();
   void Sort(Index index);
   // fn(key, value) for every entry of a sorted index, in order.
