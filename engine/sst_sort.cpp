@@ -420,11 +420,14 @@ std::string_view FactIndexSorter::PosKey(const PosEntry& e, char (&words)[kPosWo
 
 const char* FactIndexSorter::PosCore(const PosEntry& e) { return e.size > kPosWordBytes ? PosCoreOf(e.rec) : e.rec; }
 
-FactIndexSorter::FactIndexSorter(std::string dir, size_t budget_bytes)
+FactIndexSorter::FactIndexSorter(std::string dir, size_t budget_bytes, size_t block_bytes)
     : dir_(std::move(dir)),
       budget_(std::max<size_t>(budget_bytes, 64 << 10)),
-      cores_(kArenaChunkBytes),
-      keys_(kArenaChunkBytes) {}
+      cores_(block_bytes),
+      keys_(block_bytes),
+      pos_entries_(block_bytes) {
+  for (int i = 0; i < kIndexCount; ++i) entries_by_index_.emplace_back(block_bytes);
+}
 
 FactIndexSorter::~FactIndexSorter() {
   std::error_code ec;
@@ -439,8 +442,6 @@ size_t FactIndexSorter::runs() const {
   return n;
 }
 
-// The entry vectors are reserved large up front, but untouched pages cost no
-// memory: what counts is what is filled.
 size_t FactIndexSorter::Held() const {
   size_t n = cores_.used() + keys_.used() + pos_entries_.size() * sizeof(PosEntry);
   for (const auto& v : entries_by_index_) n += v.size() * sizeof(Entry);
@@ -456,20 +457,7 @@ Status FactIndexSorter::Add(uint64_t fid, uint32_t subject, uint32_t predicate, 
   if (header_size > 255 || header_size > core.size()) {
     return Status::InvalidArgument("bulk fact record: header of " + std::to_string(header_size) + " bytes");
   }
-  if (entries_by_index_[kSpo].empty() && entries_by_index_[kSpo].capacity() == 0) {
-    // A fact takes at least ~110 bytes here (two entries, a pos entry, its
-    // CORE), so the budget holds fewer than this many. Reserved address space
-    // costs nothing until filled, and an array that grew would copy itself
-    // into twice its size, past the budget.
-    const size_t most = budget_ / 96;
-    for (auto& v : entries_by_index_) v.reserve(most);
-    pos_entries_.reserve(most);
-  }
-  // Spilling when an array is full as well keeps that true whatever the facts.
-  const bool full = pos_entries_.size() == pos_entries_.capacity() ||
-                    std::any_of(std::begin(entries_by_index_), std::end(entries_by_index_),
-                                [](const std::vector<Entry>& v) { return v.size() == v.capacity(); });
-  if ((Held() >= budget_ || full) && !entries_by_index_[kSpo].empty()) CHIPKG_RETURN_IF_ERROR(Spill());
+  if (Held() >= budget_ && !entries_by_index_[kSpo].empty()) CHIPKG_RETURN_IF_ERROR(Spill());
 
   char* rec = cores_.Allocate(5 + core.size());
   const uint32_t core_size = static_cast<uint32_t>(core.size());
@@ -516,34 +504,118 @@ Status FactIndexSorter::Add(uint64_t fid, uint32_t subject, uint32_t predicate, 
   return Status::OK();
 }
 
+namespace {
+
+template <typename T, typename Less>
+void SortBlocks(BlockArray<T>& entries, const Less& less) {
+  for (size_t b = 0; b < entries.blocks(); ++b) {
+    std::span<T> block = entries.block(b);
+    // Loads are often in key order already (facts arrive subject by subject).
+    if (!std::is_sorted(block.begin(), block.end(), less)) std::sort(block.begin(), block.end(), less);
+  }
+}
+
+// fn(entry) for every entry of blocks sorted by SortBlocks, in `less` order
+// (keys are unique), through a heap of the blocks' fronts. `ahead(entry)`
+// is called a few entries before fn(entry): the values are read from all
+// over the arena, and fetching them early hides the misses.
+template <typename T, typename Less, typename Ahead, typename Fn>
+Status ForEachInOrder(const BlockArray<T>& entries, const Less& less, const Ahead& ahead, const Fn& fn) {
+  constexpr size_t kBatch = 16;
+  const T* batch[kBatch];
+  size_t filled = 0;
+  auto put = [&](const T& e) -> Status {
+    ahead(e);
+    batch[filled++] = &e;
+    if (filled < kBatch) return Status::OK();
+    filled = 0;
+    for (const T* b : batch) CHIPKG_RETURN_IF_ERROR(fn(*b));
+    return Status::OK();
+  };
+  auto flush = [&]() -> Status {
+    for (size_t i = 0; i < filled; ++i) CHIPKG_RETURN_IF_ERROR(fn(*batch[i]));
+    filled = 0;
+    return Status::OK();
+  };
+
+  struct Cursor {
+    const T* at;
+    const T* end;
+  };
+  std::vector<Cursor> heap;
+  heap.reserve(entries.blocks());
+  bool in_sequence = true;  // each block's first key above the last of the one before: read them in turn
+  for (size_t b = 0; b < entries.blocks(); ++b) {
+    std::span<const T> block = entries.block(b);
+    if (block.empty()) continue;
+    if (!heap.empty() && !less(heap.back().end[-1], block.front())) in_sequence = false;
+    heap.push_back({block.data(), block.data() + block.size()});
+  }
+  if (in_sequence) {
+    for (const Cursor& c : heap) {
+      for (const T* e = c.at; e != c.end; ++e) CHIPKG_RETURN_IF_ERROR(put(*e));
+    }
+    return flush();
+  }
+  // A min-heap on each block's next entry.
+  auto sift_down = [&](size_t i) {
+    const size_t n = heap.size();
+    const Cursor x = heap[i];
+    for (;;) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && less(*heap[child + 1].at, *heap[child].at)) ++child;
+      if (!less(*heap[child].at, *x.at)) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = x;
+  };
+  for (size_t i = heap.size() / 2; i-- > 0;) sift_down(i);
+  while (!heap.empty()) {
+    Cursor& top = heap.front();
+    CHIPKG_RETURN_IF_ERROR(put(*top.at));
+    if (++top.at == top.end) {
+      top = heap.back();
+      heap.pop_back();
+      if (heap.empty()) break;
+    }
+    sift_down(0);
+  }
+  return flush();
+}
+
+}  // namespace
+
+bool FactIndexSorter::EntryLess(const Entry& a, const Entry& b) {
+  // The whole key is in (k0, k1), and each key is unique (it ends in the fact id).
+  return a.k0 != b.k0 ? a.k0 < b.k0 : a.k1 < b.k1;
+}
+
+bool FactIndexSorter::PosLess(const PosEntry& a, const PosEntry& b) {
+  if (a.k0 != b.k0) return a.k0 < b.k0;
+  if (a.k1 != b.k1) return a.k1 < b.k1;
+  if (a.k2 != b.k2) return a.k2 < b.k2;
+  // The first 24 bytes agree (zero padded): a key held whole in them is
+  // the other's prefix, or the other is longer.
+  if (a.size <= kPosWordBytes && b.size <= kPosWordBytes) return a.size < b.size;
+  char a_words[kPosWordBytes], b_words[kPosWordBytes];
+  return PosKey(a, a_words) < PosKey(b, b_words);
+}
+
 void FactIndexSorter::Sort(Index index) {
   if (index == kPos) {
-    auto less = [](const PosEntry& a, const PosEntry& b) {
-      if (a.k0 != b.k0) return a.k0 < b.k0;
-      if (a.k1 != b.k1) return a.k1 < b.k1;
-      if (a.k2 != b.k2) return a.k2 < b.k2;
-      // The first 24 bytes agree (zero padded): a key held whole in them is
-      // the other's prefix, or the other is longer.
-      if (a.size <= kPosWordBytes && b.size <= kPosWordBytes) return a.size < b.size;
-      char a_words[kPosWordBytes], b_words[kPosWordBytes];
-      return PosKey(a, a_words) < PosKey(b, b_words);
-    };
-    if (!std::is_sorted(pos_entries_.begin(), pos_entries_.end(), less)) {
-      std::sort(pos_entries_.begin(), pos_entries_.end(), less);
-    }
-    return;
+    SortBlocks(pos_entries_, PosLess);
+  } else {
+    SortBlocks(entries_by_index_[index], EntryLess);
   }
-  auto& v = entries_by_index_[index];
-  // The whole key is in (k0, k1), and each key is unique (it ends in the fact id).
-  auto less = [](const Entry& a, const Entry& b) { return a.k0 != b.k0 ? a.k0 < b.k0 : a.k1 < b.k1; };
-  if (!std::is_sorted(v.begin(), v.end(), less)) std::sort(v.begin(), v.end(), less);
 }
 
 Status FactIndexSorter::Spill() {
   std::unique_ptr<char[]> buffer(new char[kIoBuffer]);
   for (int i = 0; i < kIndexCount; ++i) {
     const Index index = static_cast<Index>(i);
-    if ((index == kPos ? pos_entries_.size() : entries_by_index_[index].size()) == 0) continue;
+    if ((index == kPos ? pos_entries_.empty() : entries_by_index_[index].empty())) continue;
     Sort(index);
     std::string path = dir_ + "/" + kIndexName[index] + "-run-" + std::to_string(runs_[index].size());
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -562,7 +634,7 @@ Status FactIndexSorter::Spill() {
     if (std::fclose(f) != 0 && s.ok()) s = Status::IOError("cannot write sort run " + path + ": " + ErrnoText());
     CHIPKG_RETURN_IF_ERROR(s);
   }
-  // The next run reuses the vectors' and the arenas' memory.
+  // The next run reuses the blocks and the arenas' memory.
   for (auto& v : entries_by_index_) v.clear();
   pos_entries_.clear();
   cores_.Reset();
@@ -577,29 +649,21 @@ Status FactIndexSorter::PrepareDrain() {
 
 template <typename Fn>
 Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
-  // Values are read in key order from all over the arena: the records a few
-  // entries ahead are fetched while this one is written.
-  constexpr size_t kAhead = 8;
   if (index == kPos) {
-    const auto& v = pos_entries_;
     char words[kPosWordBytes];
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (i + 2 * kAhead < v.size()) __builtin_prefetch(v[i + 2 * kAhead].rec);
-      if (i + kAhead < v.size()) __builtin_prefetch(PosCore(v[i + kAhead]));
-      CHIPKG_RETURN_IF_ERROR(fn(PosKey(v[i], words), CoreOf(PosCore(v[i]))));
-    }
-    return Status::OK();
+    return ForEachInOrder(
+        pos_entries_, PosLess, [](const PosEntry& e) { __builtin_prefetch(e.rec); },
+        [&](const PosEntry& e) { return fn(PosKey(e, words), CoreOf(PosCore(e))); });
   }
-  const auto& v = entries_by_index_[index];
   char key[16];
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i + kAhead < v.size()) __builtin_prefetch(v[i + kAhead].rec);
-    StoreBE64(key, v[i].k0);
-    StoreBE64(key + 8, v[i].k1);
-    CHIPKG_RETURN_IF_ERROR(fn(std::string_view(key, kIndexKeySize[index]),
-                              index == kSpo || index == kDoc ? CoreOf(v[i].rec) : HeaderOf(v[i].rec)));
-  }
-  return Status::OK();
+  return ForEachInOrder(
+      entries_by_index_[index], EntryLess, [](const Entry& e) { __builtin_prefetch(e.rec); },
+      [&](const Entry& e) {
+        StoreBE64(key, e.k0);
+        StoreBE64(key + 8, e.k1);
+        return fn(std::string_view(key, kIndexKeySize[index]),
+                  index == kSpo || index == kDoc ? CoreOf(e.rec) : HeaderOf(e.rec));
+      });
 }
 
 Status FactIndexSorter::Drain(Index index, OrderedSink* sink) {
@@ -609,12 +673,8 @@ Status FactIndexSorter::Drain(Index index, OrderedSink* sink) {
 }
 
 void FactIndexSorter::Release() {
-  for (auto& v : entries_by_index_) {
-    v.clear();
-    v.shrink_to_fit();
-  }
-  pos_entries_.clear();
-  pos_entries_.shrink_to_fit();
+  for (auto& v : entries_by_index_) v.release();
+  pos_entries_.release();
   cores_.Release();
   keys_.Release();
 }

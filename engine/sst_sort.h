@@ -11,11 +11,13 @@
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_writer.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -128,17 +130,76 @@ class RunSorter {
   uint64_t entries_ = 0;
 };
 
+// An array in blocks of a fixed size, each taken from the allocator when the
+// one before is full. Unlike one large vector it never copies itself to grow,
+// and its blocks can reuse memory the process freed before (a bulk load's
+// index entries reuse what its first pass let go: on the machines chipkg is
+// measured on, memory the host has to back again costs ~10 ms a MB). Sorted
+// block by block, read in order through a merge of the blocks
+// (FactIndexSorter). clear() keeps the blocks for the next fill.
+template <typename T>
+class BlockArray {
+ public:
+  explicit BlockArray(size_t block_bytes) : per_block_(std::max<size_t>(2, block_bytes / sizeof(T))) {}
+  void push_back(const T& v) {
+    if (next_ == end_) NextBlock();
+    *next_++ = v;
+    ++size_;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  size_t blocks() const { return used_blocks_; }
+  std::span<T> block(size_t i) {
+    return {blocks_[i].get(), i + 1 < used_blocks_ ? per_block_ : size_ - i * per_block_};
+  }
+  std::span<const T> block(size_t i) const {
+    return {blocks_[i].get(), i + 1 < used_blocks_ ? per_block_ : size_ - i * per_block_};
+  }
+  void clear() {
+    size_ = used_blocks_ = 0;
+    next_ = end_ = nullptr;
+  }
+  void release() {
+    clear();
+    blocks_.clear();
+    blocks_.shrink_to_fit();
+  }
+
+ private:
+  void NextBlock() {
+    if (used_blocks_ == blocks_.size()) blocks_.emplace_back(new T[per_block_]);  // left uninitialised
+    next_ = blocks_[used_blocks_++].get();
+    end_ = next_ + per_block_;
+  }
+  size_t per_block_;
+  std::vector<std::unique_ptr<T[]>> blocks_;
+  size_t used_blocks_ = 0;
+  size_t size_ = 0;
+  T* next_ = nullptr;
+  T* end_ = nullptr;
+};
+
 // The four fact indexes of a bulk load: spo, pos, doc and ref. Their values
 // are all the fact's CORE record (spo, pos, doc) or its leading HEADER bytes
 // (ref), so each CORE is held once, in an arena, and the index entries are
 // keys pointing at it. That is about half the memory of one RunSorter per
 // index with its own copies (a 4M-fact load fits without spilling), and the
-// fixed-size keys of spo, doc and ref sort as two integers. Over the budget,
-// all four indexes are sorted and spilled together and the arena is reused.
+// fixed-size keys of spo, doc and ref sort as two integers. Entries are kept
+// in blocks (BlockArray), each sorted on its own and merged as they are
+// written. Over the budget, all four indexes are sorted and spilled together
+// and the arena and blocks are reused.
 class FactIndexSorter {
  public:
   enum Index { kSpo, kPos, kDoc, kRef, kIndexCount };
-  FactIndexSorter(std::string dir, size_t budget_bytes);
+  // The arenas and the index entries take their memory from the allocator in
+  // blocks this small, so that they reuse what the load freed before them
+  // (the first pass's texts, the texts the bulk writer's cache lets go)
+  // instead of taking fresh memory: on the machines chipkg is measured on,
+  // fresh memory costs ~10 ms a MB. Blocks of 4 MiB or mapped 32 MiB ones were
+  // not reused (HISTORY.md, 2026-12-01 15:47); 64 KiB and 256 KiB blocks were.
+  static constexpr size_t kBlockBytes = (256 << 10) - 64;
+  // `block_bytes` other than the default only to test merging many blocks.
+  FactIndexSorter(std::string dir, size_t budget_bytes, size_t block_bytes = kBlockBytes);
   ~FactIndexSorter();
   FactIndexSorter(const FactIndexSorter&) = delete;
   FactIndexSorter& operator=(const FactIndexSorter&) = delete;
@@ -171,14 +232,9 @@ class FactIndexSorter {
     uint32_t size;        // of the key
   };
   static std::string_view PosKey(const PosEntry& e, char (&words)[kPosWordBytes]);
+  static bool PosLess(const PosEntry& a, const PosEntry& b);
+  static bool EntryLess(const Entry& a, const Entry& b);
   static const char* PosCore(const PosEntry& e);
-  // The arenas take their memory from the allocator in blocks this small, so
-  // that they reuse what the load freed before them (the first pass's texts,
-  // the texts the bulk writer's cache lets go) instead of mapping fresh
-  // memory: on the machines chipkg is measured on, fresh memory costs ~10 ms
-  // a MB. Blocks of 4 MiB or mapped 32 MiB ones were not reused (HISTORY.md,
-  // 2026-12-01 15:47); 64 KiB and 256 KiB blocks were.
-  static constexpr size_t kArenaChunkBytes = (256 << 10) - 64;
   Status Spill();
   void Sort(Index index);
   // fn(key, value) for every entry of a sorted index, in order.
@@ -190,8 +246,8 @@ class FactIndexSorter {
   size_t budget_;
   ChunkArena cores_;  // u32 size, u8 header size, CORE
   ChunkArena keys_;   // pos keys: u32 size, CORE record pointer, key
-  std::vector<Entry> entries_by_index_[kIndexCount];  // but pos
-  std::vector<PosEntry> pos_entries_;
+  std::vector<BlockArray<Entry>> entries_by_index_;  // by Index (pos's stays empty)
+  BlockArray<PosEntry> pos_entries_;
   std::vector<std::string> runs_[kIndexCount];
   uint64_t entries_[kIndexCount] = {};
 };
