@@ -395,16 +395,11 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   codec::EncodeProv(p, run, &prov_buf_);
   key_buf_.clear();
   codec::PutU64(&key_buf_, id);
-  vkey_buf_.clear();
-  codec::AppendValueKey(core, &vkey_buf_);
   s = stream_->Put(kFactsStream, key_buf_, core_buf_);
   if (s.ok()) s = stream_->Put(kProvStream, key_buf_, prov_buf_);
   header_buf_.clear();
   codec::EncodeCoreHeader(core, &header_buf_);
-  if (s.ok()) {
-    s = index_->Add(id, core.subject, core.predicate, vkey_buf_, core.document, core.document_version,
-                    core.kind == ValueKind::kEntity ? &core.entity : nullptr, core_buf_, header_buf_.size());
-  }
+  if (s.ok()) s = index_->Add(id, core_buf_, header_buf_.size());
   if (!s.ok()) return Failed(s);
 
   ++c_.facts;

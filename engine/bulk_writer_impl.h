@@ -116,7 +116,7 @@ class BulkWriterImpl final : public BulkWriter {
   std::unique_ptr<RunSorter> versions_;
   ImportStats stats_;
   bool wrote_anything_ = false;
-  std::string core_buf_, header_buf_, prov_buf_, key_buf_, vkey_buf_;
+  std::string core_buf_, header_buf_, prov_buf_, key_buf_;
   codec::CoreRecord core_;  // reused: keeps its qualifier vector's capacity
 };
 

@@ -246,6 +246,7 @@ void ChunkArena::Reset() {
 
 char* ChunkArena::Allocate(size_t n) {
   while (current_ < chunks_.size() && used_ + n > chunks_[current_].size) {
+    chunks_[current_].filled = used_;
     before_current_ += chunks_[current_].size;
     ++current_;
     used_ = 0;
@@ -395,9 +396,19 @@ void StoreBE64(char* p, uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<char>(v & 0xff);
 }
 
-// A CORE record in the arena: u32 size, u8 header size, CORE.
-std::string_view CoreOf(const char* rec) { return {rec + 5, LoadU32(rec)}; }
-std::string_view HeaderOf(const char* rec) { return {rec + 5, static_cast<unsigned char>(rec[4])}; }
+uint64_t LoadU64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// A fact's record in the arena: u64 fid, u32 CORE size, u8 HEADER size, CORE.
+constexpr size_t kFactRecordHead = 13;
+uint64_t FidOf(const char* rec) { return LoadU64(rec); }
+std::string_view CoreOf(const char* rec) { return {rec + kFactRecordHead, LoadU32(rec + 8)}; }
+std::string_view HeaderOf(const char* rec) {
+  return {rec + kFactRecordHead, static_cast<unsigned char>(rec[12])};
+}
 // A pos key record: u32 size, the CORE record's address, key.
 std::string_view PosKeyOf(const char* rec) { return {rec + 4 + sizeof(const char*), LoadU32(rec)}; }
 const char* PosCoreOf(const char* rec) {
@@ -442,65 +453,97 @@ size_t FactIndexSorter::runs() const {
   return n;
 }
 
+// What draining would hold at most: the records, and the entries of the two
+// largest indexes (two are written at a time).
 size_t FactIndexSorter::Held() const {
-  size_t n = cores_.used() + keys_.used() + pos_entries_.size() * sizeof(PosEntry);
-  for (const auto& v : entries_by_index_) n += v.size() * sizeof(Entry);
-  return n;
+  return cores_.used() + held_facts_ * (sizeof(PosEntry) + sizeof(Entry));
 }
 
-Status FactIndexSorter::Add(uint64_t fid, uint32_t subject, uint32_t predicate, std::string_view value_key,
-                            uint32_t document, uint32_t version, const uint32_t* entity, std::string_view core,
-                            size_t header_size) {
-  if (core.size() > UINT32_MAX || value_key.size() > UINT32_MAX - 12) {
-    return Status::InvalidArgument("bulk fact record is larger than 4 GiB");
-  }
+Status FactIndexSorter::Add(uint64_t fid, std::string_view core, size_t header_size) {
+  if (core.size() > UINT32_MAX) return Status::InvalidArgument("bulk fact record is larger than 4 GiB");
   if (header_size > 255 || header_size > core.size()) {
     return Status::InvalidArgument("bulk fact record: header of " + std::to_string(header_size) + " bytes");
   }
-  if (Held() >= budget_ && !entries_by_index_[kSpo].empty()) CHIPKG_RETURN_IF_ERROR(Spill());
-
-  char* rec = cores_.Allocate(5 + core.size());
+  if (added_any_ && fid <= last_fid_) {
+    return Status::InvalidArgument("bulk fact " + std::to_string(fid) + " after fact " + std::to_string(last_fid_) +
+                                   ": fact ids must ascend");
+  }
+  if (Held() >= budget_ && held_facts_ > 0) CHIPKG_RETURN_IF_ERROR(Spill());
+  char* rec = cores_.Allocate(kFactRecordHead + core.size());
   const uint32_t core_size = static_cast<uint32_t>(core.size());
-  std::memcpy(rec, &core_size, 4);
-  rec[4] = static_cast<char>(header_size);
-  std::memcpy(rec + 5, core.data(), core.size());
+  std::memcpy(rec, &fid, 8);
+  std::memcpy(rec + 8, &core_size, 4);
+  rec[12] = static_cast<char>(header_size);
+  std::memcpy(rec + kFactRecordHead, core.data(), core.size());
+  last_fid_ = fid;
+  added_any_ = true;
+  ++held_facts_;
+  return Status::OK();
+}
 
-  entries_by_index_[kSpo].push_back({(uint64_t{subject} << 32) | predicate, fid, rec});
-  entries_by_index_[kDoc].push_back({(uint64_t{document} << 32) | version, fid, rec});
-  if (entity != nullptr) entries_by_index_[kRef].push_back({(uint64_t{*entity} << 32) | (fid >> 32), fid << 32, rec});
-
-  // A key of up to 24 bytes (every quantity's, date's, entity's and short
-  // text's) lives in the entry's words alone, which point at the CORE; only
-  // a longer one is written out whole, with the CORE's address beside it.
-  const uint32_t key_size = static_cast<uint32_t>(4 + value_key.size() + 8);
-  unsigned char words[kPosWordBytes] = {};
-  char* key = reinterpret_cast<char*>(words);
-  PosEntry e;
-  e.rec = rec;
-  e.size = key_size;
-  if (key_size > kPosWordBytes) {
-    char* krec = keys_.Allocate(4 + sizeof(const char*) + key_size);
-    std::memcpy(krec, &key_size, 4);
-    std::memcpy(krec + 4, &rec, sizeof rec);
-    key = krec + 4 + sizeof rec;
-    e.rec = krec;
-  }
-  StoreBE32(key, predicate);
-  std::memcpy(key + 4, value_key.data(), value_key.size());
-  StoreBE64(key + 4 + value_key.size(), fid);
-  if (key_size > kPosWordBytes) std::memcpy(words, key, kPosWordBytes);
-  uint64_t* k[3] = {&e.k0, &e.k1, &e.k2};
-  for (int w = 0; w < 3; ++w) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = (v << 8) | words[8 * w + i];
-    *k[w] = v;
-  }
-  pos_entries_.push_back(e);
-
-  ++entries_[kSpo];
-  ++entries_[kPos];
-  ++entries_[kDoc];
-  if (entity != nullptr) ++entries_[kRef];
+Status FactIndexSorter::Build(Index index) {
+  codec::CoreRecord core;
+  std::string value_key;
+  uint64_t made = 0;
+  bool undecodable = false;
+  cores_.ForEachFilled([&](const char* data, size_t filled) {
+    for (size_t at = 0; at < filled && !undecodable;) {
+      const char* rec = data + at;
+      at += kFactRecordHead + LoadU32(rec + 8);
+      if (!codec::DecodeCore(CoreOf(rec), &core)) {
+        undecodable = true;
+        return;
+      }
+      const uint64_t fid = FidOf(rec);
+      switch (index) {
+        case kSpo:
+          entries_by_index_[kSpo].push_back({(uint64_t{core.subject} << 32) | core.predicate, fid, rec});
+          break;
+        case kDoc:
+          entries_by_index_[kDoc].push_back({(uint64_t{core.document} << 32) | core.document_version, fid, rec});
+          break;
+        case kRef:
+          if (core.kind != ValueKind::kEntity) continue;
+          entries_by_index_[kRef].push_back({(uint64_t{core.entity} << 32) | (fid >> 32), fid << 32, rec});
+          break;
+        default: {
+          value_key.clear();
+          codec::AppendValueKey(core, &value_key);
+          // A key of up to 24 bytes (every quantity's, date's, entity's and
+          // short text's) lives in the entry's words alone, which point at
+          // the record; only a longer one is written out whole, with the
+          // record's address beside it.
+          const uint32_t key_size = static_cast<uint32_t>(4 + value_key.size() + 8);
+          unsigned char words[kPosWordBytes] = {};
+          char* key = reinterpret_cast<char*>(words);
+          PosEntry e;
+          e.rec = rec;
+          e.size = key_size;
+          if (key_size > kPosWordBytes) {
+            char* krec = keys_.Allocate(4 + sizeof(const char*) + key_size);
+            std::memcpy(krec, &key_size, 4);
+            std::memcpy(krec + 4, &rec, sizeof rec);
+            key = krec + 4 + sizeof rec;
+            e.rec = krec;
+          }
+          StoreBE32(key, core.predicate);
+          std::memcpy(key + 4, value_key.data(), value_key.size());
+          StoreBE64(key + 4 + value_key.size(), fid);
+          if (key_size > kPosWordBytes) std::memcpy(words, key, kPosWordBytes);
+          uint64_t* k[3] = {&e.k0, &e.k1, &e.k2};
+          for (int w = 0; w < 3; ++w) {
+            uint64_t v = 0;
+            for (int i = 0; i < 8; ++i) v = (v << 8) | words[8 * w + i];
+            *k[w] = v;
+          }
+          pos_entries_.push_back(e);
+        }
+      }
+      ++made;
+    }
+  });
+  if (undecodable) return Status::Corruption("bulk load: a fact record of its own is undecodable");
+  entries_[index] += made;
   return Status::OK();
 }
 
@@ -615,7 +658,8 @@ Status FactIndexSorter::Spill() {
   std::unique_ptr<char[]> buffer(new char[kIoBuffer]);
   for (int i = 0; i < kIndexCount; ++i) {
     const Index index = static_cast<Index>(i);
-    if ((index == kPos ? pos_entries_.empty() : entries_by_index_[index].empty())) continue;
+    CHIPKG_RETURN_IF_ERROR(Build(index));
+    if (index == kPos ? pos_entries_.empty() : entries_by_index_[index].empty()) continue;
     Sort(index);
     std::string path = dir_ + "/" + kIndexName[index] + "-run-" + std::to_string(runs_[index].size());
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -633,17 +677,22 @@ Status FactIndexSorter::Spill() {
     });
     if (std::fclose(f) != 0 && s.ok()) s = Status::IOError("cannot write sort run " + path + ": " + ErrnoText());
     CHIPKG_RETURN_IF_ERROR(s);
+    // The next index's entries reuse these blocks (spo, doc and ref share a type).
+    if (index == kPos) {
+      pos_entries_.clear();
+      keys_.Reset();
+    } else {
+      entries_by_index_[index].clear();
+    }
   }
-  // The next run reuses the blocks and the arenas' memory.
-  for (auto& v : entries_by_index_) v.clear();
-  pos_entries_.clear();
+  // The next run reuses the arena's memory.
   cores_.Reset();
-  keys_.Reset();
+  held_facts_ = 0;
   return Status::OK();
 }
 
 Status FactIndexSorter::PrepareDrain() {
-  if (!runs_[kSpo].empty() && !entries_by_index_[kSpo].empty()) return Spill();
+  if (!runs_[kSpo].empty() && held_facts_ > 0) return Spill();
   return Status::OK();
 }
 
@@ -668,8 +717,16 @@ Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
 
 Status FactIndexSorter::Drain(Index index, OrderedSink* sink) {
   if (!runs_[index].empty()) return MergeRuns(runs_[index], sink);
+  CHIPKG_RETURN_IF_ERROR(Build(index));
   Sort(index);
-  return ForEach(index, [sink](std::string_view key, std::string_view value) { return sink->Put(key, value); });
+  Status s = ForEach(index, [sink](std::string_view key, std::string_view value) { return sink->Put(key, value); });
+  // Freed at once: the index drained next on this thread takes the blocks.
+  if (index == kPos) {
+    pos_entries_.release();
+  } else {
+    entries_by_index_[index].release();
+  }
+  return s;
 }
 
 void FactIndexSorter::Release() {

@@ -83,6 +83,15 @@ class ChunkArena {
   void Release();  // give the memory back
   size_t held() const { return held_; }  // memory taken from the system
   size_t used() const { return before_current_ + used_; }  // of it, handed out since the last Reset
+  // fn(data, bytes) for each chunk's part handed out since the last Reset, in
+  // the order handed out (allocations never straddle chunks).
+  template <typename Fn>
+  void ForEachFilled(const Fn& fn) const {
+    for (size_t i = 0; i < chunks_.size() && i <= current_; ++i) {
+      const size_t filled = i < current_ ? chunks_[i].filled : used_;
+      if (filled > 0) fn(static_cast<const char*>(chunks_[i].data), filled);
+    }
+  }
 
 
  private:
@@ -90,6 +99,7 @@ class ChunkArena {
     char* data = nullptr;
     size_t size = 0;
     bool mapped = false;  // from mmap (huge pages), else from new[]
+    size_t filled = 0;    // bytes handed out, once the arena has moved past it
   };
   size_t chunk_bytes_;
   std::vector<Chunk> chunks_;
@@ -181,13 +191,16 @@ class BlockArray {
 
 // The four fact indexes of a bulk load: spo, pos, doc and ref. Their values
 // are all the fact's CORE record (spo, pos, doc) or its leading HEADER bytes
-// (ref), so each CORE is held once, in an arena, and the index entries are
-// keys pointing at it. That is about half the memory of one RunSorter per
-// index with its own copies (a 4M-fact load fits without spilling), and the
-// fixed-size keys of spo, doc and ref sort as two integers. Entries are kept
-// in blocks (BlockArray), each sorted on its own and merged as they are
-// written. Over the budget, all four indexes are sorted and spilled together
-// and the arena and blocks are reused.
+// (ref), and their keys are made of the CORE's fields and the fact id. So a
+// load keeps each CORE once, in an arena, and nothing else per fact; each
+// index's sort entries (keys pointing at the CORE) are made from the arena
+// when that index is drained, and freed after it. While the facts arrive, the
+// arena's blocks reuse what the load freed before (the first pass's texts),
+// and the entries, which are two thirds of what a sort holds, only exist for
+// the two indexes being written at a time, on two threads. Entries are kept in
+// blocks (BlockArray), each sorted on its own and merged as they are written.
+// Over the budget, the four indexes are made, sorted and spilled one after the
+// other, and the arena is reused.
 class FactIndexSorter {
  public:
   enum Index { kSpo, kPos, kDoc, kRef, kIndexCount };
@@ -204,10 +217,9 @@ class FactIndexSorter {
   FactIndexSorter(const FactIndexSorter&) = delete;
   FactIndexSorter& operator=(const FactIndexSorter&) = delete;
 
-  // One fact. `core` is its CORE record, whose first `header_size` bytes are
-  // its HEADER; `value_key` its VALUEKEY; `entity` non-null for an entity value.
-  Status Add(uint64_t fid, uint32_t subject, uint32_t predicate, std::string_view value_key, uint32_t document,
-             uint32_t version, const uint32_t* entity, std::string_view core, size_t header_size);
+  // One fact. `core` is its CORE record (codec.h), whose first `header_size`
+  // bytes are its HEADER. Fact ids must ascend (a smaller one is refused).
+  Status Add(uint64_t fid, std::string_view core, size_t header_size);
   // Call once, after the last Add and before any Drain.
   Status PrepareDrain();
   // Writes one index, in key order, to `sink` (not finishing it). Once per
@@ -216,6 +228,7 @@ class FactIndexSorter {
   // Frees the memory once every index is drained.
   void Release();
   size_t runs() const;
+  // Entries of the index made so far (spilled or drained).
   uint64_t entries(Index index) const { return entries_[index]; }
 
  private:
@@ -236,6 +249,8 @@ class FactIndexSorter {
   static bool EntryLess(const Entry& a, const Entry& b);
   static const char* PosCore(const PosEntry& e);
   Status Spill();
+  // Makes the index's sort entries from the arena's records.
+  Status Build(Index index);
   void Sort(Index index);
   // fn(key, value) for every entry of a sorted index, in order.
   template <typename Fn>
@@ -244,8 +259,11 @@ class FactIndexSorter {
 
   std::string dir_;
   size_t budget_;
-  ChunkArena cores_;  // u32 size, u8 header size, CORE
+  ChunkArena cores_;  // u64 fid, u32 size, u8 header size, CORE
   ChunkArena keys_;   // pos keys: u32 size, CORE record pointer, key
+  uint64_t held_facts_ = 0;  // in the arena
+  uint64_t last_fid_ = 0;
+  bool added_any_ = false;
   std::vector<BlockArray<Entry>> entries_by_index_;  // by Index (pos's stays empty)
   BlockArray<PosEntry> pos_entries_;
   std::vector<std::string> runs_[kIndexCount];

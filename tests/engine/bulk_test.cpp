@@ -247,7 +247,7 @@ TEST(BulkTest, SpilledRunsMergeToTheSameStore) {
   Corpus corpus(220, 9);
   ASSERT_TRUE(impl->BeginBulk().ok());
   internal::BulkBudget tiny;
-  tiny.index_bytes = 256 << 10;
+  tiny.index_bytes = 64 << 10;
   tiny.versions_bytes = 64 << 10;
   tiny.text_cache_bytes = 4 << 10;
   internal::BulkWriterImpl writer(impl, /*raw=*/false, tiny);

@@ -10,23 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "engine/codec.h"
 #include "tests/engine/test_util.h"
 
 namespace chipkg::internal {
 namespace {
 
 using testing::TempDir;
-
-std::string BE32(uint32_t v) {
-  std::string s(4, '\0');
-  for (int i = 3; i >= 0; --i, v >>= 8) s[i] = static_cast<char>(v & 0xff);
-  return s;
-}
-std::string BE64(uint64_t v) {
-  std::string s(8, '\0');
-  for (int i = 7; i >= 0; --i, v >>= 8) s[i] = static_cast<char>(v & 0xff);
-  return s;
-}
 
 class CollectingSink final : public OrderedSink {
  public:
@@ -50,36 +40,60 @@ TEST_P(FactIndexSorterTest, IndexesComeOutInKeyOrder) {
   const SortCase& c = GetParam();
   TempDir dir;
   std::mt19937 rng(7);
-  std::uniform_int_distribution<int> byte(0, 255), coin(0, 9), len(0, 40);
-  // Value keys: short ones held in the sort words, long ones agreeing on
-  // their first bytes (so that the 24-byte words tie), and some that are a
-  // prefix of another.
+  std::uniform_int_distribution<int> coin(0, 9), len(0, 40), gb(1, 200);
+  // Text values make long keys agreeing on their first bytes (so that the
+  // 24-byte sort words tie), some of them a prefix of another; quantities,
+  // dates and entities make short ones.
   const std::vector<std::string> stems = {"", "q", "qu", std::string(12, 'a'), std::string(19, 'a'),
                                           std::string(20, 'a'), std::string(30, 'a')};
   std::map<std::string, std::string> want[FactIndexSorter::kIndexCount];
   FactIndexSorter sorter(dir.path(), c.budget, c.block_bytes);
   constexpr int kFacts = 6000;
+  std::vector<std::string> texts(kFacts);  // a CORE views its text
   for (int i = 0; i < kFacts; ++i) {
     const uint64_t fid = 1000 + static_cast<uint64_t>(i) * 3;  // ascending, with gaps
-    const uint32_t subject = c.in_key_order ? static_cast<uint32_t>(i / 20) : static_cast<uint32_t>(rng() % 300);
-    const uint32_t predicate = c.in_key_order ? static_cast<uint32_t>(i % 20) : static_cast<uint32_t>(rng() % 12);
-    const uint32_t document = static_cast<uint32_t>(rng() % 50);
-    const uint32_t version = 1 + static_cast<uint32_t>(rng() % 2);
-    std::string value_key = stems[rng() % stems.size()];
-    for (int k = coin(rng) < 5 ? 9 : len(rng) / 4; k > 0; --k) value_key += static_cast<char>(byte(rng));
-    uint32_t entity = static_cast<uint32_t>(rng() % 100);
-    const bool has_entity = coin(rng) < 3;
-    std::string core = "core of " + std::to_string(fid) + std::string(static_cast<size_t>(len(rng)), 'x');
-    const size_t header_size = 1 + static_cast<size_t>(coin(rng));
+    codec::CoreRecord core;
+    core.asserted_tx = 1 + static_cast<uint64_t>(coin(rng));
+    if (coin(rng) < 2) core.valid_as_of = Date{2024, 5, 1, DatePrecision::kDay};
+    core.subject = c.in_key_order ? static_cast<uint32_t>(i / 20) : static_cast<uint32_t>(rng() % 300);
+    core.predicate = c.in_key_order ? static_cast<uint32_t>(i % 20) : static_cast<uint32_t>(rng() % 12);
+    core.document = static_cast<uint32_t>(rng() % 50);
+    core.document_version = 1 + static_cast<uint32_t>(rng() % 2);
+    switch (coin(rng) % 4) {
+      case 0:
+        core.kind = ValueKind::kQuantity;
+        core.number = gb(rng) * 1e9;
+        core.dimension = 3;
+        break;
+      case 1:
+        core.kind = ValueKind::kEntity;
+        core.entity = static_cast<uint32_t>(rng() % 100);
+        break;
+      case 2:
+        core.kind = ValueKind::kDate;
+        core.date = Date{2000 + coin(rng), 1 + coin(rng), 1, DatePrecision::kDay};
+        break;
+      default:
+        core.kind = ValueKind::kText;
+        texts[i] = stems[rng() % stems.size()] + std::string(static_cast<size_t>(len(rng) / 8), 'b');
+        core.text = texts[i];
+        break;
+    }
+    std::string bytes, header;
+    codec::EncodeCore(core, &bytes);
+    codec::EncodeCoreHeader(core, &header);
+    ASSERT_TRUE(sorter.Add(fid, bytes, header.size()).ok());
 
-    ASSERT_TRUE(sorter.Add(fid, subject, predicate, value_key, document, version, has_entity ? &entity : nullptr,
-                           core, header_size)
-                    .ok());
-    want[FactIndexSorter::kSpo][BE32(subject) + BE32(predicate) + BE64(fid)] = core;
-    want[FactIndexSorter::kPos][BE32(predicate) + value_key + BE64(fid)] = core;
-    want[FactIndexSorter::kDoc][BE32(document) + BE32(version) + BE64(fid)] = core;
-    if (has_entity) want[FactIndexSorter::kRef][BE32(entity) + BE64(fid)] = core.substr(0, header_size);
+    std::string value_key;
+    codec::AppendValueKey(core, &value_key);
+    want[FactIndexSorter::kSpo][codec::SpoKey(core.subject, core.predicate, fid)] = bytes;
+    want[FactIndexSorter::kPos][codec::PosKey(core.predicate, value_key, fid)] = bytes;
+    want[FactIndexSorter::kDoc][codec::DocKey(core.document, core.document_version, fid)] = bytes;
+    if (core.kind == ValueKind::kEntity) want[FactIndexSorter::kRef][codec::RefKey(core.entity, fid)] = header;
   }
+  size_t long_keys = 0;
+  for (const auto& [key, value] : want[FactIndexSorter::kPos]) long_keys += key.size() > 24;
+  EXPECT_GT(long_keys, 300u);
   if (c.budget < (1 << 20)) {
     EXPECT_GE(sorter.runs(), 8u);
   } else {
@@ -101,6 +115,21 @@ TEST_P(FactIndexSorterTest, IndexesComeOutInKeyOrder) {
     }
   }
   sorter.Release();
+}
+
+TEST(FactIndexSorterTest, RefusesFactIdsThatDoNotAscend) {
+  TempDir dir;
+  FactIndexSorter sorter(dir.path(), size_t{1} << 20);
+  codec::CoreRecord core;
+  core.kind = ValueKind::kBool;
+  std::string bytes, header;
+  codec::EncodeCore(core, &bytes);
+  codec::EncodeCoreHeader(core, &header);
+  ASSERT_TRUE(sorter.Add(7, bytes, header.size()).ok());
+  Status s = sorter.Add(7, bytes, header.size());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("must ascend"), std::string::npos) << s.ToString();
+  EXPECT_TRUE(sorter.Add(8, bytes, header.size()).ok());
 }
 
 // 1 KiB blocks hold 42 spo/doc/ref entries or 25 pos entries: 6,000 facts
