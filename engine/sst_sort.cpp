@@ -421,11 +421,12 @@ const char* PosCoreOf(const char* rec) {
 
 // The key of a pos entry: from its words when they hold it whole (written
 // into `words`), else from its key record.
+// Predicate + VALUEKEY of a pos entry: from its words when they hold it whole
+// (written into `words`), else from its key record.
 std::string_view FactIndexSorter::PosKey(const PosEntry& e, char (&words)[kPosWordBytes]) {
   if (e.size > kPosWordBytes) return PosKeyOf(e.rec);
   StoreBE64(words, e.k0);
   StoreBE64(words + 8, e.k1);
-  StoreBE64(words + 16, e.k2);
   return {words, e.size};
 }
 
@@ -494,26 +495,25 @@ Status FactIndexSorter::Build(Index index) {
         undecodable = true;
         return;
       }
-      const uint64_t fid = FidOf(rec);
       switch (index) {
         case kSpo:
-          entries_by_index_[kSpo].push_back({(uint64_t{core.subject} << 32) | core.predicate, fid, rec});
+          entries_by_index_[kSpo].push_back({(uint64_t{core.subject} << 32) | core.predicate, rec});
           break;
         case kDoc:
-          entries_by_index_[kDoc].push_back({(uint64_t{core.document} << 32) | core.document_version, fid, rec});
+          entries_by_index_[kDoc].push_back({(uint64_t{core.document} << 32) | core.document_version, rec});
           break;
         case kRef:
           if (core.kind != ValueKind::kEntity) continue;
-          entries_by_index_[kRef].push_back({(uint64_t{core.entity} << 32) | (fid >> 32), fid << 32, rec});
+          entries_by_index_[kRef].push_back({uint64_t{core.entity} << 32, rec});
           break;
         default: {
           value_key.clear();
           codec::AppendValueKey(core, &value_key);
-          // A key of up to 24 bytes (every quantity's, date's, entity's and
-          // short text's) lives in the entry's words alone, which point at
-          // the record; only a longer one is written out whole, with the
-          // record's address beside it.
-          const uint32_t key_size = static_cast<uint32_t>(4 + value_key.size() + 8);
+          // Predicate and value key of up to 16 bytes (every quantity's,
+          // date's, entity's and short text's) live in the entry's words
+          // alone, which point at the record; only longer ones are written
+          // out whole, with the record's address beside them.
+          const uint32_t key_size = static_cast<uint32_t>(4 + value_key.size());
           unsigned char words[kPosWordBytes] = {};
           char* key = reinterpret_cast<char*>(words);
           PosEntry e;
@@ -528,13 +528,11 @@ Status FactIndexSorter::Build(Index index) {
           }
           StoreBE32(key, core.predicate);
           std::memcpy(key + 4, value_key.data(), value_key.size());
-          StoreBE64(key + 4 + value_key.size(), fid);
           if (key_size > kPosWordBytes) std::memcpy(words, key, kPosWordBytes);
-          uint64_t* k[3] = {&e.k0, &e.k1, &e.k2};
-          for (int w = 0; w < 3; ++w) {
-            uint64_t v = 0;
-            for (int i = 0; i < 8; ++i) v = (v << 8) | words[8 * w + i];
-            *k[w] = v;
+          e.k0 = e.k1 = 0;
+          for (int i = 0; i < 8; ++i) {
+            e.k0 = (e.k0 << 8) | words[i];
+            e.k1 = (e.k1 << 8) | words[8 + i];
           }
           pos_entries_.push_back(e);
         }
@@ -549,19 +547,21 @@ Status FactIndexSorter::Build(Index index) {
 
 namespace {
 
+// Stably: entries are made in fact-id order, which equal keys keep.
 template <typename T, typename Less>
 void SortBlocks(BlockArray<T>& entries, const Less& less) {
   for (size_t b = 0; b < entries.blocks(); ++b) {
     std::span<T> block = entries.block(b);
     // Loads are often in key order already (facts arrive subject by subject).
-    if (!std::is_sorted(block.begin(), block.end(), less)) std::sort(block.begin(), block.end(), less);
+    if (!std::is_sorted(block.begin(), block.end(), less)) std::stable_sort(block.begin(), block.end(), less);
   }
 }
 
-// fn(entry) for every entry of blocks sorted by SortBlocks, in `less` order
-// (keys are unique), through a heap of the blocks' fronts. `ahead(entry)`
-// is called a few entries before fn(entry): the values are read from all
-// over the arena, and fetching them early hides the misses.
+// fn(entry) for every entry of blocks sorted by SortBlocks, in `less` order,
+// equal entries in block order (so in fact-id order), through a heap of the
+// blocks' fronts. `ahead(entry)` is called a few entries before fn(entry):
+// the values are read from all over the arena, and fetching them early
+// hides the misses.
 template <typename T, typename Less, typename Ahead, typename Fn>
 Status ForEachInOrder(const BlockArray<T>& entries, const Less& less, const Ahead& ahead, const Fn& fn) {
   constexpr size_t kBatch = 16;
@@ -584,16 +584,20 @@ Status ForEachInOrder(const BlockArray<T>& entries, const Less& less, const Ahea
   struct Cursor {
     const T* at;
     const T* end;
+    size_t block;
   };
   std::vector<Cursor> heap;
   heap.reserve(entries.blocks());
-  bool in_sequence = true;  // each block's first key above the last of the one before: read them in turn
+  bool in_sequence = true;  // no block's first key below the last of the one before: read them in turn
   for (size_t b = 0; b < entries.blocks(); ++b) {
     std::span<const T> block = entries.block(b);
     if (block.empty()) continue;
-    if (!heap.empty() && !less(heap.back().end[-1], block.front())) in_sequence = false;
-    heap.push_back({block.data(), block.data() + block.size()});
+    if (!heap.empty() && less(block.front(), heap.back().end[-1])) in_sequence = false;
+    heap.push_back({block.data(), block.data() + block.size(), b});
   }
+  auto before = [&](const Cursor& a, const Cursor& b) {
+    return less(*a.at, *b.at) || (!less(*b.at, *a.at) && a.block < b.block);
+  };
   if (in_sequence) {
     for (const Cursor& c : heap) {
       for (const T* e = c.at; e != c.end; ++e) CHIPKG_RETURN_IF_ERROR(put(*e));
@@ -607,8 +611,8 @@ Status ForEachInOrder(const BlockArray<T>& entries, const Less& less, const Ahea
     for (;;) {
       size_t child = 2 * i + 1;
       if (child >= n) break;
-      if (child + 1 < n && less(*heap[child + 1].at, *heap[child].at)) ++child;
-      if (!less(*heap[child].at, *x.at)) break;
+      if (child + 1 < n && before(heap[child + 1], heap[child])) ++child;
+      if (!before(heap[child], x)) break;
       heap[i] = heap[child];
       i = child;
     }
@@ -630,17 +634,13 @@ Status ForEachInOrder(const BlockArray<T>& entries, const Less& less, const Ahea
 
 }  // namespace
 
-bool FactIndexSorter::EntryLess(const Entry& a, const Entry& b) {
-  // The whole key is in (k0, k1), and each key is unique (it ends in the fact id).
-  return a.k0 != b.k0 ? a.k0 < b.k0 : a.k1 < b.k1;
-}
+bool FactIndexSorter::EntryLess(const Entry& a, const Entry& b) { return a.k0 < b.k0; }
 
 bool FactIndexSorter::PosLess(const PosEntry& a, const PosEntry& b) {
   if (a.k0 != b.k0) return a.k0 < b.k0;
   if (a.k1 != b.k1) return a.k1 < b.k1;
-  if (a.k2 != b.k2) return a.k2 < b.k2;
-  // The first 24 bytes agree (zero padded): a key held whole in them is
-  // the other's prefix, or the other is longer.
+  // The first 16 bytes agree (zero padded): a key held whole in them is
+  // the other's prefix (or the same), or the other is longer.
   if (a.size <= kPosWordBytes && b.size <= kPosWordBytes) return a.size < b.size;
   char a_words[kPosWordBytes], b_words[kPosWordBytes];
   return PosKey(a, a_words) < PosKey(b, b_words);
@@ -700,18 +700,30 @@ template <typename Fn>
 Status FactIndexSorter::ForEach(Index index, const Fn& fn) {
   if (index == kPos) {
     char words[kPosWordBytes];
+    std::string key;
     return ForEachInOrder(
         pos_entries_, PosLess, [](const PosEntry& e) { __builtin_prefetch(e.rec); },
-        [&](const PosEntry& e) { return fn(PosKey(e, words), CoreOf(PosCore(e))); });
+        [&](const PosEntry& e) {
+          const char* rec = PosCore(e);
+          key.assign(PosKey(e, words));
+          char fid[8];
+          StoreBE64(fid, FidOf(rec));
+          key.append(fid, 8);
+          return fn(std::string_view(key), CoreOf(rec));
+        });
   }
   char key[16];
   return ForEachInOrder(
       entries_by_index_[index], EntryLess, [](const Entry& e) { __builtin_prefetch(e.rec); },
       [&](const Entry& e) {
-        StoreBE64(key, e.k0);
-        StoreBE64(key + 8, e.k1);
-        return fn(std::string_view(key, kIndexKeySize[index]),
-                  index == kSpo || index == kDoc ? CoreOf(e.rec) : HeaderOf(e.rec));
+        if (index == kRef) {  // object:u32 fid
+          StoreBE32(key, static_cast<uint32_t>(e.k0 >> 32));
+          StoreBE64(key + 4, FidOf(e.rec));
+        } else {
+          StoreBE64(key, e.k0);
+          StoreBE64(key + 8, FidOf(e.rec));
+        }
+        return fn(std::string_view(key, kIndexKeySize[index]), index == kRef ? HeaderOf(e.rec) : CoreOf(e.rec));
       });
 }
 

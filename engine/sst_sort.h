@@ -232,17 +232,21 @@ class FactIndexSorter {
   uint64_t entries(Index index) const { return entries_[index]; }
 
  private:
+  // Sort entries leave out the fact id that ends every key: a block's
+  // entries are made in fact-id order and sorted stably, and blocks that tie
+  // merge in the order they were made, so equal keys stay in fact-id order.
   struct Entry {
-    uint64_t k0, k1;  // the whole key (spo, doc, ref), big-endian
-    const char* rec;  // the CORE record
+    uint64_t k0;      // spo: subject, predicate; doc: document, version; ref: object << 32
+    const char* rec;  // the fact's record
   };
-  // A quantity's pos key is 21 bytes: three words hold it whole, and only
-  // long text keys ever compare or store their bytes apart.
-  static constexpr uint32_t kPosWordBytes = 24;
+  // Two words hold the predicate and the value key of a quantity, date,
+  // entity or short text whole; only longer ones compare or store their
+  // bytes apart.
+  static constexpr uint32_t kPosWordBytes = 16;
   struct PosEntry {
-    uint64_t k0, k1, k2;  // the first 24 key bytes, big-endian, zero padded
-    const char* rec;      // size <= 24: the CORE record; longer: the key record (key and CORE address)
-    uint32_t size;        // of the key
+    uint64_t k0, k1;  // the first 16 bytes of predicate + VALUEKEY, big-endian, zero padded
+    const char* rec;  // size <= 16: the fact's record; longer: the key record (its bytes and the record's address)
+    uint32_t size;    // of predicate + VALUEKEY
   };
   static std::string_view PosKey(const PosEntry& e, char (&words)[kPosWordBytes]);
   static bool PosLess(const PosEntry& a, const PosEntry& b);

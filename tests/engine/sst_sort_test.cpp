@@ -71,7 +71,7 @@ TEST_P(FactIndexSorterTest, IndexesComeOutInKeyOrder) {
         break;
       case 2:
         core.kind = ValueKind::kDate;
-        core.date = Date{2000 + coin(rng), 1 + coin(rng), 1, DatePrecision::kDay};
+        core.date = Date{2000 + coin(rng), static_cast<uint8_t>(1 + coin(rng)), 1, DatePrecision::kDay};
         break;
       default:
         core.kind = ValueKind::kText;
