@@ -10,13 +10,17 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <limits>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <mutex>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -83,6 +87,46 @@ class SilentLogger final : public rocksdb::Logger {
   SilentLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::NUM_INFO_LOG_LEVELS) {}
   using rocksdb::Logger::Logv;
   void Logv(const char*, va_list) override {}
+};
+
+// A writer's info log (the store's LOG): warnings and errors, appended with
+// plain stdio. RocksDB's own log file aborts the process when a write to it
+// fails (its writer asserts, and Debian's library is built with assertions
+// on): on a full disk every writing command died, where the store's own
+// writes fail cleanly. Here a line that cannot be written is dropped. A LOG
+// past 4 MiB is moved to LOG.old when the store is opened.
+class StoreLog final : public rocksdb::Logger {
+ public:
+  explicit StoreLog(std::string path) : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL), path_(std::move(path)) {
+    std::error_code ec;
+    if (std::filesystem::file_size(path_, ec) > (4u << 20) && !ec) {
+      std::filesystem::rename(path_, path_ + ".old", ec);
+    }
+  }
+  ~StoreLog() override {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    std::lock_guard lock(mu_);
+    if (file_ == nullptr) file_ = std::fopen(path_.c_str(), "a");  // the directory may not exist yet
+    if (file_ == nullptr) return;
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ ", &tm);
+    std::fputs(stamp, file_);
+    std::vfprintf(file_, format, ap);
+    std::fputc('\n', file_);
+    std::fflush(file_);  // errors dropped: a log line is not worth the store
+    std::clearerr(file_);
+  }
+
+ private:
+  std::string path_;
+  std::mutex mu_;
+  std::FILE* file_ = nullptr;
 };
 
 // The CFs that grow with the store: the facts and their indexes, and the
@@ -578,6 +622,7 @@ Status StoreImpl::OpenDb(bool reader) {
 
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DBOptions opts = db_options_;
+  if (!reader) opts.info_log = std::make_shared<StoreLog>(path_ + "/LOG");
   if (reader) {
     st = OpenReadOnlyDb(descriptors, &handles, &db_, &opened_state_);
     if (!st.ok() && !st.IsInvalidArgument()) return ReaderOpenFailure(st, path_);

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -180,6 +181,10 @@ std::string IngestReport::SummaryLine() const {
 }
 
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::InvalidArgument("manifest " + path + " is a directory, not a JSON file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError("cannot read manifest " + path + ": " + std::strerror(errno));
   std::stringstream buf;
@@ -195,6 +200,9 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
   if (!json.is_array()) return Status::InvalidArgument(path + ": a manifest is a JSON array of sources");
   const auto base = std::filesystem::path(path).parent_path();
   std::vector<SourceSpec> out;
+  // Two sources under one document id would each replace the other's
+  // version on every run, retracting and re-adding their facts.
+  std::map<std::string, size_t> source_of_id;
   size_t index = 0;
   for (const auto& item : json) {
     ++index;
@@ -220,6 +228,13 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
       return Status::InvalidArgument(where + ": expected a string or an object");
     }
     if (spec.location.empty()) return Status::InvalidArgument(where + ": \"location\" is missing");
+    if (!spec.id.empty()) {
+      auto [it, first] = source_of_id.emplace(spec.id, index);
+      if (!first) {
+        return Status::InvalidArgument(where + ": id \"" + spec.id + "\" is already the id of source " +
+                                       std::to_string(it->second) + " (each source needs its own document id)");
+      }
+    }
     if (!IsUrl(spec.location) && std::filesystem::path(spec.location).is_relative()) {
       spec.location = (base / spec.location).lexically_normal().string();
     }

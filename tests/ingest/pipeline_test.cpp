@@ -202,6 +202,19 @@ TEST_F(PipelineTest, ManifestErrorsSayWhere) {
 
   auto missing = LoadManifest((dir_ / "nope.json").string());
   ASSERT_FALSE(missing.ok());
+
+  // Two sources under one id would replace each other's version on every run.
+  WriteFile(bad, "[{\"location\": \"a.txt\", \"id\": \"spec\"}, \"c.txt\",\n"
+                 " {\"location\": \"b.txt\", \"id\": \"spec\"}]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 3: id \"spec\" is already the id of source 1"), std::string::npos)
+      << r.status().message();
+
+  fs::create_directories(dir_ / "a-directory");
+  r = LoadManifest((dir_ / "a-directory").string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is a directory"), std::string::npos) << r.status().message();
 }
 
 TEST_F(PipelineTest, ManifestResolvesRelativeLocations) {

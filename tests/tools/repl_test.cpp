@@ -7,6 +7,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -250,6 +251,30 @@ TEST_F(ToolsTest, OneShotAnswersAreTheReplsAndAFailedWriteIsAnError) {
   EXPECT_TRUE(Contains(ReadFile((g_sandbox->root() / "full.err").string()), "could not write the answer"));
 }
 
+// Every command's output, not only a query's answer: `stats` that a monitor
+// runs, `help`, and statements piped to the REPL fail when standard output
+// cannot be written (a full disk), instead of exiting 0 with nothing written.
+TEST_F(ToolsTest, OutputThatCannotBeWrittenFailsEveryCommand) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const fs::path script = g_sandbox->root() / "count.chipkg";
+  { std::ofstream(script) << "count chip\n"; }
+  const std::vector<std::vector<std::string>> commands = {
+      Db({"stats"}), Db({"stats", "--format", "json"}), {"help"}, Db({})};
+  for (const auto& args : commands) {
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const fs::path err = g_sandbox->root() / "full-command.err";
+    const int code = ExitCodeInChild(args, err, [&] {
+      const int full = open("/dev/full", O_WRONLY);
+      const int in = open(script.c_str(), O_RDONLY);
+      return full >= 0 && in >= 0 && dup2(full, 1) == 1 && dup2(in, 0) == 0;
+    });
+    EXPECT_EQ(code, 1);
+    EXPECT_TRUE(Contains(ReadFile(err), "could not write")) << ReadFile(err);
+  }
+}
+
 // `chipkg export FILE` replaces FILE only with a whole export: one that fails
 // part-way (here the file-size limit, as a full disk would) leaves the
 // previous file, often the last backup, as it was, and no partial file.
@@ -284,6 +309,41 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   Output stats = Chipkg(Db({"stats", "extra"}));
   EXPECT_EQ(stats.code, 2);
   EXPECT_TRUE(Contains(stats.err, "unexpected argument 'extra'")) << stats.err;
+}
+
+// `chipkg export LINK` replaces the file the link names and keeps the link;
+// a FIFO (or a device) is written into, not replaced by a file; a directory
+// is refused.
+TEST_F(ToolsTest, ExportFollowsLinksAndWritesIntoFifos) {
+  const fs::path dir = g_sandbox->root() / "export-targets";
+  fs::create_directories(dir);
+  const fs::path backup = dir / "backup.jsonl";
+  Output whole = Chipkg(Db({"export", backup.string()}));
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const std::string exported = ReadFile(backup);
+  ASSERT_GT(exported.size(), 100000u);
+
+  { std::ofstream(backup, std::ios::binary | std::ios::trunc) << "old backup"; }
+  const fs::path link = dir / "latest.jsonl";
+  fs::create_symlink(backup.filename(), link);
+  Output via_link = Chipkg(Db({"export", link.string()}));
+  ASSERT_EQ(via_link.code, 0) << via_link.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the link was replaced by a file";
+  EXPECT_TRUE(ReadFile(backup) == exported) << "the file the link names was not replaced";
+
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string read_back;
+  std::thread reader([&] { read_back = ReadFile(fifo); });
+  Output into_fifo = Chipkg(Db({"export", fifo.string()}));
+  reader.join();
+  EXPECT_EQ(into_fifo.code, 0) << into_fifo.err;
+  EXPECT_TRUE(fs::is_fifo(fs::status(fifo))) << "the FIFO was replaced by a file";
+  EXPECT_TRUE(read_back == exported);
+
+  Output into_dir = Chipkg(Db({"export", dir.string()}));
+  EXPECT_EQ(into_dir.code, 1);
+  EXPECT_TRUE(Contains(into_dir.err, "it is a directory")) << into_dir.err;
 }
 
 // `stats --format json` is what a cron job or a monitor reads; the text form

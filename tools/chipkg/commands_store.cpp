@@ -16,6 +16,7 @@
 
 namespace chipkg::cli {
 namespace {
+namespace fs = std::filesystem;
 
 int RunStats(const Args& args) {
   if (!args.positional.empty()) {
@@ -69,7 +70,28 @@ int RunStats(const Args& args) {
 // Writes the export beside `file` and renames it over `file` once it is
 // whole and on disk: a failed export (a full disk, a damaged block) leaves
 // the file it would have replaced, often the previous backup, as it was.
-Status ExportToFile(const Store& store, const std::string& file) {
+// A symbolic link is followed: the file it names is the one replaced (the
+// link, often "latest.jsonl", stays). What is not a regular file (a FIFO, a
+// device such as /dev/stdout) is written into as it is: renaming over it
+// would replace the node with a file.
+Status ExportToFile(const Store& store, const std::string& file_as_given) {
+  std::error_code ec;
+  std::string file = file_as_given;
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    const fs::path target = fs::weakly_canonical(file, ec);
+    if (ec) return Status::IOError("cannot follow the link " + file + ": " + ec.message());
+    file = target.string();
+  }
+  const fs::file_status st_file = fs::status(file, ec);
+  if (fs::is_directory(st_file)) return Status::InvalidArgument("cannot export to " + file + ": it is a directory");
+  if (fs::exists(st_file) && !fs::is_regular_file(st_file)) {
+    std::ofstream out(file, std::ios::binary);
+    if (!out) return Status::IOError("cannot write " + file + ": " + std::strerror(errno));
+    Status st = store.Export(out);
+    out.close();
+    if (st.ok() && !out) st = Status::IOError("writing " + file + " failed: " + std::strerror(errno));
+    return st.WithContext("exporting to " + file);
+  }
   const std::string partial = file + ".partial-" + std::to_string(::getpid());
   std::ofstream out(partial, std::ios::binary);
   if (!out) return Status::IOError("cannot write " + partial + ": " + std::strerror(errno));

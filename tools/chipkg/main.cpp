@@ -1,6 +1,7 @@
 // chipkg: the command-line entry point. With no command it opens the REPL;
 // otherwise it runs one command and exits (0 ok, 1 failed, 2 bad usage).
 #include <cstdio>
+#include <iostream>
 #include <string>
 
 #include "tools/chipkg/cli.h"
@@ -32,6 +33,18 @@ void PrintUsage(std::FILE* out) {
                "\noptions: --db PATH (default $CHIPKG_DB or ~/.chipkg/store), --format text|json|csv\n");
 }
 
+// What a command printed must have reached standard output: on a full disk
+// the writes fail, and a report (`stats`, `help`) that was never written must
+// not pass for one that was.
+int AfterWriting(int code) {
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    chipkg::cli::PrintError("could not write to standard output");
+    if (code == 0) code = chipkg::cli::kExitFailed;
+  }
+  return code;
+}
+
 }  // namespace
 
 // Before the program's static constructors run: they are the first code of
@@ -54,15 +67,15 @@ int main(int argc, char** argv) {
   const Args& args = *parsed;
   if (args.Has("version")) {
     std::printf("chipkg 0.1\n");
-    return 0;
+    return AfterWriting(0);
   }
   std::string command = args.command.empty() ? "repl" : args.command;
   if (command == "help" || args.Has("help")) {
     PrintUsage(stdout);
-    return 0;
+    return AfterWriting(0);
   }
   for (const auto& c : chipkg::cli::Registry()) {
-    if (c.name == command) return c.run(args);
+    if (c.name == command) return AfterWriting(c.run(args));
   }
   chipkg::cli::PrintError("unknown command '" + command + "'");
   PrintUsage(stderr);
