@@ -178,6 +178,28 @@ TEST_F(ToolsTest, FirstStartIngestsTheBundledDatasets) {
   EXPECT_FALSE(Contains(again.err, "store empty")) << again.err;
 }
 
+// A first fill that did not get every bundled source in (a dead source, a
+// full disk) leaves the store marked; the next start completes it, and the
+// start after that finds it whole.
+TEST_F(ToolsTest, AFillLeftIncompleteIsCompletedByTheNextStart) {
+  const std::string store = (g_sandbox->root() / "part-filled").string();
+  Output one = Chipkg({"ingest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt",
+                       "--id", "seed-000-aws-trainium", "--db", store});
+  ASSERT_EQ(one.code, 0) << one.err;
+  {
+    auto s = chipkg::Store::Open(store);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    ASSERT_TRUE((*s)->PutMeta("repl/first-fill", "incomplete").ok());
+  }
+  Output completing = Chipkg({"--db", store}, "sources\n");
+  ASSERT_EQ(completing.code, 0) << completing.err;
+  EXPECT_TRUE(Contains(completing.err, "store filled in part before: ingesting bundled datasets")) << completing.err;
+  EXPECT_TRUE(Contains(completing.out, "epoch-ml-hardware")) << completing.out;
+  Output again = Chipkg({"--db", store}, "sources\n");
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_FALSE(Contains(again.err, "ingesting")) << again.err;
+}
+
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
                     "describe Trainium   # a comment after a statement\n"

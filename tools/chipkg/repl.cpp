@@ -88,13 +88,21 @@ bool Unfinished(const std::string& text) {
   return quote != 0 || depth > 0;
 }
 
-// Fills an empty or absent store from the bundled manifest (the caller has
-// found it empty). Reports on stderr; a failure to fill is reported and the
-// REPL still opens.
-void FillStore(const std::string& path, const Schema& schema) {
+// Until a fill has ingested every bundled source, the store says so: the
+// next start completes it (an ingest of what is unchanged costs nothing),
+// where a store left part-filled by a dead source or a full disk used to
+// stay so, as it was no longer empty.
+constexpr char kFillMetaKey[] = "repl/first-fill";
+constexpr char kFillIncomplete[] = "incomplete";
+
+// Fills an empty or absent store from the bundled manifest, or completes a
+// fill that did not get every source in (the caller has found it so).
+// Reports on stderr; a failure to fill is reported and the REPL still opens.
+void FillStore(const std::string& path, const Schema& schema, bool completing) {
   namespace fs = std::filesystem;
   std::string manifest = DefaultManifestPath();
-  std::fprintf(stderr, "store empty: ingesting bundled datasets (%s) ...", manifest.c_str());
+  std::fprintf(stderr, "%s: ingesting bundled datasets (%s) ...",
+               completing ? "store filled in part before" : "store empty", manifest.c_str());
   std::fflush(stderr);
   auto sources = LoadManifest(manifest);
   if (!sources.ok()) {
@@ -125,11 +133,19 @@ void FillStore(const std::string& path, const Schema& schema) {
         lock.status().WithContext("another ingest is filling the store; 'refresh' shows its progress"));
     return;
   }
+  if (Status marked = (*store)->PutMeta(kFillMetaKey, kFillIncomplete); !marked.ok()) {
+    std::fprintf(stderr, " failed\n");
+    PrintError(marked);
+    return;
+  }
   auto report = IngestSources(**store, schema, *sources);
   if (!report.ok()) {
     std::fprintf(stderr, " failed\n");
     PrintError(report.status());
     return;
+  }
+  if (report->documents_failed == 0) {
+    if (Status done = (*store)->PutMeta(kFillMetaKey, "complete"); !done.ok()) PrintError(done);
   }
   auto stats = (*store)->Statistics();
   std::fprintf(stderr, " %llu facts\n",
@@ -139,6 +155,9 @@ void FillStore(const std::string& path, const Schema& schema) {
     if (s.state == SourceOutcome::State::kFailed) {
       std::fprintf(stderr, "chipkg: failed %s: %s\n", s.location.c_str(), s.error.c_str());
     }
+  }
+  if (report->documents_failed > 0) {
+    std::fprintf(stderr, "chipkg: the next start tries the failed sources again\n");
   }
 }
 
@@ -269,9 +288,15 @@ int RunRepl(const Args& args) {
   const bool nothing_there = !fs::exists(session.store_path, ec) ||
                              (fs::is_directory(session.store_path, ec) && fs::is_empty(session.store_path, ec));
   Status opened = present || !nothing_there ? open() : Status::NotFound("no store yet");
-  if (!args.Has("no-ingest") && (!opened.ok() ? nothing_there : session.store->LastTx() == 0)) {
-    // Absent, or never written to: the first start fills it.
-    FillStore(session.store_path, *schema);
+  bool part_filled = false;
+  if (opened.ok()) {
+    auto fill = session.store->GetMeta(kFillMetaKey);
+    part_filled = fill.ok() && *fill == kFillIncomplete;
+  }
+  if (!args.Has("no-ingest") && (!opened.ok() ? nothing_there : session.store->LastTx() == 0 || part_filled)) {
+    // Absent, never written to, or filled in part: this start fills it.
+    session.store.reset();  // a reader: the fill opens the writer
+    FillStore(session.store_path, *schema, part_filled);
     session.store.reset();
     opened = open();
   }
