@@ -227,9 +227,24 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_EQ(placed.code, 1);
   EXPECT_TRUE(Contains(placed.err, "line 5, column ")) << placed.err;
   EXPECT_TRUE(Contains(placed.err, "bogus")) << placed.err;
-  Output unfinished = Chipkg(Db({}), "trace trainium2.fits(\"Llama\n");
+  Output unfinished = Chipkg(Db({}), "trainium.foundry\ntrace trainium2.fits(\"Llama\n");
   EXPECT_NE(unfinished.code, 0);
-  EXPECT_TRUE(Contains(unfinished.err, "unfinished statement")) << unfinished.err;
+  EXPECT_TRUE(Contains(unfinished.err, "line 2: input ended inside an unfinished statement")) << unfinished.err;
+
+  // A stray quote early in a script: the statement it opens is given up once
+  // it passes the size a statement may have (here at its 1,024th line of 64
+  // bytes), naming its line, and the statements after that run. It used to
+  // swallow the whole script and echo all of it in one error.
+  std::string script = "describe \"Trainium\n";
+  for (int i = 0; i < 1024; ++i) script += std::string(63, 'a') + "\n";
+  script += "describe Trainium2\n";
+  Output stray = Chipkg(Db({}), script);
+  EXPECT_EQ(stray.code, 1);
+  EXPECT_TRUE(Contains(stray.err, "line 1: a statement longer than 65536 bytes (a quote or parenthesis opened in it "
+                                  "is never closed), left out: describe \"Trainium aaaa"))
+      << stray.err.substr(0, 2000);
+  EXPECT_LT(stray.err.size(), 2000u) << "the error echoes the whole statement";
+  EXPECT_TRUE(Contains(stray.out, "AWS Trainium 2  (chip:aws-trainium2, chip)")) << stray.out.substr(0, 2000);
 }
 
 TEST_F(ToolsTest, QueryExitCodes) {
