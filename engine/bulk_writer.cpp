@@ -416,6 +416,11 @@ Status BulkWriterImpl::AddFact(Fact fact) {
 
 Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args) {
   CHIPKG_RETURN_IF_ERROR(stream_->Finish());
+  // No fact comes any more to check against the texts: their memory goes
+  // to the index sorter's entries, made as each index is drained.
+  std::unordered_map<uint64_t, std::string>().swap(texts_);
+  std::deque<uint64_t>().swap(text_order_);
+  text_bytes_ = 0;
   direct_writes_ = facts_sink_->direct();
 
   std::vector<std::pair<std::string, uint32_t>> reverse_only;
