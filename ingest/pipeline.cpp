@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -149,10 +150,32 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fet
     facts = std::move(extraction->facts);
   }
   if (doc.title.empty()) doc.title = spec.location;
+  // A new version that states nothing chipkg reads, of a document that
+  // stated something (an error or maintenance page served in place of the
+  // datasheet, a CSV cut to its header), would retract everything the
+  // document said: it is refused, and the stored version stands.
+  if (facts.empty() && latest.ok()) {
+    auto standing = store.FactsFromDocument(doc_id);
+    if (!standing.ok()) return standing.status();
+    if (!standing->empty()) {
+      return Status::InvalidArgument(spec.location + ": nothing extracted from the new text (no fact about any "
+                                     "entity: an error or maintenance page, or a file cut short?), where the stored "
+                                     "version states " + std::to_string(standing->size()) +
+                                     " facts; nothing stored (the stored version stands)");
+    }
+  }
 
   // New entities go in before the facts that name them; an entity with no
   // facts (if the document write then fails) is harmless and reused next run.
+  // Only entities a fact names: a page with nothing to extract made a chip of
+  // its first line.
+  std::set<std::string> named;
+  for (const Fact& f : facts) {
+    named.insert(f.subject);
+    if (f.value.kind == ValueKind::kEntity) named.insert(f.value.text);
+  }
   for (const auto& e : resolver->NewEntities()) {
+    if (!named.count(e.id)) continue;
     CHIPKG_RETURN_IF_ERROR(store.PutEntity(e));
     report.new_entities.push_back(e);
   }

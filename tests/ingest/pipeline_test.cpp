@@ -171,6 +171,9 @@ TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
   for (const auto& [body, says] : std::vector<std::pair<std::string, std::string>>{
            {"", "the document is empty"},
            {" \n\t\n", "only white space"},
+           // A maintenance page served in place of the datasheet: text, but
+           // nothing in it to extract, where the stored version says much.
+           {"<html><body><h1>Maintenance</h1></body></html>\n", "nothing extracted from the new text"},
            {std::string("\x7f" "ELF\x02\x01\x01\0\0\0 binary", 17), "not text (a NUL byte at offset 7)"}}) {
     SCOPED_TRACE(says);
     WriteFile(copy, body);
@@ -185,6 +188,23 @@ TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
     EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_v1);
     EXPECT_EQ(store_->ListDocumentVersions("trainium-page").value().size(), 1u);
   }
+}
+
+// A new document with nothing to extract is kept as a source with no facts,
+// and makes no entity of its first line.
+TEST_F(PipelineTest, APageWithNothingToExtractMakesNoEntity) {
+  const fs::path page = dir_ / "maintenance.html";
+  WriteFile(page, "<html><body><h1>Maintenance</h1></body></html>\n");
+  SourceSpec spec;
+  spec.location = page.string();
+  auto run = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->documents_new, 1u) << (run->sources.empty() ? "" : run->sources[0].error);
+  EXPECT_EQ(run->facts_added, 0u);
+  EXPECT_TRUE(run->new_entities.empty()) << run->new_entities.front().id;
+  auto entities = store_->ListEntities();
+  ASSERT_TRUE(entities.ok());
+  for (const Entity& e : *entities) EXPECT_EQ(e.name.find("Maintenance"), std::string::npos) << e.id;
 }
 
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
