@@ -88,6 +88,66 @@ std::string WhyNotADocument(std::string_view body) {
   return "";
 }
 
+// Whether `s` is well-formed UTF-8: shortest forms, no surrogates, nothing
+// past U+10FFFF.
+bool IsUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+      n = 1, cp = b & 0x1F;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      n = 2, cp = b & 0x0F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      n = 3, cp = b & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;  // cut short
+    for (size_t k = 1; k <= n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+// A text in Windows-1252 (the superset of Latin-1 that older pages are
+// served in without saying so) as UTF-8: stored as it came, its names and
+// values were invalid UTF-8 that no query could name.
+std::string Windows1252ToUtf8(std::string_view s) {
+  static constexpr uint16_t k80To9F[32] = {0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+                                           0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D, 0x017D, 0x008F,
+                                           0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+                                           0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+  std::string out;
+  out.reserve(s.size() + s.size() / 8);
+  for (char ch : s) {
+    const auto b = static_cast<unsigned char>(ch);
+    const uint32_t cp = b >= 0x80 && b <= 0x9F ? k80To9F[b - 0x80] : b;
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  return out;
+}
+
 // Ingests one source; errors are that source's failure only.
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fetcher& fetcher,
                  const std::string& run_id, SourceOutcome& outcome, IngestReport& report) {
@@ -119,10 +179,12 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fet
   doc.etag = fetched->etag;
   doc.last_modified = fetched->last_modified;
 
-  const std::string& text = fetched->body;
+  std::string text = std::move(fetched->body);
   if (const std::string why = WhyNotADocument(text); !why.empty()) {
     return Status::InvalidArgument(spec.location + ": " + why + "; nothing stored (a previous version, if any, stands)");
   }
+  // Stored, hashed and extracted as UTF-8 (an unchanged page converts to the same text every run).
+  if (!IsUtf8(text)) text = Windows1252ToUtf8(text);
   auto latest = store.LatestDocumentVersion(doc_id);
   if (latest.ok() && latest->content_hash == Sha256Hex(text)) {
     outcome.state = SourceOutcome::State::kUnchanged;

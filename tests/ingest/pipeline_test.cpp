@@ -207,6 +207,40 @@ TEST_F(PipelineTest, APageWithNothingToExtractMakesNoEntity) {
   for (const Entity& e : *entities) EXPECT_EQ(e.name.find("Maintenance"), std::string::npos) << e.id;
 }
 
+// A page served in Windows-1252 (Latin-1) is stored and read as UTF-8: its
+// names and values can be queried, and the next run finds it unchanged.
+TEST_F(PipelineTest, ALatin1PageIsStoredAsUtf8) {
+  const fs::path page = dir_ / "latin1.txt";
+  std::string text = ReadFile(Seed("000_de7815fa348ea8df.txt"));
+  text += "\nNotes: caf\xE9 \x96 \x80 5\n";  // e-acute, an en dash and a euro sign in Windows-1252
+  WriteFile(page, text);
+  SourceSpec spec;
+  spec.location = page.string();
+  spec.id = "latin1-page";
+  auto run = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(run.ok());
+  ASSERT_EQ(run->documents_new, 1u) << (run->sources.empty() ? "" : run->sources[0].error);
+  auto version = store_->LatestDocumentVersion("latin1-page");
+  ASSERT_TRUE(version.ok());
+  EXPECT_NE(version->text.find("caf\xC3\xA9 \xE2\x80\x93 \xE2\x82\xAC 5"), std::string::npos);
+  EXPECT_EQ(version->text.find("caf\xE9"), std::string::npos);
+  EXPECT_GT(store_->FactsFromDocument("latin1-page").value().size(), 10u);
+  auto again = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->documents_unchanged, 1u);
+
+  // A page in UTF-8 (the seed has curly quotes) is stored byte for byte.
+  SourceSpec utf8;
+  utf8.location = Seed("001_fbc9a4a76c8d550e.txt").string();
+  utf8.id = "utf8-page";
+  ASSERT_TRUE(IngestSources(*store_, *schema_, {utf8}).ok());
+  auto stored = store_->LatestDocumentVersion("utf8-page");
+  ASSERT_TRUE(stored.ok());
+  const std::string original = ReadFile(Seed("001_fbc9a4a76c8d550e.txt"));
+  ASSERT_NE(original.find("\xE2\x80\x99"), std::string::npos);
+  EXPECT_TRUE(stored->text == original);
+}
+
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   const fs::path bad = dir_ / "bad.json";
   WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");
