@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "engine/store.h"
+#include "engine/utf8.h"
 #include "ingest/dataset.h"
 #include "ingest/extract.h"
 #include "ingest/fetch.h"
@@ -88,39 +89,6 @@ std::string WhyNotADocument(std::string_view body) {
   return "";
 }
 
-// Whether `s` is well-formed UTF-8: shortest forms, no surrogates, nothing
-// past U+10FFFF.
-bool IsUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    size_t n = 0;
-    uint32_t cp = 0;
-    if (b < 0x80) {
-      ++i;
-      continue;
-    } else if (b >= 0xC2 && b <= 0xDF) {
-      n = 1, cp = b & 0x1F;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      n = 2, cp = b & 0x0F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      n = 3, cp = b & 0x07;
-    } else {
-      return false;
-    }
-    if (i + n >= s.size()) return false;  // cut short
-    for (size_t k = 1; k <= n; ++k) {
-      const auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
-      return false;
-    }
-    i += n + 1;
-  }
-  return true;
-}
-
 // A text in Windows-1252 (the superset of Latin-1 that older pages are
 // served in without saying so) as UTF-8: stored as it came, its names and
 // values were invalid UTF-8 that no query could name.
@@ -184,7 +152,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fet
     return Status::InvalidArgument(spec.location + ": " + why + "; nothing stored (a previous version, if any, stands)");
   }
   // Stored, hashed and extracted as UTF-8 (an unchanged page converts to the same text every run).
-  if (!IsUtf8(text)) text = Windows1252ToUtf8(text);
+  if (!IsValidUtf8(text)) text = Windows1252ToUtf8(text);
   auto latest = store.LatestDocumentVersion(doc_id);
   if (latest.ok() && latest->content_hash == Sha256Hex(text)) {
     outcome.state = SourceOutcome::State::kUnchanged;
