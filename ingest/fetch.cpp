@@ -116,8 +116,14 @@ std::string GuessContentType(std::string_view path) {
   return "";
 }
 
+// "60 s", "1500 ms".
+std::string FormatDuration(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + " s";
+  return std::to_string(d.count()) + " ms";
+}
+
 Status ValidateOptions(const FetchOptions& o) {
-  if (o.connect_timeout.count() <= 0 || o.total_timeout.count() <= 0) {
+  if (o.connect_timeout.count() <= 0 || o.total_timeout.count() <= 0 || o.deadline.count() <= 0) {
     return Status::InvalidArgument("fetch options: timeouts must be positive");
   }
   if (o.max_body_bytes == 0) return Status::InvalidArgument("fetch options: max_body_bytes must be positive");
@@ -456,11 +462,12 @@ struct CurlFetcher::Impl {
     if (handle != nullptr) curl_api->easy_cleanup(handle);
   }
 
-  Attempt PerformOnce(const FetchRequest& request);
+  // `time_left`: of the fetch's deadline; the attempt's timeouts are capped by it.
+  Attempt PerformOnce(const FetchRequest& request, std::chrono::milliseconds time_left);
   Result<FetchResult> FetchHttp(const FetchRequest& request);
 };
 
-Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
+Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request, std::chrono::milliseconds time_left) {
   Attempt out;
   const FetchOptions& o = options;
   // Reset keeps the connection and DNS caches but forgets every option, so
@@ -509,9 +516,11 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
   } else {
     set(curl_api->easy_setopt(handle, CURLOPT_FOLLOWLOCATION, 0L), "follow");
   }
-  set(curl_api->easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o.connect_timeout.count())),
+  const auto connect_timeout = std::min(o.connect_timeout, time_left);
+  const auto total_timeout = std::min(o.total_timeout, time_left);
+  set(curl_api->easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(connect_timeout.count())),
       "connect timeout");
-  set(curl_api->easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(o.total_timeout.count())), "timeout");
+  set(curl_api->easy_setopt(handle, CURLOPT_TIMEOUT_MS, static_cast<long>(total_timeout.count())), "timeout");
   if (o.low_speed_limit > 0 && o.low_speed_time.count() > 0) {
     set(curl_api->easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, o.low_speed_limit), "low speed limit");
     set(curl_api->easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.low_speed_time.count())),
@@ -582,9 +591,9 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request) {
                     std::to_string(o.low_speed_time.count()) + " s)";
       } else if (detail.rfind("Connection timed out", 0) == 0 || detail.rfind("Resolving timed out", 0) == 0 ||
                  detail.rfind("Failed to connect", 0) == 0) {
-        out.error = "connect timed out after " + std::to_string(o.connect_timeout.count()) + " ms";
+        out.error = "connect timed out after " + std::to_string(connect_timeout.count()) + " ms";
       } else {
-        out.error = "timed out after " + std::to_string(o.total_timeout.count()) + " ms";
+        out.error = "timed out after " + std::to_string(total_timeout.count()) + " ms";
       }
       return out;
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -653,20 +662,20 @@ Result<FetchResult> CurlFetcher::Impl::FetchHttp(const FetchRequest& request) {
   if (handle == nullptr) handle = curl_api->easy_init();
   if (handle == nullptr) return Status::IOError(shown + ": cannot create a libcurl handle");
 
+  using Clock = std::chrono::steady_clock;
+  const auto deadline_at = Clock::now() + options.deadline;
+  auto time_left = [&] {
+    return std::chrono::ceil<std::chrono::milliseconds>(deadline_at - Clock::now());
+  };
   const int max_attempts = 1 + options.max_retries;
   for (int attempt = 1;; ++attempt) {
-    Attempt a = PerformOnce(request);
+    Attempt a = PerformOnce(request, std::max(time_left(), std::chrono::milliseconds(1)));
     if (a.ok) {
       a.result.attempts = attempt;
       return std::move(a.result);
     }
     if (a.invalid_argument) return Status::InvalidArgument(shown + ": " + a.error);
-    if (!a.retryable || attempt >= max_attempts) {
-      std::string message = shown + ": " + a.error;
-      if (attempt > 1) message += " (gave up after " + std::to_string(attempt) + " attempts)";
-      return Status::IOError(message);
-    }
-    std::chrono::milliseconds wait;
+    std::chrono::milliseconds wait{0};
     if (a.retry_after.has_value()) {
       wait = *a.retry_after;
     } else {
@@ -675,6 +684,18 @@ Result<FetchResult> CurlFetcher::Impl::FetchHttp(const FetchRequest& request) {
       for (int i = 1; i < attempt && wait < options.max_retry_wait; ++i) wait *= 2;
     }
     wait = std::min(wait, options.max_retry_wait);
+    // A retry needs time for the wait and some for the attempt itself.
+    const bool out_of_time = time_left() <= wait + std::chrono::milliseconds(100);
+    if (!a.retryable || attempt >= max_attempts || out_of_time) {
+      std::string message = shown + ": " + a.error;
+      if (a.retryable && out_of_time) {
+        message += " (gave up after " + std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts") +
+                   ": the fetch's deadline is " + FormatDuration(options.deadline) + ")";
+      } else if (attempt > 1) {
+        message += " (gave up after " + std::to_string(attempt) + " attempts)";
+      }
+      return Status::IOError(message);
+    }
     if (options.sleep) {
       options.sleep(wait);
     } else {

@@ -6,6 +6,7 @@
 // the URL (credentials removed) and the reason, e.g.
 //   "https://x/y: HTTP 404 Not Found"
 //   "https://x/y: timed out after 2000 ms (gave up after 4 attempts)"
+//   "https://x/y: transfer too slow (...) (gave up after 2 attempts: the fetch's deadline is 60 s)"
 //   "https://x/y: body larger than 10485760 bytes"
 //   "https://x/y: too many redirects (max 5)"
 //   "https://x/y: redirect to ftp://h/f refused: protocol ftp not allowed"
@@ -39,6 +40,12 @@ std::string DefaultUserAgent();
 struct FetchOptions {
   std::chrono::milliseconds connect_timeout{10'000};
   std::chrono::milliseconds total_timeout{60'000};  // one attempt, connect to last byte
+  // The whole fetch: every attempt and every wait between them. An attempt
+  // gets what is left of it at most, and no retry starts that would wait past
+  // it, so a host that accepts connections and never answers costs a run
+  // this much and no more (without it: 4 attempts of low_speed_time plus
+  // the waits, ~2 minutes). Real time, whatever `sleep` does.
+  std::chrono::milliseconds deadline{60'000};
   // An attempt slower than low_speed_limit bytes/s for low_speed_time is abandoned
   // (a server that trickles bytes would otherwise hold a run for total_timeout).
   long low_speed_limit = 1024;

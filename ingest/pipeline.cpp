@@ -9,8 +9,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -116,29 +120,41 @@ std::string Windows1252ToUtf8(std::string_view s) {
   return out;
 }
 
-// Ingests one source; errors are that source's failure only.
-Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Fetcher& fetcher,
-                 const std::string& run_id, SourceOutcome& outcome, IngestReport& report) {
-  const std::string doc_id = DocumentIdFor(spec);
-  outcome.document_id = doc_id;
+// What a source's fetch needs from the store, read before the fetch.
+struct PreparedSource {
+  Status status;  // a failure of the store read: the source's failure
+  Document doc;   // the stored record (validators included) with the spec's fields over it
+  FetchRequest request;
+};
 
-  Document doc;
+PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
+  PreparedSource out;
+  const std::string doc_id = DocumentIdFor(spec);
+  Document& doc = out.doc;
   if (auto existing = store.GetDocument(doc_id); existing.ok()) {
     doc = *existing;
   } else if (!existing.status().IsNotFound()) {
-    return existing.status();
+    out.status = existing.status();
   }
   doc.id = doc_id;
   doc.url = spec.location;
   if (!spec.title.empty()) doc.title = spec.title;
   doc.site = !spec.site.empty() ? spec.site : (doc.site.empty() ? HostOf(spec.location) : doc.site);
   if (!spec.kind.empty()) doc.kind = spec.kind;
+  out.request.url = spec.location;
+  out.request.etag = doc.etag;
+  out.request.last_modified = doc.last_modified;
+  return out;
+}
 
-  FetchRequest request;
-  request.url = spec.location;
-  request.etag = doc.etag;
-  request.last_modified = doc.last_modified;
-  auto fetched = fetcher.Fetch(request);
+// Stores what one fetch brought; errors are that source's failure only.
+Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
+                 Result<FetchResult>& fetched, const std::string& run_id, SourceOutcome& outcome,
+                 IngestReport& report) {
+  Document& doc = prepared.doc;
+  const std::string& doc_id = doc.id;
+  outcome.document_id = doc_id;
+  CHIPKG_RETURN_IF_ERROR(prepared.status);
   if (!fetched.ok()) return fetched.status();
   if (fetched->not_modified) {
     outcome.state = SourceOutcome::State::kUnchanged;
@@ -296,17 +312,83 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
   return out;
 }
 
-Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
-                                   Fetcher& fetcher, const IngestOptions& options) {
+namespace {
+
+// Fetches every source on one thread per fetcher, in the sources' order and at most a few
+// ahead of the one being stored, and stores each on this thread in that order, so that a
+// slow host holds up the run only as long as its own fetch takes.
+Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
+                                const std::vector<Fetcher*>& fetchers, const IngestOptions& options) {
   if (store.read_only()) return Status::InvalidArgument("the store is open read-only; ingest needs the writer");
   const auto start = std::chrono::steady_clock::now();
   IngestReport report;
   report.run_id = options.run_id.empty() ? NewRunId() : options.run_id;
   CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
-  for (const auto& spec : sources) {
+
+  std::vector<PreparedSource> prepared;
+  prepared.reserve(sources.size());
+  for (const auto& spec : sources) prepared.push_back(PrepareSource(store, spec));
+
+  // Bodies are up to FetchOptions::max_body_bytes each: only a few are held.
+  const size_t ahead = 2 * fetchers.size();
+  std::vector<std::optional<Result<FetchResult>>> fetched(sources.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t next_to_fetch = 0, next_to_store = 0;
+  bool stop = false;
+  auto fetch_loop = [&](Fetcher* fetcher) {
+    std::unique_lock lock(mu);
+    for (;;) {
+      cv.wait(lock, [&] { return stop || next_to_fetch >= sources.size() || next_to_fetch < next_to_store + ahead; });
+      if (stop || next_to_fetch >= sources.size()) return;
+      const size_t i = next_to_fetch++;
+      lock.unlock();
+      std::optional<Result<FetchResult>> result;
+      if (!prepared[i].status.ok()) {
+        result.emplace(prepared[i].status);  // not fetched: the store read failed
+      } else {
+        try {
+          result.emplace(fetcher->Fetch(prepared[i].request));
+        } catch (const std::exception& e) {
+          result.emplace(Status::IOError(sources[i].location + ": " + e.what()));
+        }
+      }
+      lock.lock();
+      fetched[i] = std::move(result);
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> workers;
+  const size_t threads = std::min(fetchers.size(), sources.size());
+  for (size_t w = 0; w < threads; ++w) workers.emplace_back(fetch_loop, fetchers[w]);
+  struct JoinAtExit {
+    std::vector<std::thread>& workers;
+    std::mutex& mu;
+    std::condition_variable& cv;
+    bool& stop;
+    ~JoinAtExit() {
+      {
+        std::lock_guard lock(mu);
+        stop = true;
+      }
+      cv.notify_all();
+      for (auto& t : workers) t.join();
+    }
+  } join_at_exit{workers, mu, cv, stop};
+
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::optional<Result<FetchResult>> result;
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return fetched[i].has_value(); });
+      result = std::move(fetched[i]);
+      fetched[i].reset();
+      next_to_store = i + 1;
+    }
+    cv.notify_all();
     SourceOutcome outcome;
-    outcome.location = spec.location;
-    Status st = IngestOne(store, schema, spec, fetcher, report.run_id, outcome, report);
+    outcome.location = sources[i].location;
+    Status st = IngestOne(store, schema, sources[i], prepared[i], *result, report.run_id, outcome, report);
     if (!st.ok()) {
       outcome.state = SourceOutcome::State::kFailed;
       outcome.error = st.message();
@@ -325,10 +407,26 @@ Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std
   return report;
 }
 
+}  // namespace
+
+Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
+                                   Fetcher& fetcher, const IngestOptions& options) {
+  return IngestWith(store, schema, sources, {&fetcher}, options);
+}
+
 Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
                                    const IngestOptions& options) {
-  CurlFetcher fetcher;
-  return IngestSources(store, schema, sources, fetcher, options);
+  if (options.parallel_fetches < 1) {
+    return Status::InvalidArgument("ingest: parallel_fetches must be at least 1, not " +
+                                   std::to_string(options.parallel_fetches));
+  }
+  std::vector<std::unique_ptr<Fetcher>> owned;
+  std::vector<Fetcher*> fetchers;
+  for (int i = 0; i < options.parallel_fetches; ++i) {
+    owned.push_back(MakeDefaultFetcher(options.fetch));
+    fetchers.push_back(owned.back().get());
+  }
+  return IngestWith(store, schema, sources, fetchers, options);
 }
 
 std::string DefaultManifestPath() {

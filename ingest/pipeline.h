@@ -11,6 +11,7 @@
 
 #include "engine/fact.h"
 #include "engine/status.h"
+#include "ingest/fetch.h"
 
 namespace chipkg {
 
@@ -53,14 +54,21 @@ struct IngestReport {
 
 struct IngestOptions {
   std::string run_id;  // generated from the time when empty
+  // For the default fetchers: their limits (FetchOptions::deadline bounds
+  // each source), and how many sources are fetched at once. Documents are
+  // still stored one at a time, in the sources' order.
+  FetchOptions fetch;
+  int parallel_fetches = 4;
 };
 
-// Ingests `sources` into `store`. Returns an error only when nothing could be
-// attempted (e.g. the store is read-only); per-source failures are in the report.
+// Ingests `sources` into `store`, fetching through `fetcher` one source at a
+// time. Returns an error only when nothing could be attempted (e.g. the store
+// is read-only); per-source failures are in the report.
 Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
                                    Fetcher& fetcher, const IngestOptions& options = {});
 
-// The same with the default fetcher (libcurl for URLs, the file system for paths).
+// The same with options.parallel_fetches default fetchers (libcurl for URLs,
+// the file system for paths) fetching at once.
 Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
                                    const IngestOptions& options = {});
 

@@ -289,6 +289,7 @@ TEST(CurlFetcherTest, RetryAfterIsCappedAndAcceptsHttpDates) {
   ASSERT_TRUE(server.ok()) << server.error();
   FetchOptions options = TestOptions(&sleeps);
   options.max_retry_wait = milliseconds(60'000);
+  options.deadline = std::chrono::minutes(10);  // room for the waits asked for
   CurlFetcher fetcher(options);
   // First with a cap far above both requests, to see what the server asked for...
   Result<FetchResult> result = fetcher.Fetch({server.Url("/"), "", ""});
@@ -312,6 +313,21 @@ TEST(CurlFetcherTest, RetryAfterIsCappedAndAcceptsHttpDates) {
   CurlFetcher fast(small);
   ASSERT_TRUE(fast.Fetch({again.Url("/"), "", ""}).ok());
   EXPECT_EQ(capped.waits, std::vector<milliseconds>{milliseconds(250)});
+
+  // A wait that would pass the fetch's deadline is not taken: the fetch fails at once.
+  SleepRecorder none;
+  HttpServer busy([](const HttpRequest&, int) { return Reply(429, "Too Many Requests", {{"Retry-After", "120"}}); });
+  ASSERT_TRUE(busy.ok()) << busy.error();
+  FetchOptions short_deadline = TestOptions(&none);
+  short_deadline.max_retry_wait = milliseconds(120'000);
+  short_deadline.deadline = milliseconds(5'000);
+  CurlFetcher impatient(short_deadline);
+  Result<FetchResult> refused = impatient.Fetch({busy.Url("/"), "", ""});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            busy.Url("/") + ": HTTP 429 Too Many Requests (gave up after 1 attempt: the fetch's deadline is 5 s)");
+  EXPECT_TRUE(none.waits.empty());
+  EXPECT_EQ(busy.request_count(), 1u);
 }
 
 TEST(CurlFetcherTest, FollowsRedirectsAndReportsFinalUrl) {
@@ -397,6 +413,59 @@ TEST(CurlFetcherTest, SlowServerTimesOutQuicklyAndIsRetried) {
   EXPECT_LT(elapsed, milliseconds(3000));
   EXPECT_EQ(server.request_count(), 2u);
   EXPECT_EQ(sleeps.waits.size(), 1u);
+}
+
+// A host that takes connections and never answers costs the fetch's deadline,
+// however many retries are allowed: attempts and real waits both count.
+TEST(CurlFetcherTest, DeadlineBoundsEveryAttemptAndWaitTogether) {
+  HttpServer server([](const HttpRequest&, int) {
+    HttpResponse response = Ok("never");
+    response.delay = milliseconds(30'000);
+    return response;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  FetchOptions options = TestOptions();  // real sleeps
+  options.total_timeout = milliseconds(300);
+  options.base_backoff = milliseconds(50);
+  options.max_retries = 50;
+  options.deadline = milliseconds(1200);
+  CurlFetcher fetcher(options);
+  auto start = Clock::now();
+  Result<FetchResult> result = fetcher.Fetch({server.Url("/stalled"), "", ""});
+  auto elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(result.status().IsIOError());
+  const std::string& message = result.status().message();
+  EXPECT_EQ(message.rfind(server.Url("/stalled") + ": timed out after ", 0), 0u) << message;
+  EXPECT_NE(message.find("attempts: the fetch's deadline is 1200 ms)"), std::string::npos) << message;
+  EXPECT_GE(elapsed, milliseconds(900));
+  EXPECT_LT(elapsed, milliseconds(2500));
+  EXPECT_GE(server.request_count(), 2u);
+  EXPECT_LE(server.request_count(), 4u);
+}
+
+// One attempt longer than the deadline is cut to it.
+TEST(CurlFetcherTest, AnAttemptIsCutToTheDeadline) {
+  HttpServer server([](const HttpRequest&, int) {
+    HttpResponse response = Ok("never");
+    response.delay = milliseconds(30'000);
+    return response;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  SleepRecorder sleeps;
+  FetchOptions options = TestOptions(&sleeps);
+  options.total_timeout = milliseconds(20'000);
+  options.deadline = milliseconds(600);
+  CurlFetcher fetcher(options);
+  auto start = Clock::now();
+  Result<FetchResult> result = fetcher.Fetch({server.Url("/stalled"), "", ""});
+  auto elapsed = std::chrono::duration_cast<milliseconds>(Clock::now() - start);
+  ASSERT_FALSE(result.ok());
+  const std::string& message = result.status().message();
+  EXPECT_NE(message.find("(gave up after 1 attempt: the fetch's deadline is 600 ms)"), std::string::npos) << message;
+  EXPECT_LT(elapsed, milliseconds(2000));
+  EXPECT_EQ(server.request_count(), 1u);
+  EXPECT_TRUE(sleeps.waits.empty());
 }
 
 TEST(CurlFetcherTest, TricklingServerIsAbandonedAsTooSlow) {
@@ -566,6 +635,11 @@ TEST(CurlFetcherTest, BadOptionsAreInvalidArgument) {
 
   CurlFetcher empty(TestOptions());
   EXPECT_TRUE(empty.Fetch({"", "", ""}).status().IsInvalidArgument());
+
+  FetchOptions no_time = TestOptions();
+  no_time.deadline = milliseconds(0);
+  CurlFetcher never(no_time);
+  EXPECT_TRUE(never.Fetch({"http://127.0.0.1:1/", "", ""}).status().IsInvalidArgument());
 }
 
 // ---- Local files --------------------------------------------------------------

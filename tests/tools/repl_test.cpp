@@ -200,6 +200,31 @@ TEST_F(ToolsTest, AFillLeftIncompleteIsCompletedByTheNextStart) {
   EXPECT_FALSE(Contains(again.err, "ingesting")) << again.err;
 }
 
+// The fetch limits and the document id are the command line's to set, and
+// a value that makes no sense is refused before anything is fetched.
+TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
+  const std::string store = (g_sandbox->root() / "ingest-options").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--timeout", "0"}, {"--timeout", "5s"}, {"--retries", "-1"}, {"--parallel", "0"}, {"--parallel", "x"}}) {
+    Output bad = Chipkg({"ingest", seed, flag, value, "--db", store});
+    EXPECT_EQ(bad.code, 2) << flag << " " << value;
+    EXPECT_TRUE(Contains(bad.err, flag + " \"" + value + "\": expected a whole number")) << bad.err;
+  }
+  Output two = Chipkg({"ingest", seed, seed, "--id", "one-id", "--db", store});
+  EXPECT_EQ(two.code, 2);
+  EXPECT_TRUE(Contains(two.err, "--id names one document")) << two.err;
+  EXPECT_FALSE(fs::exists(fs::path(store) / "CURRENT"));  // nothing was opened, let alone written
+
+  Output good = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--timeout", "5", "--retries", "0",
+                        "--parallel", "2", "--db", store});
+  ASSERT_EQ(good.code, 0) << good.err;
+  EXPECT_TRUE(Contains(good.err, "documents 1 new")) << good.err;
+  Output sources = Chipkg({"sources", "--db", store});
+  ASSERT_EQ(sources.code, 0) << sources.err;
+  EXPECT_TRUE(Contains(sources.out, "seed-000-aws-trainium")) << sources.out;
+}
+
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
                     "describe Trainium   # a comment after a statement\n"

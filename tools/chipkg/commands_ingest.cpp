@@ -1,13 +1,16 @@
 // chipkg ingest: the cron entry point.
 //
-//   chipkg ingest PATH|URL... [--site S] [--kind K] [--dataset NAME]
+//   chipkg ingest PATH|URL... [--site S] [--kind K] [--title T] [--dataset NAME] [--id ID (one PATH|URL)]
 //   chipkg ingest --manifest FILE
+//   either with [--timeout SECONDS] [--retries N] [--parallel N]
 //
 // Exit status: 0 every source fetched, 1 some sources failed, 2 bad usage or
 // configuration (including another ingest holding the store). One summary
 // line per run and one line per failure, on stderr.
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "ingest/lock.h"
 #include "ingest/pipeline.h"
@@ -16,7 +19,33 @@
 namespace chipkg::cli {
 namespace {
 
+// --NAME's value as a whole number in [min, max]; nullopt (and the error
+// printed) if it is not one.
+std::optional<int> WholeNumberOption(const Args& args, const std::string& name, int fallback, int min, int max) {
+  const auto text = args.Get(name);
+  if (!text) return fallback;
+  int value = 0;
+  const char* end = text->data() + text->size();
+  auto [ptr, ec] = std::from_chars(text->data(), end, value);
+  if (ec != std::errc() || ptr != end || value < min || value > max) {
+    PrintError("--" + name + " \"" + *text + "\": expected a whole number from " + std::to_string(min) + " to " +
+               std::to_string(max));
+    return std::nullopt;
+  }
+  return value;
+}
+
 int RunIngest(const Args& args) {
+  IngestOptions options;
+  const auto deadline_s = WholeNumberOption(
+      args, "timeout", static_cast<int>(options.fetch.deadline.count() / 1000), 1, 3600);
+  const auto retries = WholeNumberOption(args, "retries", options.fetch.max_retries, 0, 10);
+  const auto parallel = WholeNumberOption(args, "parallel", options.parallel_fetches, 1, 32);
+  if (!deadline_s || !retries || !parallel) return kExitUsage;
+  options.fetch.deadline = std::chrono::seconds(*deadline_s);
+  options.fetch.max_retries = *retries;
+  options.parallel_fetches = *parallel;
+
   std::vector<SourceSpec> sources;
   for (const auto& manifest : args.GetAll("manifest")) {
     auto loaded = LoadManifest(manifest);
@@ -26,8 +55,15 @@ int RunIngest(const Args& args) {
     }
     sources.insert(sources.end(), loaded->begin(), loaded->end());
   }
+  const auto id = args.Get("id");
+  if (id && args.positional.size() != 1) {
+    PrintError("--id names one document: give exactly one PATH|URL with it, not " +
+               std::to_string(args.positional.size()));
+    return kExitUsage;
+  }
   for (const auto& location : args.positional) {
     SourceSpec spec;
+    spec.id = id.value_or("");
     spec.location = location;
     spec.site = args.Get("site").value_or("");
     spec.kind = args.Get("kind").value_or("");
@@ -63,7 +99,7 @@ int RunIngest(const Args& args) {
     PrintError(lock.status());
     return kExitUsage;
   }
-  auto report = IngestSources(**store, *schema, sources);
+  auto report = IngestSources(**store, *schema, sources, options);
   if (!report.ok()) {
     PrintError(report.status());
     return kExitFailed;
@@ -84,7 +120,9 @@ int RunIngest(const Args& args) {
 }
 
 const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
-                               "fetch, extract and store documents (incremental; for cron)", RunIngest});
+                               "fetch, extract and store documents (incremental; for cron; --timeout S a "
+                               "source, --retries N, --parallel N fetches)",
+                               RunIngest});
 
 }  // namespace
 }  // namespace chipkg::cli

@@ -18,7 +18,8 @@ const std::vector<std::pair<std::string, bool>> kKnownOptions = {
     {"db", true},       {"format", true},   {"manifest", true}, {"site", true},   {"kind", true},
     {"title", true},    {"id", true},       {"dataset", true},  {"tolerance", true}, {"help", false},
     {"version", false}, {"quiet", false},   {"output", true},   {"n", true},      {"corpus", true},
-    {"work", true},     {"keep", false},    {"no-ingest", false},
+    {"work", true},     {"keep", false},    {"no-ingest", false}, {"timeout", true}, {"retries", true},
+    {"parallel", true},
 };
 
 void PrintUsage(std::FILE* out) {
