@@ -120,6 +120,11 @@ std::string Windows1252ToUtf8(std::string_view s) {
   return out;
 }
 
+// A stored version states at least this many facts before a new one that
+// states less than half as many is refused: a short page losing a few facts
+// is an ordinary edit.
+constexpr size_t kShrinkGuardFromFacts = 10;
+
 // What a source's fetch needs from the store, read before the fetch.
 struct PreparedSource {
   Status status;  // a failure of the store read: the source's failure
@@ -149,8 +154,8 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
 
 // Stores what one fetch brought; errors are that source's failure only.
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
-                 Result<FetchResult>& fetched, const std::string& run_id, SourceOutcome& outcome,
-                 IngestReport& report) {
+                 Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
+                 SourceOutcome& outcome, IngestReport& report) {
   Document& doc = prepared.doc;
   const std::string& doc_id = doc.id;
   outcome.document_id = doc_id;
@@ -196,18 +201,25 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     facts = std::move(extraction->facts);
   }
   if (doc.title.empty()) doc.title = spec.location;
-  // A new version that states nothing chipkg reads, of a document that
-  // stated something (an error or maintenance page served in place of the
-  // datasheet, a CSV cut to its header), would retract everything the
-  // document said: it is refused, and the stored version stands.
-  if (facts.empty() && latest.ok()) {
+  // A new version that states nothing chipkg reads, or less than half of
+  // what the stored version states, of a document that stated something (an
+  // error or maintenance page served in place of the datasheet, a page or a
+  // CSV cut short) would retract what the document said: it is refused, and
+  // the stored version stands, unless the caller accepts it.
+  if (latest.ok() && !options.accept_shrinking) {
     auto standing = store.FactsFromDocument(doc_id);
     if (!standing.ok()) return standing.status();
-    if (!standing->empty()) {
+    const std::string what_to_do =
+        "; nothing stored (the stored version stands; chipkg ingest --accept-shrinking stores it)";
+    if (facts.empty() && !standing->empty()) {
       return Status::InvalidArgument(spec.location + ": nothing extracted from the new text (no fact about any "
                                      "entity: an error or maintenance page, or a file cut short?), where the stored "
-                                     "version states " + std::to_string(standing->size()) +
-                                     " facts; nothing stored (the stored version stands)");
+                                     "version states " + std::to_string(standing->size()) + " facts" + what_to_do);
+    }
+    if (standing->size() >= kShrinkGuardFromFacts && facts.size() * 2 < standing->size()) {
+      return Status::InvalidArgument(spec.location + ": the new text states " + std::to_string(facts.size()) +
+                                     " facts where the stored version states " + std::to_string(standing->size()) +
+                                     " (a page cut short, or a layout chipkg reads less of?)" + what_to_do);
     }
   }
 
@@ -388,7 +400,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     cv.notify_all();
     SourceOutcome outcome;
     outcome.location = sources[i].location;
-    Status st = IngestOne(store, schema, sources[i], prepared[i], *result, report.run_id, outcome, report);
+    Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report);
     if (!st.ok()) {
       outcome.state = SourceOutcome::State::kFailed;
       outcome.error = st.message();

@@ -59,6 +59,10 @@ struct IngestOptions {
   // still stored one at a time, in the sources' order.
   FetchOptions fetch;
   int parallel_fetches = 4;
+  // A changed document whose new text states nothing, or less than half of
+  // what its stored version states (of 10 or more), is refused unless this is
+  // set: a page cut short or an error page would retract what it said.
+  bool accept_shrinking = false;
 };
 
 // Ingests `sources` into `store`, fetching through `fetcher` one source at a

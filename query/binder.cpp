@@ -86,6 +86,14 @@ class Binder {
       if (!w.ok()) return w.status();
       b.where = std::move(*w);
     }
+    // Every predicate of the schema (50) fits many times over; thousands of
+    // columns (a runaway script) would cost seconds and gigabytes of cells.
+    constexpr size_t kMaxShownColumns = 256;
+    if (q.show.size() > kMaxShownColumns) {
+      return Error(q.show[kMaxShownColumns].pos, "at most " + std::to_string(kMaxShownColumns) +
+                                                     " columns can be shown, this is column " +
+                                                     std::to_string(kMaxShownColumns + 1));
+    }
     for (const Column& c : q.show) {
       Result<BoundColumn> col = BindColumn(c, subject_kind);
       if (!col.ok()) return col.status();

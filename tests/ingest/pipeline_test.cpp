@@ -190,6 +190,52 @@ TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
   }
 }
 
+// A page cut short (a truncated download, a page that lost its table) would
+// retract most of what the document said: refused while it states less than
+// half of the stored version's facts, stored when the caller accepts it.
+TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
+  const fs::path copy = dir_ / "trainium.txt";
+  const std::string whole = ReadFile(Seed("000_de7815fa348ea8df.txt"));
+  WriteFile(copy, whole);
+  SourceSpec spec;
+  spec.location = copy.string();
+  spec.id = "trainium-page";
+  ASSERT_EQ(IngestSources(*store_, *schema_, {spec}).value().documents_new, 1u);
+  const size_t facts_v1 = store_->FactsFromDocument("trainium-page").value().size();
+  ASSERT_GT(facts_v1, 40u);
+  const TxId last = store_->LastTx();
+
+  WriteFile(copy, whole.substr(0, 1200));
+  auto refused = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(refused.ok());
+  ASSERT_EQ(refused->documents_failed, 1u);
+  const std::string& error = refused->sources[0].error;
+  EXPECT_NE(error.find(copy.string() + ": the new text states "), std::string::npos) << error;
+  EXPECT_NE(error.find(" facts where the stored version states " + std::to_string(facts_v1)), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("--accept-shrinking"), std::string::npos) << error;
+  EXPECT_EQ(store_->LastTx(), last);
+  EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_v1);
+
+  // An ordinary edit (a line less) is no shrink.
+  const size_t cut = whole.find('\n', whole.size() / 2);
+  ASSERT_NE(cut, std::string::npos);
+  const size_t next = whole.find('\n', cut + 1);
+  WriteFile(copy, whole.substr(0, cut) + whole.substr(next));
+  auto edited = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(edited.ok());
+  EXPECT_EQ(edited->documents_changed, 1u) << edited->sources[0].error;
+
+  IngestOptions accept;
+  accept.accept_shrinking = true;
+  WriteFile(copy, whole.substr(0, 1200));
+  auto accepted = IngestSources(*store_, *schema_, {spec}, accept);
+  ASSERT_TRUE(accepted.ok());
+  EXPECT_EQ(accepted->documents_changed, 1u) << accepted->sources[0].error;
+  EXPECT_GT(accepted->facts_retracted, facts_v1 / 2);
+  EXPECT_LT(store_->FactsFromDocument("trainium-page").value().size(), facts_v1 / 2);
+}
+
 // A new document with nothing to extract is kept as a source with no facts,
 // and makes no entity of its first line.
 TEST_F(PipelineTest, APageWithNothingToExtractMakesNoEntity) {

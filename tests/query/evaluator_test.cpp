@@ -108,6 +108,24 @@ class EvaluatorTest : public ::testing::Test {
 
 using Strings = std::vector<std::string>;
 
+// A query that shows thousands of columns (a runaway script) is refused at
+// the first column too many, before any of them is read.
+TEST_F(EvaluatorTest, ShownColumnsAreBounded) {
+  std::string columns = "memory";
+  for (int i = 1; i < 256; ++i) columns += ", memory";
+  Result<QueryResult> most = Run("find chip show " + columns);
+  ASSERT_TRUE(most.ok()) << most.status().message();
+  EXPECT_EQ(most->columns.size(), 256u);
+  const std::string text = "find chip show " + columns + ", tdp";
+  Result<QueryResult> too_many = Run(text);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(too_many.status().message().rfind("line 1, column " + std::to_string(text.size() - 2) +
+                                                  ": at most 256 columns can be shown, this is column 257\n",
+                                              0),
+            0u)
+      << too_many.status().message();
+}
+
 TEST_F(EvaluatorTest, QuantitiesCompareInCanonicalUnits) {
   EXPECT_EQ(Names("find chip where memory > 32 GB order by name"), (Strings{"Alpha", "Gamma"}));
   EXPECT_EQ(Names("find chip where memory = 32 GB"), (Strings{"Beta"}));

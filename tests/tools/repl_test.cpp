@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/store.h"
+#include "ingest/lock.h"
 #include "ingest/resolve.h"
 
 namespace {
@@ -223,6 +224,26 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   Output sources = Chipkg({"sources", "--db", store});
   ASSERT_EQ(sources.code, 0) << sources.err;
   EXPECT_TRUE(Contains(sources.out, "seed-000-aws-trainium")) << sources.out;
+}
+
+// A cron run that overlaps the one before it is refused naming the process
+// that holds the store, and the store loses nothing.
+TEST_F(ToolsTest, AnOverlappingIngestNamesTheProcessThatHoldsTheStore) {
+  const std::string store = (g_sandbox->root() / "held").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  ASSERT_EQ(Chipkg({"ingest", seed, "--db", store}).code, 0);
+  {
+    auto writer = chipkg::Store::Open(store);  // as a running ingest holds it
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    auto lock = chipkg::RunLock::Acquire(chipkg::RunLock::PathFor(store));
+    ASSERT_TRUE(lock.ok()) << lock.status().message();
+    Output refused = Chipkg({"ingest", seed, "--db", store});
+    EXPECT_EQ(refused.code, 2);
+    EXPECT_TRUE(Contains(refused.err, "is held by pid " + std::to_string(::getpid()))) << refused.err;
+  }
+  Output after = Chipkg({"ingest", seed, "--db", store});
+  EXPECT_EQ(after.code, 0) << after.err;
+  EXPECT_TRUE(Contains(after.err, "1 unchanged")) << after.err;
 }
 
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
@@ -428,6 +449,9 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   Output negative = Chipkg(Db({"conflicts", "--tolerance", "-5%"}));
   EXPECT_EQ(negative.code, 2) << negative.err;
   EXPECT_TRUE(Contains(negative.err, "is negative")) << negative.err;
+  Output huge = Chipkg(Db({"conflicts", "--tolerance", "2000%"}));
+  EXPECT_EQ(huge.code, 2) << huge.err;
+  EXPECT_TRUE(Contains(huge.err, "tolerance '2000%' is over 1000%")) << huge.err;
 }
 
 // A --db that is not a store says which of the things it is (a damaged

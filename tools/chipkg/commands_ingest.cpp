@@ -2,7 +2,7 @@
 //
 //   chipkg ingest PATH|URL... [--site S] [--kind K] [--title T] [--dataset NAME] [--id ID (one PATH|URL)]
 //   chipkg ingest --manifest FILE
-//   either with [--timeout SECONDS] [--retries N] [--parallel N]
+//   either with [--timeout SECONDS] [--retries N] [--parallel N] [--accept-shrinking]
 //
 // Exit status: 0 every source fetched, 1 some sources failed, 2 bad usage or
 // configuration (including another ingest holding the store). One summary
@@ -45,6 +45,7 @@ int RunIngest(const Args& args) {
   options.fetch.deadline = std::chrono::seconds(*deadline_s);
   options.fetch.max_retries = *retries;
   options.parallel_fetches = *parallel;
+  options.accept_shrinking = args.Has("accept-shrinking");
 
   std::vector<SourceSpec> sources;
   for (const auto& manifest : args.GetAll("manifest")) {
@@ -91,6 +92,13 @@ int RunIngest(const Args& args) {
   // the whole run, pid inside) is what tells a person which process has it.
   auto store = Store::Open(path);
   if (!store.ok()) {
+    // Another writer: if it is an ingest, its run lock names its pid.
+    if (store.status().IsBusy()) {
+      if (auto held = RunLock::Acquire(RunLock::PathFor(path)); !held.ok() && held.status().IsBusy()) {
+        PrintError(held.status());
+        return kExitUsage;
+      }
+    }
     PrintError(store.status());
     return kExitUsage;
   }
@@ -106,7 +114,9 @@ int RunIngest(const Args& args) {
   }
   for (const auto& s : report->sources) {
     if (s.state == SourceOutcome::State::kFailed) {
-      std::fprintf(stderr, "chipkg ingest: failed %s: %s\n", s.location.c_str(), s.error.c_str());
+      // Most errors name the location already ("URL: HTTP 404 Not Found").
+      const bool named = s.error.rfind(s.location + ": ", 0) == 0;
+      std::fprintf(stderr, "chipkg ingest: failed %s\n", (named ? s.error : s.location + ": " + s.error).c_str());
     }
   }
   if (!args.Has("quiet")) {

@@ -337,7 +337,10 @@ Result<double> ParseTolerance(const std::string& text) {
     return Status::InvalidArgument("tolerance '" + text + "' is not a percentage (e.g. 2% or 0.02)");
   }
   if (v < 0) return Status::InvalidArgument("tolerance '" + text + "' is negative: it is a difference, 0% or more");
-  return percent ? v / 100 : v;
+  const double fraction = percent ? v / 100 : v;
+  // The query language's bound too (`tolerance 1000%`).
+  if (fraction > 10) return Status::InvalidArgument("tolerance '" + text + "' is over 1000% (0.02 or 2% is 2%)");
+  return fraction;
 }
 
 Status ApplyOptions(const Args& args, Session& session) {
