@@ -358,6 +358,26 @@ TEST_F(ToolsTest, OutputThatCannotBeWrittenFailsEveryCommand) {
   }
 }
 
+// `chipkg export | chipkg --db NEW import -` copies a store through a pipe,
+// exactly; a broken stream on standard input is named as such and leaves no store.
+TEST_F(ToolsTest, ImportReadsStandardInput) {
+  Output exported = Chipkg(Db({"export"}));
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  ASSERT_GT(exported.out.size(), 100000u);
+  const std::string copy = (g_sandbox->root() / "copy-from-stdin").string();
+  Output imported = Chipkg({"import", "-", "--db", copy}, exported.out);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  Output again = Chipkg({"export", "--db", copy});
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(again.out, exported.out);
+
+  const std::string broken = (g_sandbox->root() / "broken-from-stdin").string();
+  Output cut = Chipkg({"import", "-", "--db", broken}, exported.out.substr(0, exported.out.size() / 2) + "{\"type\":");
+  EXPECT_EQ(cut.code, 1);
+  EXPECT_TRUE(Contains(cut.err, "standard input")) << cut.err;
+  EXPECT_FALSE(fs::exists(fs::path(broken) / "CURRENT"));
+}
+
 // `chipkg export FILE` replaces FILE only with a whole export: one that fails
 // part-way (here the file-size limit, as a full disk would) leaves the
 // previous file, often the last backup, as it was, and no partial file.

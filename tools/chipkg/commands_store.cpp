@@ -216,7 +216,7 @@ int RunImportCorpus(const Args& args, const std::string& dir) {
 int RunImport(const Args& args) {
   if (auto corpus = args.Get("corpus")) return RunImportCorpus(args, *corpus);
   if (args.positional.size() != 1) {
-    PrintError("usage: chipkg import FILE.jsonl (into an empty store), or chipkg import --corpus DIR");
+    PrintError("usage: chipkg import FILE.jsonl|- (into an empty store), or chipkg import --corpus DIR");
     return kExitUsage;
   }
   const std::string& file = args.positional[0];
@@ -229,11 +229,17 @@ int RunImport(const Args& args) {
                (corpus ? " (for the peer-benchmark corpus in it: chipkg import --corpus " + file + ")" : ""));
     return kExitUsage;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    PrintError("cannot read " + file + ": " + std::strerror(errno));
-    return kExitFailed;
+  // "-": standard input, so that `chipkg export | chipkg --db NEW import -` copies a store.
+  const bool from_stdin = file == "-";
+  std::ifstream opened;
+  if (!from_stdin) {
+    opened.open(file, std::ios::binary);
+    if (!opened) {
+      PrintError("cannot read " + file + ": " + std::strerror(errno));
+      return kExitFailed;
+    }
   }
+  std::istream& in = from_stdin ? std::cin : opened;
   const StoreCreatedForImport created(StorePath(args));
   auto store = Store::Open(StorePath(args));
   if (!store.ok()) {
@@ -243,7 +249,7 @@ int RunImport(const Args& args) {
   auto stats = (*store)->Import(in);
   if (!stats.ok()) {
     created.Undo(*store);
-    PrintError(stats.status().WithContext(file));
+    PrintError(stats.status().WithContext(from_stdin ? "standard input" : file));
     return kExitFailed;
   }
   std::fprintf(stderr, "imported %llu facts, %llu documents, %llu entities\n",
@@ -256,7 +262,7 @@ const RegisterCommand kStats({"stats", "stats [--format json]", "counts of facts
                               RunStats});
 const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JSON Lines (stdout by default)",
                                RunExport});
-const RegisterCommand kImport({"import", "import FILE | import --corpus DIR",
+const RegisterCommand kImport({"import", "import FILE|- | import --corpus DIR",
                                "load a JSON Lines export, or the peer-benchmark corpus, into an empty store",
                                RunImport});
 
