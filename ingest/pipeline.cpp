@@ -4,19 +4,19 @@
 
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <thread>
-#include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "engine/store.h"
 #include "engine/utf8.h"
@@ -194,11 +194,17 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     if (doc.title.empty()) doc.title = extraction->title;
     version.as_of = extraction->as_of;
     facts = std::move(extraction->facts);
+    outcome.warnings = std::move(extraction->warnings);
   } else {
     auto extraction = ExtractDataset(text, spec.format, doc_id, schema, *resolver);
     if (!extraction.ok()) return extraction.status();
     version.as_of = extraction->newest_as_of;
     facts = std::move(extraction->facts);
+    outcome.warnings = std::move(extraction->warnings);
+    for (const SkippedCell& cell : extraction->skipped) {
+      outcome.warnings.push_back("row " + std::to_string(cell.row) + ", column \"" + cell.column + "\": \"" +
+                                 cell.text + "\" not read (" + cell.reason + ")");
+    }
   }
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, or less than half of

@@ -40,6 +40,11 @@ struct SourceOutcome {
   std::string error;  // kFailed: why
   size_t facts_added = 0;
   size_t facts_retracted = 0;
+  // What the extraction of a new or changed text could not read: lines of a
+  // page it could not interpret, cells of a dataset that are not what their
+  // column holds ("row 12, column \"Memory (GB)\": \"n/a\" not read (not a
+  // number)"), rows that merge into one entity.
+  std::vector<std::string> warnings;
 };
 
 struct IngestReport {

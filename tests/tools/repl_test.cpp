@@ -246,6 +246,30 @@ TEST_F(ToolsTest, AnOverlappingIngestNamesTheProcessThatHoldsTheStore) {
   EXPECT_TRUE(Contains(after.err, "1 unchanged")) << after.err;
 }
 
+// What an extraction could not read reaches the cron log: a few lines of
+// each source's, then how many more; new entities likewise.
+TEST_F(ToolsTest, IngestReportsWhatItCouldNotRead) {
+  const std::string store = (g_sandbox->root() / "warnings").string();
+  Output run = Chipkg({"ingest", "--manifest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json", "--db",
+                       store});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(Contains(run.err, "001_fbc9a4a76c8d550e.txt: line 55: 'Came before' states no value")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "ml_hardware.csv: row 102, column \"Max performance\": \"0.0\" not read (derived "
+                                "figure 0")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "ml_hardware.csv: 10 more of the same kind not shown")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "156 more new entities not shown")) << run.err;
+  size_t entity_lines = 0;
+  for (size_t at = run.err.find("new entity chip:"); at != std::string::npos;
+       at = run.err.find("new entity chip:", at + 1)) {
+    ++entity_lines;
+  }
+  EXPECT_EQ(entity_lines, 10u);
+  Output quiet = Chipkg({"ingest", "--quiet", "--accept-shrinking", "--manifest",
+                         std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json", "--db", store});
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_FALSE(Contains(quiet.err, "not read")) << quiet.err;
+}
+
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
                     "describe Trainium   # a comment after a statement\n"

@@ -120,9 +120,28 @@ int RunIngest(const Args& args) {
     }
   }
   if (!args.Has("quiet")) {
-    for (const auto& e : report->new_entities) {
+    // A few of each source's, and how many more: a dataset can have
+    // hundreds of cells that are not what their column holds.
+    constexpr size_t kShown = 3;
+    for (const auto& s : report->sources) {
+      for (size_t i = 0; i < s.warnings.size() && i < kShown; ++i) {
+        std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.warnings[i].c_str());
+      }
+      if (s.warnings.size() > kShown) {
+        std::fprintf(stderr, "chipkg ingest: %s: %zu more of the same kind not shown\n", s.location.c_str(),
+                     s.warnings.size() - kShown);
+      }
+    }
+    // A first run over a dataset makes a new entity of every row.
+    constexpr size_t kEntitiesShown = 10;
+    for (size_t i = 0; i < report->new_entities.size() && i < kEntitiesShown; ++i) {
+      const Entity& e = report->new_entities[i];
       std::fprintf(stderr, "chipkg ingest: new entity %s (%s) \"%s\": add an alias in schema/ if it is known\n",
                    e.id.c_str(), e.kind.c_str(), e.name.c_str());
+    }
+    if (report->new_entities.size() > kEntitiesShown) {
+      std::fprintf(stderr, "chipkg ingest: %zu more new entities not shown\n",
+                   report->new_entities.size() - kEntitiesShown);
     }
   }
   std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
