@@ -663,7 +663,9 @@ Result<FetchResult> CurlFetcher::Impl::FetchHttp(const FetchRequest& request) {
   if (handle == nullptr) return Status::IOError(shown + ": cannot create a libcurl handle");
 
   using Clock = std::chrono::steady_clock;
-  const auto deadline_at = Clock::now() + options.deadline;
+  // Saturated: now + milliseconds::max() overflows the clock's nanoseconds.
+  const auto deadline_at =
+      Clock::now() + std::min<std::chrono::milliseconds>(options.deadline, std::chrono::hours(24 * 366));
   auto time_left = [&] {
     return std::chrono::ceil<std::chrono::milliseconds>(deadline_at - Clock::now());
   };

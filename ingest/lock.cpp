@@ -33,6 +33,14 @@ std::string RunLock::PathFor(const std::string& store_dir) {
   return store_dir + "/ingest.lock";
 }
 
+std::string RunLock::HolderPid(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string pid = ReadHolderPid(fd);
+  ::close(fd);
+  return pid;
+}
+
 Result<RunLock> RunLock::Acquire(const std::string& path) {
   if (path.empty()) return Status::InvalidArgument("ingest lock: empty path");
   // O_CLOEXEC: a child that execs must not keep the run locked after we exit.

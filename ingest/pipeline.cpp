@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "engine/store.h"
@@ -156,11 +157,15 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
                  Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
                  SourceOutcome& outcome, IngestReport& report) {
-  Document& doc = prepared.doc;
-  const std::string& doc_id = doc.id;
-  outcome.document_id = doc_id;
+  outcome.document_id = prepared.doc.id;
   CHIPKG_RETURN_IF_ERROR(prepared.status);
   if (!fetched.ok()) return fetched.status();
+  // Read again: the record read before the fetch is stale if a source before
+  // this one in the run stored the same document.
+  PreparedSource now = PrepareSource(store, spec);
+  CHIPKG_RETURN_IF_ERROR(now.status);
+  Document& doc = now.doc;
+  const std::string& doc_id = doc.id;
   if (fetched->not_modified) {
     outcome.state = SourceOutcome::State::kUnchanged;
     return Status::OK();
@@ -207,25 +212,27 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     }
   }
   if (doc.title.empty()) doc.title = spec.location;
-  // A new version that states nothing chipkg reads, or less than half of
-  // what the stored version states, of a document that stated something (an
-  // error or maintenance page served in place of the datasheet, a page or a
-  // CSV cut short) would retract what the document said: it is refused, and
-  // the stored version stands, unless the caller accepts it.
-  if (latest.ok() && !options.accept_shrinking) {
+  // A new version that states nothing chipkg reads, of a document that
+  // stated something (an error or maintenance page served in place of the
+  // datasheet, a CSV cut to its header), would retract everything the
+  // document said: it is refused, and the stored version stands. One that
+  // states less than half of what the stored version states (a page cut
+  // short) likewise, unless the caller accepts it.
+  if (latest.ok()) {
     auto standing = store.FactsFromDocument(doc_id);
     if (!standing.ok()) return standing.status();
-    const std::string what_to_do =
-        "; nothing stored (the stored version stands; chipkg ingest --accept-shrinking stores it)";
     if (facts.empty() && !standing->empty()) {
       return Status::InvalidArgument(spec.location + ": nothing extracted from the new text (no fact about any "
                                      "entity: an error or maintenance page, or a file cut short?), where the stored "
-                                     "version states " + std::to_string(standing->size()) + " facts" + what_to_do);
+                                     "version states " + std::to_string(standing->size()) +
+                                     " facts; nothing stored (the stored version stands)");
     }
-    if (standing->size() >= kShrinkGuardFromFacts && facts.size() * 2 < standing->size()) {
+    if (!options.accept_shrinking && standing->size() >= kShrinkGuardFromFacts &&
+        facts.size() * 2 < standing->size()) {
       return Status::InvalidArgument(spec.location + ": the new text states " + std::to_string(facts.size()) +
                                      " facts where the stored version states " + std::to_string(standing->size()) +
-                                     " (a page cut short, or a layout chipkg reads less of?)" + what_to_do);
+                                     " (a page cut short, or a layout chipkg reads less of?); nothing stored (the "
+                                     "stored version stands; chipkg ingest --accept-shrinking stores it)");
     }
   }
 
@@ -347,8 +354,9 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
   prepared.reserve(sources.size());
   for (const auto& spec : sources) prepared.push_back(PrepareSource(store, spec));
 
-  // Bodies are up to FetchOptions::max_body_bytes each: only a few are held.
-  const size_t ahead = 2 * fetchers.size();
+  // Bodies are up to FetchOptions::max_body_bytes each: each fetcher holds
+  // at most one that is not stored yet.
+  const size_t ahead = fetchers.size();
   std::vector<std::optional<Result<FetchResult>>> fetched(sources.size());
   std::mutex mu;
   std::condition_variable cv;
@@ -369,6 +377,8 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
           result.emplace(fetcher->Fetch(prepared[i].request));
         } catch (const std::exception& e) {
           result.emplace(Status::IOError(sources[i].location + ": " + e.what()));
+        } catch (...) {
+          result.emplace(Status::IOError(sources[i].location + ": the fetch failed with an unknown exception"));
         }
       }
       lock.lock();
@@ -377,8 +387,6 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     }
   };
   std::vector<std::thread> workers;
-  const size_t threads = std::min(fetchers.size(), sources.size());
-  for (size_t w = 0; w < threads; ++w) workers.emplace_back(fetch_loop, fetchers[w]);
   struct JoinAtExit {
     std::vector<std::thread>& workers;
     std::mutex& mu;
@@ -393,6 +401,16 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       for (auto& t : workers) t.join();
     }
   } join_at_exit{workers, mu, cv, stop};
+  const size_t threads = std::min(fetchers.size(), sources.size());
+  for (size_t w = 0; w < threads; ++w) {
+    try {
+      workers.emplace_back(fetch_loop, fetchers[w]);
+    } catch (const std::system_error& e) {
+      // Fewer threads fetch; none at all is an error.
+      if (workers.empty()) return Status::IOError(std::string("ingest: cannot start a fetching thread: ") + e.what());
+      break;
+    }
+  }
 
   for (size_t i = 0; i < sources.size(); ++i) {
     std::optional<Result<FetchResult>> result;

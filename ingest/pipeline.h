@@ -60,13 +60,15 @@ struct IngestReport {
 struct IngestOptions {
   std::string run_id;  // generated from the time when empty
   // For the default fetchers: their limits (FetchOptions::deadline bounds
-  // each source), and how many sources are fetched at once. Documents are
-  // still stored one at a time, in the sources' order.
+  // each source), and how many sources are fetched at once (each fetcher on a
+  // thread of its own: a `fetch.sleep` hook is called from all of them).
+  // Documents are still stored one at a time, in the sources' order.
   FetchOptions fetch;
   int parallel_fetches = 4;
-  // A changed document whose new text states nothing, or less than half of
-  // what its stored version states (of 10 or more), is refused unless this is
-  // set: a page cut short or an error page would retract what it said.
+  // A changed document whose new text states less than half of what its
+  // stored version states (of 10 or more facts) is refused unless this is
+  // set: a page cut short would retract what it said. One whose new text
+  // states nothing at all (an error or maintenance page) is always refused.
   bool accept_shrinking = false;
 };
 

@@ -444,6 +444,19 @@ TEST(CurlFetcherTest, DeadlineBoundsEveryAttemptAndWaitTogether) {
   EXPECT_LE(server.request_count(), 4u);
 }
 
+// A deadline too long for the clock to add is as good as none (it was every
+// fetch failing after 1 ms, or undefined behaviour).
+TEST(CurlFetcherTest, AnEndlessDeadlineIsNoDeadline) {
+  HttpServer server([](const HttpRequest&, int) { return Ok("in time"); });
+  ASSERT_TRUE(server.ok()) << server.error();
+  FetchOptions options = TestOptions();
+  options.deadline = milliseconds::max();
+  CurlFetcher fetcher(options);
+  Result<FetchResult> result = fetcher.Fetch({server.Url("/"), "", ""});
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->body, "in time");
+}
+
 // One attempt longer than the deadline is cut to it.
 TEST(CurlFetcherTest, AnAttemptIsCutToTheDeadline) {
   HttpServer server([](const HttpRequest&, int) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "engine/store.h"
 #include "ingest/pipeline.h"
@@ -146,40 +147,52 @@ TEST_F(PipelineHttpTest, StalledHostsCostOneDeadlineAndDoNotHoldUpTheOthers) {
   EXPECT_FALSE(store_->GetDocument(specs[0].location).ok());
 }
 
-// One at a time takes as long as the fetches one after another, and stores
-// the same.
-TEST_F(PipelineHttpTest, OneFetchAtATimeStoresTheSame) {
+// How many fetches are in flight at once is what parallel_fetches says, and
+// either way every page is stored.
+TEST_F(PipelineHttpTest, ParallelFetchesBoundsTheFetchesInFlight) {
   const std::string page = SeedText("000_de7815fa348ea8df.txt");
+  std::atomic<int> in_flight{0}, most{0};
   HttpServer server([&](const HttpRequest&, int) {
+    const int now = ++in_flight;
+    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(milliseconds(300));
+    --in_flight;
     HttpResponse r;
-    r.delay = milliseconds(300);
     r.body = page;
     return r;
   });
   ASSERT_TRUE(server.ok()) << server.error();
-  std::vector<SourceSpec> specs;
-  for (const char* path : {"/a", "/b", "/c"}) {
-    SourceSpec spec;
-    spec.location = server.Url(path);
-    spec.kind = "press";
-    spec.site = "chip-catalog.example";
-    specs.push_back(spec);
-  }
-  options_.parallel_fetches = 1;
-  const auto start = std::chrono::steady_clock::now();
-  auto report = IngestSources(*store_, *schema_, specs, options_);
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(report.ok()) << report.status().message();
-  EXPECT_EQ(report->documents_new, 3u);
-  EXPECT_GE(elapsed, milliseconds(900));
-  for (const auto& s : specs) {
-    auto facts = store_->FactsFromDocument(s.location);
-    ASSERT_TRUE(facts.ok());
-    EXPECT_GT(facts->size(), 10u) << s.location;
+  for (int parallel : {1, 3}) {
+    SCOPED_TRACE(parallel);
+    std::vector<SourceSpec> specs;
+    for (const char* path : {"/a", "/b", "/c", "/d", "/e", "/f"}) {
+      SourceSpec spec;
+      spec.location = server.Url(std::string(path) + "?p=" + std::to_string(parallel));
+      spec.kind = "press";
+      spec.site = "chip-catalog.example";
+      specs.push_back(spec);
+    }
+    most = 0;
+    options_.parallel_fetches = parallel;
+    auto report = IngestSources(*store_, *schema_, specs, options_);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    EXPECT_EQ(report->documents_new, 6u);
+    if (parallel == 1) {
+      EXPECT_EQ(most.load(), 1);
+    } else {
+      EXPECT_GE(most.load(), 2);  // six fetches of 300 ms; at most three at once
+      EXPECT_LE(most.load(), 3);
+    }
+    for (const auto& s : specs) {
+      auto facts = store_->FactsFromDocument(s.location);
+      ASSERT_TRUE(facts.ok());
+      EXPECT_GT(facts->size(), 10u) << s.location;
+    }
   }
 
   options_.parallel_fetches = 0;
-  EXPECT_TRUE(IngestSources(*store_, *schema_, specs, options_).status().IsInvalidArgument());
+  EXPECT_TRUE(IngestSources(*store_, *schema_, {}, options_).status().IsInvalidArgument());
 }
 
 }  // namespace

@@ -233,7 +233,35 @@ TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
   ASSERT_TRUE(accepted.ok());
   EXPECT_EQ(accepted->documents_changed, 1u) << accepted->sources[0].error;
   EXPECT_GT(accepted->facts_retracted, facts_v1 / 2);
-  EXPECT_LT(store_->FactsFromDocument("trainium-page").value().size(), facts_v1 / 2);
+  const size_t facts_cut = store_->FactsFromDocument("trainium-page").value().size();
+  EXPECT_LT(facts_cut, facts_v1 / 2);
+
+  // Accepting a shrink is not accepting an error page: nothing extracted is always refused.
+  WriteFile(copy, "<html><body><h1>Maintenance</h1></body></html>\n");
+  auto maintenance = IngestSources(*store_, *schema_, {spec}, accept);
+  ASSERT_TRUE(maintenance.ok());
+  EXPECT_EQ(maintenance->documents_failed, 1u);
+  EXPECT_NE(maintenance->sources[0].error.find("nothing extracted from the new text"), std::string::npos)
+      << maintenance->sources[0].error;
+  EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_cut);
+}
+
+// A source listed twice in one run: the second finds what the first stored
+// (it was read before either was fetched) and keeps it.
+TEST_F(PipelineTest, ASourceListedTwiceKeepsWhatTheFirstStored) {
+  SourceSpec spec;
+  spec.location = Seed("003_d5e7e28472882ec2.txt").string();
+  spec.id = "trainium2-page";
+  spec.title = "Trainium 2, the catalog's page";
+  spec.kind = "press";
+  auto run = IngestSources(*store_, *schema_, {spec, spec});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->documents_new, 1u);
+  EXPECT_EQ(run->documents_unchanged, 1u);
+  auto doc = store_->GetDocument("trainium2-page");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  EXPECT_EQ(doc->title, spec.title);
+  EXPECT_EQ(doc->kind, "press");
 }
 
 // A new document with nothing to extract is kept as a source with no facts,

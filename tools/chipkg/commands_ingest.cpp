@@ -7,7 +7,9 @@
 // Exit status: 0 every source fetched, 1 some sources failed, 2 bad usage or
 // configuration (including another ingest holding the store). One summary
 // line per run and one line per failure, on stderr.
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -43,6 +45,9 @@ int RunIngest(const Args& args) {
   const auto parallel = WholeNumberOption(args, "parallel", options.parallel_fetches, 1, 32);
   if (!deadline_s || !retries || !parallel) return kExitUsage;
   options.fetch.deadline = std::chrono::seconds(*deadline_s);
+  // A longer deadline is for slow large files: one attempt may use all of it.
+  options.fetch.total_timeout = std::max<std::chrono::milliseconds>(options.fetch.total_timeout,
+                                                                    options.fetch.deadline);
   options.fetch.max_retries = *retries;
   options.parallel_fetches = *parallel;
   options.accept_shrinking = args.Has("accept-shrinking");
@@ -92,10 +97,10 @@ int RunIngest(const Args& args) {
   // the whole run, pid inside) is what tells a person which process has it.
   auto store = Store::Open(path);
   if (!store.ok()) {
-    // Another writer: if it is an ingest, its run lock names its pid.
+    // Another writer: if it is an ingest, its run lock's file names its pid.
     if (store.status().IsBusy()) {
-      if (auto held = RunLock::Acquire(RunLock::PathFor(path)); !held.ok() && held.status().IsBusy()) {
-        PrintError(held.status());
+      if (const std::string pid = RunLock::HolderPid(RunLock::PathFor(path)); !pid.empty()) {
+        PrintError("store " + path + " is held by pid " + pid + ": another ingest run is in progress");
         return kExitUsage;
       }
     }
