@@ -425,6 +425,7 @@ struct Attempt {
   std::optional<std::chrono::milliseconds> retry_after;
   std::string error;          // without the URL prefix
   bool invalid_argument = false;
+  bool cut_by_deadline = false;  // timed out at what was left of the fetch's deadline
   FetchResult result;
 };
 
@@ -592,8 +593,10 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request, std::chrono:
       } else if (detail.rfind("Connection timed out", 0) == 0 || detail.rfind("Resolving timed out", 0) == 0 ||
                  detail.rfind("Failed to connect", 0) == 0) {
         out.error = "connect timed out after " + std::to_string(connect_timeout.count()) + " ms";
+        out.cut_by_deadline = connect_timeout < o.connect_timeout;
       } else {
         out.error = "timed out after " + std::to_string(total_timeout.count()) + " ms";
+        out.cut_by_deadline = total_timeout < o.total_timeout;
       }
       return out;
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -646,6 +649,7 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request, std::chrono:
 
   std::string reason = transfer.status == status && !transfer.reason.empty() ? transfer.reason : StandardReason(status);
   out.error = "HTTP " + std::to_string(status) + (reason.empty() ? "" : " " + reason);
+  if (status == 304) out.error += " to a request that was not conditional (no body to read)";
   if (status == 429 || (status >= 500 && status <= 599)) {
     out.retryable = true;
     out.retry_after = ParseRetryAfter(transfer.retry_after);
@@ -690,11 +694,15 @@ Result<FetchResult> CurlFetcher::Impl::FetchHttp(const FetchRequest& request) {
     const bool out_of_time = time_left() <= wait + std::chrono::milliseconds(100);
     if (!a.retryable || attempt >= max_attempts || out_of_time) {
       std::string message = shown + ": " + a.error;
-      if (a.retryable && out_of_time) {
-        message += " (gave up after " + std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts") +
-                   ": the fetch's deadline is " + FormatDuration(options.deadline) + ")";
+      const std::string attempts = std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts");
+      if (a.retryable && attempt < max_attempts && a.retry_after.has_value()) {
+        message += " (gave up after " + attempts + ": the server asked to be asked again in " +
+                   FormatDuration(*a.retry_after) + ", past the fetch's deadline of " +
+                   FormatDuration(options.deadline) + ")";
+      } else if (a.cut_by_deadline || (a.retryable && attempt < max_attempts)) {
+        message += " (gave up after " + attempts + ": the fetch's deadline is " + FormatDuration(options.deadline) + ")";
       } else if (attempt > 1) {
-        message += " (gave up after " + std::to_string(attempt) + " attempts)";
+        message += " (gave up after " + attempts + ")";
       }
       return Status::IOError(message);
     }
@@ -726,6 +734,8 @@ Result<FetchResult> CurlFetcher::Fetch(const FetchRequest& request) {
     return Status::IOError(Redact(request.url) + ": " + e.what());
   }
 }
+
+std::string WithoutCredentials(std::string_view url) { return Redact(url); }
 
 std::unique_ptr<Fetcher> MakeDefaultFetcher(const FetchOptions& options) {
   return std::make_unique<CurlFetcher>(options);

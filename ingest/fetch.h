@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/status.h"
 
@@ -128,6 +129,10 @@ class CurlFetcher : public Fetcher {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The URL without the user name and password of its authority:
+// "https://user:pw@host/x" -> "https://host/x"; anything else as it is.
+std::string WithoutCredentials(std::string_view url);
 
 // The fetcher ingest uses when none is injected: a CurlFetcher.
 std::unique_ptr<Fetcher> MakeDefaultFetcher(const FetchOptions& options = {});

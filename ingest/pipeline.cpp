@@ -34,7 +34,8 @@ bool IsUrl(const std::string& s) {
   return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0 || s.rfind("file://", 0) == 0;
 }
 
-std::string HostOf(const std::string& url) {
+std::string HostOf(const std::string& location) {
+  const std::string url = WithoutCredentials(location);
   auto p = url.find("://");
   if (p == std::string::npos || url.rfind("file://", 0) == 0) return "";
   auto start = p + 3;
@@ -147,6 +148,12 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
   if (!spec.title.empty()) doc.title = spec.title;
   doc.site = !spec.site.empty() ? spec.site : (doc.site.empty() ? HostOf(spec.location) : doc.site);
   if (!spec.kind.empty()) doc.kind = spec.kind;
+  if (IsUrl(spec.location) && WithoutCredentials(spec.location) != spec.location) {
+    // The location is the document's URL and id: stored, exported, cited.
+    out.status = Status::InvalidArgument(WithoutCredentials(spec.location) +
+                                         ": a URL with a user name or password is not ingested (it would be stored "
+                                         "and exported with the document)");
+  }
   out.request.url = spec.location;
   out.request.etag = doc.etag;
   out.request.last_modified = doc.last_modified;
@@ -196,7 +203,8 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     SourceInfo info{doc_id, spec.location, doc.site, doc.kind};
     auto extraction = ExtractDocument(text, info, schema, *resolver);
     if (!extraction.ok()) return extraction.status();
-    if (doc.title.empty()) doc.title = extraction->title;
+    // The page's own title, as of its latest version, unless the source list names it.
+    if (spec.title.empty() && !extraction->title.empty()) doc.title = extraction->title;
     version.as_of = extraction->as_of;
     facts = std::move(extraction->facts);
     outcome.warnings = std::move(extraction->warnings);
@@ -352,20 +360,37 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
 
   std::vector<PreparedSource> prepared;
   prepared.reserve(sources.size());
-  for (const auto& spec : sources) prepared.push_back(PrepareSource(store, spec));
+  std::map<std::string, size_t> source_of_document;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    prepared.push_back(PrepareSource(store, sources[i]));
+    // Twice in one run is a mistake in the list (fetched twice, it could
+    // store two versions in one run): the second is not fetched.
+    auto [first, inserted] = source_of_document.emplace(prepared[i].doc.id, i);
+    if (inserted || !prepared[i].status.ok()) continue;
+    prepared[i].status = Status::InvalidArgument(sources[i].location + ": document " + prepared[i].doc.id +
+                                                 " is source " + std::to_string(first->second + 1) +
+                                                 "'s too (listed twice); not fetched again");
+  }
 
-  // Bodies are up to FetchOptions::max_body_bytes each: each fetcher holds
-  // at most one that is not stored yet.
-  const size_t ahead = fetchers.size();
+  // Sources are stored in order, so a hung host holds back the storing of
+  // the sources after it, not their fetching: fetchers run up to kMaxAhead
+  // sources ahead while the bodies they hold come to under kMaxHeldBytes
+  // (each up to FetchOptions::max_body_bytes).
+  constexpr size_t kMaxAhead = 256;
+  constexpr size_t kMaxHeldBytes = 128u << 20;
   std::vector<std::optional<Result<FetchResult>>> fetched(sources.size());
   std::mutex mu;
   std::condition_variable cv;
-  size_t next_to_fetch = 0, next_to_store = 0;
+  size_t next_to_fetch = 0, next_to_store = 0, held_bytes = 0;
   bool stop = false;
+  auto may_fetch = [&] {
+    return next_to_fetch == next_to_store ||  // the one being waited for
+           (next_to_fetch < next_to_store + kMaxAhead && held_bytes < kMaxHeldBytes);
+  };
   auto fetch_loop = [&](Fetcher* fetcher) {
     std::unique_lock lock(mu);
     for (;;) {
-      cv.wait(lock, [&] { return stop || next_to_fetch >= sources.size() || next_to_fetch < next_to_store + ahead; });
+      cv.wait(lock, [&] { return stop || next_to_fetch >= sources.size() || may_fetch(); });
       if (stop || next_to_fetch >= sources.size()) return;
       const size_t i = next_to_fetch++;
       lock.unlock();
@@ -382,6 +407,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
         }
       }
       lock.lock();
+      if (result->ok()) held_bytes += (*result)->body.size();
       fetched[i] = std::move(result);
       cv.notify_all();
     }
@@ -419,6 +445,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       cv.wait(lock, [&] { return fetched[i].has_value(); });
       result = std::move(fetched[i]);
       fetched[i].reset();
+      if (result->ok()) held_bytes -= (*result)->body.size();
       next_to_store = i + 1;
     }
     cv.notify_all();

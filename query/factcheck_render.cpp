@@ -16,6 +16,12 @@ using nlohmann::json;
 
 namespace {
 
+// "press, chip-catalog.example", "press" or "chip-catalog.example".
+std::string KindAndSite(const std::string& kind, const std::string& site) {
+  if (kind.empty()) return site;
+  return site.empty() ? kind : kind + ", " + site;
+}
+
 // ---- shared pieces ------------------------------------------------------------
 
 std::string Refs(const std::vector<int>& numbers) {
@@ -361,8 +367,7 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
   };
   line("document",
        (c.title.empty() ? c.document_id : c.title) + (c.url.empty() ? "" : " <" + c.url + ">") +
-           (c.kind.empty() && c.site.empty() ? ""
-                                             : " (" + c.kind + (c.site.empty() ? "" : ", " + c.site) + ")"));
+           (c.kind.empty() && c.site.empty() ? "" : " (" + KindAndSite(c.kind, c.site) + ")"));
   line("version", std::to_string(c.version) +
                       (c.content_hash.empty() ? "" : ", sha256 " + ShortHash(c.content_hash)) + ", fetched " +
                       FormatTime(c.fetched_at) +
@@ -782,7 +787,7 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
   out << s.document.id << "  " << (s.document.title.empty() ? "" : "\"" + s.document.title + "\"") << "\n";
   out << "    " << (s.document.url.empty() ? "(no URL)" : s.document.url);
   if (!s.document.kind.empty() || !s.document.site.empty()) {
-    out << "  (" << s.document.kind << (s.document.site.empty() ? "" : ", " + s.document.site) << ")";
+    out << "  (" << KindAndSite(s.document.kind, s.document.site) << ")";
   }
   out << "\n";
   out << "    " << s.live_facts << " facts standing (" << s.not_published << " not published), "

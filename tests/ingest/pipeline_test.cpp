@@ -255,18 +255,24 @@ TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
   EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_cut);
 }
 
-// A source listed twice in one run: the second finds what the first stored
-// (it was read before either was fetched) and keeps it.
-TEST_F(PipelineTest, ASourceListedTwiceKeepsWhatTheFirstStored) {
+// A source listed twice in one run (two locations of one document id): the
+// second fails without being fetched, and what the first stored stands.
+TEST_F(PipelineTest, ASourceListedTwiceFailsTheSecondTime) {
   SourceSpec spec;
   spec.location = Seed("003_d5e7e28472882ec2.txt").string();
   spec.id = "trainium2-page";
   spec.title = "Trainium 2, the catalog's page";
   spec.kind = "press";
-  auto run = IngestSources(*store_, *schema_, {spec, spec});
+  SourceSpec again = spec;
+  again.location = Seed("000_de7815fa348ea8df.txt").string();
+  again.title = "";
+  auto run = IngestSources(*store_, *schema_, {spec, again});
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->documents_new, 1u);
-  EXPECT_EQ(run->documents_unchanged, 1u);
+  EXPECT_EQ(run->documents_failed, 1u);
+  EXPECT_EQ(run->sources[1].error, again.location + ": document trainium2-page is source 1's too (listed twice); "
+                                                    "not fetched again");
+  EXPECT_EQ(store_->ListDocumentVersions("trainium2-page").value().size(), 1u);
   auto doc = store_->GetDocument("trainium2-page");
   ASSERT_TRUE(doc.ok()) << doc.status().message();
   EXPECT_EQ(doc->title, spec.title);
@@ -465,6 +471,73 @@ TEST_F(PipelineHttpTest, StalledHostsCostOneDeadlineAndDoNotHoldUpTheOthers) {
   ASSERT_TRUE(facts.ok());
   EXPECT_GT(facts->size(), 10u);
   EXPECT_FALSE(store_->GetDocument(specs[0].location).ok());
+}
+
+// Hung hosts spread over a long list are fetched while the run waits for the
+// first of them: the run costs about one deadline, not one per hung host
+// (sources are stored in order, but fetched as far ahead as memory allows).
+TEST_F(PipelineHttpTest, HungHostsFarApartAreWaitedForTogether) {
+  const std::string page = ReadFile(Seed("000_de7815fa348ea8df.txt"));
+  HttpServer server([&](const HttpRequest& request, int) {
+    HttpResponse r;
+    r.body = page;
+    if (request.target.rfind("/hung", 0) == 0) r.delay = milliseconds(30'000);
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::vector<SourceSpec> specs;
+  for (int i = 0; i < 20; ++i) {
+    SourceSpec spec;
+    spec.location = server.Url((i % 9 == 0 ? "/hung-" : "/page-") + std::to_string(i));
+    spec.kind = "press";
+    specs.push_back(spec);
+  }
+  options_.fetch.deadline = milliseconds(2000);
+  options_.fetch.max_retries = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto report = IngestSources(*store_, *schema_, specs, options_);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->documents_failed, 3u);  // 0, 9 and 18
+  EXPECT_EQ(report->documents_new, 17u);
+  EXPECT_LT(elapsed, milliseconds(5000));  // one hung host after another: over 6 s
+}
+
+// A URL with a user name or password is refused: the location is the
+// document's id and URL, stored, exported and cited. Nothing is fetched.
+TEST_F(PipelineHttpTest, AUrlWithCredentialsIsRefused) {
+  HttpServer server([&](const HttpRequest&, int) { return HttpResponse{}; });
+  ASSERT_TRUE(server.ok()) << server.error();
+  SourceSpec spec;
+  spec.location = server.Url("/x");
+  spec.location.insert(spec.location.find("://") + 3, "reader:secret@");
+  auto run = IngestSources(*store_, *schema_, {spec}, options_);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->documents_failed, 1u);
+  EXPECT_EQ(run->sources[0].error, server.Url("/x") + ": a URL with a user name or password is not ingested (it "
+                                                      "would be stored and exported with the document)");
+  EXPECT_EQ(server.request_count(), 0u);
+}
+
+// A page without a title in the source list is titled as its latest version says.
+TEST_F(PipelineTest, ThePagesTitleFollowsItsLatestVersion) {
+  const fs::path copy = dir_ / "page.txt";
+  WriteFile(copy, ReadFile(Seed("000_de7815fa348ea8df.txt")));
+  SourceSpec spec;
+  spec.location = copy.string();
+  spec.id = "page";
+  ASSERT_EQ(IngestSources(*store_, *schema_, {spec}).value().documents_new, 1u);
+  const std::string first = store_->GetDocument("page").value().title;
+  ASSERT_FALSE(first.empty());
+  WriteFile(copy, ReadFile(Seed("003_d5e7e28472882ec2.txt")));
+  IngestOptions accept;
+  accept.accept_shrinking = true;  // another chip's page: most of the first one's facts go
+  auto changed = IngestSources(*store_, *schema_, {spec}, accept);
+  ASSERT_TRUE(changed.ok());
+  ASSERT_EQ(changed->documents_changed, 1u) << changed->sources[0].error;
+  const std::string second = store_->GetDocument("page").value().title;
+  EXPECT_NE(second, first);
+  EXPECT_NE(second.find("Trainium 2"), std::string::npos) << second;
 }
 
 // How many fetches are in flight at once is what parallel_fetches says, and

@@ -212,6 +212,12 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
     EXPECT_EQ(bad.code, 2) << flag << " " << value;
     EXPECT_TRUE(Contains(bad.err, flag + " \"" + value + "\": expected a whole number")) << bad.err;
   }
+  Output flag_for_nothing =
+      Chipkg({"ingest", "--manifest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json", "--kind", "press",
+              "--db", store});
+  EXPECT_EQ(flag_for_nothing.code, 2);
+  EXPECT_TRUE(Contains(flag_for_nothing.err, "--kind applies to PATH|URL arguments, and none was given"))
+      << flag_for_nothing.err;
   Output two = Chipkg({"ingest", seed, seed, "--id", "one-id", "--db", store});
   EXPECT_EQ(two.code, 2);
   EXPECT_TRUE(Contains(two.err, "--id names one document")) << two.err;

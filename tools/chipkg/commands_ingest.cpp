@@ -61,6 +61,15 @@ int RunIngest(const Args& args) {
     }
     sources.insert(sources.end(), loaded->begin(), loaded->end());
   }
+  if (args.positional.empty()) {
+    for (const char* flag : {"site", "kind", "title", "dataset", "id"}) {
+      if (args.Has(flag)) {
+        PrintError(std::string("--") + flag + " applies to PATH|URL arguments, and none was given (a manifest sets "
+                   "it for each of its sources)");
+        return kExitUsage;
+      }
+    }
+  }
   const auto id = args.Get("id");
   if (id && args.positional.size() != 1) {
     PrintError("--id names one document: give exactly one PATH|URL with it, not " +
