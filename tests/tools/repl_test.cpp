@@ -218,6 +218,9 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   EXPECT_EQ(flag_for_nothing.code, 2);
   EXPECT_TRUE(Contains(flag_for_nothing.err, "--kind applies to PATH|URL arguments, and none was given"))
       << flag_for_nothing.err;
+  Output no_such_dataset = Chipkg({"ingest", seed, "--dataset", "epoch-ml-hardwar", "--db", store});
+  EXPECT_EQ(no_such_dataset.code, 2);
+  EXPECT_TRUE(Contains(no_such_dataset.err, "unknown dataset \"epoch-ml-hardwar\"")) << no_such_dataset.err;
   Output two = Chipkg({"ingest", seed, seed, "--id", "one-id", "--db", store});
   EXPECT_EQ(two.code, 2);
   EXPECT_TRUE(Contains(two.err, "--id names one document")) << two.err;

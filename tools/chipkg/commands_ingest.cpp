@@ -95,6 +95,14 @@ int RunIngest(const Args& args) {
     PrintError(schema.status());
     return kExitUsage;
   }
+  // A misspelt dataset is a mistake in the command or the manifest, not a failed fetch.
+  for (const auto& spec : sources) {
+    if (!spec.format.empty() && spec.format != "page" && schema->ColumnsOf(spec.format).empty()) {
+      PrintError(spec.location + ": unknown dataset \"" + spec.format + "\" (no `column " + spec.format +
+                 " ...` line in schema/; \"page\" reads the source as a web page)");
+      return kExitUsage;
+    }
+  }
   const std::string path = StorePath(args);
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
