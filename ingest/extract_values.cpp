@@ -269,7 +269,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
   }
   if (StartsWithNoValue(sv)) {
     page.Warn(v.begin, "'" + label_text + "' states no value ('" + std::string(sv.substr(0, 40)) +
-                           "'); nothing stored");
+                           "'); no claim made of it");
     return 0;
   }
 
@@ -324,7 +324,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       Range name = EntityNameRange(text, v);
       if (name.empty() || StartsWithNoValue(page.View(name))) {
         page.Warn(v.begin, "'" + label_text + "' names no " + p->object_kind + " ('" +
-                               std::string(sv.substr(0, 40)) + "'); nothing stored");
+                               std::string(sv.substr(0, 40)) + "'); no claim made of it");
         return 0;
       }
       std::optional<EntityId> id = page.Resolve(page.Str(name), p->object_kind, name.begin);

@@ -697,7 +697,7 @@ Result<FetchResult> CurlFetcher::Impl::FetchHttp(const FetchRequest& request) {
       const std::string attempts = std::to_string(attempt) + (attempt == 1 ? " attempt" : " attempts");
       if (a.retryable && attempt < max_attempts && a.retry_after.has_value()) {
         message += " (gave up after " + attempts + ": the server asked to be asked again in " +
-                   FormatDuration(*a.retry_after) + ", past the fetch's deadline of " +
+                   FormatDuration(*a.retry_after) + ", more than is left of the fetch's deadline of " +
                    FormatDuration(options.deadline) + ")";
       } else if (a.cut_by_deadline || (a.retryable && attempt < max_attempts)) {
         message += " (gave up after " + attempts + ": the fetch's deadline is " + FormatDuration(options.deadline) + ")";

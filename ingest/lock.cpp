@@ -2,9 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -34,11 +39,26 @@ std::string RunLock::PathFor(const std::string& store_dir) {
 }
 
 std::string RunLock::HolderPid(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  std::string pid = ReadHolderPid(fd);
-  ::close(fd);
-  return pid;
+  // The kernel's list of locks says who holds the file's flock right now;
+  // the pid written in the file may be a run killed before it could clear it.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  std::ifstream locks("/proc/locks");
+  if (!locks) return "";
+  char device_inode[64];
+  std::snprintf(device_inode, sizeof device_inode, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino));
+  // "1: FLOCK  ADVISORY  WRITE 12345 08:01:1234567 0 EOF"
+  std::string line;
+  while (std::getline(locks, line)) {
+    std::istringstream fields(line);
+    std::string id, type, mode, access, pid, where;
+    if (!(fields >> id >> type)) continue;
+    if (type == "->") fields >> type;  // a waiter, listed under the lock it waits for
+    if (!(fields >> mode >> access >> pid >> where)) continue;
+    if (type == "FLOCK" && access == "WRITE" && where == device_inode) return pid;
+  }
+  return "";
 }
 
 Result<RunLock> RunLock::Acquire(const std::string& path) {

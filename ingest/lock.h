@@ -25,9 +25,9 @@ class RunLock {
   // "<store_dir>/ingest.lock".
   static std::string PathFor(const std::string& store_dir);
 
-  // The pid of the run holding the lock at `path`, read without taking the
-  // lock (taking it, even for a moment, could refuse a run starting then);
-  // "" when no run has written one (the holder clears it when it releases).
+  // The pid of the process holding the lock at `path` now, from the kernel's
+  // list of locks (/proc/locks), without taking the lock (taking it, even
+  // for a moment, could refuse a run starting then); "" when nobody holds it.
   static std::string HolderPid(const std::string& path);
 
   RunLock(RunLock&& other) noexcept;

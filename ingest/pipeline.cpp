@@ -373,19 +373,21 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
   }
 
   // Sources are stored in order, so a hung host holds back the storing of
-  // the sources after it, not their fetching: fetchers run up to kMaxAhead
-  // sources ahead while the bodies they hold come to under kMaxHeldBytes
-  // (each up to FetchOptions::max_body_bytes).
-  constexpr size_t kMaxAhead = 256;
-  constexpr size_t kMaxHeldBytes = 128u << 20;
+  // the sources after it, not their fetching: fetchers run as far ahead as
+  // memory allows. A fetch in flight counts as the largest body it may bring
+  // (FetchOptions::max_body_bytes), a fetched one as its body, and together
+  // they stay within IngestOptions::fetch_ahead_bytes, except that the source
+  // the run waits for is always fetched.
+  const size_t max_body = std::max<size_t>(options.fetch.max_body_bytes, 1);
+  const size_t budget = options.fetch_ahead_bytes;
   std::vector<std::optional<Result<FetchResult>>> fetched(sources.size());
   std::mutex mu;
   std::condition_variable cv;
-  size_t next_to_fetch = 0, next_to_store = 0, held_bytes = 0;
+  size_t next_to_fetch = 0, next_to_store = 0, held_bytes = 0, in_flight = 0;
   bool stop = false;
   auto may_fetch = [&] {
     return next_to_fetch == next_to_store ||  // the one being waited for
-           (next_to_fetch < next_to_store + kMaxAhead && held_bytes < kMaxHeldBytes);
+           held_bytes + (in_flight + 1) * max_body <= budget;
   };
   auto fetch_loop = [&](Fetcher* fetcher) {
     std::unique_lock lock(mu);
@@ -393,6 +395,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       cv.wait(lock, [&] { return stop || next_to_fetch >= sources.size() || may_fetch(); });
       if (stop || next_to_fetch >= sources.size()) return;
       const size_t i = next_to_fetch++;
+      ++in_flight;
       lock.unlock();
       std::optional<Result<FetchResult>> result;
       if (!prepared[i].status.ok()) {
@@ -407,6 +410,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
         }
       }
       lock.lock();
+      --in_flight;
       if (result->ok()) held_bytes += (*result)->body.size();
       fetched[i] = std::move(result);
       cv.notify_all();
@@ -450,7 +454,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     }
     cv.notify_all();
     SourceOutcome outcome;
-    outcome.location = sources[i].location;
+    outcome.location = WithoutCredentials(sources[i].location);  // reports never show a password
     Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report);
     if (!st.ok()) {
       outcome.state = SourceOutcome::State::kFailed;

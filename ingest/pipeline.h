@@ -34,7 +34,7 @@ struct SourceSpec {
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path);
 
 struct SourceOutcome {
-  std::string location;
+  std::string location;  // as given, without a user name or password
   std::string document_id;
   enum class State { kNew, kChanged, kUnchanged, kFailed } state = State::kFailed;
   std::string error;  // kFailed: why
@@ -65,6 +65,10 @@ struct IngestOptions {
   // Documents are still stored one at a time, in the sources' order.
   FetchOptions fetch;
   int parallel_fetches = 4;
+  // Fetching runs ahead of storing while the bodies fetched and not stored
+  // yet, and a fetch.max_body_bytes for each fetch in flight, come to no more
+  // than this (so at most 12 fetches at once with the defaults' 10 MiB).
+  size_t fetch_ahead_bytes = size_t{128} << 20;
   // A changed document whose new text states less than half of what its
   // stored version states (of 10 or more facts) is refused unless this is
   // set: a page cut short would retract what it said. One whose new text

@@ -327,7 +327,7 @@ TEST(CurlFetcherTest, RetryAfterIsCappedAndAcceptsHttpDates) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message(),
             busy.Url("/") + ": HTTP 429 Too Many Requests (gave up after 1 attempt: the server asked to be asked "
-                            "again in 120 s, past the fetch's deadline of 5 s)");
+                            "again in 120 s, more than is left of the fetch's deadline of 5 s)");
   EXPECT_TRUE(none.waits.empty());
   EXPECT_EQ(busy.request_count(), 1u);
 }

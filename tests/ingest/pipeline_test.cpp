@@ -584,6 +584,24 @@ TEST_F(PipelineHttpTest, ParallelFetchesBoundsTheFetchesInFlight) {
     }
   }
 
+  // Memory bounds it too: room for one body of the largest size allowed means one fetch at a time.
+  {
+    std::vector<SourceSpec> specs;
+    for (const char* path : {"/g", "/h", "/i"}) {
+      SourceSpec spec;
+      spec.location = server.Url(path);
+      specs.push_back(spec);
+    }
+    most = 0;
+    options_.parallel_fetches = 3;
+    options_.fetch.max_body_bytes = 1 << 20;
+    options_.fetch_ahead_bytes = 1 << 20;
+    auto report = IngestSources(*store_, *schema_, specs, options_);
+    ASSERT_TRUE(report.ok()) << report.status().message();
+    EXPECT_EQ(report->documents_new, 3u);
+    EXPECT_EQ(most.load(), 1);
+  }
+
   options_.parallel_fetches = 0;
   EXPECT_TRUE(IngestSources(*store_, *schema_, {}, options_).status().IsInvalidArgument());
 }

@@ -221,6 +221,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   Output no_such_dataset = Chipkg({"ingest", seed, "--dataset", "epoch-ml-hardwar", "--db", store});
   EXPECT_EQ(no_such_dataset.code, 2);
   EXPECT_TRUE(Contains(no_such_dataset.err, "unknown dataset \"epoch-ml-hardwar\"")) << no_such_dataset.err;
+  Output password = Chipkg({"ingest", "http://reader:s3cret@127.0.0.1:9/page", "--db", store});
+  EXPECT_EQ(password.code, 2);
+  EXPECT_TRUE(Contains(password.err, "http://127.0.0.1:9/page: a URL with a user name or password is not ingested"))
+      << password.err;
+  EXPECT_FALSE(Contains(password.err, "s3cret")) << password.err;
   Output two = Chipkg({"ingest", seed, seed, "--id", "one-id", "--db", store});
   EXPECT_EQ(two.code, 2);
   EXPECT_TRUE(Contains(two.err, "--id names one document")) << two.err;
@@ -249,6 +254,17 @@ TEST_F(ToolsTest, AnOverlappingIngestNamesTheProcessThatHoldsTheStore) {
     Output refused = Chipkg({"ingest", seed, "--db", store});
     EXPECT_EQ(refused.code, 2);
     EXPECT_TRUE(Contains(refused.err, "is held by pid " + std::to_string(::getpid()))) << refused.err;
+  }
+  {
+    // A run killed with -9 leaves its pid in the lock file: not named when
+    // another writer (not an ingest) holds the store.
+    std::ofstream(chipkg::RunLock::PathFor(store), std::ios::trunc) << "999999\n";
+    auto writer = chipkg::Store::Open(store);
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    Output refused = Chipkg({"ingest", seed, "--db", store});
+    EXPECT_EQ(refused.code, 2);
+    EXPECT_FALSE(Contains(refused.err, "999999")) << refused.err;
+    EXPECT_TRUE(Contains(refused.err, "another chipkg process is writing to")) << refused.err;
   }
   Output after = Chipkg({"ingest", seed, "--db", store});
   EXPECT_EQ(after.code, 0) << after.err;

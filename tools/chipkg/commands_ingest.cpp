@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "ingest/fetch.h"
 #include "ingest/lock.h"
 #include "ingest/pipeline.h"
 #include "tools/chipkg/cli.h"
@@ -95,8 +96,14 @@ int RunIngest(const Args& args) {
     PrintError(schema.status());
     return kExitUsage;
   }
-  // A misspelt dataset is a mistake in the command or the manifest, not a failed fetch.
+  // A misspelt dataset or a URL with a password is a mistake in the command
+  // or the manifest, not a failed fetch.
   for (const auto& spec : sources) {
+    if (WithoutCredentials(spec.location) != spec.location) {
+      PrintError(WithoutCredentials(spec.location) + ": a URL with a user name or password is not ingested (it would "
+                 "be stored and exported with the document)");
+      return kExitUsage;
+    }
     if (!spec.format.empty() && spec.format != "page" && schema->ColumnsOf(spec.format).empty()) {
       PrintError(spec.location + ": unknown dataset \"" + spec.format + "\" (no `column " + spec.format +
                  " ...` line in schema/; \"page\" reads the source as a web page)");
