@@ -13,7 +13,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -175,9 +177,16 @@ TEST(MimallocPolicyTest, TheNextAnswerReusesMemoryWithoutPageFaults) {
   AnswerOfSmallBlocks();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past mimalloc's delay before it decommits
   for (int i = 0; i < 1000; ++i) std::free(std::malloc(64));
-  const long before = MinorFaults();
-  AnswerOfSmallBlocks();
-  EXPECT_LT(MinorFaults() - before, 2000);
+  // The fewest faults of three answers: on a loaded machine (ctest -j2 in
+  // CI) the kernel now and then takes back pages between two answers (8,729
+  // faults once), which mimalloc's defaults do every time.
+  long fewest = LONG_MAX;
+  for (int round = 0; round < 3 && fewest >= 2000; ++round) {
+    const long before = MinorFaults();
+    AnswerOfSmallBlocks();
+    fewest = std::min(fewest, MinorFaults() - before);
+  }
+  EXPECT_LT(fewest, 2000);
 }
 
 // A block above half a mimalloc segment (a large answer's citation vector)
@@ -198,9 +207,13 @@ TEST(MimallocPolicyTest, AFreedLargeBlockIsReusedWithoutPageFaults) {
   };
   answer();
   answer();
-  const long before = MinorFaults();
-  answer();
-  EXPECT_LT(MinorFaults() - before, 32);
+  long fewest = LONG_MAX;  // of three rounds, as above
+  for (int round = 0; round < 3 && fewest >= 32; ++round) {
+    const long before = MinorFaults();
+    answer();
+    fewest = std::min(fewest, MinorFaults() - before);
+  }
+  EXPECT_LT(fewest, 32);
 }
 
 #else
