@@ -55,6 +55,15 @@ class PipelineTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
   fs::path Seed(const std::string& name) { return fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "seeds" / name; }
+  // A seed page copied into the test's directory as `file` (for the test to
+  // change), as a source with document id `id`.
+  SourceSpec SeedCopy(const std::string& seed, const std::string& file, const std::string& id) {
+    WriteFile(dir_ / file, ReadFile(Seed(seed)));
+    SourceSpec spec;
+    spec.location = (dir_ / file).string();
+    spec.id = id;
+    return spec;
+  }
 
   fs::path dir_;
   std::unique_ptr<Schema> schema_;
@@ -165,11 +174,8 @@ TEST_F(PipelineTest, OneFailingSourceDoesNotStopTheOthers) {
 // A source that comes back empty or as binary bytes is a failed fetch: the
 // run reports it failed and the previous version, with its facts, stands.
 TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
-  const fs::path copy = dir_ / "trainium.txt";
-  WriteFile(copy, ReadFile(Seed("000_de7815fa348ea8df.txt")));
-  SourceSpec spec;
-  spec.location = copy.string();
-  spec.id = "trainium-page";
+  const SourceSpec spec = SeedCopy("000_de7815fa348ea8df.txt", "trainium.txt", "trainium-page");
+  const fs::path copy = spec.location;
   auto v1 = IngestSources(*store_, *schema_, {spec});
   ASSERT_TRUE(v1.ok());
   ASSERT_EQ(v1->documents_new, 1u) << (v1->sources.empty() ? "" : v1->sources[0].error);
@@ -203,12 +209,9 @@ TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
 // retract most of what the document said: refused while it states less than
 // half of the stored version's facts, stored when the caller accepts it.
 TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
-  const fs::path copy = dir_ / "trainium.txt";
-  const std::string whole = ReadFile(Seed("000_de7815fa348ea8df.txt"));
-  WriteFile(copy, whole);
-  SourceSpec spec;
-  spec.location = copy.string();
-  spec.id = "trainium-page";
+  const SourceSpec spec = SeedCopy("000_de7815fa348ea8df.txt", "trainium.txt", "trainium-page");
+  const fs::path copy = spec.location;
+  const std::string whole = ReadFile(copy);
   ASSERT_EQ(IngestSources(*store_, *schema_, {spec}).value().documents_new, 1u);
   const size_t facts_v1 = store_->FactsFromDocument("trainium-page").value().size();
   ASSERT_GT(facts_v1, 40u);
@@ -521,11 +524,8 @@ TEST_F(PipelineHttpTest, AUrlWithCredentialsIsRefused) {
 
 // A page without a title in the source list is titled as its latest version says.
 TEST_F(PipelineTest, ThePagesTitleFollowsItsLatestVersion) {
-  const fs::path copy = dir_ / "page.txt";
-  WriteFile(copy, ReadFile(Seed("000_de7815fa348ea8df.txt")));
-  SourceSpec spec;
-  spec.location = copy.string();
-  spec.id = "page";
+  const SourceSpec spec = SeedCopy("000_de7815fa348ea8df.txt", "page.txt", "page");
+  const fs::path copy = spec.location;
   ASSERT_EQ(IngestSources(*store_, *schema_, {spec}).value().documents_new, 1u);
   const std::string first = store_->GetDocument("page").value().title;
   ASSERT_FALSE(first.empty());
