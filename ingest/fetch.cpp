@@ -737,6 +737,40 @@ Result<FetchResult> CurlFetcher::Fetch(const FetchRequest& request) {
 
 std::string WithoutCredentials(std::string_view url) { return Redact(url); }
 
+bool IsUrl(std::string_view location) { return !SchemeOf(location).empty(); }
+
+std::string CanonicalUrl(std::string_view url) {
+  const std::string scheme = SchemeOf(url);
+  if (scheme.empty()) return std::string(url);
+  const size_t authority_begin = scheme.size() + 3;
+  std::string_view rest = url.substr(authority_begin);
+  rest = rest.substr(0, rest.find('#'));
+  const size_t authority_end = std::min(rest.find_first_of("/?"), rest.size());
+  std::string_view authority = rest.substr(0, authority_end);
+  std::string_view path_and_query = rest.substr(authority_end);
+  // Credentials keep their case; only the host and port after them are the server's name.
+  const size_t at = authority.rfind('@');
+  std::string_view credentials = at == std::string_view::npos ? std::string_view() : authority.substr(0, at + 1);
+  std::string host_and_port = Lower(at == std::string_view::npos ? authority : authority.substr(at + 1));
+  // The port follows the last ':' outside an IPv6 literal's brackets.
+  const size_t colon = host_and_port.rfind(':');
+  if (colon != std::string::npos && host_and_port.find(']', colon) == std::string::npos) {
+    const std::string port = host_and_port.substr(colon + 1);
+    if (port.empty() || (scheme == "http" && port == "80") || (scheme == "https" && port == "443")) {
+      host_and_port.resize(colon);
+    }
+  }
+  if (scheme == "file" && host_and_port == "localhost") host_and_port.clear();
+  std::string out = scheme + "://";
+  out.append(credentials);
+  out += host_and_port;
+  if (path_and_query.empty() || path_and_query.front() == '?') {
+    if (scheme == "http" || scheme == "https") out += '/';
+  }
+  out.append(path_and_query);
+  return out;
+}
+
 std::unique_ptr<Fetcher> MakeDefaultFetcher(const FetchOptions& options) {
   return std::make_unique<CurlFetcher>(options);
 }

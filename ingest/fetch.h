@@ -134,6 +134,19 @@ class CurlFetcher : public Fetcher {
 // "https://user:pw@host/x" -> "https://host/x"; anything else as it is.
 std::string WithoutCredentials(std::string_view url);
 
+// Whether `location` is a URL ("scheme://...", any scheme, in any case)
+// rather than a local path.
+bool IsUrl(std::string_view location);
+
+// The form of a URL that names its document, so that one page is one
+// document however it is written: scheme and host in lower case, the
+// scheme's default port, the fragment (never sent to a server) and a file
+// URL's "localhost" dropped, an empty HTTP path written "/".
+// "HTTP://Example.COM:80#top" -> "http://example.com/". Path and query stay
+// as they are: a server may tell "/a" from "/a/" or "/A". Anything that is
+// not a URL comes back as it is.
+std::string CanonicalUrl(std::string_view url);
+
 // The fetcher ingest uses when none is injected: a CurlFetcher.
 std::unique_ptr<Fetcher> MakeDefaultFetcher(const FetchOptions& options = {});
 

@@ -30,12 +30,8 @@
 namespace chipkg {
 namespace {
 
-bool IsUrl(const std::string& s) {
-  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0 || s.rfind("file://", 0) == 0;
-}
-
 std::string HostOf(const std::string& location) {
-  const std::string url = WithoutCredentials(location);
+  const std::string url = CanonicalUrl(WithoutCredentials(location));
   auto p = url.find("://");
   if (p == std::string::npos || url.rfind("file://", 0) == 0) return "";
   auto start = p + 3;
@@ -43,11 +39,12 @@ std::string HostOf(const std::string& location) {
   return url.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-// Stable document id for a location: URLs keep their text (lower-cased host),
-// paths become absolute so the same file is one document whatever the cwd.
+// Stable document id for a location: a URL in its canonical form (one page
+// written two ways is one document), a path made absolute so that the same
+// file is one document whatever the cwd.
 std::string DocumentIdFor(const SourceSpec& spec) {
   if (!spec.id.empty()) return spec.id;
-  if (IsUrl(spec.location)) return spec.location;
+  if (IsUrl(spec.location)) return CanonicalUrl(spec.location);
   std::error_code ec;
   auto abs = std::filesystem::weakly_canonical(spec.location, ec);
   return "file://" + (ec ? spec.location : abs.string());
@@ -136,9 +133,18 @@ struct PreparedSource {
 
 PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
   PreparedSource out;
-  const std::string doc_id = DocumentIdFor(spec);
+  std::string doc_id = DocumentIdFor(spec);
   Document& doc = out.doc;
-  if (auto existing = store.GetDocument(doc_id); existing.ok()) {
+  auto existing = store.GetDocument(doc_id);
+  if (existing.status().IsNotFound() && spec.id.empty() && doc_id != spec.location) {
+    // Stores written before URLs were made canonical hold the document under
+    // the URL as it was given; it stays that document.
+    if (auto as_given = store.GetDocument(spec.location); as_given.ok() || !as_given.status().IsNotFound()) {
+      doc_id = spec.location;
+      existing = std::move(as_given);
+    }
+  }
+  if (existing.ok()) {
     doc = *existing;
   } else if (!existing.status().IsNotFound()) {
     out.status = existing.status();

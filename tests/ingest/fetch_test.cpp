@@ -771,5 +771,32 @@ TEST(LocalReadTest, RemoteFileHostsAndOtherSchemesAreRefused) {
   EXPECT_EQ(file.status().message(), "file:///etc/hostname: protocol file not allowed");
 }
 
+// One page written several ways is one document (the ingest pipeline's
+// document id); what a server may tell apart stays apart.
+TEST(CanonicalUrlTest, OnePageWrittenSeveralWaysIsOneUrl) {
+  EXPECT_EQ(CanonicalUrl("HTTP://Example.COM:80#top"), "http://example.com/");
+  EXPECT_EQ(CanonicalUrl("https://example.com:443/a?b=C#frag"), "https://example.com/a?b=C");
+  EXPECT_EQ(CanonicalUrl("https://example.com:/a"), "https://example.com/a");
+  EXPECT_EQ(CanonicalUrl("https://example.com?x=1"), "https://example.com/?x=1");
+  EXPECT_EQ(CanonicalUrl("http://127.0.0.1:8080/Page"), "http://127.0.0.1:8080/Page");
+  EXPECT_EQ(CanonicalUrl("http://[::1]/a"), "http://[::1]/a");
+  EXPECT_EQ(CanonicalUrl("http://[::1]:80/a"), "http://[::1]/a");
+  EXPECT_EQ(CanonicalUrl("http://[::1]:8080/a"), "http://[::1]:8080/a");
+  EXPECT_EQ(CanonicalUrl("https://example.com:80/a"), "https://example.com:80/a");
+  EXPECT_EQ(CanonicalUrl("FILE://localhost/tmp/a.txt#x"), "file:///tmp/a.txt");
+  EXPECT_EQ(CanonicalUrl("file:///tmp/A.txt"), "file:///tmp/A.txt");
+  // Kept apart: the path's case, a trailing slash, the query.
+  EXPECT_NE(CanonicalUrl("http://example.com/a"), CanonicalUrl("http://example.com/a/"));
+  EXPECT_NE(CanonicalUrl("http://example.com/a"), CanonicalUrl("http://example.com/A"));
+  EXPECT_NE(CanonicalUrl("http://example.com/a?x=1"), CanonicalUrl("http://example.com/a?x=2"));
+  // Not URLs: as they are.
+  EXPECT_EQ(CanonicalUrl("Data/Page.TXT"), "Data/Page.TXT");
+  EXPECT_EQ(CanonicalUrl("/tmp/x#1"), "/tmp/x#1");
+  EXPECT_TRUE(IsUrl("HTTPS://example.com/"));
+  EXPECT_TRUE(IsUrl("ftp://example.com/"));
+  EXPECT_FALSE(IsUrl("/tmp/http://x"));
+  EXPECT_FALSE(IsUrl("page.txt"));
+}
+
 }  // namespace
 }  // namespace chipkg

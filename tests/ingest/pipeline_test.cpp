@@ -522,6 +522,50 @@ TEST_F(PipelineHttpTest, AUrlWithCredentialsIsRefused) {
   EXPECT_EQ(server.request_count(), 0u);
 }
 
+// One page written two ways (scheme and host case, default port, fragment)
+// is one document: fetched over HTTP whatever the scheme's case, stored under
+// its canonical URL, and the second way is "listed twice". A store that holds
+// the document under the URL as once given keeps using that document.
+TEST_F(PipelineHttpTest, OnePageWrittenTwoWaysIsOneDocument) {
+  const std::string page = ReadFile(Seed("003_d5e7e28472882ec2.txt"));
+  HttpServer server([&](const HttpRequest&, int) {
+    HttpResponse r;
+    r.body = page;
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  const std::string canonical = server.Url("/trainium2");
+  SourceSpec shouted;
+  shouted.location = "HTTP://" + canonical.substr(7) + "#specs";
+  SourceSpec plain;
+  plain.location = canonical;
+  auto run = IngestSources(*store_, *schema_, {shouted, plain}, options_);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->documents_new, 1u) << run->sources[0].error;
+  EXPECT_EQ(run->sources[0].document_id, canonical);
+  EXPECT_EQ(run->documents_failed, 1u);
+  EXPECT_EQ(run->sources[1].error, canonical + ": document " + canonical +
+                                       " is source 1's too (listed twice); not fetched again");
+  EXPECT_EQ(server.request_count(), 1u);
+  auto doc = store_->GetDocument(canonical);
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  EXPECT_EQ(doc->site, "127.0.0.1");
+
+  // An older store's document, under the URL as given then.
+  const std::string as_given = server.Url("/trainium2?v=1#x");
+  SourceSpec old_style;
+  old_style.location = as_given;
+  old_style.id = as_given;
+  ASSERT_EQ(IngestSources(*store_, *schema_, {old_style}, options_).value().documents_new, 1u);
+  SourceSpec again;
+  again.location = as_given;
+  auto next = IngestSources(*store_, *schema_, {again}, options_);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->documents_unchanged, 1u) << next->sources[0].error;
+  EXPECT_EQ(next->sources[0].document_id, as_given);
+  EXPECT_TRUE(store_->GetDocument(server.Url("/trainium2?v=1")).status().IsNotFound());
+}
+
 // A page without a title in the source list is titled as its latest version says.
 TEST_F(PipelineTest, ThePagesTitleFollowsItsLatestVersion) {
   const SourceSpec spec = SeedCopy("000_de7815fa348ea8df.txt", "page.txt", "page");
