@@ -541,12 +541,55 @@ class Binder {
     if (!q.prefer.empty()) {
       b.notes.push_back("conflicts resolved by preferring " + describe(b.policy.prefer) + " (in that order)");
     }
+    CHIPKG_RETURN_IF_ERROR(CheckSelectorsNameDocuments(b));
     if (q.ignoring_not_published) b.notes.push_back("\"not published\" claims ignored");
     if (q.document) {
       Result<Document> d = FindDocument(*q.document);
       if (!d.ok()) return Error(q.document_pos, d.status().message());
       b.policy.document = d->id;
       b.notes.push_back("only claims of document " + d->id + (d->title.empty() ? "" : " (" + d->title + ")"));
+    }
+    return Status::OK();
+  }
+
+  // A selector no stored document matches is most likely misspelt ("using
+  // vendr" answered nothing, silently): under `using` it is an error that names
+  // what the store holds, under `prefer` (a ranking that may be written for
+  // sources a store lacks yet) a note.
+  Status CheckSelectorsNameDocuments(BoundQuery& b) const {
+    if (b.policy.only.empty() && b.policy.prefer.empty()) return Status::OK();
+    Result<std::vector<Document>> docs = store_.ListDocuments();
+    if (!docs.ok()) return docs.status().WithContext("listing documents for the source policy");
+    std::set<std::string> kinds, sites;
+    for (const Document& d : *docs) {
+      if (!d.kind.empty()) kinds.insert(Lower(d.kind));
+      if (!d.site.empty()) sites.insert(Lower(d.site));
+    }
+    auto unmatched = [&](const SourceSelector& s) -> std::string {
+      for (const Document& d : *docs) {
+        if (SelectsDocument(s, d)) return "";
+      }
+      const std::set<std::string>& held = s.is_site ? sites : kinds;
+      std::string what = "no stored document is " + std::string(s.is_site ? "from site '" : "of kind '") + s.name + "'";
+      std::string suggestion = DidYouMean(s.name, std::vector<std::string>(held.begin(), held.end()));
+      if (!suggestion.empty()) return what + suggestion;
+      if (held.empty()) return what + " (no document has a " + (s.is_site ? "site" : "kind") + ")";
+      std::string list;
+      size_t shown = 0;
+      for (const std::string& h : held) {
+        if (shown++ == 10) {
+          list += ", ...";
+          break;
+        }
+        list += (list.empty() ? "" : ", ") + h;
+      }
+      return what + " (" + (s.is_site ? "sites: " : "kinds: ") + list + ")";
+    };
+    for (const SourceSelector& s : b.policy.only) {
+      if (std::string why = unmatched(s); !why.empty()) return Error(s.pos, why);
+    }
+    for (const SourceSelector& s : b.policy.prefer) {
+      if (std::string why = unmatched(s); !why.empty()) b.notes.push_back("prefer: " + why);
     }
     return Status::OK();
   }
@@ -681,6 +724,14 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
   }
   return Status::NotFound("unknown " + (kind.empty() ? std::string("entity") : kind) + " '" + name + "'" +
                           DidYouMean(name, names));
+}
+
+bool SelectsDocument(const SourceSelector& selector, const Document& document) {
+  if (!selector.is_site) return Lower(document.kind) == selector.name;
+  const std::string site = Lower(document.site);
+  const std::string& want = selector.name;
+  return site == want || (site.size() > want.size() && site.compare(site.size() - want.size(), want.size(), want) == 0 &&
+                          site[site.size() - want.size() - 1] == '.');
 }
 
 Result<BoundQuery> Bind(const Query& query, std::string_view text, const Store& store, const Schema& schema,

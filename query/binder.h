@@ -98,6 +98,10 @@ struct SourcePolicy {
   bool empty() const { return only.empty() && prefer.empty() && !document && !ignore_not_published; }
 };
 
+// Whether a document is one `selector` names: its kind, or its site or a
+// subdomain of it (case-insensitive; `selector.name` lower-cased).
+bool SelectsDocument(const SourceSelector& selector, const Document& document);
+
 struct BoundQuery {
   StatementKind statement = StatementKind::kFind;
   std::string kind;               // find, count; conflicts `in` (empty = all)

@@ -494,17 +494,9 @@ class Evaluator {
     Result<const Document*> d = Doc(f.provenance.document_id);
     if (!d.ok()) return d.status();
     for (const SourceSelector& s : p.only) {
-      if (Selects(s, **d)) return true;
+      if (SelectsDocument(s, **d)) return true;
     }
     return false;
-  }
-
-  static bool Selects(const SourceSelector& s, const Document& d) {
-    if (!s.is_site) return Lower(d.kind) == s.name;
-    const std::string site = Lower(d.site);
-    return site == s.name ||
-           (site.size() > s.name.size() && site.compare(site.size() - s.name.size(), s.name.size(), s.name) == 0 &&
-            site[site.size() - s.name.size() - 1] == '.');
   }
 
   // Rank of a claim's source under `prefer`: the first selector it matches,
@@ -515,7 +507,7 @@ class Evaluator {
     Result<const Document*> d = Doc(c.document_id);
     if (!d.ok()) return d.status();
     for (size_t i = 0; i < prefer.size(); ++i) {
-      if (Selects(prefer[i], **d)) return i;
+      if (SelectsDocument(prefer[i], **d)) return i;
     }
     return prefer.size();
   }
