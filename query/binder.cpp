@@ -276,6 +276,12 @@ class Binder {
             return Error(lit.pos, "unit '" + lit.unit + "' measures " + other->dimension + ", but " + a.label +
                                       " is in " + a.dimension + " (units: " + Join(UnitsOf(a.dimension)) + ")");
           }
+          for (const std::string& declared : UnitsOf(a.dimension)) {
+            if (Lower(declared) != Lower(lit.unit)) continue;
+            return Error(lit.pos, "unit '" + lit.unit + "' is not '" + declared +
+                                      "': in a unit, case tells b (bit) from B (byte) and m (milli) from M (mega); "
+                                      "write '" + declared + "' if that is meant");
+          }
           return Error(lit.pos, "unknown unit '" + lit.unit + "'" + DidYouMean(lit.unit, UnitsOf(a.dimension)) +
                                     "; " + a.label + " takes " + Join(UnitsOf(a.dimension)));
         }

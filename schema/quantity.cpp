@@ -95,17 +95,6 @@ std::optional<double> ReadNumber(std::string_view text, size_t pos, size_t& end)
   return value;
 }
 
-bool EqualsFolded(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
 // "1.234e18": four significant digits, no '+' or leading zeros in the exponent.
 std::string Scientific(double v) {
   char buf[64];
@@ -190,7 +179,7 @@ std::optional<QuantityParse> Schema::ParseQuantity(const std::string& text_in, c
       if (folded && spelling.size() < 3) continue;
       if (at + spelling.size() > text.size()) continue;
       std::string_view candidate = text.substr(at, spelling.size());
-      if (folded ? !EqualsFolded(candidate, spelling) : candidate != spelling) continue;
+      if (folded ? !schema_internal::SameUnitSpelling(candidate, spelling) : candidate != spelling) continue;
       size_t end = at + spelling.size();
       // A unit ends where the word ends: "5 nm" and "5nm." but not "5 nmol",
       // nor the "GB" of an unknown "GB/x"; the bare "$" must not be followed

@@ -49,23 +49,27 @@ const DerivationDef* Schema::FindDerivation(const std::string& name) const {
   return Lookup(derivation_index_, derivations_, name);
 }
 
-const UnitDef* Schema::FindUnit(const std::string& spelling) const {
-  if (auto it = unit_index_.find(spelling); it != unit_index_.end()) return &units_[it->second.front()];
-  if (auto it = unit_folded_index_.find(AsciiLower(spelling)); it != unit_folded_index_.end()) {
-    return &units_[it->second.front()];
-  }
-  return nullptr;
-}
+const UnitDef* Schema::FindUnit(const std::string& spelling) const { return FindUnit(spelling, ""); }
 
 const UnitDef* Schema::FindUnit(const std::string& spelling, const std::string& dimension) const {
-  for (const auto* index : {&unit_index_, &unit_folded_index_}) {
-    auto it = index->find(index == &unit_index_ ? spelling : AsciiLower(spelling));
-    if (it == index->end()) continue;
+  if (auto it = unit_index_.find(spelling); it != unit_index_.end()) {
     for (size_t i : it->second) {
-      if (units_[i].dimension == dimension) return &units_[i];
+      if (dimension.empty() || units_[i].dimension == dimension) return &units_[i];
     }
   }
-  return nullptr;
+  // Another case: only where case does not change the unit ("Gb" is not
+  // "GB"), and only if every unit so written is the same ("gbps": Gbps or GBps).
+  auto it = unit_folded_index_.find(AsciiLower(spelling));
+  if (it == unit_folded_index_.end()) return nullptr;
+  const UnitDef* found = nullptr;
+  for (size_t i : it->second) {
+    const UnitDef& u = units_[i];
+    if (!dimension.empty() && u.dimension != dimension) continue;
+    if (!schema_internal::SameUnitSpelling(spelling, u.spelling)) continue;
+    if (found != nullptr && (found->dimension != u.dimension || found->factor != u.factor)) return nullptr;
+    if (found == nullptr) found = &u;
+  }
+  return found;
 }
 
 const LabelDef* Schema::FindLabel(const std::string& label, const std::string& site) const {

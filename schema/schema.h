@@ -186,10 +186,13 @@ class Schema {
   const PredicateDef* FindPredicate(const std::string& name) const;
   const AttributeDef* FindAttribute(const std::string& name) const;
   const DimensionDef* FindDimension(const std::string& name) const;
-  // Exact spelling, then case-insensitive; a spelling two dimensions share
-  // ("B": bytes, billions of parameters) gives the first declared.
+  // Exact spelling, then in another case where case does not change the
+  // unit ("gb" is GB, "Gb" is not: text_util.h SameUnitSpelling) and all the
+  // units so written agree ("gbps" is Gbps or GBps: none). An exact spelling
+  // two dimensions share ("B": bytes, billions of parameters) gives the first
+  // declared.
   const UnitDef* FindUnit(const std::string& spelling) const;
-  // The unit of `dimension` with that spelling (exact, then case-insensitive).
+  // The unit of `dimension` with that spelling, likewise; "" is any dimension.
   const UnitDef* FindUnit(const std::string& spelling, const std::string& dimension) const;
   const DerivationDef* FindDerivation(const std::string& name) const;
   // Label lookup for extractors: labels of `site` first (then of its parent

@@ -10,6 +10,22 @@ std::string AsciiLower(std::string_view text) {
   return out;
 }
 
+bool SameUnitSpelling(std::string_view written, std::string_view declared) {
+  if (written.size() != declared.size()) return false;
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  bool has_capitals = false;
+  for (size_t i = 0; i < written.size(); ++i) {
+    if (lower(written[i]) != lower(declared[i])) return false;
+    has_capitals = has_capitals || (written[i] >= 'A' && written[i] <= 'Z');
+  }
+  if (!has_capitals) return true;
+  for (size_t i = 0; i < written.size(); ++i) {
+    const char d = lower(declared[i]);
+    if ((d == 'b' || d == 'm') && written[i] != declared[i]) return false;
+  }
+  return true;
+}
+
 size_t SpaceAt(std::string_view text, size_t pos) {
   if (pos >= text.size()) return 0;
   unsigned char c = static_cast<unsigned char>(text[pos]);

@@ -9,6 +9,13 @@ namespace chipkg::schema_internal {
 // ASCII lower case; other bytes (UTF-8) unchanged.
 std::string AsciiLower(std::string_view text);
 
+// Whether `written` is the unit `declared` written in another case. Case
+// carries meaning in a few letters, b/B (bit, byte) and m/M (milli, mega):
+// when `written` uses capitals at all ("Gb", "mW", "Tb/s"), those letters
+// must be as declared; all in lower case ("gb", "tflops") it is read as the
+// unit of that name.
+bool SameUnitSpelling(std::string_view written, std::string_view declared);
+
 // Length of the whitespace character at text[pos] (ASCII space, tab, CR, LF,
 // and the UTF-8 no-break, thin and narrow no-break spaces pages use between a
 // number and its unit), or 0.

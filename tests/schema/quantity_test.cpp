@@ -115,6 +115,26 @@ TEST_F(Quantity, CaseFoldingOnlyWhenUnambiguous) {
   Expect("2 Ghz", 2e9, "frequency", "GHz", 5);
   ExpectNone("820 gb/s");  // GB/s or Gb/s: refuse rather than guess
   ExpectNone("5 mW");      // milliwatts are not megawatts
+  ExpectNone("1.6 Tb/s");  // terabits are not terabytes
+  ExpectNone("400 mHZ");
+  Expect("400 MHZ", 4e8, "frequency", "MHz", 7);
+}
+
+// The query language's unit lookup follows the same rule as page text.
+TEST_F(Quantity, UnitLookupFoldsCaseOnlyWhereItDoesNotChangeTheUnit) {
+  const Schema& schema_ = *Quantity::schema_;
+  EXPECT_EQ(schema_.FindUnit("tflops")->spelling, "TFLOPS");
+  EXPECT_EQ(schema_.FindUnit("Tflops")->spelling, "TFLOPS");
+  // Case that changes the unit is not folded: bits are not bytes, milli is not mega.
+  EXPECT_EQ(schema_.FindUnit("Gb"), nullptr);
+  EXPECT_EQ(schema_.FindUnit("Tb/s"), nullptr);
+  EXPECT_EQ(schema_.FindUnit("mW"), nullptr);
+  EXPECT_EQ(schema_.FindUnit("mHz"), nullptr);
+  EXPECT_EQ(schema_.FindUnit("Gb/s")->factor, 1.25e8);
+  EXPECT_EQ(schema_.FindUnit("Mw", "watts")->factor, 1e6);
+  // Written so, two units: none.
+  EXPECT_EQ(schema_.FindUnit("gbps"), nullptr);
+  EXPECT_EQ(schema_.FindUnit("GBPS")->factor, 1e9);  // capital B: bytes
 }
 
 TEST_F(Quantity, DimensionHintRestrictsUnits) {
