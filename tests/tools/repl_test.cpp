@@ -521,6 +521,12 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   Output huge = Chipkg(Db({"conflicts", "--tolerance", "2000%"}));
   EXPECT_EQ(huge.code, 2) << huge.err;
   EXPECT_TRUE(Contains(huge.err, "tolerance '2000%' is over 1000%")) << huge.err;
+  Output bare = Chipkg(Db({"conflicts", "--tolerance", "10"}));
+  EXPECT_EQ(bare.code, 2) << bare.err;
+  EXPECT_TRUE(Contains(bare.err, "tolerance '10' has no '%': write 10% (a number without '%' is a fraction")) << bare.err;
+  Output fraction = Chipkg(Db({"conflicts", "trainium", "--tolerance", "0.1"}));
+  EXPECT_EQ(fraction.code, 0) << fraction.err;
+  EXPECT_FALSE(Contains(fraction.out, "32 GB vs 32 GiB")) << fraction.out;  // 7.4% is within 10%
 }
 
 // A --db that is not a store says which of the things it is (a damaged

@@ -56,7 +56,7 @@ struct StatementDoc {
 const std::vector<StatementDoc>& StatementDocs();
 
 // "2%" -> 0.02, "0.5%" -> 0.005, "0.02" -> 0.02. InvalidArgument otherwise
-// (negative, not a number).
+// (negative, not a number, over 1000%, a bare number of 1 or more: "10").
 Result<double> ParseTolerance(const std::string& text);
 
 // Applies --format and --tolerance from the command line to a session.

@@ -337,6 +337,11 @@ Result<double> ParseTolerance(const std::string& text) {
     return Status::InvalidArgument("tolerance '" + text + "' is not a percentage (e.g. 2% or 0.02)");
   }
   if (v < 0) return Status::InvalidArgument("tolerance '" + text + "' is negative: it is a difference, 0% or more");
+  // "--tolerance 10" meant 10%, and was read as 1000%: a bare number is a fraction, so one of 1 or more is refused.
+  if (!percent && v >= 1) {
+    return Status::InvalidArgument("tolerance '" + text + "' has no '%': write " + t +
+                                   "% (a number without '%' is a fraction: 0.02 is 2%)");
+  }
   const double fraction = percent ? v / 100 : v;
   // The query language's bound too (`tolerance 1000%`).
   if (fraction > 10) return Status::InvalidArgument("tolerance '" + text + "' is over 1000% (0.02 or 2% is 2%)");
