@@ -207,6 +207,12 @@ class Binder {
         return Error(ref.pos, ref.name + " already means " + k + "=" + it->second + "; it cannot also be " + k +
                                   "=" + v);
       }
+      // A closed key's unlisted value ({format=fp17}) matches nothing: say so rather than answer "no source".
+      if (const std::vector<std::string>* values = schema_.QualifierValues(k);
+          values != nullptr && std::find(values->begin(), values->end(), Lower(v)) == values->end()) {
+        return Error(ref.pos, "unknown " + k + " '" + v + "'" + DidYouMean(Lower(v), *values) + "; " + k +
+                                  " takes " + Join(*values));
+      }
       a.filter[k] = Lower(v);
     }
     if (a.predicate != nullptr) {

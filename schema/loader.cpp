@@ -235,6 +235,7 @@ class SchemaBuilder {
   void CheckExpr(const Expr& expr, const DerivationDef& def, const Location& where);
   bool IsQuantityName(const std::string& name) const;
   bool UnitInDimension(const std::string& spelling, const std::string& dimension) const;
+  void CheckQualifierValues(const Qualifiers& qualifiers, const Location& at, const std::string& what);
   bool QualifierDeclared(const std::string& key) const {
     return std::find(schema_.qualifier_keys_.begin(), schema_.qualifier_keys_.end(), key) !=
            schema_.qualifier_keys_.end();
@@ -417,7 +418,10 @@ void SchemaBuilder::Kind(const Line& line) {
 
 void SchemaBuilder::Qualifier(const Line& line) {
   std::map<std::string, std::vector<std::string>> opts;
-  if (!CheckArgs(line, 1, 1, "a qualifier key") || !TakeOptions(line, {"description"}, {}, opts, nullptr)) return;
+  if (!CheckArgs(line, 1, 1, "a qualifier key") ||
+      !TakeOptions(line, {"description", "values"}, {"values"}, opts, nullptr)) {
+    return;
+  }
   const std::string& name = line.args[0];
   if (!CheckName(line, "qualifier", name)) return;
   if (auto [it, fresh] = qualifier_at_.emplace(name, line.where); !fresh) {
@@ -425,6 +429,22 @@ void SchemaBuilder::Qualifier(const Line& line) {
                  "duplicate qualifier '" + name + "' (first declared at " + it->second.ToString() + ")");
   }
   schema_.qualifier_keys_.push_back(name);
+  if (auto values = opts.find("values"); values != opts.end()) {
+    for (const std::string& v : values->second) {
+      if (v.empty() || AsciiLower(v) != v) return Error(line.where, "qualifier " + name + ": value '" + v + "' must be lower case");
+    }
+    schema_.qualifier_values_[name] = values->second;
+  }
+}
+
+// A value of a closed qualifier key that the schema does not list: what
+// extraction would store could then never be asked for by name.
+void SchemaBuilder::CheckQualifierValues(const Qualifiers& qualifiers, const Location& at, const std::string& what) {
+  for (const auto& [key, value] : qualifiers) {
+    const std::vector<std::string>* values = schema_.QualifierValues(key);
+    if (values == nullptr || std::find(values->begin(), values->end(), value) != values->end()) continue;
+    Error(at, what + ": " + key + "=" + value + " is not among the values qualifier " + key + " declares");
+  }
 }
 
 void SchemaBuilder::Dimension(const Line& line) {
@@ -841,6 +861,7 @@ void SchemaBuilder::CheckReferences() {
     for (const auto& [key, value] : a.qualifiers) {
       if (!QualifierDeclared(key)) Error(at, "attribute " + a.name + ": unknown qualifier key '" + key + "'");
     }
+    CheckQualifierValues(a.qualifiers, at, "attribute " + a.name);
     for (const std::string& text : attribute_labels_[i]) {
       LabelDef label;
       label.label = text;
@@ -854,6 +875,7 @@ void SchemaBuilder::CheckReferences() {
     for (const auto& [key, value] : l.qualifiers) {
       if (!QualifierDeclared(key)) Error(at, "label \"" + l.label + "\": unknown qualifier key '" + key + "'");
     }
+    CheckQualifierValues(l.qualifiers, at, "label \"" + l.label + "\"");
     if (s.FindPredicate(l.predicate) != nullptr) continue;
     const AttributeDef* a = s.FindAttribute(l.predicate);
     if (a == nullptr) {
@@ -917,6 +939,7 @@ void SchemaBuilder::CheckReferences() {
     for (const auto& [key, value] : c.qualifiers) {
       if (!QualifierDeclared(key)) Error(at, what + ": unknown qualifier key '" + key + "'");
     }
+    CheckQualifierValues(c.qualifiers, at, what);
     if (c.role != "value") continue;
     const PredicateDef* p = s.FindPredicate(c.predicate);
     if (p == nullptr) {

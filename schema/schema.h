@@ -239,6 +239,13 @@ class Schema {
   std::vector<const ColumnDef*> ColumnsOf(const std::string& dataset) const;
   const std::vector<std::string>& entity_kinds() const { return entity_kinds_; }
   const std::vector<std::string>& qualifier_keys() const { return qualifier_keys_; }
+  // The values a qualifier key takes when the schema closes it (`qualifier
+  // format values=fp16,bf16,...`), in declaration order; null when any value
+  // goes (region, instance, ...).
+  const std::vector<std::string>* QualifierValues(const std::string& key) const {
+    auto it = qualifier_values_.find(key);
+    return it == qualifier_values_.end() ? nullptr : &it->second;
+  }
   const std::vector<std::string>& not_published_phrases() const { return not_published_; }
   // Named constant tables, e.g. bytes_per_parameter: fp16 -> 2, int8 -> 1, int4 -> 0.5.
   const std::map<std::string, std::map<std::string, double>>& tables() const { return tables_; }
@@ -248,6 +255,7 @@ class Schema {
 
   std::vector<std::string> entity_kinds_;
   std::vector<std::string> qualifier_keys_;
+  std::map<std::string, std::vector<std::string>> qualifier_values_;  // closed keys only
   std::vector<DimensionDef> dimensions_;
   std::vector<UnitDef> units_;
   std::vector<PredicateDef> predicates_;

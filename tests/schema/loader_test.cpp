@@ -245,6 +245,23 @@ TEST(SchemaLoader, UnknownReferences) {
   ExpectError("label \"Mem\" memory kind=hbm\n", 1, "unknown qualifier key 'kind'");
 }
 
+// A closed qualifier key: its values are listed, and every attribute, label
+// and column must use one of them.
+TEST(SchemaLoader, ClosedQualifierKeysListTheirValues) {
+  Result<Schema> s = Schema::LoadTexts({{"base.schema", kBase}, {"t.schema", "qualifier precision values=fp16,int8\n"}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_NE(s->QualifierValues("precision"), nullptr);
+  EXPECT_EQ(*s->QualifierValues("precision"), (std::vector<std::string>{"fp16", "int8"}));
+  EXPECT_EQ(s->QualifierValues("format"), nullptr);  // open: any value
+  ExpectError("qualifier precision values=fp16,Int8\n", 1, "value 'Int8' must be lower case");
+  ExpectError("qualifier precision values=fp16\nattribute p16 peak_throughput precision=fp17\n", 2,
+              "attribute p16: precision=fp17 is not among the values qualifier precision declares");
+  ExpectError("qualifier precision values=fp16\nlabel \"P\" peak_throughput precision=fp8\n", 2,
+              "precision=fp8 is not among the values");
+  ExpectError("qualifier precision values=fp16\ncolumn epoch \"X\" peak_throughput unit=TFLOPS precision=int4\n", 2,
+              "precision=int4 is not among the values");
+}
+
 TEST(SchemaLoader, EntityPropertiesNamePredicates) {
   Result<Schema> s =
       Schema::LoadTexts({{"base.schema", kBase}, {"t.schema", "entity chip:a kind=chip name=A memory_type=HBM3\n"}});
