@@ -543,14 +543,14 @@ class Evaluator {
         // shown in the display unit instead (trace still shows the cell).
         std::string t = !v.original.empty() && !IsMachineWritten(v.original)
                             ? v.original
-                            : schema_.FormatQuantity(v.number, v.dimension, dimension_display);
+                            : schema_.FormatQuantity(v.number, v.dimension, dimension_display, &stated);
         auto scope = stated.find(qualifier::kScope);
         if (scope != stated.end() && scope->second != "chip" && !scope->second.empty()) {
           auto chips = stated.find(qualifier::kScopeCount);
           t += " per " + scope->second;
           if (chips != stated.end()) t += " of " + chips->second + " chips";
           if (per_chip && chips != stated.end() && *per_chip != v.number) {
-            t += " = " + schema_.FormatQuantity(*per_chip, v.dimension, dimension_display) + " per chip";
+            t += " = " + schema_.FormatQuantity(*per_chip, v.dimension, dimension_display, &stated) + " per chip";
           }
         }
         return t;
@@ -763,7 +763,7 @@ class Evaluator {
         c.predicate = a.derivation->name;
         c.computed = true;
         c.value = Value::Quantity(o.number, a.dimension, "");
-        c.value.original = schema_.FormatQuantity(o.number, a.dimension, a.display_unit);
+        c.value.original = schema_.FormatQuantity(o.number, a.dimension, a.display_unit, &o.key);
         c.key = o.key;
         c.qualifiers = o.key;
         c.number = o.number;

@@ -164,21 +164,22 @@ std::optional<Transaction> Library::GetTransaction(TxId tx) {
 }
 
 std::string Library::FormatCanonical(double canonical, const std::string& dimension,
-                                     const std::string& predicate) {
+                                     const std::string& predicate, const Qualifiers* qualifiers) {
   std::string unit;
   if (!predicate.empty()) {
     if (const PredicateDef* p = schema_.FindPredicate(predicate); p && p->dimension == dimension) {
       unit = p->display_unit;
     }
   }
-  std::string out = schema_.FormatQuantity(canonical, dimension, unit);
+  std::string out = schema_.FormatQuantity(canonical, dimension, unit, qualifiers);
   if (!out.empty()) return out;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", canonical);
   return buf;
 }
 
-std::string Library::Display(const Value& value, const std::string& predicate, bool as_written) {
+std::string Library::Display(const Value& value, const std::string& predicate, bool as_written,
+                             const Qualifiers* qualifiers) {
   switch (value.kind) {
     case ValueKind::kNotPublished:
       return "not published";
@@ -204,7 +205,7 @@ std::string Library::Display(const Value& value, const std::string& predicate, b
           return text.substr(b);
         }
       }
-      return FormatCanonical(value.number, value.dimension, predicate);
+      return FormatCanonical(value.number, value.dimension, predicate, qualifiers);
     }
   }
   return value.ToString();
@@ -215,7 +216,7 @@ std::string Library::PerChipDisplay(const Value& value, const Qualifiers& qualif
   if (value.kind != ValueKind::kQuantity || !ScalesWithChips(value.dimension)) return "";
   auto chips = ScopeChips(qualifiers);
   if (!chips || *chips == 1) return "";
-  return FormatCanonical(value.number / *chips, value.dimension, predicate) + " per chip";
+  return FormatCanonical(value.number / *chips, value.dimension, predicate, &qualifiers) + " per chip";
 }
 
 std::vector<std::pair<double, std::string>> Library::KnownChipCounts(const EntityId& chip,
@@ -305,7 +306,7 @@ Claim MakeClaim(Library& library, CitationTable* citations, const Fact& fact) {
   c.value = fact.value;
   c.qualifiers = fact.qualifiers;
   // Dataset cells are numbers in base units: shown in the display unit.
-  c.display = library.Display(fact.value, fact.predicate, fact.provenance.row < 0);
+  c.display = library.Display(fact.value, fact.predicate, fact.provenance.row < 0, &fact.qualifiers);
   c.per_chip_display = library.PerChipDisplay(fact.value, fact.qualifiers, fact.predicate);
   c.valid_as_of = fact.valid_as_of;
   c.document_id = fact.provenance.document_id;

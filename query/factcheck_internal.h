@@ -32,10 +32,12 @@ class Library {
   // "32 GB", "TSMC", "not published", "2022-10-01", "yes". A quantity is
   // shown as the source wrote it when `as_written` and the original reads as
   // a figure with a unit, else in the predicate's display unit.
-  std::string Display(const Value& value, const std::string& predicate, bool as_written = true);
-  // A canonical quantity in the predicate's (or dimension's) display unit.
-  std::string FormatCanonical(double canonical, const std::string& dimension,
-                              const std::string& predicate = "");
+  std::string Display(const Value& value, const std::string& predicate, bool as_written = true,
+                      const Qualifiers* qualifiers = nullptr);
+  // A canonical quantity in the predicate's (or dimension's) display unit
+  // (an integer format's in OPS: Schema::FormatQuantity).
+  std::string FormatCanonical(double canonical, const std::string& dimension, const std::string& predicate = "",
+                              const Qualifiers* qualifiers = nullptr);
   // "= 212.5 TFLOPS per chip" text for a wider-scope figure, empty otherwise.
   std::string PerChipDisplay(const Value& value, const Qualifiers& qualifiers, const std::string& predicate);
 

@@ -132,7 +132,7 @@ std::vector<Choice> Choices(Library& library, const std::vector<Fact>& facts, co
     ch.key = c.key;
     ch.value = c.value;
     std::string per_chip = library.PerChipDisplay(c.rep->value, c.rep->qualifiers, c.rep->predicate);
-    ch.display = per_chip.empty() ? library.Display(c.rep->value, c.rep->predicate, c.rep->provenance.row < 0)
+    ch.display = per_chip.empty() ? library.Display(c.rep->value, c.rep->predicate, c.rep->provenance.row < 0, &c.rep->qualifiers)
                                   : per_chip;
     ch.members = c.members;
     out.push_back(std::move(ch));
@@ -335,7 +335,7 @@ Result<DerivedTrace> TraceDerivation(
         } else {
           std::string unit = derivation.display_unit;
           std::string dim = derivation.result_dimension;
-          std::string shown = dim.empty() ? "" : library.schema().FormatQuantity(*v, dim, unit);
+          std::string shown = dim.empty() ? "" : library.schema().FormatQuantity(*v, dim, unit, &merged);
           if (shown.empty()) {
             char buf[32];
             std::snprintf(buf, sizeof buf, "%.4g", *v);

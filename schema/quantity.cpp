@@ -240,10 +240,22 @@ std::optional<double> Schema::FromCanonical(double canonical, const std::string&
   return canonical / u->factor;
 }
 
-std::string Schema::FormatQuantity(double canonical, const std::string& dimension, const std::string& unit) const {
+std::string Schema::FormatQuantity(double canonical, const std::string& dimension, const std::string& unit,
+                                   const Qualifiers* qualifiers) const {
   const DimensionDef* dim = FindDimension(dimension);
   if (dim == nullptr) return FormatNumber(canonical) + (dimension.empty() ? "" : " " + dimension);
   std::string spelling = unit.empty() ? dim->display_unit : unit;
+  if (qualifiers != nullptr) {
+    auto format = qualifiers->find(qualifier::kFormat);
+    const size_t flop = spelling.find("FLOP");
+    if (format != qualifiers->end() && format->second.rfind("int", 0) == 0 && flop != std::string::npos) {
+      std::string ops = spelling;
+      ops.erase(flop, 2);  // "TFLOPS" -> "TOPS", "TFLOPS/W" -> "TOPS/W"
+      const UnitDef* as_flops = FindUnit(spelling, dimension);
+      const UnitDef* as_ops = FindUnit(ops, dimension);
+      if (as_flops != nullptr && as_ops != nullptr && as_ops->factor == as_flops->factor) spelling = as_ops->spelling;
+    }
+  }
   std::optional<double> value = FromCanonical(canonical, spelling, dimension);
   if (!value) {  // an unknown unit for this dimension: fall back to the canonical one
     spelling = dim->canonical_unit;

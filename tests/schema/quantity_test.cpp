@@ -172,6 +172,13 @@ TEST_F(Quantity, Format) {
   EXPECT_EQ(schema_->FormatQuantity(32.0 * 1073741824, "bytes", "GiB"), "32 GiB");
   EXPECT_EQ(schema_->FormatQuantity(3.2e10, "bytes"), "32 GB");
   EXPECT_EQ(schema_->FormatQuantity(2.1e14, "ops_per_second"), "210 TFLOPS");
+  // Integer formats count operations, not floating-point ones.
+  const Qualifiers int8{{"format", "int8"}}, bf16{{"format", "bf16"}}, int4{{"format", "int4"}};
+  EXPECT_EQ(schema_->FormatQuantity(1.979e15, "ops_per_second", "", &int8), "1979 TOPS");
+  EXPECT_EQ(schema_->FormatQuantity(9.894e14, "ops_per_second", "", &bf16), "989.4 TFLOPS");
+  EXPECT_EQ(schema_->FormatQuantity(2.6e12, "ops_per_watt", "", &int4), "2.6 TOPS/W");
+  EXPECT_EQ(schema_->FormatQuantity(2e14, "ops_per_second", "PFLOPS", &int8), "0.2 POPS");
+  EXPECT_EQ(schema_->FormatQuantity(2e14, "ops_per_second", "FLOP/s", &int8), "200000000000000 OP/s");
   EXPECT_EQ(schema_->FormatQuantity(3.4e15, "ops_per_second", "PFLOPS"), "3.4 PFLOPS");
   EXPECT_EQ(schema_->FormatQuantity(4.2e11, "ops_per_watt"), "0.42 TFLOPS/W");
   EXPECT_EQ(schema_->FormatQuantity(0.596, "usd_per_hour"), "0.596 USD/h");
