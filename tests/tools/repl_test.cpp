@@ -1064,4 +1064,27 @@ TEST_F(ToolsTest, TerminalSessionWithCompletionErrorsAndHistory) {
   EXPECT_TRUE(Contains(history, "trace trainium2.memory_bandwidth")) << history;
 }
 
+// Ctrl-C at the prompt gives up the line (and a statement continued over
+// lines) and prompts again; it used to end the REPL.
+TEST_F(ToolsTest, CtrlCAtThePromptGivesUpTheLine) {
+  Terminal t;
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  t.Type("find chip where");
+  t.Type("\x03");
+  ASSERT_TRUE(t.Expect("^C")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  t.Type("(memory > 1 GB\r");
+  ASSERT_TRUE(t.Expect("...> ")) << t.seen();
+  t.Type("\x03");
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  // Neither piece is left behind: the next statement runs alone.
+  t.Type("count chip where designer = Amazon\r");
+  ASSERT_TRUE(t.Expect("count: ")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  EXPECT_EQ(t.seen().find("expected"), std::string::npos) << t.seen();
+  t.Type("\x04");
+  EXPECT_EQ(t.Wait(), 0) << t.seen();
+}
+
 }  // namespace

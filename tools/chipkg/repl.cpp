@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csetjmp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -260,21 +262,56 @@ std::string HistoryPath() {
 
 // ---- the loop ---------------------------------------------------------------
 
+// Ctrl-C at the prompt gives up the line being typed (and a statement
+// continued over several) and prompts again, as psql and python do; it used
+// to end the REPL. While a statement runs it still ends the process: a reader
+// loses nothing by it. The jump leaves libedit between two reads of a key,
+// where its signal handler has already put the terminal back; the next
+// readline() starts a fresh line.
+sigjmp_buf g_prompt_jump;
+volatile sig_atomic_t g_at_prompt = 0;
+
+void OnInterrupt(int signo) {
+  if (g_at_prompt != 0) siglongjmp(g_prompt_jump, 1);
+  std::signal(signo, SIG_DFL);
+  std::raise(signo);
+}
+
 class LineSource {
  public:
-  explicit LineSource(bool interactive) : interactive_(interactive) {}
-  // Next line without its newline; false at end of input.
+  explicit LineSource(bool interactive) : interactive_(interactive) {
+    if (!interactive_) return;
+    struct sigaction action = {};
+    action.sa_handler = OnInterrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+  }
+  // Next line without its newline; false at end of input. `interrupted()`
+  // says whether it is an empty line given for a Ctrl-C.
   bool Next(const char* prompt, std::string& line) {
+    interrupted_ = false;
     if (!interactive_) return static_cast<bool>(std::getline(std::cin, line));
+    if (sigsetjmp(g_prompt_jump, 1) != 0) {
+      g_at_prompt = 0;
+      std::fputs("^C\n", stdout);
+      std::fflush(stdout);
+      interrupted_ = true;
+      line.clear();
+      return true;
+    }
+    g_at_prompt = 1;
     char* raw = readline(prompt);
+    g_at_prompt = 0;
     if (!raw) return false;
     line = raw;
     std::free(raw);
     return true;
   }
+  bool interrupted() const { return interrupted_; }
 
  private:
   bool interactive_;
+  bool interrupted_ = false;
 };
 
 int RunRepl(const Args& args) {
@@ -356,6 +393,12 @@ int RunRepl(const Args& args) {
   bool continued = false;
   int line_no = 0, statement_line = 1;  // of the input; a script's errors name its lines
   while (lines.Next(continued ? "  ...> " : "chipkg> ", line)) {
+    if (lines.interrupted()) {
+      buffer.clear();
+      brackets.Reset();
+      continued = false;
+      continue;
+    }
     ++line_no;
     if (buffer.empty()) statement_line = line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
