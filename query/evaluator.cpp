@@ -1554,6 +1554,17 @@ class Evaluator {
       return all;
     }
     result.plan = path->Describe(q_.kind);
+    if (const std::vector<std::string> without = path->UnknownWithout(); !without.empty()) {
+      std::string attributes, tests;
+      for (const std::string& p : without) {
+        attributes += (attributes.empty() ? "" : " or ") + p;
+        tests += (tests.empty() ? "" : " or ") + ("unknown(" + p + ")");
+      }
+      result.notes.push_back("found through an index: " + q_.kind + "s with no " + attributes +
+                             " claim (or only \"not published\") were not examined; the condition is unknown for "
+                             "them and they are not named (find " + q_.kind + " where " + tests +
+                             " lists those with no claim)");
+    }
     std::vector<EntityId> ids;
     const std::string predicate = PathPredicate(*path);
     // With a whole read, that read is made here, where its facts are made

@@ -44,6 +44,7 @@ std::optional<AccessPath> ForComparison(const BoundCondition& c) {
   if (a.predicate == nullptr || a.derivation != nullptr) return std::nullopt;  // computed values are in no index
   AccessPath p;
   p.predicate = a.predicate->name;
+  p.misses_unknown = true;
   const bool from_below = c.op == CompareOp::kGe || c.op == CompareOp::kGt || c.op == CompareOp::kEq;
   if (a.type == ValueKind::kQuantity && from_below) {
     p.kind = AccessPath::Kind::kRange;
@@ -101,6 +102,7 @@ std::optional<AccessPath> ForCall(const BoundCall& call) {
                                  : (e.op == Expr::Op::kGreaterEqual || e.op == Expr::Op::kGreater);
     AccessPath p;
     p.predicate = subject.name;
+    p.misses_unknown = true;
     if (!below) {
       p.kind = AccessPath::Kind::kSubjectsWith;
       return p;
@@ -143,12 +145,25 @@ std::optional<AccessPath> ChooseAccessPath(const BoundCondition& c) {
       for (const BoundCondition& child : c.children) {
         std::optional<AccessPath> p = ChooseAccessPath(child);
         if (!p) return std::nullopt;
+        u.misses_unknown = u.misses_unknown || p->misses_unknown;
         u.parts.push_back(std::move(*p));
       }
       return u;
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> AccessPath::UnknownWithout() const {
+  std::vector<std::string> out;
+  if (!misses_unknown) return out;
+  if (kind != Kind::kUnion) return {predicate};
+  for (const AccessPath& part : parts) {
+    for (std::string& p : part.UnknownWithout()) {
+      if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+    }
+  }
+  return out;
 }
 
 std::string AccessPath::Describe(const std::string& kind_name) const {

@@ -43,6 +43,14 @@ struct AccessPath {
   const BoundCall* call = nullptr;       // kDerivedRange
   size_t subject_side = 0;               // kDerivedRange: operand of the comparison that reads the subject
   std::vector<AccessPath> parts;         // kUnion
+  // Whether an entity the path does not find may be one for which the
+  // condition is unknown rather than false: one with no claim of the
+  // attribute, for a comparison or a schema test (reported(), not_published()
+  // and conflicting() are false without a claim). The evaluator names the
+  // unknown ones it examines; of these it can only say that they exist.
+  bool misses_unknown = false;
+  // The attributes whose missing claims leave the condition unknown, for that note.
+  std::vector<std::string> UnknownWithout() const;
   std::string Describe(const std::string& kind_name) const;  // for QueryResult::plan
 };
 

@@ -325,8 +325,9 @@ TEST_F(EvaluatorTest, WithEvidenceAndCount) {
   QueryResult cut = Ok("find chip where memory > 50 GB with evidence", one_way);
   ASSERT_EQ(cut.rows.size(), 1u);
   EXPECT_EQ(cut.rows[0].name, "Gamma");
-  ASSERT_EQ(cut.notes.size(), 1u);
-  EXPECT_EQ(cut.notes[0], "Gamma: more than 1 ways the condition holds; the rest are not listed");
+  ASSERT_EQ(cut.notes.size(), 2u);
+  EXPECT_EQ(cut.notes[0].rfind("found through an index: chips with no memory claim", 0), 0u) << cut.notes[0];
+  EXPECT_EQ(cut.notes[1], "Gamma: more than 1 ways the condition holds; the rest are not listed");
 }
 
 // Rows that show no reasons (`with evidence`, counts) skip the texts of a derived condition's
