@@ -1157,6 +1157,27 @@ class Evaluator {
   struct Group {
     Qualifiers key;
     std::vector<std::vector<const Claim*>> clusters;
+    // Some two of its values come from different sources: one document giving
+    // two values (Epoch's "SMIC,TSMC" cell) lists both and disagrees with
+    // nothing, as `chipkg conflicts` has it (query/factcheck.cpp).
+    bool Disputed() const {
+      for (size_t i = 0; i < clusters.size(); ++i) {
+        for (size_t j = i + 1; j < clusters.size(); ++j) {
+          const std::string* di = OnlyDocument(clusters[i]);
+          const std::string* dj = OnlyDocument(clusters[j]);
+          if (di == nullptr || dj == nullptr || *di != *dj) return true;
+        }
+      }
+      return false;
+    }
+    static const std::string* OnlyDocument(const std::vector<const Claim*>& cluster) {
+      const std::string* doc = nullptr;
+      for (const Claim* c : cluster) {
+        if (c->computed || c->document_id.empty() || (doc != nullptr && *doc != c->document_id)) return nullptr;
+        doc = &c->document_id;
+      }
+      return doc;
+    }
   };
 
   std::vector<Group> Cluster(const std::vector<Claim>& claims) {
@@ -1228,7 +1249,7 @@ class Evaluator {
       case BoundCall::Builtin::kConflicting: {
         std::vector<Support> conflicts;
         for (const Group& g : Cluster(claims)) {
-          if (g.clusters.size() < 2) continue;
+          if (!g.Disputed()) continue;
           std::vector<Support> sides;
           for (const auto& cluster : g.clusters) {
             std::vector<Support> members;
@@ -1352,7 +1373,7 @@ class Evaluator {
     }
     bool conflict = false, all_markers = true;
     for (const Group& g : Cluster(claims)) {
-      const bool disputed = g.clusters.size() > 1;
+      const bool disputed = g.Disputed();
       if (disputed) {
         conflict = true;
         std::string text;
@@ -2211,6 +2232,8 @@ class Evaluator {
           for (size_t j = i + 1; j < g.size(); ++j) {
             factcheck::Comparison cmp = Agree(*g[i], *g[j]);
             if (cmp.agree) continue;
+            // One document's two values are a list, not a disagreement (Group::Disputed).
+            if (!g[i]->computed && !g[j]->computed && g[i]->document_id == g[j]->document_id) continue;
             if (q_.limit && result.rows.size() >= *q_.limit) {
               keep_cited();
               return Status::OK();

@@ -386,6 +386,32 @@ TEST_F(EvaluatorTest, FactsAndConflictsStatements) {
   EXPECT_NE(Error("facts").find("'facts' needs 'about ENTITY' or 'from document ID'"), std::string::npos);
 }
 
+// One document giving two values (a dataset cell "SMIC,TSMC") lists both: no
+// conflict in a cell, for conflicting() or in a conflicts statement, as in
+// `chipkg conflicts`. A second document giving a third value disagrees.
+TEST_F(EvaluatorTest, OneDocumentsTwoValuesAreNotAConflict) {
+  PutEntity(*store_, "org:smic", "organization", "SMIC");
+  PutEntity(*store_, "org:other-fab", "organization", "Other Fab");
+  DocBuilder("sheet", "aggregator", "sheet.example")
+      .Add("chip:beta", "foundry", Value::Entity("org:smic", "SMIC"))
+      .Add("chip:beta", "foundry", Value::Entity("org:tsmc", "TSMC"))
+      .Write(*store_, "run-2");
+  QueryResult listed = Ok("beta.foundry");
+  ASSERT_EQ(listed.rows.size(), 1u);
+  EXPECT_EQ(listed.rows[0].cells.at(0).state, Cell::State::kReported) << Render(listed, Format::kText);
+  EXPECT_EQ(listed.rows[0].cells.at(0).values.size(), 2u);
+  EXPECT_EQ(Names("find chip where conflicting(foundry)"), (Strings{"Alpha"}));
+  EXPECT_TRUE(Ok("conflicts about beta").rows.empty()) << Render(Ok("conflicts about beta"), Format::kText);
+
+  DocBuilder("rumour", "press", "rumour.example")
+      .Add("chip:beta", "foundry", Value::Entity("org:other-fab", "Other Fab"))
+      .Write(*store_, "run-3");
+  QueryResult disputed = Ok("beta.foundry");
+  EXPECT_EQ(disputed.rows.at(0).cells.at(0).state, Cell::State::kConflict) << Render(disputed, Format::kText);
+  EXPECT_EQ(Names("find chip where conflicting(foundry)"), (Strings{"Alpha", "Beta"}));
+  EXPECT_EQ(Ok("conflicts about beta").rows.size(), 2u);  // the rumour against each of the sheet's two
+}
+
 // Every answer says where its time went, step by step, within its elapsed time.
 TEST_F(EvaluatorTest, PhasesAccountForTheAnswersTime) {
   auto names = [](const QueryResult& r) {
