@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 
 #include "engine/store.h"
 #include "schema/schema.h"
@@ -251,7 +252,7 @@ class SchemaBuilder {
   std::map<std::string, Location> kind_at_, qualifier_at_, dimension_at_, predicate_at_, attribute_at_,
       table_at_, derive_at_, entity_at_;
   std::map<std::pair<std::string, std::string>, Location> unit_at_;    // (dimension, spelling)
-  std::map<std::pair<std::string, std::string>, Location> column_at_;  // (dataset, header)
+  std::map<std::tuple<std::string, std::string, std::string>, Location> column_at_;  // (dataset, header, claim)
   std::vector<Location> dimension_locs_, unit_locs_, attribute_locs_, label_locs_, entity_locs_;
   std::vector<std::vector<std::string>> attribute_labels_;  // label= texts of each attribute
   std::set<std::string> not_published_seen_;
@@ -736,7 +737,11 @@ void SchemaBuilder::Column(const Line& line) {
                                  ": a predicate, unit=, derived= and qualifiers are for role=value");
   }
   if (!FillQualifiers(line, free, def.qualifiers)) return;
-  if (auto [it, fresh] = column_at_.emplace(std::make_pair(def.dataset, def.header), line.where); !fresh) {
+  // A header may be declared again for another claim of the same cell (Epoch's
+  // "Tensor-FP16/BF16" figure is both formats' figure), not for the same one.
+  std::string claim = def.role + " " + def.predicate;
+  for (const auto& [key, value] : def.qualifiers) claim += " " + key + "=" + value;
+  if (auto [it, fresh] = column_at_.emplace(std::make_tuple(def.dataset, def.header, claim), line.where); !fresh) {
     return Error(line.where, "duplicate column \"" + def.header + "\" of dataset " + def.dataset +
                                  " (first declared at " + it->second.ToString() + ")");
   }

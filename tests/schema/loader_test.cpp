@@ -430,8 +430,19 @@ column epoch "Last modified" role=as_of
   ExpectError("column epoch \"X\" memory\n", 1, "unit= needed");
   ExpectError("column epoch \"X\" memory_type unit=B\n", 1, "unit= given for text predicate");
   ExpectError("column epoch \"X\" memory unit=B tensor=no\n", 1, "unknown qualifier key 'tensor'");
-  ExpectError("column epoch \"X\" memory unit=B\ncolumn epoch \"X\" tdp unit=W\n", 2,
+  ExpectError("column epoch \"X\" memory unit=B\ncolumn epoch \"X\" memory unit=GB\n", 2,
               "duplicate column \"X\" of dataset epoch");
+  ExpectError("column epoch \"X\" peak_throughput unit=TFLOPS format=fp16\n"
+              "column epoch \"X\" peak_throughput unit=TFLOPS format=fp16\n",
+              2, "duplicate column \"X\" of dataset epoch");
+  // The same cell as two claims: another predicate or other qualifiers.
+  Result<Schema> two = Schema::LoadTexts({{"base.schema", kBase},
+                                          {"t.schema",
+                                           "column epoch \"X\" peak_throughput unit=TFLOPS format=fp16\n"
+                                           "column epoch \"X\" peak_throughput unit=TFLOPS format=int8\n"
+                                           "column epoch \"Y\" memory unit=B\ncolumn epoch \"Y\" tdp unit=W\n"}});
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  EXPECT_EQ(two->ColumnsOf("epoch").size(), 4u);
   ExpectError("column epoch \"X\" memory unit=B bogus\n", 1, "after options");
 }
 
