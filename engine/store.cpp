@@ -1016,11 +1016,37 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
     return summary;
   }
 
+  version.version = latest ? latest->version + 1 : 1;
+  return WriteVersionFacts(doc, std::move(version), std::move(facts), run_id, std::move(stored_doc),
+                           /*restate=*/false);
+}
+
+Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
+                                                       const std::string& run_id) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  const std::string where = "document " + doc.id;
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(doc.id));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(doc.id));
+  std::optional<uint32_t> latest_no;
+  if (known_did) {
+    CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
+  }
+  if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to read again");
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/true));
+  return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored_doc),
+                           /*restate=*/true);
+}
+
+Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentVersion version,
+                                                  std::vector<Fact> facts, const std::string& run_id,
+                                                  std::optional<Document> stored_doc, bool restate) {
+  const std::string where = "document " + doc.id;
+  WriteSummary summary;
   Counters c = counters();
   Interner in(&dict_, static_cast<uint32_t>(c.next_dict));
   const TxId tx = c.last_tx + 1;
-  version.version = latest ? latest->version + 1 : 1;
-  version.tx = tx;
+  if (!restate) version.tx = tx;
   CHIPKG_ASSIGN_OR_RETURN(uint32_t did, in.Intern(doc.id));
   CHIPKG_ASSIGN_OR_RETURN(uint32_t run, in.Intern(run_id));
 
@@ -1093,17 +1119,26 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
     }
   }
 
+  if (restate && summary.facts_added == 0 && summary.facts_retracted == 0) {
+    summary.version = version.version;  // read again, the same facts: nothing to write
+    return summary;
+  }
   CHIPKG_RETURN_IF_ERROR(PutContested(&batch, spo_written).WithContext(where));
 
   std::string value;
   codec::EncodeDocument(doc, &value);
   batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
-  value.clear();
-  codec::EncodeVersionMeta(version, &value);
-  batch.Put(handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version.version), value).PermitUncheckedError();
-  batch.Put(handles_[codec::kVersionsCf], codec::VersionTextKey(did, version.version), version.text)
-      .PermitUncheckedError();
-  Transaction t{tx, NowMicros(), run_id, "document " + doc.id + " version " + std::to_string(version.version)};
+  if (!restate) {
+    value.clear();
+    codec::EncodeVersionMeta(version, &value);
+    batch.Put(handles_[codec::kVersionsCf], codec::VersionMetaKey(did, version.version), value)
+        .PermitUncheckedError();
+    batch.Put(handles_[codec::kVersionsCf], codec::VersionTextKey(did, version.version), version.text)
+        .PermitUncheckedError();
+  }
+  Transaction t{tx, NowMicros(), run_id,
+                "document " + doc.id + " version " + std::to_string(version.version) +
+                    (restate ? " read again" : "")};
   value.clear();
   codec::EncodeTx(t, &value);
   batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
@@ -1121,7 +1156,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   c.live = c.live + summary.facts_added - summary.facts_retracted;
   c.retracted += summary.facts_retracted;
   if (!stored_doc) ++c.documents;
-  ++c.versions;
+  if (!restate) ++c.versions;
   ++c.transactions;
   PutCounters(&batch, &c);
   const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing " + where);
@@ -1130,7 +1165,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   Commit(c, in);
 
   summary.tx = tx;
-  summary.new_version = true;
+  summary.new_version = !restate;
   summary.version = version.version;
   return summary;
 }

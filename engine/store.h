@@ -143,6 +143,16 @@ class Store {
   virtual Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version,
                                                     std::vector<Fact> facts, const std::string& run_id) = 0;
 
+  // The latest version's facts as newer extraction rules read the same text:
+  // the same keep/retract diff as WriteDocumentVersion, against the
+  // document's live facts, in one atomic write, with no new version (the
+  // facts asserted are the latest version's, checked against its text). When
+  // every fact is kept nothing is written (summary.tx 0); otherwise the
+  // transaction says the version was read again. NotFound if the document has
+  // no version.
+  virtual Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
+                                                      const std::string& run_id) = 0;
+
   // Updates only the document record (title, kind, validators) without a new version.
   virtual Status PutDocument(const Document& doc) = 0;
 

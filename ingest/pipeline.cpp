@@ -179,21 +179,28 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   CHIPKG_RETURN_IF_ERROR(now.status);
   Document& doc = now.doc;
   const std::string& doc_id = doc.id;
+  std::string text;
   if (fetched->not_modified) {
-    outcome.state = SourceOutcome::State::kUnchanged;
-    return Status::OK();
+    if (!options.reextract) {
+      outcome.state = SourceOutcome::State::kUnchanged;
+      return Status::OK();
+    }
+    auto stored = store.LatestDocumentVersion(doc_id);
+    if (!stored.ok()) return stored.status().WithContext("reading the stored text to read it again");
+    text = std::move(stored->text);
+  } else {
+    doc.etag = fetched->etag;
+    doc.last_modified = fetched->last_modified;
+    text = std::move(fetched->body);
   }
-  doc.etag = fetched->etag;
-  doc.last_modified = fetched->last_modified;
-
-  std::string text = std::move(fetched->body);
   if (const std::string why = WhyNotADocument(text); !why.empty()) {
     return Status::InvalidArgument(spec.location + ": " + why + "; nothing stored (a previous version, if any, stands)");
   }
   // Stored, hashed and extracted as UTF-8 (an unchanged page converts to the same text every run).
   if (!IsValidUtf8(text)) text = Windows1252ToUtf8(text);
   auto latest = store.LatestDocumentVersion(doc_id);
-  if (latest.ok() && latest->content_hash == Sha256Hex(text)) {
+  const bool same_text = latest.ok() && latest->content_hash == Sha256Hex(text);
+  if (same_text && !options.reextract) {
     outcome.state = SourceOutcome::State::kUnchanged;
     return store.PutDocument(doc);  // keeps the new validators
   }
@@ -266,6 +273,14 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   }
   CHIPKG_RETURN_IF_ERROR(RecordMatches(store, resolver->NewMatches()));
 
+  if (same_text) {  // read again: the stored version's facts as the rules now read them
+    auto restated = store.RestateDocumentVersion(doc, std::move(facts), run_id);
+    if (!restated.ok()) return restated.status();
+    outcome.state = restated->tx == 0 ? SourceOutcome::State::kUnchanged : SourceOutcome::State::kChanged;
+    outcome.facts_added = restated->facts_added;
+    outcome.facts_retracted = restated->facts_retracted;
+    return restated->tx == 0 ? store.PutDocument(doc) : Status::OK();
+  }
   version.text = text;
   auto written = store.WriteDocumentVersion(doc, std::move(version), std::move(facts), run_id);
   if (!written.ok()) return written.status();

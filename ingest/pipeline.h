@@ -74,6 +74,12 @@ struct IngestOptions {
   // set: a page cut short would retract what it said. One whose new text
   // states nothing at all (an error or maintenance page) is always refused.
   bool accept_shrinking = false;
+  // An unchanged document is read again with the current schema and
+  // extraction rules (an unchanged one costs nothing otherwise, so rules
+  // improved since it was stored never reach it): what they read differently
+  // supersedes the stored version's facts, with no new version
+  // (Store::RestateDocumentVersion). A 304 answer reads the stored text.
+  bool reextract = false;
 };
 
 // Ingests `sources` into `store`, fetching through `fetcher` one source at a

@@ -410,6 +410,63 @@ struct TwoVersions {
   }
 };
 
+// The latest version read again by newer rules: the same diff against the
+// live facts, no new version, the new facts asserted as of that version;
+// nothing written when the rules read the same facts.
+TEST(StoreTest, RestatedVersionKeepsRetractsAndAssertsTheDiffWithoutANewVersion) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  TwoVersions t;
+  ASSERT_TRUE(store->WriteDocumentVersion(t.v1.doc(), t.v1.version(), t.v1.facts(), "run-1").ok());
+  DocBuilder again{"doc-diff"};  // v1's text (the same lines), read otherwise
+  again.Add("chip:a", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "Memory 32 GB");
+  again.Add("chip:a", "memory", Value::Quantity(64 * kGB, "bytes", "64 GB"), "Memory again 32 GB");
+  again.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), "TDP 500 W");
+  again.Add("chip:a", "memory_type", Value::Text("HBM2e"), "HBM2e");
+  ASSERT_EQ(again.text(), t.v1.text());
+  auto r = store->RestateDocumentVersion(again.doc(), again.facts(), "run-rules-2");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->new_version);
+  EXPECT_EQ(r->version, 1u);
+  EXPECT_EQ(r->tx, 2u);
+  EXPECT_EQ(r->facts_kept, 3u);
+  EXPECT_EQ(r->facts_retracted, 1u);
+  EXPECT_EQ(r->facts_added, 1u);
+  auto history = store->History("chip:a", "memory").value();
+  ASSERT_EQ(history.size(), 3u);
+  size_t live_64 = 0;
+  for (const Fact& f : history) {
+    if (f.value.number == 64 * kGB) {
+      ++live_64;
+      EXPECT_TRUE(f.live());
+      EXPECT_EQ(f.provenance.document_version, 1u);
+      EXPECT_EQ(f.provenance.run_id, "run-rules-2");
+      EXPECT_EQ(f.provenance.excerpt, "Memory again 32 GB");
+    }
+  }
+  EXPECT_EQ(live_64, 1u);
+  EXPECT_EQ(store->ListDocumentVersions("doc-diff").value().size(), 1u);
+  EXPECT_EQ(store->Statistics().value().document_versions, 1u);
+  auto txs = store->ListTransactions().value();
+  ASSERT_EQ(txs.size(), 2u);
+  EXPECT_EQ(txs[1].description, "document doc-diff version 1 read again");
+
+  // The same reading again: nothing written.
+  auto same = store->RestateDocumentVersion(again.doc(), again.facts(), "run-rules-3");
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(same->tx, 0u);
+  EXPECT_EQ(same->facts_kept, 4u);
+  EXPECT_EQ(store->LastTx(), 2u);
+  // A fact outside the stored text is refused, and nothing changes.
+  DocBuilder outside{"doc-diff"};
+  outside.Add("chip:a", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "Memory 32 GB");
+  outside.Add("chip:a", "tdp", Value::Quantity(700, "watts", "700 W"), "A line the stored text does not have");
+  auto bad = store->RestateDocumentVersion(outside.doc(), outside.facts(), "run-rules-4");
+  EXPECT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
+  EXPECT_EQ(store->LastTx(), 2u);
+  EXPECT_TRUE(store->RestateDocumentVersion(Document{"doc-none"}, {}, "run-x").status().IsNotFound());
+}
+
 TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));

@@ -566,6 +566,78 @@ TEST_F(PipelineHttpTest, OnePageWrittenTwoWaysIsOneDocument) {
   EXPECT_TRUE(store_->GetDocument(server.Url("/trainium2?v=1")).status().IsNotFound());
 }
 
+// Rules improved since a document was stored reach it with reextract: the
+// unchanged text is read again and what the rules read differently
+// supersedes, with no new version; read again with the same rules, nothing
+// is written. Here the older rules lacked Epoch's format=max on Energy
+// efficiency and the fp16 claim of its tensor column.
+TEST_F(PipelineTest, ReextractReadsAnUnchangedDocumentWithTheCurrentRules) {
+  const fs::path old_schema = dir_ / "old-schema";
+  fs::copy(fs::path(CHIPKG_SOURCE_DIR) / "schema", old_schema, fs::copy_options::recursive);
+  const fs::path epoch = old_schema / "datasets" / "epoch-ml-hardware.schema";
+  std::string text = ReadFile(epoch);
+  for (const std::string& line : {std::string("perf_per_watt unit=op/s/W format=max"),
+                                  std::string("column epoch-ml-hardware \"Tensor-FP16/BF16 performance (FLOP/s)\" "
+                                              "peak_throughput unit=FLOP/s format=fp16 sparsity=dense\n")}) {
+    const size_t at = text.find(line);
+    ASSERT_NE(at, std::string::npos) << line;
+    if (line.find("perf_per_watt") == 0) {
+      text.replace(at, line.size(), "perf_per_watt unit=op/s/W");
+    } else {
+      text.erase(at, line.size());
+    }
+  }
+  WriteFile(epoch, text);
+  auto older = Schema::LoadDirectory(old_schema.string());
+  ASSERT_TRUE(older.ok()) << older.status().message();
+
+  SourceSpec spec;
+  spec.location = (fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv").string();
+  spec.format = "epoch-ml-hardware";
+  spec.id = "epoch";
+  ASSERT_EQ(IngestSources(*store_, *older, {spec}).value().documents_new, 1u);
+  const size_t stored = store_->FactsFromDocument("epoch").value().size();
+
+  // The current rules without reextract: unchanged, nothing read again.
+  auto plain = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->documents_unchanged, 1u);
+  EXPECT_EQ(plain->facts_added + plain->facts_retracted, 0u);
+
+  IngestOptions again;
+  again.reextract = true;
+  auto reread = IngestSources(*store_, *schema_, {spec}, again);
+  ASSERT_TRUE(reread.ok());
+  ASSERT_EQ(reread->documents_changed, 1u) << reread->sources[0].error;
+  size_t max_claims = 0, fp16_tensor = 0, unqualified_efficiency = 0;
+  auto facts = store_->FactsFromDocument("epoch").value();
+  for (const Fact& f : facts) {
+    EXPECT_EQ(f.provenance.document_version, 1u);
+    if (f.predicate == "perf_per_watt") {
+      const auto format = f.qualifiers.find("format");
+      if (format == f.qualifiers.end()) ++unqualified_efficiency;
+      else if (format->second == "max") ++max_claims;
+    }
+    if (f.provenance.column == "Tensor-FP16/BF16 performance (FLOP/s)" && f.qualifiers.at("format") == "fp16") {
+      ++fp16_tensor;
+    }
+  }
+  EXPECT_GT(max_claims, 100u);
+  EXPECT_EQ(unqualified_efficiency, 0u);
+  EXPECT_GT(fp16_tensor, 50u);
+  EXPECT_EQ(reread->facts_retracted, max_claims);  // each re-keyed claim, and nothing else
+  EXPECT_EQ(reread->facts_added, max_claims + fp16_tensor);
+  EXPECT_EQ(facts.size(), stored + fp16_tensor);
+  EXPECT_EQ(store_->ListDocumentVersions("epoch").value().size(), 1u);
+
+  const TxId last = store_->LastTx();
+  auto same = IngestSources(*store_, *schema_, {spec}, again);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->documents_unchanged, 1u) << same->sources[0].error;
+  EXPECT_EQ(same->facts_added + same->facts_retracted, 0u);
+  EXPECT_EQ(store_->LastTx(), last);
+}
+
 // A page without a title in the source list is titled as its latest version says.
 TEST_F(PipelineTest, ThePagesTitleFollowsItsLatestVersion) {
   const SourceSpec spec = SeedCopy("000_de7815fa348ea8df.txt", "page.txt", "page");
@@ -582,6 +654,36 @@ TEST_F(PipelineTest, ThePagesTitleFollowsItsLatestVersion) {
   const std::string second = store_->GetDocument("page").value().title;
   EXPECT_NE(second, first);
   EXPECT_NE(second.find("Trainium 2"), std::string::npos) << second;
+}
+
+// Reextract of a page whose server answers 304: the stored text is read
+// again (the request stays conditional); the same rules read the same facts.
+TEST_F(PipelineHttpTest, ReextractOfAnUnmodifiedPageReadsTheStoredText) {
+  const std::string page = ReadFile(Seed("003_d5e7e28472882ec2.txt"));
+  std::atomic<int> not_modified{0};
+  HttpServer server([&](const HttpRequest& request, int) {
+    HttpResponse r;
+    if (request.Header("If-None-Match") == "\"v1\"") {
+      ++not_modified;
+      r.status = 304;
+      r.reason = "Not Modified";
+      return r;
+    }
+    r.body = page;
+    r.headers = {{"ETag", "\"v1\""}};
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  SourceSpec spec;
+  spec.location = server.Url("/trainium2");
+  ASSERT_EQ(IngestSources(*store_, *schema_, {spec}, options_).value().documents_new, 1u);
+  IngestOptions again = options_;
+  again.reextract = true;
+  auto reread = IngestSources(*store_, *schema_, {spec}, again);
+  ASSERT_TRUE(reread.ok());
+  EXPECT_EQ(reread->documents_unchanged, 1u) << reread->sources[0].error;
+  EXPECT_EQ(reread->facts_added + reread->facts_retracted, 0u);
+  EXPECT_EQ(not_modified.load(), 1);
 }
 
 // How many fetches are in flight at once is what parallel_fetches says, and

@@ -235,6 +235,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
                         "--parallel", "2", "--db", store});
   ASSERT_EQ(good.code, 0) << good.err;
   EXPECT_TRUE(Contains(good.err, "documents 1 new")) << good.err;
+  // Read again with the same rules: the same facts, nothing written.
+  Output reread = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--reextract", "--db", store});
+  ASSERT_EQ(reread.code, 0) << reread.err;
+  EXPECT_TRUE(Contains(reread.err, "documents 0 new, 0 changed, 1 unchanged, 0 failed; facts 0 added, 0 retracted"))
+      << reread.err;
   Output sources = Chipkg({"sources", "--db", store});
   ASSERT_EQ(sources.code, 0) << sources.err;
   EXPECT_TRUE(Contains(sources.out, "seed-000-aws-trainium")) << sources.out;

@@ -2,7 +2,7 @@
 //
 //   chipkg ingest PATH|URL... [--site S] [--kind K] [--title T] [--dataset NAME] [--id ID (one PATH|URL)]
 //   chipkg ingest --manifest FILE
-//   either with [--timeout SECONDS] [--retries N] [--parallel N] [--accept-shrinking]
+//   either with [--timeout SECONDS] [--retries N] [--parallel N] [--accept-shrinking] [--reextract]
 //
 // Exit status: 0 every source fetched, 1 some sources failed, 2 bad usage or
 // configuration (including another ingest holding the store). One summary
@@ -52,6 +52,7 @@ int RunIngest(const Args& args) {
   options.fetch.max_retries = *retries;
   options.parallel_fetches = *parallel;
   options.accept_shrinking = args.Has("accept-shrinking");
+  options.reextract = args.Has("reextract");
 
   std::vector<SourceSpec> sources;
   for (const auto& manifest : args.GetAll("manifest")) {
@@ -179,7 +180,8 @@ int RunIngest(const Args& args) {
 
 const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
                                "fetch, extract and store documents (incremental; for cron; --timeout S a "
-                               "source, --retries N, --parallel N fetches)",
+                               "source, --retries N, --parallel N fetches, --reextract unchanged ones with "
+                               "the current rules)",
                                RunIngest});
 
 }  // namespace
