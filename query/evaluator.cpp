@@ -1392,12 +1392,24 @@ class Evaluator {
         cell.conflict += (cell.conflict.empty() ? "" : "; ") + text;
       }
       for (const auto& cluster : g.clusters) {
-        // Stated and computed values of one cluster are shown apart.
-        for (const bool computed : {false, true}) {
+        // Stated and computed values of one cluster are shown apart, and so
+        // are dates of another precision: "2022" agrees with 2022-10-01, but
+        // shown as "2022-10-01 [1][2]" its citation [2] seemed to say the day.
+        std::vector<std::pair<bool, int>> shown;  // (computed, date precision or 0), in order of first claim
+        for (const Claim* c : cluster) {
+          const std::pair<bool, int> kind{c->computed, c->value.kind == ValueKind::kDate
+                                                           ? static_cast<int>(c->value.date.precision)
+                                                           : 0};
+          if (std::find(shown.begin(), shown.end(), kind) == shown.end()) shown.push_back(kind);
+        }
+        std::stable_sort(shown.begin(), shown.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });  // stated first
+        for (const auto& [computed, precision] : shown) {
           std::vector<Support> supports;
           const Claim* first = nullptr;
           for (const Claim* c : cluster) {
-            if (c->computed != computed) continue;
+            const int p = c->value.kind == ValueKind::kDate ? static_cast<int>(c->value.date.precision) : 0;
+            if (c->computed != computed || p != precision) continue;
             if (first == nullptr) first = c;
             supports.push_back(c->support);
           }
