@@ -327,6 +327,14 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_EQ(placed.code, 1);
   EXPECT_TRUE(Contains(placed.err, "line 5, column ")) << placed.err;
   EXPECT_TRUE(Contains(placed.err, "bogus")) << placed.err;
+  // A line ending in a word a statement cannot end with (where, and, a comma, ...) goes on on the next.
+  Output split = Chipkg(Db({}),
+                        "count chip where\n  memory > 80 GB and\n  designer = Amazon\n"
+                        "find chip where memory > 80 GB show memory,\n  tdp\nhelp\n");
+  EXPECT_EQ(split.code, 0) << split.err;
+  EXPECT_TRUE(Contains(split.out, "count: 1")) << split.out;
+  EXPECT_TRUE(Contains(split.out, "96 GB [")) << split.out;
+  EXPECT_TRUE(Contains(split.out, "  500 W [")) << split.out;  // the tdp column, named on the next line
   Output unfinished = Chipkg(Db({}), "trainium.foundry\ntrace trainium2.fits(\"Llama\n");
   EXPECT_NE(unfinished.code, 0);
   EXPECT_TRUE(Contains(unfinished.err, "line 2: input ended inside an unfinished statement")) << unfinished.err;

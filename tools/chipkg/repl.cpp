@@ -4,7 +4,9 @@
 // TAB completion of statement words, attribute names and entity names);
 // otherwise it reads statements line by line (scripts) and exits non-zero if
 // any statement failed. A statement continues on the next line when a line
-// ends in '\' or leaves a parenthesis or quote open; '#' starts a comment. An
+// ends in '\', in a word it cannot end with (where, and, or, not, show, by,
+// using, prefer) or a comma, or leaves a parenthesis or quote open; '#'
+// starts a comment. An
 // error is printed and the session carries on.
 //
 // It reads the store as a reader (Store::OpenReader), catching up before every
@@ -71,6 +73,24 @@ std::string StripComment(const std::string& line) {
 // fed a line at a time: each line is scanned once (rescanning the whole
 // statement at every line made a script with a stray quote quadratic: 760 KB
 // took 3.8 s to fail).
+// Whether a line ends in a word after which a statement cannot end
+// ("find chip where", "... and", "show memory,"): the statement goes on on
+// the next line, as a person typing it means. Run as it stood, it gave an
+// error for each half.
+bool EndsWanting(std::string_view line) {
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  if (line.empty()) return false;
+  if (line.back() == ',') return true;
+  const size_t space = line.find_last_of(" \t(");
+  if (space == std::string_view::npos) return false;  // a lone word is a statement of its own ("help", "quit")
+  std::string word(line.substr(space + 1));
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* w : {"where", "and", "or", "not", "show", "by", "using", "prefer"}) {
+    if (word == w) return true;
+  }
+  return false;
+}
+
 class OpenBrackets {
  public:
   void Feed(std::string_view text) {
@@ -422,7 +442,7 @@ int RunRepl(const Args& args) {
       continued = false;
       continue;
     }
-    if (backslash || brackets.open()) {
+    if (backslash || brackets.open() || EndsWanting(trimmed)) {
       continued = true;
       continue;
     }

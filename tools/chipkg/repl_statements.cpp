@@ -70,8 +70,8 @@ int Emit(const Result<Report>& report, const Session& s, std::string& out, std::
 
 std::string HelpText() {
   std::ostringstream out;
-  out << "Statements, one per line (end a line with \\ or leave a parenthesis or quote open to continue;\n"
-         "# starts a comment):\n\n";
+  out << "Statements, one per line (a line ending in \\, a comma or a word such as 'where' or 'and', or with a\n"
+         "parenthesis or quote open, goes on on the next; # starts a comment; Ctrl-C gives up a line):\n\n";
   for (const auto& d : StatementDocs()) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-42s %s\n", d.usage.c_str(), d.summary.c_str());
