@@ -33,6 +33,9 @@ struct Options {
   CompareOptions compare;  // what counts as a disagreement
   // verify: relative slack beyond what the digits shown allow (0 = the digits alone decide).
   double verify_tolerance = 0;
+  // verify: list only the figures not confirmed (mismatched, unverifiable);
+  // the counts still cover every figure checked.
+  bool verify_problems_only = false;
 };
 
 // Where one claim came from, as a footnote shows it.

@@ -726,9 +726,11 @@ std::string Render(const VerifyReport& r, Format format) {
     return csv.str();
   }
   std::ostringstream out;
-  out << "verify" << (r.document.empty() ? "" : " " + r.document) << ": " << r.items.size()
-      << " derived figure" << (r.items.size() == 1 ? "" : "s") << ": " << r.confirmed << " confirmed, "
-      << r.mismatched << " mismatched, " << r.unverifiable << " unverifiable\n";
+  const size_t checked = r.confirmed + r.mismatched + r.unverifiable;
+  out << "verify" << (r.document.empty() ? "" : " " + r.document) << ": " << checked << " derived figure"
+      << (checked == 1 ? "" : "s") << ": " << r.confirmed << " confirmed, " << r.mismatched << " mismatched, "
+      << r.unverifiable << " unverifiable" << (r.items.size() < checked ? " (the confirmed ones not listed)" : "")
+      << "\n";
   std::string doc;
   for (const auto& i : r.items) {
     if (i.stated.document_id != doc) {

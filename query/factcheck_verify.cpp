@@ -607,6 +607,34 @@ class Verifier {
 
 }  // namespace
 
+namespace {
+
+// Drops the confirmed figures and the citations only they used; the rest are
+// numbered again in order of first use.
+void KeepProblemsOnly(VerifyReport& report) {
+  std::erase_if(report.items, [](const VerifyItem& i) { return i.status == "confirmed"; });
+  std::map<int, int> renumbered;
+  auto renumber = [&](int& n) {
+    if (n <= 0) return;
+    n = renumbered.emplace(n, static_cast<int>(renumbered.size()) + 1).first->second;
+  };
+  for (VerifyItem& i : report.items) {
+    renumber(i.stated.citation);
+    for (int& n : i.input_citations) renumber(n);
+  }
+  std::vector<Citation> kept;
+  for (Citation& c : report.citations) {
+    auto it = renumbered.find(c.number);
+    if (it == renumbered.end()) continue;
+    c.number = it->second;
+    kept.push_back(std::move(c));
+  }
+  std::sort(kept.begin(), kept.end(), [](const Citation& a, const Citation& b) { return a.number < b.number; });
+  report.citations = std::move(kept);
+}
+
+}  // namespace
+
 Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std::string& document,
                             const Options& options) {
   VerifyReport report;
@@ -653,6 +681,7 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
     }
   }
   report.citations = citations.Take();
+  if (options.verify_problems_only) KeepProblemsOnly(report);
   return report;
 }
 

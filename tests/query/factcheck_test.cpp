@@ -340,6 +340,28 @@ TEST_F(FactcheckTest, VerifyConfirmsRoundedArithmeticAndCatchesMistakes) {
 
   auto missing = Verify(*store_, TheSchema(), "no-such-doc");
   EXPECT_TRUE(missing.status().IsNotFound());
+
+  // Only what was not confirmed, its citations numbered from 1; the counts still cover both.
+  Options problems;
+  problems.verify_problems_only = true;
+  auto p = Verify(*store_, TheSchema(), "doc-a", problems);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->items.size(), 1u);
+  EXPECT_EQ(p->items[0].status, "mismatch");
+  EXPECT_EQ(p->confirmed, 1u);
+  EXPECT_EQ(p->mismatched, 1u);
+  std::set<int> used{p->items[0].stated.citation};
+  used.insert(p->items[0].input_citations.begin(), p->items[0].input_citations.end());
+  ASSERT_EQ(p->citations.size(), used.size());
+  for (size_t k = 0; k < p->citations.size(); ++k) {
+    EXPECT_EQ(p->citations[k].number, static_cast<int>(k + 1));
+    EXPECT_TRUE(used.count(p->citations[k].number)) << p->citations[k].number;
+  }
+  EXPECT_EQ(p->citations[static_cast<size_t>(p->items[0].stated.citation - 1)].fact_id,
+            bad.stated.fact_id);  // the renumbered citation still names the stated claim
+  const std::string listed = Render(*p, Format::kText);
+  EXPECT_NE(listed.find("2 derived figures: 1 confirmed, 1 mismatched, 0 unverifiable (the confirmed ones not listed)"),
+            std::string::npos) << listed;
 }
 
 TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {

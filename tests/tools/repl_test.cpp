@@ -540,6 +540,14 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   Output fraction = Chipkg(Db({"conflicts", "trainium", "--tolerance", "0.1"}));
   EXPECT_EQ(fraction.code, 0) << fraction.err;
   EXPECT_FALSE(Contains(fraction.out, "32 GB vs 32 GiB")) << fraction.out;  // 7.4% is within 10%
+  Output mismatches = Chipkg(Db({"verify", "--mismatches"}));
+  EXPECT_EQ(mismatches.code, 0) << mismatches.err;
+  EXPECT_TRUE(Contains(mismatches.out, "(the confirmed ones not listed)")) << mismatches.out;
+  EXPECT_FALSE(Contains(mismatches.out, "  ok  ")) << mismatches.out;
+  EXPECT_TRUE(Contains(mismatches.out, "  BAD ")) << mismatches.out;  // Epoch's own TPP mismatches
+  Output misplaced = Chipkg(Db({"describe", "trainium", "--mismatches"}));
+  EXPECT_EQ(misplaced.code, 2);
+  EXPECT_TRUE(Contains(misplaced.err, "--mismatches is an option of verify")) << misplaced.err;
 }
 
 // A --db that is not a store says which of the things it is (a damaged

@@ -14,8 +14,9 @@ const RegisterCommand kDescribe(Statement("describe", "describe ENTITY",
                                           "every attribute with values, citations and conflicts"));
 const RegisterCommand kTrace(Statement("trace", "trace ENTITY.ATTR",
                                        "every claim behind a figure, back to the document text"));
-const RegisterCommand kVerify(Statement("verify", "verify [DOCUMENT] [--tolerance P%]",
-                                        "recompute the figures documents derive themselves"));
+const RegisterCommand kVerify(Statement("verify", "verify [DOCUMENT] [--tolerance P%] [--mismatches]",
+                                        "recompute the figures documents derive themselves (--mismatches: "
+                                        "list only those not confirmed)"));
 const RegisterCommand kConflicts(Statement("conflicts", "conflicts [ENTITY] [--tolerance P%]",
                                            "where sources disagree, and by how much"));
 const RegisterCommand kSources(Statement("sources", "sources",

@@ -19,7 +19,7 @@ const std::vector<std::pair<std::string, bool>> kKnownOptions = {
     {"title", true},    {"id", true},       {"dataset", true},  {"tolerance", true}, {"help", false},
     {"version", false}, {"quiet", false},   {"output", true},   {"n", true},      {"corpus", true},
     {"work", true},     {"keep", false},    {"no-ingest", false}, {"timeout", true}, {"retries", true},
-    {"parallel", true}, {"accept-shrinking", false}, {"reextract", false},
+    {"parallel", true}, {"accept-shrinking", false}, {"reextract", false}, {"mismatches", false},
 };
 
 void PrintUsage(std::FILE* out) {

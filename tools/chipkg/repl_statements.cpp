@@ -47,6 +47,22 @@ Result<std::optional<double>> TakeTolerance(std::string& rest) {
   return std::optional<double>(*t);
 }
 
+// Removes a flag without a value ("--mismatches") from a statement's argument text; whether it was there.
+bool TakeFlag(std::string& rest, const std::string& flag) {
+  size_t at = rest.find(flag);
+  while (at != std::string::npos) {
+    const size_t end = at + flag.size();
+    const bool alone = (at == 0 || std::isspace(static_cast<unsigned char>(rest[at - 1]))) &&
+                       (end == rest.size() || std::isspace(static_cast<unsigned char>(rest[end])));
+    if (alone) {
+      rest = Trim(rest.substr(0, at) + rest.substr(end));
+      return true;
+    }
+    at = rest.find(flag, end);
+  }
+  return false;
+}
+
 factcheck::Options OptionsOf(const Session& s) {
   factcheck::Options o;
   o.compare.tolerance = s.tolerance;
@@ -244,6 +260,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     auto t = TakeTolerance(rest);
     if (!t.ok()) return Fail(err, t.status(), kExitUsage);
     if (*t) o.verify_tolerance = **t;
+    o.verify_problems_only = TakeFlag(rest, "--mismatches");
     return Emit(factcheck::Verify(*s.store, *s.schema, rest, o), s, out, err);
   }
   // The query language's own forms (`conflicts in chip ...`, `conflicts
@@ -291,7 +308,7 @@ const std::vector<StatementDoc>& StatementDocs() {
        {"trace trainium.memory_bandwidth", "trace trainium2.perf_per_watt",
         "trace trainium2.fits(\"Llama 3.1 70B\", int8)"}},
       {"verify",
-       "verify [DOCUMENT] [--tolerance P%]",
+       "verify [DOCUMENT] [--tolerance P%] [--mismatches]",
        "recompute the figures documents derive themselves",
        {"verify", "verify seed-000-aws-trainium"}},
       {"conflicts",
@@ -420,6 +437,13 @@ int RunOneShot(const Args& args, const std::string& word) {
   lap("open");
   std::string statement = word;
   for (const auto& p : args.positional) statement += " " + p;
+  if (args.Has("mismatches")) {
+    if (word != "verify") {
+      PrintError("--mismatches is an option of verify");
+      return kExitUsage;
+    }
+    statement += " --mismatches";
+  }
   std::string out, err;
   session.answer_stream = &std::cout;  // synchronised with stdio: ordered with the writes below
   int code = RunStatement(session, statement, out, err);
