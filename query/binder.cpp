@@ -169,10 +169,21 @@ class Binder {
     return Error(pos, "unknown kind '" + written + "'" + DidYouMean(written, kinds) + "; kinds: " + all);
   }
 
-  std::vector<std::string> AttributeNames() const {
+  // The attributes a query may name for entities of `subject_kind` (any kind
+  // when empty): a suggestion of another kind's ("power" -> power_envelope,
+  // a data center's) was refused once taken.
+  std::vector<std::string> AttributeNames(const std::string& subject_kind = "") const {
+    auto applies = [&](const PredicateDef* p) {
+      return subject_kind.empty() || p == nullptr || p->subject_kinds.empty() ||
+             std::find(p->subject_kinds.begin(), p->subject_kinds.end(), subject_kind) != p->subject_kinds.end();
+    };
     std::vector<std::string> names;
-    for (const PredicateDef& p : schema_.predicates()) names.push_back(p.name);
-    for (const AttributeDef& a : schema_.attributes()) names.push_back(a.name);
+    for (const PredicateDef& p : schema_.predicates()) {
+      if (applies(&p)) names.push_back(p.name);
+    }
+    for (const AttributeDef& a : schema_.attributes()) {
+      if (applies(schema_.FindPredicate(a.predicate))) names.push_back(a.name);
+    }
     for (const DerivationDef& d : schema_.derivations()) names.push_back(d.name);
     return names;
   }
@@ -195,7 +206,7 @@ class Binder {
                                 "(" + Join(d->params) + ")");
     }
     if (a.predicate == nullptr && a.derivation == nullptr) {
-      return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames()));
+      return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames(subject_kind)));
     }
     for (const auto& [k, v] : ref.qualifiers) {
       const auto& keys = schema_.qualifier_keys();
