@@ -165,7 +165,14 @@ template <char Quote>
 struct string_char : sor<escape_sequence, not_one<Quote, '\\'>> {};
 struct double_quoted_rest : until<one<'"'>, string_char<'"'>> {};
 struct single_quoted_rest : until<one<'\''>, string_char<'\''>> {};
-struct string_literal : sor<if_must<one<'"'>, double_quoted_rest>, if_must<one<'\''>, single_quoted_rest>> {};
+// Curly double quotes, as names pasted from documents and chat come: “Llama
+// 3.1 70B”, closed by ” (or "), without escapes. (Curly single quotes are
+// apostrophes inside names: "Amazon’s".)
+struct curly_open : string<'\xE2', '\x80', '\x9C'> {};
+struct curly_close : sor<string<'\xE2', '\x80', '\x9D'>, one<'"'>> {};
+struct curly_quoted_rest : until<curly_close> {};
+struct string_literal
+    : sor<if_must<one<'"'>, double_quoted_rest>, if_must<one<'\''>, single_quoted_rest>, if_must<curly_open, curly_quoted_rest>> {};
 
 // ---------------------------------------------------------------------------
 // Attributes, calls and values.
@@ -361,6 +368,8 @@ template <> inline constexpr const char* error_message<double_quoted_rest> =
     "unterminated string: expected a closing \"";
 template <> inline constexpr const char* error_message<single_quoted_rest> =
     "unterminated string: expected a closing '";
+template <> inline constexpr const char* error_message<curly_quoted_rest> =
+    "unterminated string: expected a closing \xE2\x80\x9D";
 template <> inline constexpr const char* error_message<column_expected> =
     "expected an attribute to show, e.g. show memory, foundry";
 template <> inline constexpr const char* error_message<by_expected> =

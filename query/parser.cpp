@@ -379,7 +379,15 @@ class Converter {
 
   // The text between the quotes, escapes resolved.
   static std::string Unquote(const Node& n) {
-    const std::string_view s = n.string_view();
+    std::string_view s = n.string_view();
+    constexpr std::string_view kCurlyOpen = "\xE2\x80\x9C", kCurlyClose = "\xE2\x80\x9D";
+    if (s.substr(0, kCurlyOpen.size()) == kCurlyOpen) {  // no escapes inside curly quotes
+      s.remove_prefix(kCurlyOpen.size());
+      s.remove_suffix(s.size() >= kCurlyClose.size() && s.substr(s.size() - kCurlyClose.size()) == kCurlyClose
+                          ? kCurlyClose.size()
+                          : 1);
+      return std::string(s);
+    }
     std::string out;
     for (size_t i = 1; i + 1 < s.size(); ++i) {
       if (s[i] == '\\' && i + 2 < s.size()) ++i;
