@@ -693,6 +693,13 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   auto j = nlohmann::json::parse(d.out);
   EXPECT_EQ(j["entity"]["id"], "chip:aws-trainium2");
   EXPECT_FALSE(j["citations"].empty());
+  // A statement given where a query is expected, or misspelt at the REPL: the error names the statement.
+  Output as_query = Chipkg(Db({"query", "describe trainium"}));
+  EXPECT_EQ(as_query.code, 1);
+  EXPECT_TRUE(Contains(as_query.err, "'describe' is a statement of its own, not a query: chipkg describe ..."))
+      << as_query.err;
+  Output misspelt = Chipkg(Db({}), "describ trainium\n");
+  EXPECT_TRUE(Contains(misspelt.err, "did you mean the statement 'describe'?")) << misspelt.err;
   Output missing = Chipkg(Db({"describe", "Trainum"}));
   EXPECT_EQ(missing.code, 1);
   EXPECT_TRUE(Contains(missing.err, "did you mean")) << missing.err;

@@ -14,6 +14,7 @@
 #include "ingest/resolve.h"
 #include "query/factcheck.h"
 #include "query/query.h"
+#include "query/suggest.h"
 #include "tools/chipkg/repl.h"
 
 namespace chipkg::cli {
@@ -184,7 +185,25 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   options.tolerance = s.tolerance;
   options.first_line = s.statement_line;
   auto result = query::RunQuery(*s.store, *s.schema, text, options);
-  if (!result.ok()) return Fail(err, result.status());
+  if (!result.ok()) {
+    // A statement word where a query was expected ("query 'describe x'", a
+    // misspelt "describ x" at the REPL): say which statement was meant.
+    const std::string first = Lower(Trim(text).substr(0, Trim(text).find_first_of(" \t\n")));
+    if (result.status().message().find("expected a query") != std::string::npos) {
+      std::vector<std::string> words;
+      for (const auto& d : StatementDocs()) words.push_back(d.word);
+      const bool exact = std::find(words.begin(), words.end(), first) != words.end();
+      std::string hint;
+      if (exact) {
+        hint = "'" + first + "' is a statement of its own, not a query: chipkg " + first + " ... (at the REPL, " +
+               first + " ...)";
+      } else if (const auto near = query::NearestNames(first, words, 1); !near.empty()) {
+        hint = "did you mean the statement '" + near.front() + "'?";
+      }
+      if (!hint.empty()) return Fail(err, Status::InvalidArgument(result.status().message() + "\n" + hint));
+    }
+    return Fail(err, result.status());
+  }
   s.last_phases = result->phases;
   auto format = query::ParseFormat(factcheck::FormatName(s.format));
   if (!format.ok()) return Fail(err, format.status());
