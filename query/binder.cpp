@@ -114,8 +114,9 @@ class Binder {
       } else {
         Result<BoundAttribute> a = BindAttribute(k.attribute, subject_kind);
         if (!a.ok()) return a.status();
-        if (a->type != ValueKind::kQuantity && a->type != ValueKind::kDate && a->type != ValueKind::kText) {
-          return Error(k.attribute.pos, "cannot order by " + a->label + ": it is not a number, date or text");
+        if (a->type != ValueKind::kQuantity && a->type != ValueKind::kDate && a->type != ValueKind::kText &&
+            a->type != ValueKind::kEntity) {
+          return Error(k.attribute.pos, "cannot order by " + a->label + ": it is not a number, date, text or name");
         }
         o.attribute = *a;
       }

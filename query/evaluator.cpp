@@ -1695,6 +1695,7 @@ class Evaluator {
       if (c.value.kind == ValueKind::kQuantity && c.number) n = *c.number;
       if (c.value.kind == ValueKind::kDate) n = o.descending ? c.value.date.LastDay() : c.value.date.FirstDay();
       if (c.value.kind == ValueKind::kText) t = FoldText(c.value.text);
+      if (c.value.kind == ValueKind::kEntity) t = FoldText(Name(c.value.text));  // foundries, designers by name
       if (!n && t.empty()) continue;
       if (!k.present) {
         k.present = true;
