@@ -454,8 +454,11 @@ class Binder {
         continue;
       }
       if (positional >= d->params.size()) {
+        // A bare percentage after the arguments is a headroom without its word.
+        const bool percentage = arg.value.kind == Literal::Kind::kNumber && arg.value.unit == "%";
         return Error(arg.pos, d->name + "() takes " + std::to_string(d->params.size()) + " arguments: " +
-                                  d->name + "(" + Join(d->params) + ")");
+                                  d->name + "(" + Join(d->params) + ")" +
+                                  (percentage ? ", and an option: write headroom " + ShortNumber(arg.value.number) + "%" : ""));
       }
       const std::string& param = d->params[positional++];
       const std::string text = arg.value.kind == Literal::Kind::kNumber ? arg.value.source : arg.value.text;
