@@ -753,13 +753,17 @@ std::string CanonicalUrl(std::string_view url) {
   std::string_view credentials = at == std::string_view::npos ? std::string_view() : authority.substr(0, at + 1);
   std::string host_and_port = Lower(at == std::string_view::npos ? authority : authority.substr(at + 1));
   // The port follows the last ':' outside an IPv6 literal's brackets.
+  std::string port;
   const size_t colon = host_and_port.rfind(':');
   if (colon != std::string::npos && host_and_port.find(']', colon) == std::string::npos) {
-    const std::string port = host_and_port.substr(colon + 1);
-    if (port.empty() || (scheme == "http" && port == "80") || (scheme == "https" && port == "443")) {
-      host_and_port.resize(colon);
-    }
+    port = host_and_port.substr(colon + 1);
+    host_and_port.resize(colon);
+    port.erase(0, std::min(port.find_first_not_of('0'), port.size() > 0 ? port.size() - 1 : 0));  // "0080" is 80
+    if (port.empty() || (scheme == "http" && port == "80") || (scheme == "https" && port == "443")) port.clear();
   }
+  // "example.com." (the root's dot) names example.com.
+  if (host_and_port.size() > 1 && host_and_port.back() == '.') host_and_port.pop_back();
+  if (!port.empty()) host_and_port += ":" + port;
   if (scheme == "file" && host_and_port == "localhost") host_and_port.clear();
   std::string out = scheme + "://";
   out.append(credentials);

@@ -248,9 +248,9 @@ class Binder {
     return a;
   }
 
-  static std::string Join(const std::vector<std::string>& v) {
+  static std::string Join(const std::vector<std::string>& v, const std::string& separator = ", ") {
     std::string out;
-    for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+    for (const std::string& s : v) out += (out.empty() ? "" : separator) + s;
     return out;
   }
 
@@ -294,11 +294,18 @@ class Binder {
             return Error(lit.pos, "unit '" + lit.unit + "' measures " + other->dimension + ", but " + a.label +
                                       " is in " + a.dimension + " (units: " + Join(UnitsOf(a.dimension)) + ")");
           }
+          std::vector<std::string> same_letters;
           for (const std::string& declared : UnitsOf(a.dimension)) {
-            if (Lower(declared) != Lower(lit.unit)) continue;
-            return Error(lit.pos, "unit '" + lit.unit + "' is not '" + declared +
-                                      "': in a unit, case tells b (bit) from B (byte) and m (milli) from M (mega); "
-                                      "write '" + declared + "' if that is meant");
+            if (Lower(declared) == Lower(lit.unit)) same_letters.push_back("'" + declared + "'");
+          }
+          if (same_letters.size() > 1) {
+            return Error(lit.pos, "unit '" + lit.unit + "' could be " + Join(same_letters, " or ") +
+                                      " (b is a bit, B a byte): write the one meant");
+          }
+          if (same_letters.size() == 1) {
+            return Error(lit.pos, "unit '" + lit.unit + "' is not " + same_letters.front() +
+                                      ": in a unit, case tells b (bit) from B (byte) and m (milli) from M (mega); "
+                                      "write " + same_letters.front() + " if that is meant");
           }
           return Error(lit.pos, "unknown unit '" + lit.unit + "'" + DidYouMean(lit.unit, UnitsOf(a.dimension)) +
                                     "; " + a.label + " takes " + Join(UnitsOf(a.dimension)));

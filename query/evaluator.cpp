@@ -1156,20 +1156,19 @@ class Evaluator {
   // agreeing values. More than one cluster in a group is a conflict.
   struct Group {
     Qualifiers key;
+    // Claims that agree with each other, every one with every other: a
+    // year agrees with two days of it that disagree with each other, and
+    // compared with a first member alone it made one cluster of all three.
     std::vector<std::vector<const Claim*>> clusters;
-    // Some two of its values come from different sources: one document giving
-    // two values (Epoch's "SMIC,TSMC" cell) lists both and disagrees with
-    // nothing, as `chipkg conflicts` has it (query/factcheck.cpp).
-    bool Disputed() const {
-      for (size_t i = 0; i < clusters.size(); ++i) {
-        for (size_t j = i + 1; j < clusters.size(); ++j) {
-          const std::string* di = OnlyDocument(clusters[i]);
-          const std::string* dj = OnlyDocument(clusters[j]);
-          if (di == nullptr || dj == nullptr || *di != *dj) return true;
-        }
-      }
-      return false;
-    }
+    // Some two of its values come from different sources and disagree: one
+    // document giving two values (Epoch's "SMIC,TSMC" cell) lists both and
+    // disagrees with nothing, as `chipkg conflicts` has it
+    // (query/factcheck.cpp). The first such pair, for the cell's text.
+    bool disputed = false;
+    const Claim* first_side = nullptr;
+    const Claim* other_side = nullptr;
+    factcheck::Comparison difference;
+
     static const std::string* OnlyDocument(const std::vector<const Claim*>& cluster) {
       const std::string* doc = nullptr;
       for (const Claim* c : cluster) {
@@ -1193,14 +1192,40 @@ class Evaluator {
       }
       bool placed = false;
       for (auto& cluster : g->clusters) {
-        const Claim* rep = cluster.front();
-        if (Agree(*rep, c).agree) {
+        bool agrees = true;
+        for (const Claim* member : cluster) {
+          if (!Agree(*member, c).agree) {
+            agrees = false;
+            break;
+          }
+        }
+        if (agrees) {
           cluster.push_back(&c);
           placed = true;
           break;
         }
       }
       if (!placed) g->clusters.push_back({&c});
+    }
+    for (Group& g : groups) {
+      for (size_t i = 0; i < g.clusters.size() && !g.disputed; ++i) {
+        for (size_t j = i + 1; j < g.clusters.size() && !g.disputed; ++j) {
+          const std::string* di = Group::OnlyDocument(g.clusters[i]);
+          const std::string* dj = Group::OnlyDocument(g.clusters[j]);
+          if (di != nullptr && dj != nullptr && *di == *dj) continue;
+          for (const Claim* x : g.clusters[i]) {
+            for (const Claim* y : g.clusters[j]) {
+              if (g.disputed) break;
+              factcheck::Comparison cmp = Agree(*x, *y);
+              if (cmp.agree) continue;
+              g.disputed = true;
+              g.first_side = x;
+              g.other_side = y;
+              g.difference = std::move(cmp);
+            }
+          }
+        }
+      }
     }
     return groups;
   }
@@ -1249,7 +1274,7 @@ class Evaluator {
       case BoundCall::Builtin::kConflicting: {
         std::vector<Support> conflicts;
         for (const Group& g : Cluster(claims)) {
-          if (!g.Disputed()) continue;
+          if (!g.disputed) continue;
           std::vector<Support> sides;
           for (const auto& cluster : g.clusters) {
             std::vector<Support> members;
@@ -1373,7 +1398,7 @@ class Evaluator {
     }
     bool conflict = false, all_markers = true;
     for (const Group& g : Cluster(claims)) {
-      const bool disputed = g.Disputed();
+      const bool disputed = g.disputed;
       if (disputed) {
         conflict = true;
         std::string text;
@@ -1382,12 +1407,7 @@ class Evaluator {
           if (i > 0) text += " vs ";
           text += rep->text;
         }
-        if (g.clusters.size() == 2) {
-          const Claim* a = g.clusters[0].front();
-          const Claim* b = g.clusters[1].front();
-          const factcheck::Comparison cmp = Agree(*a, *b);
-          if (!cmp.size.empty()) text += " (" + cmp.size + ")";
-        }
+        if (g.clusters.size() == 2 && !g.difference.size.empty()) text += " (" + g.difference.size + ")";
         if (!g.key.empty()) text += " " + QualifierText(g.key);
         cell.conflict += (cell.conflict.empty() ? "" : "; ") + text;
       }
@@ -1591,12 +1611,11 @@ class Evaluator {
       std::string attributes, tests;
       for (const std::string& p : without) {
         attributes += (attributes.empty() ? "" : " or ") + p;
-        tests += (tests.empty() ? "" : " or ") + ("unknown(" + p + ")");
+        tests += (tests.empty() ? "" : " or ") + ("unknown(" + p + ") or not_published(" + p + ")");
       }
-      result.notes.push_back("found through an index: " + q_.kind + "s with no " + attributes +
-                             " claim (or only \"not published\") were not examined; the condition is unknown for "
-                             "them and they are not named (find " + q_.kind + " where " + tests +
-                             " lists those with no claim)");
+      result.notes.push_back("found through an index: " + q_.kind + "s it did not find were not examined, so those for "
+                             "which the condition is unknown (no " + attributes + " claim, or a \"not published\" "
+                             "one) are not named (find " + q_.kind + " where " + tests + " lists the candidates)");
     }
     std::vector<EntityId> ids;
     const std::string predicate = PathPredicate(*path);

@@ -366,10 +366,14 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
     b.subject = f.subject;
     b.predicate = f.predicate;
     b.key = key;
+    // A claim joins the values it agrees with, every one of them: a year
+    // agrees with two days of it that disagree with each other.
     bool placed = false;
     for (auto& cluster : b.clusters) {
-      const Fact* rep = cluster.front();
-      if (CompareValues(rep->value, rep->qualifiers, f.value, f.qualifiers, options.compare).agree) {
+      const bool agrees = std::all_of(cluster.begin(), cluster.end(), [&](const Fact* member) {
+        return CompareValues(member->value, member->qualifiers, f.value, f.qualifiers, options.compare).agree;
+      });
+      if (agrees) {
         cluster.push_back(&f);
         placed = true;
         break;
@@ -395,10 +399,17 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
         for (size_t j = i + 1; j < b.clusters.size(); ++j) {
           auto di = only_document(b.clusters[i]), dj = only_document(b.clusters[j]);
           if (di && dj && *di == *dj) continue;
-          const Fact* x = b.clusters[i].front();
-          const Fact* y = b.clusters[j].front();
-          Comparison c = CompareValues(x->value, x->qualifiers, y->value, y->qualifiers, options.compare);
-          if (!c.agree) differences.push_back({i, j, c});
+          // The first two members that disagree (the clusters' first members may not).
+          bool found = false;
+          for (const Fact* x : b.clusters[i]) {
+            for (const Fact* y : b.clusters[j]) {
+              if (found) break;
+              Comparison c = CompareValues(x->value, x->qualifiers, y->value, y->qualifiers, options.compare);
+              if (c.agree) continue;
+              differences.push_back({i, j, c});
+              found = true;
+            }
+          }
         }
       }
     }

@@ -1,5 +1,8 @@
 #include "schema/text_util.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace chipkg::schema_internal {
 
 std::string AsciiLower(std::string_view text) {
@@ -19,6 +22,14 @@ bool SameUnitSpelling(std::string_view written, std::string_view declared) {
     has_capitals = has_capitals || (written[i] >= 'A' && written[i] <= 'Z');
   }
   if (!has_capitals) return true;
+  // Only symbols carry meaning in case ("GB", "Gb/s", "mW", "MHz": runs of
+  // at most three letters); words do not ("Billion", "Bytes", "MILLION").
+  size_t run = 0, longest = 0;
+  for (char c : declared) {
+    run = std::isalpha(static_cast<unsigned char>(c)) ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  if (longest > 3) return true;
   for (size_t i = 0; i < written.size(); ++i) {
     const char d = lower(declared[i]);
     if ((d == 'b' || d == 'm') && written[i] != declared[i]) return false;

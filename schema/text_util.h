@@ -10,10 +10,11 @@ namespace chipkg::schema_internal {
 std::string AsciiLower(std::string_view text);
 
 // Whether `written` is the unit `declared` written in another case. Case
-// carries meaning in a few letters, b/B (bit, byte) and m/M (milli, mega):
-// when `written` uses capitals at all ("Gb", "mW", "Tb/s"), those letters
-// must be as declared; all in lower case ("gb", "tflops") it is read as the
-// unit of that name.
+// carries meaning in a few letters of unit symbols, b/B (bit, byte) and m/M
+// (milli, mega): when `written` uses capitals at all ("Gb", "mW", "Tb/s"),
+// those letters must be as declared in a symbol (letter runs of at most
+// three: "GB", "Gb/s", "MHz"); all in lower case ("gb", "tflops"), or a
+// word ("Billion", "BYTES"), it is read as the unit of that name.
 bool SameUnitSpelling(std::string_view written, std::string_view declared);
 
 // Length of the whitespace character at text[pos] (ASCII space, tab, CR, LF,

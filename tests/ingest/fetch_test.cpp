@@ -783,6 +783,11 @@ TEST(CanonicalUrlTest, OnePageWrittenSeveralWaysIsOneUrl) {
   EXPECT_EQ(CanonicalUrl("http://[::1]:80/a"), "http://[::1]/a");
   EXPECT_EQ(CanonicalUrl("http://[::1]:8080/a"), "http://[::1]:8080/a");
   EXPECT_EQ(CanonicalUrl("https://example.com:80/a"), "https://example.com:80/a");
+  EXPECT_EQ(CanonicalUrl("HTTP://HOST:0080/"), "http://host/");
+  EXPECT_EQ(CanonicalUrl("http://host:08080/x"), "http://host:8080/x");
+  EXPECT_EQ(CanonicalUrl("http://host:0/x"), "http://host:0/x");
+  EXPECT_EQ(CanonicalUrl("https://Example.COM./a"), "https://example.com/a");
+  EXPECT_EQ(CanonicalUrl("http://[::1]:0080/a"), "http://[::1]/a");
   EXPECT_EQ(CanonicalUrl("FILE://localhost/tmp/a.txt#x"), "file:///tmp/a.txt");
   EXPECT_EQ(CanonicalUrl("file:///tmp/A.txt"), "file:///tmp/A.txt");
   // Kept apart: the path's case, a trailing slash, the query.

@@ -674,16 +674,40 @@ TEST_F(PipelineHttpTest, ReextractOfAnUnmodifiedPageReadsTheStoredText) {
     return r;
   });
   ASSERT_TRUE(server.ok()) << server.error();
+  // Older rules that did not know the "TDP" label.
+  const fs::path old_schema = dir_ / "old-schema";
+  fs::copy(fs::path(CHIPKG_SOURCE_DIR) / "schema", old_schema, fs::copy_options::recursive);
+  std::string labels = ReadFile(old_schema / "labels.schema");
+  const size_t at = labels.find("label \"TDP\" tdp\n");
+  ASSERT_NE(at, std::string::npos);
+  WriteFile(old_schema / "labels.schema", labels.erase(at, std::string("label \"TDP\" tdp\n").size()));
+  auto older = Schema::LoadDirectory(old_schema.string());
+  ASSERT_TRUE(older.ok()) << older.status().message();
+
   SourceSpec spec;
   spec.location = server.Url("/trainium2");
-  ASSERT_EQ(IngestSources(*store_, *schema_, {spec}, options_).value().documents_new, 1u);
+  ASSERT_EQ(IngestSources(*store_, *older, {spec}, options_).value().documents_new, 1u);
+  auto tdp_claims = [&] {
+    size_t n = 0;
+    const std::vector<Fact> facts = store_->FactsAbout("chip:aws-trainium2").value();
+    for (const Fact& f : facts) n += f.predicate == "tdp" ? 1 : 0;
+    return n;
+  };
+  const size_t tdp_before = tdp_claims();
   IngestOptions again = options_;
   again.reextract = true;
   auto reread = IngestSources(*store_, *schema_, {spec}, again);
   ASSERT_TRUE(reread.ok());
-  EXPECT_EQ(reread->documents_unchanged, 1u) << reread->sources[0].error;
-  EXPECT_EQ(reread->facts_added + reread->facts_retracted, 0u);
+  EXPECT_EQ(reread->documents_changed, 1u) << reread->sources[0].error;
+  EXPECT_GT(reread->facts_added, 0u);
+  EXPECT_GT(tdp_claims(), tdp_before);  // the TDP line, read from the stored text
   EXPECT_EQ(not_modified.load(), 1);
+  EXPECT_EQ(server.request_count(), 2u);
+  // Read again with the same rules: nothing changes.
+  auto same = IngestSources(*store_, *schema_, {spec}, again);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->documents_unchanged, 1u) << same->sources[0].error;
+  EXPECT_EQ(same->facts_added + same->facts_retracted, 0u);
 }
 
 // How many fetches are in flight at once is what parallel_fetches says, and

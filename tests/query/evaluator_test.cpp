@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/store_impl.h"
+#include "query/factcheck.h"
 #include "query/query.h"
 #include "query_test_util.h"
 
@@ -326,7 +327,7 @@ TEST_F(EvaluatorTest, WithEvidenceAndCount) {
   ASSERT_EQ(cut.rows.size(), 1u);
   EXPECT_EQ(cut.rows[0].name, "Gamma");
   ASSERT_EQ(cut.notes.size(), 2u);
-  EXPECT_EQ(cut.notes[0].rfind("found through an index: chips with no memory claim", 0), 0u) << cut.notes[0];
+  EXPECT_EQ(cut.notes[0].rfind("found through an index: chips it did not find were not examined", 0), 0u) << cut.notes[0];
   EXPECT_EQ(cut.notes[1], "Gamma: more than 1 ways the condition holds; the rest are not listed");
 }
 
@@ -410,6 +411,36 @@ TEST_F(EvaluatorTest, OneDocumentsTwoValuesAreNotAConflict) {
   EXPECT_EQ(disputed.rows.at(0).cells.at(0).state, Cell::State::kConflict) << Render(disputed, Format::kText);
   EXPECT_EQ(Names("find chip where conflicting(foundry)"), (Strings{"Alpha", "Beta"}));
   EXPECT_EQ(Ok("conflicts about beta").rows.size(), 2u);  // the rumour against each of the sheet's two
+}
+
+// A year agrees with two days of it that disagree with each other: the days
+// are a conflict (in a cell, for conflicting() and for chipkg conflicts), and
+// neither day is cited under the other. Compared with the first value alone
+// ("2023"), all three were one value.
+TEST_F(EvaluatorTest, AYearDoesNotMakeTwoDaysOfItAgree) {
+  DocBuilder("year", "press", "year.example")
+      .Add("chip:beta", "released", Value::OfDate(*Date::Parse("2023"), "2023"))
+      .Write(*store_, "run-2");
+  DocBuilder("march", "press", "march.example")
+      .Add("chip:beta", "released", Value::OfDate(*Date::Parse("2023-03-01"), "2023-03-01"))
+      .Write(*store_, "run-3");
+  DocBuilder("october", "press", "october.example")
+      .Add("chip:beta", "released", Value::OfDate(*Date::Parse("2023-10-01"), "2023-10-01"))
+      .Write(*store_, "run-4");
+  QueryResult r = Ok("beta.released");
+  ASSERT_EQ(r.rows.size(), 1u);
+  const Cell& cell = r.rows[0].cells.at(0);
+  EXPECT_EQ(cell.state, Cell::State::kConflict) << Render(r, Format::kText);
+  for (const ShownValue& v : cell.values) {
+    EXPECT_EQ(v.support.Facts().size(), 1u) << v.text << " cites " << v.support.ToString();
+  }
+  EXPECT_EQ(Names("find chip where conflicting(released)"), (Strings{"Beta"}));
+  auto report = factcheck::Conflicts(*store_, RealSchema(), "beta", factcheck::Options{});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->conflicts.size(), 1u);
+  EXPECT_EQ(report->conflicts[0].predicate, "released");
+  ASSERT_EQ(report->conflicts[0].differences.size(), 1u);
+  EXPECT_EQ(report->conflicts[0].differences[0].comparison.gap, 214);
 }
 
 // Every answer says where its time went, step by step, within its elapsed time.

@@ -116,6 +116,7 @@ TEST_F(Quantity, CaseFoldingOnlyWhenUnambiguous) {
   ExpectNone("820 gb/s");  // GB/s or Gb/s: refuse rather than guess
   ExpectNone("5 mW");      // milliwatts are not megawatts
   ExpectNone("1.6 Tb/s");  // terabits are not terabytes
+  Expect("80 Billion", 8e10, "count", "billion", 10, "count");
   ExpectNone("400 mHZ");
   Expect("400 MHZ", 4e8, "frequency", "MHz", 7);
 }
@@ -130,11 +131,15 @@ TEST_F(Quantity, UnitLookupFoldsCaseOnlyWhereItDoesNotChangeTheUnit) {
   EXPECT_EQ(schema_.FindUnit("Tb/s"), nullptr);
   EXPECT_EQ(schema_.FindUnit("mW"), nullptr);
   EXPECT_EQ(schema_.FindUnit("mHz"), nullptr);
+  // Words are read in any case: case carries meaning only in symbols.
+  EXPECT_EQ(schema_.FindUnit("Billion", "count")->factor, 1e9);
+  EXPECT_EQ(schema_.FindUnit("MILLION", "count")->factor, 1e6);
+  EXPECT_EQ(schema_.FindUnit("Bytes")->dimension, "bytes");
   EXPECT_EQ(schema_.FindUnit("Gb/s")->factor, 1.25e8);
   EXPECT_EQ(schema_.FindUnit("Mw", "watts")->factor, 1e6);
   // Written so, two units: none.
   EXPECT_EQ(schema_.FindUnit("gbps"), nullptr);
-  EXPECT_EQ(schema_.FindUnit("GBPS")->factor, 1e9);  // capital B: bytes
+  EXPECT_EQ(schema_.FindUnit("GBPS"), nullptr);
 }
 
 TEST_F(Quantity, DimensionHintRestrictsUnits) {

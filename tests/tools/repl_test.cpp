@@ -335,9 +335,23 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_TRUE(Contains(split.out, "count: 1")) << split.out;
   EXPECT_TRUE(Contains(split.out, "96 GB [")) << split.out;
   EXPECT_TRUE(Contains(split.out, "  500 W [")) << split.out;  // the tdp column, named on the next line
+  // Curly quotes, as names pasted from documents come: a '#' or an apostrophe inside is the name's own.
+  Output curly = Chipkg(Db({}),
+                        "describe \xE2\x80\x9C" "AWS Trainium 2\xE2\x80\x9D # the second generation\n"
+                        "trace trainium2.fits(\xE2\x80\x9C" "Llama 3.1 70B\xE2\x80\x9D, int8)\n"
+                        "find chip where memory_type = \xE2\x80\x9C" "Amazon\xE2\x80\x99s #1\xE2\x80\x9D\n"
+                        "count chip where designer = Amazon\n");
+  EXPECT_EQ(curly.code, 0) << curly.err;
+  EXPECT_TRUE(Contains(curly.out, "AWS Trainium 2  (chip:aws-trainium2, chip)")) << curly.out;
+  EXPECT_TRUE(Contains(curly.out, "70 GB <= 96 GB")) << curly.out;
+  EXPECT_TRUE(Contains(curly.out, "count: ")) << curly.out;  // not swallowed by an open quote
   Output unfinished = Chipkg(Db({}), "trainium.foundry\ntrace trainium2.fits(\"Llama\n");
   EXPECT_NE(unfinished.code, 0);
-  EXPECT_TRUE(Contains(unfinished.err, "line 2: input ended inside an unfinished statement")) << unfinished.err;
+  EXPECT_TRUE(Contains(unfinished.err, "line 2: input ended inside an unfinished statement (an open parenthesis or quote)"))
+      << unfinished.err;
+  Output wanting = Chipkg(Db({}), "trainium.foundry\ncount chip where memory > 1 GB and\n");
+  EXPECT_TRUE(Contains(wanting.err, "line 2: input ended inside an unfinished statement (its last line ends in a word"))
+      << wanting.err;
 
   // A stray quote early in a script: the statement it opens is given up once
   // it passes the size a statement may have (here at its 1,024th line of 64

@@ -69,10 +69,6 @@ std::string StripComment(const std::string& line) {
   return line;
 }
 
-// Whether the statement read so far leaves a parenthesis or a quote open,
-// fed a line at a time: each line is scanned once (rescanning the whole
-// statement at every line made a script with a stray quote quadratic: 760 KB
-// took 3.8 s to fail).
 // Whether a line ends in a word after which a statement cannot end
 // ("find chip where", "... and", "show memory,"): the statement goes on on
 // the next line, as a person typing it means. Run as it stood, it gave an
@@ -91,6 +87,10 @@ bool EndsWanting(std::string_view line) {
   return false;
 }
 
+// Whether the statement read so far leaves a parenthesis or a quote open,
+// fed a line at a time: each line is scanned once (rescanning the whole
+// statement at every line made a script with a stray quote quadratic: 760 KB
+// took 3.8 s to fail).
 class OpenBrackets {
  public:
   void Feed(std::string_view text) {
@@ -422,6 +422,7 @@ int RunRepl(const Args& args) {
     ++line_no;
     if (buffer.empty()) statement_line = line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    line = StraightenQuotes(line);  // before comments and brackets are read: “#1” is a name
     std::string trimmed = TrimRight(StripComment(line));
     bool backslash = !trimmed.empty() && trimmed.back() == '\\';
     if (backslash) trimmed.pop_back();
@@ -477,8 +478,9 @@ int RunRepl(const Args& args) {
     if (interactive && word == "refresh") LoadCompletions(session, completions);
   }
   if (!buffer.empty() && buffer.find_first_not_of(" \t\n") != std::string::npos) {
-    PrintError("line " + std::to_string(statement_line) +
-               ": input ended inside an unfinished statement (an open parenthesis or quote): " + Beginning(buffer));
+    PrintError("line " + std::to_string(statement_line) + ": input ended inside an unfinished statement (" +
+               (brackets.open() ? "an open parenthesis or quote" : "its last line ends in a word or comma that needs more") +
+               "): " + Beginning(buffer));
     failed = true;
   }
   if (interactive) {

@@ -55,6 +55,10 @@ struct StatementDoc {
 // Every statement word, in help order.
 const std::vector<StatementDoc>& StatementDocs();
 
+// Curly double quotes outside straight ones made straight, as names pasted
+// from documents come: describe “AWS Trainium 2” is describe "AWS Trainium 2".
+std::string StraightenQuotes(const std::string& text);
+
 // "2%" -> 0.02, "0.5%" -> 0.005, "0.02" -> 0.02. InvalidArgument otherwise
 // (negative, not a number, over 1000%, a bare number of 1 or more: "10").
 Result<double> ParseTolerance(const std::string& text);

@@ -192,12 +192,15 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
     if (result.status().message().find("expected a query") != std::string::npos) {
       std::vector<std::string> words;
       for (const auto& d : StatementDocs()) words.push_back(d.word);
-      const bool exact = std::find(words.begin(), words.end(), first) != words.end();
+      // (REPL settings and quit are not commands of their own: no hint for them.)
+      const bool repl_only = first == "quit" || first == "exit" || first == "help" || first == "format" ||
+                             first == "tolerance" || first == "refresh";
+      const bool exact = !repl_only && std::find(words.begin(), words.end(), first) != words.end();
       std::string hint;
       if (exact) {
         hint = "'" + first + "' is a statement of its own, not a query: chipkg " + first + " ... (at the REPL, " +
                first + " ...)";
-      } else if (const auto near = query::NearestNames(first, words, 1); !near.empty()) {
+      } else if (const auto near = query::NearestNames(first, words, 1); !repl_only && !near.empty()) {
         hint = "did you mean the statement '" + near.front() + "'?";
       }
       if (!hint.empty()) return Fail(err, Status::InvalidArgument(result.status().message() + "\n" + hint));
@@ -399,11 +402,41 @@ Status ApplyOptions(const Args& args, Session& session) {
   return Status::OK();
 }
 
-int RunStatement(Session& session, const std::string& statement, std::string& out, std::string& err) {
+std::string StraightenQuotes(const std::string& text) {
+  constexpr std::string_view kOpen = "\xE2\x80\x9C", kClose = "\xE2\x80\x9D";
+  if (text.find("\xE2\x80") == std::string::npos) return text;
+  std::string out;
+  char quote = 0;          // the quote open, if any: inside a straight one, curly quotes are the name's own
+  bool by_curly = false;   // it was opened by “ (closed by ” or ")
+  for (size_t i = 0; i < text.size(); ++i) {
+    const std::string_view rest = std::string_view(text).substr(i, 3);
+    const bool curly = rest == kOpen || rest == kClose;
+    if (curly && (quote == 0 || by_curly)) {
+      out += '"';
+      by_curly = quote == 0;
+      quote = quote == 0 ? '"' : 0;
+      i += 2;
+      continue;
+    }
+    const char c = text[i];
+    if (quote == 0 && (c == '"' || c == '\'')) {
+      quote = c;
+      by_curly = false;
+    } else if (quote != 0 && c == quote) {
+      quote = 0;
+      by_curly = false;
+    }
+    out += c;
+  }
+  return out;
+}
+
+int RunStatement(Session& session, const std::string& statement_as_given, std::string& out, std::string& err) {
   if (!session.store || !session.schema) {
     err += "error: no store open\n";
     return kExitFailed;
   }
+  const std::string statement = StraightenQuotes(statement_as_given);
   try {
     return Dispatch(session, statement, out, err);
   } catch (const std::exception& e) {
