@@ -467,8 +467,8 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
       size_t other = suspect == hi ? lo : hi;
       const Value& sv = summary.groups[suspect].claims.front().value;
       std::string dim = sv.dimension;
-      std::string s_text = library.FormatCanonical(*per_chip[suspect], dim, summary.predicate);
-      std::string o_text = library.FormatCanonical(*per_chip[other], dim, summary.predicate);
+      std::string s_text = library.FormatCanonical(*per_chip[suspect], dim, summary.predicate, &summary.key);
+      std::string o_text = library.FormatCanonical(*per_chip[other], dim, summary.predicate, &summary.key);
       SanityFlag flag;
       flag.group = suspect;
       flag.ratio = *per_chip[suspect] / *per_chip[other];
@@ -493,7 +493,7 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
           char nbuf[32];
           std::snprintf(nbuf, sizeof nbuf, "%g", *flag.chips);
           flag.message += "; " + s_text + " / " + nbuf + " (" + flag.where + ") = " +
-                          library.FormatCanonical(*per_chip[hi] / *flag.chips, dim, summary.predicate) +
+                          library.FormatCanonical(*per_chip[hi] / *flag.chips, dim, summary.predicate, &summary.key) +
                           " per chip: likely a per-server/instance figure";
         } else {
           flag.chips.reset();

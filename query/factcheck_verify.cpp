@@ -297,7 +297,7 @@ class Verifier {
     } else {
       std::string dim = v.dimension;
       item.recomputed_display = v.kind == ValueKind::kQuantity
-                                    ? library_.FormatCanonical(recomputed, dim, fact.predicate)
+                                    ? library_.FormatCanonical(recomputed, dim, fact.predicate, &fact.qualifiers)
                                     : std::to_string(recomputed);
       auto written = ParseWrittenNumber(v.original.empty() ? fact.provenance.excerpt : v.original);
       item.check = CheckRounded(v.number, written, recomputed, extra_);
@@ -545,7 +545,7 @@ class Verifier {
           if (f.provenance.row == row && f.provenance.column == c->header &&
               f.value.kind == ValueKind::kQuantity) {
             o.value = f.value.number;
-            o.display = library_.FormatCanonical(f.value.number, f.value.dimension, f.predicate);
+            o.display = library_.FormatCanonical(f.value.number, f.value.dimension, f.predicate, &f.qualifiers);
             o.citations.push_back(citations_.Cite(library_, f));
             break;
           }
