@@ -189,6 +189,15 @@ class Binder {
     return names;
   }
 
+  static BoundAttribute EntityNameAttribute(const AttributeRef& ref) {
+    BoundAttribute a;
+    a.pos = ref.pos;
+    a.label = "name";
+    a.type = ValueKind::kText;
+    a.entity_name = true;
+    return a;
+  }
+
   Result<BoundAttribute> BindAttribute(const AttributeRef& ref, const std::string& subject_kind) const {
     BoundAttribute a;
     a.pos = ref.pos;
@@ -383,7 +392,12 @@ class Binder {
         }
         return b;
       case Condition::Kind::kComparison: {
-        Result<BoundAttribute> a = BindAttribute(c.comparison.attribute, subject_kind);
+        const AttributeRef& ref = c.comparison.attribute;
+        Result<BoundAttribute> a = Lower(ref.name) == "name" && ref.qualifiers.empty() &&
+                                           schema_.FindPredicate("name") == nullptr &&
+                                           schema_.FindAttribute("name") == nullptr
+                                       ? Result<BoundAttribute>(EntityNameAttribute(ref))
+                                       : BindAttribute(ref, subject_kind);
         if (!a.ok()) return a.status();
         b.attribute = *a;
         b.op = c.comparison.op;
@@ -537,6 +551,7 @@ class Binder {
         for (const BoundCondition& child : c.children) DefaultColumns(child, out);
         return;
       case Condition::Kind::kComparison: {
+        if (c.attribute.entity_name) return;  // the row's name column shows it
         BoundColumn col;
         col.attribute = c.attribute;
         col.label = c.attribute.label;

@@ -33,6 +33,9 @@ struct BoundAttribute {
   ValueKind type = ValueKind::kText;
   std::string dimension;     // quantities
   std::string display_unit;  // quantities: the unit values are shown in when computed
+  // `name` in a condition: the entity's own name and aliases, no claim
+  // (`find chip where name contains "H100"`).
+  bool entity_name = false;
   SourcePos pos;
 };
 

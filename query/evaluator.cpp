@@ -1089,7 +1089,37 @@ class Evaluator {
     }
   }
 
+  // `name` compared: the entity's name or one of its aliases, ignoring case
+  // and runs of space; decided without a claim (true or false, never unknown).
+  Result<Outcome> EvalName(const BoundCondition& cond, const EntityId& e) {
+    std::vector<std::string> names{Name(e)};
+    if (Result<Entity> entity = store_.GetEntity(e); entity.ok()) {
+      names.insert(names.end(), entity->aliases.begin(), entity->aliases.end());
+    } else if (!entity.status().IsNotFound()) {
+      return entity.status();
+    }
+    const std::string want = FoldText(cond.value.text);
+    std::optional<std::string> matched;
+    for (const std::string& n : names) {
+      const std::string have = FoldText(n);
+      if (cond.op == CompareOp::kContains ? have.find(want) != std::string::npos : have == want) {
+        matched = n;
+        break;
+      }
+    }
+    Outcome o;
+    o.truth = (cond.op == CompareOp::kNe ? !matched : matched.has_value()) ? Truth::kTrue : Truth::kFalse;
+    if (need_reasons_ && o.truth == Truth::kTrue) {
+      Reason r;
+      r.test = cond.label;
+      r.supporting.push_back({matched ? *matched : names.front(), Support::True()});
+      o.reasons.push_back(std::move(r));
+    }
+    return o;
+  }
+
   Result<Outcome> EvalComparison(const BoundCondition& cond, const EntityId& e) {
+    if (cond.attribute.entity_name) return EvalName(cond, e);
     Result<const std::vector<Claim>*> claims = Claims(e, cond.attribute);
     if (!claims.ok()) return claims.status();
     std::vector<Support> yes, no;
