@@ -714,6 +714,22 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
       << as_query.err;
   Output misspelt = Chipkg(Db({}), "describ trainium\n");
   EXPECT_TRUE(Contains(misspelt.err, "did you mean the statement 'describe'?")) << misspelt.err;
+  // What a query can ask about a kind, without reading the schema files.
+  Output attributes = Chipkg(Db({"attributes"}));
+  ASSERT_EQ(attributes.code, 0) << attributes.err;
+  EXPECT_TRUE(Contains(attributes.out, "chip: ")) << attributes.out;
+  EXPECT_TRUE(Contains(attributes.out, "  memory_bandwidth ")) << attributes.out;
+  EXPECT_TRUE(Contains(attributes.out, "  bf16 ")) << attributes.out;
+  EXPECT_TRUE(Contains(attributes.out, "fits(model, precision)")) << attributes.out;
+  EXPECT_TRUE(Contains(attributes.out, "format: fp64 fp32")) << attributes.out;
+  EXPECT_FALSE(Contains(attributes.out, "  power_envelope ")) << attributes.out;  // a data center's
+  Output llms = Chipkg(Db({}), "attributes llms\n");
+  EXPECT_EQ(llms.code, 0) << llms.err;
+  EXPECT_TRUE(Contains(llms.out, "llm: ")) << llms.out;
+  EXPECT_TRUE(Contains(llms.out, "  parameters ")) << llms.out;
+  Output robots = Chipkg(Db({"attributes", "robots"}));
+  EXPECT_EQ(robots.code, 2);
+  EXPECT_TRUE(Contains(robots.err, "unknown kind 'robots'")) << robots.err;
   Output missing = Chipkg(Db({"describe", "Trainum"}));
   EXPECT_EQ(missing.code, 1);
   EXPECT_TRUE(Contains(missing.err, "did you mean")) << missing.err;

@@ -22,6 +22,8 @@ const RegisterCommand kConflicts(Statement("conflicts", "conflicts [ENTITY] [--t
 const RegisterCommand kSources(Statement("sources", "sources",
                                          "the documents, their versions and fact counts"));
 const RegisterCommand kSource(Statement("source", "source DOCUMENT", "one document and every fact it gave"));
+const RegisterCommand kAttributes(Statement("attributes", "attributes [KIND]",
+                                            "what a query can ask about a kind: attributes, units, rules"));
 const RegisterCommand kHistory(Statement("history", "history ENTITY.ATTR",
                                          "claims asserted and retracted over time"));
 const RegisterCommand kMatches(Statement("matches", "matches [confirm|reject KIND NAME]",

@@ -64,6 +64,84 @@ bool TakeFlag(std::string& rest, const std::string& flag) {
   return false;
 }
 
+// What a query can ask about entities of `kind` (chip when empty): the
+// schema's predicates that apply to it, its named views, the derived
+// attributes and the tests, each with its type or unit, so that a
+// researcher at the REPL need not read the schema files.
+Result<std::string> AttributesText(const Schema& schema, std::string kind) {
+  if (kind.empty()) kind = "chip";
+  const auto& kinds = schema.entity_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end() && kind.size() > 1 && kind.back() == 's' &&
+      std::find(kinds.begin(), kinds.end(), kind.substr(0, kind.size() - 1)) != kinds.end()) {
+    kind.pop_back();  // "chips"
+  }
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+    std::string all;
+    for (const std::string& k : kinds) all += (all.empty() ? "" : ", ") + k;
+    return Status::InvalidArgument("unknown kind '" + kind + "'" + query::DidYouMean(kind, kinds) + "; kinds: " + all);
+  }
+  auto applies = [&](const PredicateDef& p) {
+    return p.subject_kinds.empty() || std::find(p.subject_kinds.begin(), p.subject_kinds.end(), kind) != p.subject_kinds.end();
+  };
+  auto type_of = [&](const PredicateDef& p) -> std::string {
+    switch (p.type) {
+      case ValueKind::kQuantity: {
+        const DimensionDef* d = schema.FindDimension(p.dimension);
+        const std::string unit = !p.display_unit.empty() ? p.display_unit : (d != nullptr ? d->display_unit : "");
+        return unit.empty() || unit == "1" ? "number" : "quantity, " + unit;
+      }
+      case ValueKind::kDate: return "date";
+      case ValueKind::kEntity: return p.object_kind.empty() ? "entity" : p.object_kind;
+      case ValueKind::kBool: return "yes/no";
+      default: return "text";
+    }
+  };
+  std::ostringstream out;
+  char line[512];
+  std::vector<const PredicateDef*> stated;
+  for (const PredicateDef& p : schema.predicates()) {
+    if (applies(p)) stated.push_back(&p);
+  }
+  std::sort(stated.begin(), stated.end(), [](const PredicateDef* a, const PredicateDef* b) { return a->name < b->name; });
+  out << kind << ": " << stated.size() << " attributes sources state (a condition can also test name)\n";
+  for (const PredicateDef* p : stated) {
+    std::snprintf(line, sizeof line, "  %-30s %-22s %s\n", p->name.c_str(), type_of(*p).c_str(), p->description.c_str());
+    out << line;
+  }
+  bool header = false;
+  for (const AttributeDef& a : schema.attributes()) {
+    const PredicateDef* p = schema.FindPredicate(a.predicate);
+    if (p == nullptr || !applies(*p)) continue;
+    if (!header) out << "\nnamed views (an attribute with qualifiers fixed):\n";
+    header = true;
+    std::string qualifiers;
+    for (const auto& [k, v] : a.qualifiers) qualifiers += (qualifiers.empty() ? "" : ", ") + k + "=" + v;
+    std::snprintf(line, sizeof line, "  %-30s %s{%s}\n", a.name.c_str(), a.predicate.c_str(), qualifiers.c_str());
+    out << line;
+  }
+  out << "\ncomputed by the schema's rules (any kind whose claims they read):\n";
+  for (const DerivationDef& d : schema.derivations()) {
+    std::string head = d.name;
+    if (!d.params.empty()) {
+      head += "(";
+      for (size_t i = 0; i < d.params.size(); ++i) head += (i ? ", " : "") + d.params[i];
+      head += ")";
+    }
+    std::snprintf(line, sizeof line, "  %-30s %s\n", head.c_str(), d.formula.c_str());
+    out << line;
+  }
+  out << "\nqualifiers: {KEY=VALUE} after an attribute, e.g. peak_throughput{format=fp8}";
+  for (const std::string& key : schema.qualifier_keys()) {
+    if (const std::vector<std::string>* values = schema.QualifierValues(key)) {
+      std::string list;
+      for (const std::string& v : *values) list += (list.empty() ? "" : " ") + v;
+      out << "\n  " << key << ": " << list;
+    }
+  }
+  out << "\n";
+  return out.str();
+}
+
 factcheck::Options OptionsOf(const Session& s) {
   factcheck::Options o;
   o.compare.tolerance = s.tolerance;
@@ -273,6 +351,12 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: trace ENTITY.ATTR"), kExitUsage);
     return Emit(factcheck::Trace(*s.store, *s.schema, rest, options), s, out, err);
   }
+  if (known("attributes")) {
+    auto text = AttributesText(*s.schema, Lower(rest));
+    if (!text.ok()) return Fail(err, text.status(), kExitUsage);
+    out += *text;
+    return kExitOk;
+  }
   if (known("history")) {
     if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: history ENTITY.ATTR"), kExitUsage);
     return Emit(factcheck::History(*s.store, *s.schema, rest), s, out, err);
@@ -342,6 +426,10 @@ const std::vector<StatementDoc>& StatementDocs() {
        "source DOCUMENT",
        "one document and every fact it gave",
        {"source seed-001-amazon-trainium"}},
+      {"attributes",
+       "attributes [KIND]",
+       "what a query can ask about a kind (chip by default): attributes, units, rules, qualifiers",
+       {"attributes", "attributes llm"}},
       {"history",
        "history ENTITY.ATTR",
        "claims asserted and retracted over time",
