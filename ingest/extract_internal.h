@@ -73,6 +73,11 @@ struct DateToken {
 // "December 1, 2020", "December 2020", "Dec 2020"; with `allow_year` also a
 // bare year "2022" (1950-2100).
 std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit, bool allow_year);
+// An event named with its year at exactly `pos`: "re:Invent 2023", "GTC
+// 2024", "Hot Chips 2023": one to three capitalised words (a capital letter
+// in each, no digits) and a year. The date is the year: events span days
+// and sometimes months, and the page says no more.
+std::optional<DateToken> EventYearAt(std::string_view text, size_t pos, size_t limit);
 // Every date in the range (bare years only where `allow_year`).
 std::vector<DateToken> FindDates(std::string_view text, Range r, bool allow_year);
 

@@ -238,6 +238,25 @@ bool Page::Applies(const PredicateDef& p, const std::string& kind) {
   return std::find(p.subject_kinds.begin(), p.subject_kinds.end(), kind) != p.subject_kinds.end();
 }
 
+namespace {
+
+// "Second-generation Trainium" (Trainium 2's page) is not Trainium: a
+// generation after the first of a line names a later chip, which the page
+// calls by its own name elsewhere. `lower` is lower-cased, `at` where the
+// name starts in it.
+bool NamesALaterGeneration(std::string_view lower, size_t at) {
+  constexpr std::string_view kGeneration = "-generation ";
+  if (at < kGeneration.size() || lower.substr(at - kGeneration.size(), kGeneration.size()) != kGeneration) {
+    return false;
+  }
+  size_t end = at - kGeneration.size();
+  size_t begin = end;
+  while (begin > 0 && IsAsciiAlpha(lower[begin - 1])) --begin;
+  return begin < end && lower.substr(begin, end - begin) != "first";
+}
+
+}  // namespace
+
 std::vector<Mention> Page::MentionsIn(Range r, const std::vector<Range>& excluded) const {
   std::vector<Mention> found;
   std::string v = AsciiLower(View(r));
@@ -249,6 +268,7 @@ std::vector<Mention> Page::MentionsIn(Range r, const std::vector<Range>& exclude
       if (at == std::string_view::npos) break;
       from = at + 1;
       Range m{r.begin + at, r.begin + at + a.lower.size()};
+      if (NamesALaterGeneration(v, at)) continue;
       bool clash = false;
       for (const Range& x : excluded) clash = clash || x.Overlaps(m);
       for (const Mention& f : found) clash = clash || f.range.Overlaps(m);

@@ -264,6 +264,29 @@ std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit,
   return std::nullopt;
 }
 
+std::optional<DateToken> EventYearAt(std::string_view text, size_t pos, size_t limit) {
+  limit = std::min(limit, text.size());
+  if (pos >= limit || !WordStartsAt(text, pos)) return std::nullopt;
+  size_t at = pos;
+  for (int words = 0; words < 3; ++words) {
+    size_t e = at;
+    bool capital = false;
+    while (e < limit && (IsAsciiAlpha(text[e]) || ((text[e] == ':' || text[e] == '-' || text[e] == '.') &&
+                                                   e + 1 < limit && IsAsciiAlpha(text[e + 1])))) {
+      capital = capital || IsUpper(text[e]);
+      ++e;
+    }
+    if (e == at || !capital || e >= limit || text[e] != ' ') return std::nullopt;
+    at = e + 1;
+    size_t year_end = 0;
+    if (auto year = DigitsAt(text, at, limit, 4, 4, &year_end);
+        year && PlausibleYear(*year) && WordEndsAt(text, year_end)) {
+      if (auto d = MakeDate(*year, 0, 0)) return DateToken{Range{pos, year_end}, *d};
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<DateToken> FindDates(std::string_view text, Range r, bool allow_year) {
   std::vector<DateToken> out;
   size_t limit = std::min(r.end, text.size());

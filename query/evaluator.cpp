@@ -1199,6 +1199,9 @@ class Evaluator {
     const Claim* other_side = nullptr;
     factcheck::Comparison difference;
 
+    static bool SameDocument(const Claim& a, const Claim& b) {
+      return !a.computed && !b.computed && !a.document_id.empty() && a.document_id == b.document_id;
+    }
     static const std::string* OnlyDocument(const std::vector<const Claim*>& cluster) {
       const std::string* doc = nullptr;
       for (const Claim* c : cluster) {
@@ -1302,17 +1305,39 @@ class Evaluator {
         }
         break;
       case BoundCall::Builtin::kConflicting: {
+        // Each pair of claims that disagree and come from different sources
+        // suffices: "[1] and [3]", not every value of the cell (a page's
+        // own two values never make a conflict between them).
         std::vector<Support> conflicts;
         for (const Group& g : Cluster(claims)) {
           if (!g.disputed) continue;
-          std::vector<Support> sides;
-          for (const auto& cluster : g.clusters) {
-            std::vector<Support> members;
-            for (const Claim* c : cluster) members.push_back(c->support);
-            sides.push_back(Support::Or(std::move(members)));
-            r.supporting.push_back(EvidenceOf(*cluster.front()));
+          for (size_t i = 0; i < g.clusters.size(); ++i) {
+            r.supporting.push_back(EvidenceOf(*g.clusters[i].front()));
+            for (size_t j = i + 1; j < g.clusters.size(); ++j) {
+              // Claims of one side that disagree with the same claims of
+              // the other are written once: ([1] or [2]) and ([3] or [4]).
+              std::vector<std::pair<std::vector<const Claim*>, std::vector<Support>>> by_opponents;
+              for (const Claim* x : g.clusters[i]) {
+                std::vector<const Claim*> opponents;
+                for (const Claim* y : g.clusters[j]) {
+                  if (!Group::SameDocument(*x, *y) && !Agree(*x, *y).agree) opponents.push_back(y);
+                }
+                if (opponents.empty()) continue;
+                auto same = std::find_if(by_opponents.begin(), by_opponents.end(),
+                                         [&](const auto& entry) { return entry.first == opponents; });
+                if (same == by_opponents.end()) {
+                  by_opponents.emplace_back(std::move(opponents), std::vector<Support>{x->support});
+                } else {
+                  same->second.push_back(x->support);
+                }
+              }
+              for (auto& [opponents, sides] : by_opponents) {
+                std::vector<Support> others;
+                for (const Claim* y : opponents) others.push_back(y->support);
+                conflicts.push_back(Support::And({Support::Or(std::move(sides)), Support::Or(std::move(others))}));
+              }
+            }
           }
-          conflicts.push_back(Support::And(std::move(sides)));
         }
         o.truth = conflicts.empty() ? Truth::kFalse : Truth::kTrue;
         o.support = conflicts.empty() ? Support::And(std::move(all)) : Support::Or(std::move(conflicts));

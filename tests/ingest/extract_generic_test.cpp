@@ -155,11 +155,46 @@ TEST(GenericSentence, AnotherChipInTheClauseIsNotThePageSubject) {
       "Trainium3 has 144 GB of memory. Superseded by Trainium3 in 2025. Unlike Trainium3, it has 96 GB of "
       "memory.\n";
   Extraction e = Extract(page);
+  // The clause that opens with Trainium3 is about Trainium3; the one that
+  // opens with "Unlike" is about the page's chip.
   std::vector<std::string> expected = {
+      "chip:aws-trainium3\tmemory\tquantity 144000000000 bytes\t-\tstated\t-\t-\t144 GB",
       "chip:aws-trainium2\tsuccessor\tentity chip:aws-trainium3\t-\tstated\t-\t-\tTrainium3",
       "chip:aws-trainium2\tmemory\tquantity 96000000000 bytes\t-\tstated\t-\t-\t96 GB",
   };
   EXPECT_EQ(Lines(e), expected);
+}
+
+TEST(GenericSentence, AClauseThatOpensWithAnotherChipIsAboutThatChip) {
+  const std::string page =
+      "# AWS Trainium\n"
+      "Trainium2 was announced November 2023 and shipped December 2024; Trainium3 has 50% more memory "
+      "than Trainium2's 96 GB. Unlike Trainium3 it has 32 GB of memory.\n";
+  Extraction e = Extract(page);
+  // Trainium3's clause names Trainium2 before "96 GB", and "Unlike" opens
+  // the last one (without a comma the chip is not set apart): both dropped,
+  // neither given to Trainium3.
+  std::vector<std::string> expected = {
+      "chip:aws-trainium2\tannounced\tdate 2023-11\t-\tstated\t-\t-\tNovember 2023",
+      "chip:aws-trainium2\treleased\tdate 2024-12\t-\tstated\t-\t-\tDecember 2024",
+  };
+  EXPECT_EQ(Lines(e), expected);
+}
+
+TEST(GenericSentence, AnEventsYearAndALaterGeneration) {
+  const std::string page =
+      "# AWS Trainium 2\n"
+      "Second-generation Trainium announced re:Invent 2023; first shipped at Hot Chips 2024.\n";
+  Extraction e = Extract(page);
+  // "Second-generation Trainium" is the page's chip, not Trainium.
+  std::vector<std::string> expected = {
+      "chip:aws-trainium2\tannounced\tdate 2023\t-\tstated\t-\t-\tre:Invent 2023",
+      "chip:aws-trainium2\treleased\tdate 2024\t-\tstated\t-\t-\tHot Chips 2024",
+  };
+  EXPECT_EQ(Lines(e), expected);
+  // A chip's name is not an event.
+  Extraction named = Extract("# AWS Trainium 2\nIt was announced Trainium3 2025.\n");
+  EXPECT_TRUE(Lines(named).empty()) << ::testing::PrintToString(Lines(named));
 }
 
 TEST(GenericSentence, StatedDerivedFromTheDeriveRule) {

@@ -411,6 +411,15 @@ TEST_F(EvaluatorTest, OneDocumentsTwoValuesAreNotAConflict) {
   EXPECT_EQ(disputed.rows.at(0).cells.at(0).state, Cell::State::kConflict) << Render(disputed, Format::kText);
   EXPECT_EQ(Names("find chip where conflicting(foundry)"), (Strings{"Alpha", "Beta"}));
   EXPECT_EQ(Ok("conflicts about beta").rows.size(), 2u);  // the rumour against each of the sheet's two
+  // What conflicting() rests on: the rumour and either of the sheet's values
+  // (the sheet's two together are no conflict).
+  QueryResult why = Ok("find chip where name = \"Beta\" and conflicting(foundry)");
+  ASSERT_EQ(why.rows.size(), 1u);
+  bool truncated = false;
+  std::vector<std::vector<uint64_t>> ways = why.rows[0].support.Witnesses(10, &truncated);
+  ASSERT_EQ(ways.size(), 2u) << why.rows[0].support.ToString();
+  for (const auto& way : ways) EXPECT_EQ(way.size(), 2u) << why.rows[0].support.ToString();
+  EXPECT_EQ(why.rows[0].support.ToString(), "[3] and ([1] or [2])");
 }
 
 // A year agrees with two days of it that disagree with each other: the days
