@@ -757,6 +757,9 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
     return out;
   }
   if (e.ok()) return Status::NotFound("'" + name + "' is a " + e->kind + ", not a " + kind);
+  Result<std::optional<Entity>> by_words = ResolveByNameWords(store, schema, name, kind);
+  if (!by_words.ok()) return by_words.status();
+  if (by_words->has_value()) return std::move(**by_words);
   // Nothing matched: suggest names of the same kind.
   std::vector<std::string> names;
   Result<std::vector<Entity>> all = store.ListEntities(kind);
@@ -773,6 +776,79 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
   }
   return Status::NotFound("unknown " + (kind.empty() ? std::string("entity") : kind) + " '" + name + "'" +
                           DidYouMean(name, names));
+}
+
+namespace {
+
+// Lower-case runs of letters and digits: "Google TPU v5p" is {google, tpu, v5p}.
+std::vector<std::string> NameWords(std::string_view name) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  return words;
+}
+
+bool HasWordRun(const std::vector<std::string>& words, const std::string& key) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string run;
+    for (size_t j = i; j < words.size() && run.size() < key.size(); ++j) {
+      run += words[j];
+      if (run == key) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schema& schema, const std::string& name,
+                                                 const std::string& kind) {
+  std::string key;
+  for (const std::string& w : NameWords(name)) key += w;
+  // A bare number ("100") or a single letter names nothing by itself.
+  if (key.size() < 2 || std::none_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
+    return std::optional<Entity>();
+  }
+  auto named = [&key](const std::string& entity_name, const std::vector<std::string>& aliases) {
+    if (HasWordRun(NameWords(entity_name), key)) return true;
+    return std::any_of(aliases.begin(), aliases.end(),
+                       [&key](const std::string& a) { return HasWordRun(NameWords(a), key); });
+  };
+  Result<std::vector<Entity>> stored = store.ListEntities(kind);
+  if (!stored.ok()) return stored.status();
+  std::vector<Entity> found;
+  std::set<EntityId> seen;
+  for (Entity& ent : *stored) {
+    seen.insert(ent.id);
+    if (named(ent.name, ent.aliases)) found.push_back(std::move(ent));
+  }
+  for (const EntityDef& def : schema.entities()) {
+    if ((!kind.empty() && def.kind != kind) || seen.count(def.id) != 0 || !named(def.name, def.aliases)) continue;
+    found.push_back(Entity{def.id, def.kind, def.name, def.aliases});
+  }
+  if (found.empty()) return std::optional<Entity>();
+  if (found.size() == 1) return std::optional<Entity>(std::move(found.front()));
+  std::sort(found.begin(), found.end(), [](const Entity& a, const Entity& b) { return a.name < b.name; });
+  constexpr size_t kListed = 8;
+  std::string list;
+  for (size_t i = 0; i < found.size() && i < kListed; ++i) list += (i == 0 ? "'" : ", '") + found[i].name + "'";
+  if (found.size() > kListed) list += " and " + std::to_string(found.size() - kListed) + " more";
+  const bool one_kind = std::all_of(found.begin(), found.end(),
+                                   [&found](const Entity& e) { return e.kind == found.front().kind; });
+  const std::string what = one_kind ? found.front().kind + "s" : std::string("entities");
+  return Status::NotFound("'" + name + "' is part of the name of " + std::to_string(found.size()) + " " +
+                                 what + ": " + list + "; write the whole name" +
+                                 (one_kind ? ", or put them side by side: find " + found.front().kind +
+                                                 " where name contains \"" + name + "\""
+                                           : std::string()));
 }
 
 bool SelectsDocument(const SourceSelector& selector, const Document& document) {

@@ -126,10 +126,20 @@ struct BoundQuery {
 Result<BoundQuery> Bind(const Query& query, std::string_view text, const Store& store, const Schema& schema,
                         const QueryOptions& options);
 
-// Finds an entity by id, name or alias (the store's index, then the schema);
-// `kind` non-empty prefers and requires that kind. NotFound names the nearest
-// names. Shared with the evaluator.
+// Finds an entity by id, name or alias (the store's index, then the schema),
+// then by part of its name (ResolveByNameWords); `kind` non-empty prefers and
+// requires that kind. NotFound names the nearest names. Shared with the
+// evaluator.
 Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const std::string& name,
                                  const std::string& kind);
+
+// An entity named the short way: "H100", "MI300X", "TPU v5p", "Gaudi 2".
+// `name`'s letters and digits (spaces and punctuation between them ignored)
+// are a run of whole consecutive words of the name or an alias of exactly
+// one entity (of `kind` when given): "TPU v5p" is "Google TPU v5p". nullopt
+// when no entity has such a run; NotFound naming them when several
+// do ("H100" is three chips). Shared with describe and trace.
+Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schema& schema, const std::string& name,
+                                                 const std::string& kind);
 
 }  // namespace chipkg::query

@@ -12,6 +12,7 @@
 #include <set>
 #include <tuple>
 
+#include "query/binder.h"
 #include "query/factcheck_internal.h"
 
 namespace chipkg::factcheck {
@@ -788,6 +789,9 @@ Result<Entity> FindEntityByName(const Store& store, const Schema& schema, const 
     e.aliases = def->aliases;
     return e;
   }
+  Result<std::optional<Entity>> by_words = query::ResolveByNameWords(store, schema, n, "");
+  if (!by_words.ok()) return by_words.status();
+  if (by_words->has_value()) return std::move(**by_words);
   std::vector<std::string> names = EntityNames(store);
   for (const auto& e : schema.entities()) {
     names.push_back(e.name);

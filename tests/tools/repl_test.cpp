@@ -730,6 +730,18 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   Output robots = Chipkg(Db({"attributes", "robots"}));
   EXPECT_EQ(robots.code, 2);
   EXPECT_TRUE(Contains(robots.err, "unknown kind 'robots'")) << robots.err;
+  // A chip named the short way, as researchers write it: Epoch's names carry the maker and the line.
+  Output short_name = Chipkg(Db({"describe", "MI300X"}));
+  EXPECT_EQ(short_name.code, 0) << short_name.err;
+  EXPECT_TRUE(Contains(short_name.out, "AMD Instinct MI300X  (chip:amd-instinct-mi300x, chip)")) << short_name.out;
+  Output traced = Chipkg(Db({"trace", "TPU v5p.memory"}));
+  EXPECT_EQ(traced.code, 0) << traced.err;
+  EXPECT_TRUE(Contains(traced.out, "Google TPU v5p")) << traced.out;
+  Output several = Chipkg(Db({"describe", "H100"}));
+  EXPECT_EQ(several.code, 1);
+  EXPECT_TRUE(Contains(several.err, "'H100' is part of the name of 3 chips: 'NVIDIA H100 NVL', 'NVIDIA H100 PCIe', "
+                                    "'NVIDIA H100 SXM5 80GB'"))
+      << several.err;
   Output missing = Chipkg(Db({"describe", "Trainum"}));
   EXPECT_EQ(missing.code, 1);
   EXPECT_TRUE(Contains(missing.err, "did you mean")) << missing.err;
