@@ -119,6 +119,7 @@ struct Query {
   // Clauses, each at most once (the parser refuses repeats).
   std::vector<Column> show;
   std::vector<OrderKey> order;
+  std::optional<AttributeRef> group_by;  // count ... by ATTRIBUTE
   std::optional<uint64_t> limit;
   std::vector<SourceSelector> using_sources;
   std::vector<SourceSelector> prefer;

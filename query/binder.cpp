@@ -122,6 +122,23 @@ class Binder {
       }
       b.order.push_back(std::move(o));
     }
+    if (q.group_by) {
+      if (q.statement != StatementKind::kCount) {
+        return Error(q.group_by->pos, "'by ATTRIBUTE' groups a count: count " +
+                                          (q.kind.empty() ? std::string("chip") : q.kind) + " by " +
+                                          q.group_by->name + " (to sort rows, write 'order by')");
+      }
+      if (q.with_evidence) {
+        return Error(q.group_by->pos, "a count by " + q.group_by->name + " counts entities: 'with evidence' counts "
+                                      "the ways a condition holds, and the two do not mix");
+      }
+      Column c;
+      c.attribute = *q.group_by;
+      c.pos = q.group_by->pos;
+      Result<BoundColumn> col = BindColumn(c, subject_kind);
+      if (!col.ok()) return col.status();
+      b.group_by = std::move(*col);
+    }
     if (q.statement != StatementKind::kFind && !q.order.empty()) {
       return Error(q.order.front().attribute.pos, "'order by' applies to find queries only");
     }

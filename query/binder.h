@@ -114,6 +114,7 @@ struct BoundQuery {
   std::vector<BoundColumn> columns;  // shown: `show`, or by default what the condition names
   bool show_given = false;
   std::vector<BoundOrder> order;
+  std::optional<BoundColumn> group_by;  // count ... by ATTRIBUTE
   std::optional<uint64_t> limit;
   SourcePolicy policy;
   ReadView view;

@@ -1784,6 +1784,68 @@ class Evaluator {
     return k;
   }
 
+  // `count KIND by ATTRIBUTE`: entities counted under each value their
+  // sources give for it (a chip whose sources disagree, or a source that
+  // gives two values, is counted under each and named in a note), under
+  // "not published", or under "— (no source)".
+  struct Groups {
+    std::map<std::string, uint64_t> counts;
+    std::vector<std::string> in_several;  // "AWS Trainium (Amazon; Annapurna Labs)"
+  };
+
+  Status Tally(const Entity& e, Groups& groups) {
+    Result<Cell> cell = ColumnCell(*q_.group_by, e.id);
+    if (!cell.ok()) return cell.status();
+    std::vector<std::string> labels;
+    for (const ShownValue& v : cell->values) {
+      if (std::find(labels.begin(), labels.end(), v.text) == labels.end()) labels.push_back(v.text);
+    }
+    if (labels.empty()) labels.push_back("— (no source)");
+    for (const std::string& label : labels) ++groups.counts[label];
+    if (labels.size() > 1) {
+      std::string joined;
+      for (const std::string& label : labels) joined += (joined.empty() ? "" : "; ") + label;
+      groups.in_several.push_back(e.name + " (" + joined + ")");
+    }
+    return Status::OK();
+  }
+
+  void GroupRows(const Groups& groups, QueryResult& result) const {
+    result.kind = q_.group_by->label;
+    result.groups = groups.counts.size();
+    result.columns = {result.kind == q_.kind ? "count" : q_.kind + "s"};
+    std::vector<std::pair<std::string, uint64_t>> sorted(groups.counts.begin(), groups.counts.end());
+    // Largest first; no source and "not published" after every value.
+    auto last = [](const std::string& label) { return label == "— (no source)" || label == "not published"; };
+    std::stable_sort(sorted.begin(), sorted.end(), [&last](const auto& a, const auto& b) {
+      if (last(a.first) != last(b.first)) return last(b.first);
+      return a.second > b.second;
+    });
+    for (const auto& [label, count] : sorted) {
+      if (q_.limit && result.rows.size() >= *q_.limit) break;
+      Row& row = result.rows.emplace_back();
+      row.name = label;
+      Cell& cell = row.cells.emplace_back();
+      cell.column = result.columns.front();
+      cell.state = Cell::State::kText;
+      ShownValue& v = cell.values.emplace_back();
+      v.kind = ShownValue::Kind::kText;
+      v.text = std::to_string(count);
+    }
+    if (q_.limit && sorted.size() > *q_.limit) {
+      result.notes.push_back("the " + std::to_string(*q_.limit) + " largest of " + std::to_string(sorted.size()) +
+                             " groups shown");
+    }
+    if (!groups.in_several.empty()) {
+      std::string names;
+      for (size_t i = 0; i < groups.in_several.size() && i < 10; ++i) names += (i ? ", " : "") + groups.in_several[i];
+      if (groups.in_several.size() > 10) names += ", ... (" + std::to_string(groups.in_several.size()) + " in all)";
+      result.notes.push_back("counted under each value its sources give: " + names);
+    }
+    result.notes.push_back("the " + q_.kind + "s of a group, with citations: find " + q_.kind + " where " +
+                           q_.group_by->label + " = VALUE");
+  }
+
   // A find that can end at its limit once that many rows match.
   bool StopsEarly() const {
     return q_.limit && q_.order.empty() && q_.statement != StatementKind::kCount && !q_.with_evidence;
@@ -1806,6 +1868,7 @@ class Evaluator {
     // rows instead of moving every Row again as the vector grows.
     if (!counting) rows.reserve(can_stop_early ? std::min<size_t>(*q_.limit, candidates->size()) : candidates->size());
     uint64_t counted = 0;
+    Groups groups;
     bool stopped = false;
     candidate_ids_.clear();
     candidate_ids_.reserve(candidates->size());
@@ -1826,6 +1889,11 @@ class Evaluator {
       }
       if (o.truth == Truth::kUnknown) undetermined.push_back(e.name);
       if (o.truth != Truth::kTrue) continue;
+      if (counting && q_.group_by) {
+        ++counted;
+        CHIPKG_RETURN_IF_ERROR(Tally(e, groups));
+        continue;
+      }
       if (counting && !q_.with_evidence) {
         ++counted;
         continue;
@@ -1867,6 +1935,7 @@ class Evaluator {
     if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + " rows");
     if (counting) {
       result.count = counted;
+      if (q_.group_by) GroupRows(groups, result);
       return Status::OK();
     }
     if (!q_.order.empty()) {

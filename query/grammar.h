@@ -20,6 +20,7 @@
 //   value       := "string" | DATE | number [unit] | true | false | WORD
 //   clause      := 'show' item (',' item)*          item: call | attribute
 //                | 'order' 'by' attribute ['asc'|'desc'] (',' ...)*
+//                | 'by' attribute                   count: one count per value of it
 //                | 'limit' INTEGER
 //                | 'using' source (',' source)*     source: KIND-OF-DOCUMENT | 'site' HOST
 //                | 'prefer' source (',' source)*
@@ -265,6 +266,10 @@ struct order_key_expected : seq<order_key> {};
 struct by_expected : seq<kw_by> {};
 struct order_clause : seq<if_must<kw_order, by_expected, order_key_expected>, star<if_must<comma, order_key_expected>>> {};
 
+// `count chip by designer`: one count per value of an attribute.
+struct group_key_expected : seq<attribute_ref> {};
+struct group_clause : if_must<kw_by, group_key_expected> {};
+
 struct limit_count_expected : seq<integer, sp> {};
 struct limit_clause : if_must<kw_limit, limit_count_expected> {};
 
@@ -310,8 +315,8 @@ struct ignored_claims_expected : seq<ignored_claims, sp> {};
 struct ignoring_clause : if_must<kw_ignoring, ignored_claims_expected> {};
 
 struct clause
-    : sor<show_clause, order_clause, limit_clause, using_clause, prefer_clause, from_clause, as_clause,
-          tolerance_clause, evidence_clause, ignoring_clause> {};
+    : sor<show_clause, order_clause, group_clause, limit_clause, using_clause, prefer_clause, from_clause,
+          as_clause, tolerance_clause, evidence_clause, ignoring_clause> {};
 
 struct end_of_query : eof {};
 struct query : seq<sp, must<statement_expected>, star<clause>, opt<one<';'>, sp>, must<end_of_query>> {};
@@ -376,6 +381,8 @@ template <> inline constexpr const char* error_message<by_expected> =
     "expected 'by' after 'order'";
 template <> inline constexpr const char* error_message<order_key_expected> =
     "expected an attribute to order by, e.g. order by memory desc";
+template <> inline constexpr const char* error_message<group_key_expected> =
+    "expected an attribute to count by: count chip by designer";
 template <> inline constexpr const char* error_message<limit_count_expected> =
     "expected a whole number after 'limit'";
 template <> inline constexpr const char* error_message<source_expected> =

@@ -82,7 +82,7 @@ using Selector = pegtl::parse_tree::selector<
         g::find_statement, g::count_statement, g::facts_statement, g::conflicts_statement, g::lookup_statement,
         g::where_clause, g::about_clause, g::disjunction, g::conjunction, g::negation, g::comparison, g::call,
         g::option_argument, g::attribute_ref, g::qualifier, g::quantity, g::show_clause, g::column,
-        g::order_clause, g::order_key, g::limit_clause, g::using_clause, g::prefer_clause, g::site_source,
+        g::order_clause, g::order_key, g::group_clause, g::limit_clause, g::using_clause, g::prefer_clause, g::site_source,
         g::from_clause, g::valid_time, g::tx_point, g::run_point, g::transaction_time, g::tolerance_clause,
         g::member, g::evidence_clause, g::ignoring_clause>>;
 
@@ -195,6 +195,9 @@ class Converter {
         if (c->children.size() > 1) key.descending = Lower(c->children[1]->string()) == "desc";
         q.order.push_back(std::move(key));
       }
+    } else if (n.is_type<g::group_clause>()) {
+      Once(seen_group_, n, "by");
+      q.group_by = ConvertAttribute(*n.children.at(0));
     } else if (n.is_type<g::limit_clause>()) {
       Once(seen_limit_, n, "limit");
       q.limit = ParseInteger(*n.children.at(0), "limit");
@@ -429,7 +432,7 @@ class Converter {
 
   std::string_view text_;
   PositionIndex positions_;
-  bool seen_show_ = false, seen_order_ = false, seen_limit_ = false, seen_using_ = false, seen_prefer_ = false,
+  bool seen_show_ = false, seen_order_ = false, seen_group_ = false, seen_limit_ = false, seen_using_ = false, seen_prefer_ = false,
        seen_from_ = false, seen_as_of_ = false, seen_as_at_ = false, seen_tolerance_ = false,
        seen_evidence_ = false, seen_ignoring_ = false;
 };

@@ -142,8 +142,11 @@ std::string StatementName(StatementKind k) {
   return "find";
 }
 
+// A count by an attribute (`count chip by designer`) has a row per group.
+bool Grouped(const QueryResult& r) { return r.count && !r.rows.empty(); }
+
 void RenderText(const QueryResult& r, Sink& out) {
-  if (r.count) {
+  if (r.count && !Grouped(r)) {
     out += "count: " + std::to_string(*r.count) + "\n";
   } else {
     std::vector<std::string> header = {EntityColumn(r)};
@@ -214,9 +217,16 @@ void RenderText(const QueryResult& r, Sink& out) {
       out += "\nwhy:\n";
       out += why;
     }
-    out += "\n" + std::to_string(r.rows.size()) + (r.rows.size() == 1 ? " row" : " rows");
-    if (r.cited_rows < r.rows.size()) out += " (citations for the first " + std::to_string(r.cited_rows) + ")";
-    out += "\n";
+    if (Grouped(r)) {
+      out += "\ncount: " + std::to_string(*r.count) + " in " + std::to_string(r.groups) +
+             (r.groups == 1 ? " group" : " groups");
+      if (r.rows.size() < r.groups) out += " (" + std::to_string(r.rows.size()) + " shown)";
+      out += "\n";
+    } else {
+      out += "\n" + std::to_string(r.rows.size()) + (r.rows.size() == 1 ? " row" : " rows");
+      if (r.cited_rows < r.rows.size()) out += " (citations for the first " + std::to_string(r.cited_rows) + ")";
+      out += "\n";
+    }
   }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   if (!r.plan.empty()) out += "plan: " + r.plan + "\n";
@@ -466,11 +476,12 @@ void RenderJson(const QueryResult& r, Sink& out) {
   w.Field("cited_rows", r.cited_rows);
   w.Field("columns", r.columns);
   if (r.count) w.Field("count", *r.count);
+  if (Grouped(r)) w.Field("groups", r.groups);
   if (!r.kind.empty()) w.Field("kind", r.kind);
   w.Field("notes", r.notes);
   w.Field("plan", r.plan);
   w.Field("query", r.query);
-  if (!r.count) w.Array("rows", r.rows, RowJson);
+  if (!r.count || Grouped(r)) w.Array("rows", r.rows, RowJson);
   w.Field("statement", StatementName(r.statement));
   w.End();
 }
@@ -504,6 +515,16 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     line.clear();
     fields_in_line = 0;
   };
+  if (Grouped(r)) {
+    // One line a group, ready for a spreadsheet: "designer,chips".
+    fields({r.kind, r.columns.front()});
+    end_line();
+    for (const Row& row : r.rows) {
+      fields({row.name, row.cells.front().values.front().text});
+      end_line();
+    }
+    return;
+  }
   if (r.count) {
     fields({"count"});
     end_line();

@@ -300,6 +300,29 @@ TEST_F(ToolsTest, IngestReportsWhatItCouldNotRead) {
   EXPECT_FALSE(Contains(quiet.err, "not read")) << quiet.err;
 }
 
+// A count by an attribute on the bundled datasets, at the REPL (a line
+// ending in "by" goes on on the next) and as CSV for a spreadsheet.
+TEST_F(ToolsTest, CountByAnAttribute) {
+  Output text = Chipkg(Db({}), "count chip where reported(memory) by\n  designer\n");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "designer  ")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "\nNVIDIA  ")) << text.out;
+  EXPECT_TRUE(Contains(text.out, " groups\n")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "counted under each value its sources give: AWS Trainium (Amazon; Annapurna Labs)"))
+      << text.out;
+  Output csv = Chipkg(Db({"query", "count chip by foundry limit 2", "--format", "csv"}));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, first, second, third;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_EQ(header, "foundry,chips");
+  EXPECT_TRUE(first.rfind("TSMC,", 0) == 0) << csv.out;
+  EXPECT_FALSE(second.empty()) << csv.out;
+  EXPECT_FALSE(std::getline(lines, third)) << csv.out;  // the two largest groups only
+}
+
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
                     "describe Trainium   # a comment after a statement\n"

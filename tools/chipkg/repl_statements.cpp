@@ -441,7 +441,7 @@ const std::vector<StatementDoc>& StatementDocs() {
       {"query",
        "query TEXT  (or just TEXT)",
        "a query in the chipkg query language",
-       {"find chip where memory >= 64 GB", "trainium2.memory_bandwidth"}},
+       {"find chip where memory >= 64 GB", "count chip by designer", "trainium2.memory_bandwidth"}},
       {"format", "format text|json|csv", "how answers are printed", {"format json"}},
       {"tolerance",
        "tolerance P%",
