@@ -648,7 +648,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       if (!date) {
         date = EventYearAt(text, pos, s.end);
         for (const Mention& m : mentions) {
-          if (date && m.range.Overlaps(date->range)) date.reset();
+          if (date && m.entity->kind == "chip" && m.range.Overlaps(date->range)) date.reset();  // "Trainium3 2025"
         }
       }
       if (!date) continue;
@@ -796,17 +796,45 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     return false;
   };
-  // Where the clause holding `pos` starts: after the last break before it, or the sentence's start.
-  auto clause_start = [&](size_t pos) {
-    size_t start = s.begin;
-    for (size_t i = s.begin; i < pos; ++i) {
-      char c = text[i];
-      if (c == ',' || c == ';' || c == ':') start = i + 1;
-      if (text.substr(i, 3) == "\xE2\x80\x94" || text.substr(i, 3) == "\xE2\x80\x93") start = i + 3;
+  // The clause holding `pos`: from after the last break before it (or the
+  // sentence's start) to the next break (or the sentence's end).
+  auto clause_of = [&](size_t pos) {
+    Range clause{s.begin, s.end};
+    for (size_t i = s.begin; i < s.end; ++i) {
+      const bool dash = text.substr(i, 3) == "\xE2\x80\x94" || text.substr(i, 3) == "\xE2\x80\x93";
+      const char c = text[i];
+      if (!dash && c != ',' && c != ';' && c != ':') continue;
+      if (i < pos) {
+        clause.begin = i + (dash ? 3 : 1);
+      } else {
+        clause.end = i;
+        break;
+      }
     }
-    while (start < pos && SpaceAt(text, start)) start += SpaceAt(text, start);
-    return start;
+    while (clause.begin < pos && SpaceAt(text, clause.begin)) clause.begin += SpaceAt(text, clause.begin);
+    return clause;
   };
+  // Words that set two chips, or two figures, side by side: a clause with
+  // one is not about its first chip alone ("Trainium3 has 144 GB compared
+  // with 96 GB", "... from 96 GB to 144 GB", "while this chip has").
+  auto compares = [&](Range clause) {
+    static const std::string_view kWords[] = {
+        "compared", "comparison", "versus", "vs",    "than", "while",   "whereas",    "against",
+        "unlike",   "like",       "from",   "here",  "this", "its",     "their",      "over",
+        "previous", "prior",      "predecessor", "successor", "both", "respectively", "same"};
+    const std::string lower = AsciiLower(text.substr(clause.begin, clause.end - clause.begin));
+    for (std::string_view w : kWords) {
+      for (size_t at = lower.find(w); at != std::string::npos; at = lower.find(w, at + 1)) {
+        const bool starts = at == 0 || !IsWordByte(lower[at - 1]);
+        const bool ends = at + w.size() >= lower.size() || !IsWordByte(lower[at + w.size()]);
+        if (starts && ends) return true;
+      }
+    }
+    return false;
+  };
+  // (Taken before the loop: it moves drafts away as it goes.)
+  std::vector<std::pair<std::string, Range>> values_read;
+  for (const Pending& pd : drafts) values_read.emplace_back(pd.draft.predicate, pd.draft.span);
   std::vector<Pending> kept;
   for (Pending& pd : drafts) {
     const Mention* blocking = nullptr;
@@ -824,22 +852,24 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       kept.push_back(std::move(pd));
       continue;
     }
-    // The chip that opens the clause is what the clause is about, when no
-    // other chip is named before the value: "Trainium2 was announced
-    // November 2023 and shipped December 2024" on Trainium's page is a claim
-    // about Trainium2 (the seeds' dossier; dropping it hid a conflict over
-    // Trainium2's announcement). "... than Trainium2's 96 GB" names another
-    // chip before the value, "Unlike Trainium3 it has ..." does not open
-    // with the chip: those are still dropped.
+    // The chip that opens a clause is what the clause is about when it is
+    // the only chip the clause names, the clause compares nothing and gives
+    // one value of the attribute: "Trainium2 was announced November 2023"
+    // on Trainium's page is a claim about Trainium2 (the seeds' dossier;
+    // dropping it hid a conflict over Trainium2's announcement). Anything
+    // else that names another chip is still dropped: "Unlike Trainium3 it
+    // has ...", "Trainium3 has 144 GB compared with 96 GB on Trainium2".
+    const Range clause = clause_of(pd.draft.span.begin);
     bool opens_clause = blocking_count == 1 && pd.draft.value.kind != ValueKind::kNotPublished &&
-                        clause_start(blocking->range.begin) == blocking->range.begin &&
-                        pd.page_subject && page.Predicate(pd.draft.predicate) != nullptr &&
-                        Page::Applies(*page.Predicate(pd.draft.predicate), "chip");
+                        clause.begin == blocking->range.begin && pd.page_subject &&
+                        page.Predicate(pd.draft.predicate) != nullptr &&
+                        Page::Applies(*page.Predicate(pd.draft.predicate), "chip") && !compares(clause);
     for (const Mention& m : mentions) {
-      if (&m != blocking && m.entity->kind == "chip" && m.range.begin > blocking->range.begin &&
-          m.range.begin < pd.draft.span.begin) {
-        opens_clause = false;
-      }
+      if (&m != blocking && m.entity->kind == "chip" && clause.Contains(m.range)) opens_clause = false;
+    }
+    for (const auto& [predicate, span] : values_read) {
+      const bool itself = span.begin == pd.draft.span.begin && span.end == pd.draft.span.end;
+      if (!itself && predicate == pd.draft.predicate && clause.Contains(span)) opens_clause = false;
     }
     if (!opens_clause) continue;
     pd.draft.subject = blocking->entity->id;

@@ -240,19 +240,25 @@ bool Page::Applies(const PredicateDef& p, const std::string& kind) {
 
 namespace {
 
-// "Second-generation Trainium" (Trainium 2's page) is not Trainium: a
-// generation after the first of a line names a later chip, which the page
-// calls by its own name elsewhere. `lower` is lower-cased, `at` where the
-// name starts in it.
-bool NamesALaterGeneration(std::string_view lower, size_t at) {
+// "Second-generation Trainium" is the second of the line: the number an
+// ordinal before "-generation " at `at` gives (2 for "second", "2nd"), and
+// where the ordinal starts; 0 when there is none. `lower` is lower-cased.
+int GenerationBefore(std::string_view lower, size_t at, size_t* ordinal_at) {
   constexpr std::string_view kGeneration = "-generation ";
-  if (at < kGeneration.size() || lower.substr(at - kGeneration.size(), kGeneration.size()) != kGeneration) {
-    return false;
-  }
-  size_t end = at - kGeneration.size();
+  if (at < kGeneration.size() || lower.substr(at - kGeneration.size(), kGeneration.size()) != kGeneration) return 0;
+  const size_t end = at - kGeneration.size();
   size_t begin = end;
-  while (begin > 0 && IsAsciiAlpha(lower[begin - 1])) --begin;
-  return begin < end && lower.substr(begin, end - begin) != "first";
+  while (begin > 0 && (IsAsciiAlpha(lower[begin - 1]) || IsDigit(lower[begin - 1]))) --begin;
+  static const std::pair<std::string_view, int> kOrdinals[] = {
+      {"first", 1}, {"second", 2}, {"third", 3}, {"fourth", 4}, {"fifth", 5}, {"sixth", 6}, {"seventh", 7},
+      {"eighth", 8}, {"ninth", 9}, {"1st", 1},  {"2nd", 2},    {"3rd", 3},    {"4th", 4},   {"5th", 5}};
+  for (const auto& [word, n] : kOrdinals) {
+    if (lower.substr(begin, end - begin) == word) {
+      *ordinal_at = begin;
+      return n;
+    }
+  }
+  return 0;
 }
 
 }  // namespace
@@ -268,11 +274,24 @@ std::vector<Mention> Page::MentionsIn(Range r, const std::vector<Range>& exclude
       if (at == std::string_view::npos) break;
       from = at + 1;
       Range m{r.begin + at, r.begin + at + a.lower.size()};
-      if (NamesALaterGeneration(v, at)) continue;
+      const EntityDef* entity = a.entity;
+      // "Second-generation Trainium" is Trainium 2 where the schema knows it
+      // so ("Trainium 2", "Trainium2"); else it stays a mention of Trainium,
+      // which keeps another chip's figures off the page's chip.
+      size_t ordinal_at = 0;
+      if (int n = GenerationBefore(v, at, &ordinal_at); n > 0) {
+        const std::string spaced = a.lower + " " + std::to_string(n), joined = a.lower + std::to_string(n);
+        for (const AliasEntry& b : aliases_) {
+          if (b.lower == spaced || b.lower == joined) {
+            entity = b.entity;
+            m.begin = r.begin + ordinal_at;
+          }
+        }
+      }
       bool clash = false;
       for (const Range& x : excluded) clash = clash || x.Overlaps(m);
       for (const Mention& f : found) clash = clash || f.range.Overlaps(m);
-      if (!clash) found.push_back(Mention{m, a.entity});
+      if (!clash) found.push_back(Mention{m, entity});
     }
   }
   std::sort(found.begin(), found.end(),

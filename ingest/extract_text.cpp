@@ -2,7 +2,9 @@
 // pages write them. Everything works on bytes; non-ASCII UTF-8 bytes count as
 // word bytes so that a multi-byte letter never splits a word.
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -264,6 +266,34 @@ std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit,
   return std::nullopt;
 }
 
+namespace {
+
+// The word before an event's year names an event: an acronym ("GTC",
+// "ISSCC"), a name with an inner capital or a colon ("re:Invent"), or an
+// event noun ("Computex", "Hot Chips", "AWS Summit"). "CEO Adam Selipsky
+// 2023" and "Project Rainier 2025" are no events.
+bool EventWord(std::string_view word) {
+  static const std::string_view kNouns[] = {"computex", "chips",  "summit",   "conference", "keynote",
+                                            "expo",     "forum",  "day",      "days",       "event",
+                                            "ignite",   "build",  "symposium", "showcase",  "congress"};
+  size_t upper = 0, letters = 0;
+  bool inner_capital = false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (!IsAsciiAlpha(word[i])) continue;
+    ++letters;
+    if (IsUpper(word[i])) {
+      ++upper;
+      inner_capital = inner_capital || (i > 0 && !IsUpper(word[i - 1]));
+    }
+  }
+  if (word.find(':') != std::string_view::npos || inner_capital || (letters >= 2 && upper == letters)) return true;
+  std::string lower(word);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return std::find(std::begin(kNouns), std::end(kNouns), lower) != std::end(kNouns);
+}
+
+}  // namespace
+
 std::optional<DateToken> EventYearAt(std::string_view text, size_t pos, size_t limit) {
   limit = std::min(limit, text.size());
   if (pos >= limit || !WordStartsAt(text, pos)) return std::nullopt;
@@ -277,10 +307,12 @@ std::optional<DateToken> EventYearAt(std::string_view text, size_t pos, size_t l
       ++e;
     }
     if (e == at || !capital || e >= limit || text[e] != ' ') return std::nullopt;
+    const std::string_view word = text.substr(at, e - at);
     at = e + 1;
     size_t year_end = 0;
     if (auto year = DigitsAt(text, at, limit, 4, 4, &year_end);
         year && PlausibleYear(*year) && WordEndsAt(text, year_end)) {
+      if (!EventWord(word)) return std::nullopt;
       if (auto d = MakeDate(*year, 0, 0)) return DateToken{Range{pos, year_end}, *d};
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <deque>
 #include <ctime>
 #include <set>
 #include <string>
@@ -67,7 +68,7 @@ class Binder {
       b.kind = *kind;
     }
     if (!q.entity.empty()) {
-      Result<Entity> e = ResolveEntityName(store_, schema_, q.entity, "");
+      Result<Entity> e = ResolveEntityName(store_, schema_, q.entity, "", NoteSlot());
       if (!e.ok()) return Error(q.entity_pos, e.status().message());
       if (!b.kind.empty() && e->kind != b.kind) {
         return Error(q.entity_pos, "'" + q.entity + "' is a " + e->kind + ", not a " + b.kind);
@@ -162,6 +163,9 @@ class Binder {
       b.compare.tolerance = *q.tolerance_percent / 100.0;
       b.notes.push_back("tolerance " + ShortNumber(*q.tolerance_percent) + "%: quantities further apart disagree");
     }
+    for (const std::string& note : short_name_notes_) {
+      if (!note.empty() && std::find(b.notes.begin(), b.notes.end(), note) == b.notes.end()) b.notes.push_back(note);
+    }
     return b;
   }
 
@@ -233,6 +237,18 @@ class Binder {
                                 "(" + Join(d->params) + ")");
     }
     if (a.predicate == nullptr && a.derivation == nullptr) {
+      // Another word for an attribute (schema/synonyms.schema): "power" is a chip's tdp.
+      std::vector<const SynonymDef*> meant = schema_.FindSynonyms(name, subject_kind);
+      if (meant.size() == 1) {
+        AttributeRef target = ref;
+        target.name = meant.front()->target;
+        return BindAttribute(target, subject_kind);
+      }
+      if (meant.size() > 1) {
+        std::string targets;
+        for (const SynonymDef* s : meant) targets += (targets.empty() ? "" : " or ") + s->target;
+        return Error(ref.pos, "'" + ref.name + "' may mean " + targets + ": write which");
+      }
       return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames(subject_kind)));
     }
     for (const auto& [k, v] : ref.qualifiers) {
@@ -365,7 +381,7 @@ class Binder {
           return Error(lit.pos, a.label + " names an entity: compare it with a name such as TSMC");
         }
         const std::string object_kind = a.predicate != nullptr ? a.predicate->object_kind : "";
-        Result<Entity> e = ResolveEntityName(store_, schema_, lit.text, object_kind);
+        Result<Entity> e = ResolveEntityName(store_, schema_, lit.text, object_kind, NoteSlot());
         if (!e.ok()) return Error(lit.pos, e.status().message());
         v.entity = e->id;
         v.text = e->name;
@@ -521,7 +537,7 @@ class Binder {
             kind = p->subject_kinds.front();
           }
         }
-        Result<Entity> ent = ResolveEntityName(store_, schema_, text, kind);
+        Result<Entity> ent = ResolveEntityName(store_, schema_, text, kind, NoteSlot());
         if (!ent.ok()) return Error(arg.pos, ent.status().message());
         b.entity_args[param] = ent->id;
         b.entity_names[param] = ent->name;
@@ -750,16 +766,20 @@ class Binder {
     return (seconds + 1) * 1000000;
   }
 
+  // Where a name read the short way is noted; Bind adds the notes to the answer's.
+  std::string* NoteSlot() const { return &short_name_notes_.emplace_back(); }
+
   std::string_view text_;
   const Store& store_;
   const Schema& schema_;
   const QueryOptions& options_;
+  mutable std::deque<std::string> short_name_notes_;  // a deque: slots handed out stay where they are
 };
 
 }  // namespace
 
 Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const std::string& name,
-                                 const std::string& kind) {
+                                 const std::string& kind, std::string* short_name_note) {
   Result<Entity> e = store.FindEntity(name);
   if (e.ok() && (kind.empty() || e->kind == kind)) return e;
   if (!e.ok() && !e.status().IsNotFound()) return e.status();
@@ -776,7 +796,10 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
   if (e.ok()) return Status::NotFound("'" + name + "' is a " + e->kind + ", not a " + kind);
   Result<std::optional<Entity>> by_words = ResolveByNameWords(store, schema, name, kind);
   if (!by_words.ok()) return by_words.status();
-  if (by_words->has_value()) return std::move(**by_words);
+  if (by_words->has_value()) {
+    if (short_name_note != nullptr) *short_name_note = "'" + name + "' read as " + (*by_words)->name;
+    return std::move(**by_words);
+  }
   // Nothing matched: suggest names of the same kind.
   std::vector<std::string> names;
   Result<std::vector<Entity>> all = store.ListEntities(kind);
@@ -797,12 +820,17 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
 
 namespace {
 
-// Lower-case runs of letters and digits: "Google TPU v5p" is {google, tpu, v5p}.
-std::vector<std::string> NameWords(std::string_view name) {
+// Lower-case runs of letters and digits: "Google TPU v5p" is {google, tpu,
+// v5p}. Without `parenthesised`, what is in parentheses is left out: "Moore
+// Threads (Tencent)" is {moore, threads}.
+std::vector<std::string> NameWords(std::string_view name, bool parenthesised = true) {
   std::vector<std::string> words;
   std::string word;
+  int depth = 0;
   for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
+    if (c == '(') ++depth;
+    if (c == ')' && depth > 0) --depth;
+    if (std::isalnum(static_cast<unsigned char>(c)) && (parenthesised || depth == 0)) {
       word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (!word.empty()) {
       words.push_back(std::move(word));
@@ -824,6 +852,17 @@ bool HasWordRun(const std::vector<std::string>& words, const std::string& key) {
   return false;
 }
 
+// Whether the last words of the name, joined, are `key`: "MI300X" ends
+// "AMD Instinct MI300X", "Rubin" does not end "NVIDIA Rubin CPX".
+bool EndsWithWords(const std::vector<std::string>& words, const std::string& key) {
+  std::string run;
+  for (size_t i = words.size(); i > 0 && run.size() < key.size(); --i) {
+    run = words[i - 1] + run;
+    if (run == key) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schema& schema, const std::string& name,
@@ -834,38 +873,59 @@ Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schem
   if (key.size() < 2 || std::none_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
     return std::optional<Entity>();
   }
-  auto named = [&key](const std::string& entity_name, const std::vector<std::string>& aliases) {
-    if (HasWordRun(NameWords(entity_name), key)) return true;
-    return std::any_of(aliases.begin(), aliases.end(),
-                       [&key](const std::string& a) { return HasWordRun(NameWords(a), key); });
+  // Every name of the entity: a short name must end one of them (its
+  // parenthesised part aside) to stand for it; one that is only part of some
+  // names ("Rubin", "Llama 3", "H100") lists them instead of picking.
+  auto names_of = [](const std::string& entity_name, const std::vector<std::string>& aliases) {
+    std::vector<std::string> all = aliases;
+    all.insert(all.begin(), entity_name);
+    return all;
+  };
+  std::vector<Entity> ending, containing;
+  auto consider = [&](Entity ent) {
+    bool ends = false, contains = false;
+    for (const std::string& n : names_of(ent.name, ent.aliases)) {
+      ends = ends || EndsWithWords(NameWords(n, /*parenthesised=*/false), key);
+      contains = contains || HasWordRun(NameWords(n), key);
+    }
+    if (ends) ending.push_back(ent);
+    if (contains || ends) containing.push_back(std::move(ent));
   };
   Result<std::vector<Entity>> stored = store.ListEntities(kind);
   if (!stored.ok()) return stored.status();
-  std::vector<Entity> found;
   std::set<EntityId> seen;
   for (Entity& ent : *stored) {
     seen.insert(ent.id);
-    if (named(ent.name, ent.aliases)) found.push_back(std::move(ent));
+    consider(std::move(ent));
   }
   for (const EntityDef& def : schema.entities()) {
-    if ((!kind.empty() && def.kind != kind) || seen.count(def.id) != 0 || !named(def.name, def.aliases)) continue;
-    found.push_back(Entity{def.id, def.kind, def.name, def.aliases});
+    if ((!kind.empty() && def.kind != kind) || seen.count(def.id) != 0) continue;
+    consider(Entity{def.id, def.kind, def.name, def.aliases});
   }
+  // Only when no other entity's name holds the words either: "Data Center"
+  // ends one data center's alias and is in the other's name.
+  if (ending.size() == 1 && containing.size() == 1) return std::optional<Entity>(std::move(ending.front()));
+  std::vector<Entity>& found = containing;
   if (found.empty()) return std::optional<Entity>();
-  if (found.size() == 1) return std::optional<Entity>(std::move(found.front()));
   std::sort(found.begin(), found.end(), [](const Entity& a, const Entity& b) { return a.name < b.name; });
   constexpr size_t kListed = 8;
   std::string list;
-  for (size_t i = 0; i < found.size() && i < kListed; ++i) list += (i == 0 ? "'" : ", '") + found[i].name + "'";
+  for (size_t i = 0; i < found.size() && i < kListed; ++i) {
+    // Two entities of one name (a corpus's own and the schema's) are told apart by id.
+    const bool shared = (i > 0 && found[i - 1].name == found[i].name) ||
+                        (i + 1 < found.size() && found[i + 1].name == found[i].name);
+    list += (i == 0 ? "'" : ", '") + (shared ? found[i].id : found[i].name) + "'";
+  }
   if (found.size() > kListed) list += " and " + std::to_string(found.size() - kListed) + " more";
   const bool one_kind = std::all_of(found.begin(), found.end(),
                                    [&found](const Entity& e) { return e.kind == found.front().kind; });
-  const std::string what = one_kind ? found.front().kind + "s" : std::string("entities");
-  return Status::NotFound("'" + name + "' is part of the name of " + std::to_string(found.size()) + " " +
-                                 what + ": " + list + "; write the whole name" +
-                                 (one_kind ? ", or put them side by side: find " + found.front().kind +
-                                                 " where name contains \"" + name + "\""
-                                           : std::string()));
+  const std::string what = std::to_string(found.size()) + " " +
+                           (one_kind ? found.front().kind + (found.size() == 1 ? "" : "s")
+                                     : std::string(found.size() == 1 ? "entity" : "entities"));
+  return Status::NotFound("'" + name + "' is part of the name of " + what + ": " + list + "; write the whole name" +
+                          (one_kind && found.size() > 1 ? ", or put them side by side: find " + found.front().kind +
+                                                              " where name contains \"" + name + "\""
+                                                        : std::string()));
 }
 
 bool SelectsDocument(const SourceSelector& selector, const Document& document) {

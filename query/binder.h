@@ -131,15 +131,19 @@ Result<BoundQuery> Bind(const Query& query, std::string_view text, const Store& 
 // then by part of its name (ResolveByNameWords); `kind` non-empty prefers and
 // requires that kind. NotFound names the nearest names. Shared with the
 // evaluator.
+// `short_name_note`, when given, is set to "'MI300X' read as AMD Instinct
+// MI300X" when the name was read the short way, for the answer's notes.
 Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const std::string& name,
-                                 const std::string& kind);
+                                 const std::string& kind, std::string* short_name_note = nullptr);
 
-// An entity named the short way: "H100", "MI300X", "TPU v5p", "Gaudi 2".
-// `name`'s letters and digits (spaces and punctuation between them ignored)
-// are a run of whole consecutive words of the name or an alias of exactly
-// one entity (of `kind` when given): "TPU v5p" is "Google TPU v5p". nullopt
-// when no entity has such a run; NotFound naming them when several
-// do ("H100" is three chips). Shared with describe and trace.
+// An entity named the short way: "MI300X", "TPU v5p", "Gaudi 2". `name`'s
+// letters and digits (spaces and punctuation between them ignored) are the
+// last whole words of the name or an alias of exactly one entity (of `kind`
+// when given; a parenthesised part of a name aside): "TPU v5p" is "Google
+// TPU v5p"), and no other entity's name holds them. nullopt when no name
+// even contains them as whole words; NotFound naming the entities that hold
+// them otherwise ("H100" is in three chips' names, "Rubin" only in "NVIDIA
+// Rubin CPX"). Shared with describe and trace.
 Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schema& schema, const std::string& name,
                                                  const std::string& kind);
 

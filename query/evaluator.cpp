@@ -1248,7 +1248,9 @@ class Evaluator {
           if (di != nullptr && dj != nullptr && *di == *dj) continue;
           for (const Claim* x : g.clusters[i]) {
             for (const Claim* y : g.clusters[j]) {
-              if (g.disputed) break;
+              // Pair by pair: a cluster with two documents may still hold the
+              // one whose own two values make the only disagreement.
+              if (g.disputed || Group::SameDocument(*x, *y)) continue;
               factcheck::Comparison cmp = Agree(*x, *y);
               if (cmp.agree) continue;
               g.disputed = true;

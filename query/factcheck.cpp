@@ -405,6 +405,9 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
           for (const Fact* x : b.clusters[i]) {
             for (const Fact* y : b.clusters[j]) {
               if (found) break;
+              // Pair by pair, as the query language does: a cluster with two
+              // documents may hold the one whose own two values disagree.
+              if (x->provenance.document_id == y->provenance.document_id) continue;
               Comparison c = CompareValues(x->value, x->qualifiers, y->value, y->qualifiers, options.compare);
               if (c.agree) continue;
               differences.push_back({i, j, c});

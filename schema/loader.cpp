@@ -229,6 +229,7 @@ class SchemaBuilder {
   void Table(const Line& line);
   void Derive(const Line& line);
   void Column(const Line& line);
+  void Synonym(const Line& line);
   void AddLabel(LabelDef label, const Location& where);
 
   // Reference checks, run after every file is read.
@@ -253,7 +254,7 @@ class SchemaBuilder {
       table_at_, derive_at_, entity_at_;
   std::map<std::pair<std::string, std::string>, Location> unit_at_;    // (dimension, spelling)
   std::map<std::tuple<std::string, std::string, std::string>, Location> column_at_;  // (dataset, header, claim)
-  std::vector<Location> dimension_locs_, unit_locs_, attribute_locs_, label_locs_, entity_locs_;
+  std::vector<Location> dimension_locs_, unit_locs_, attribute_locs_, label_locs_, entity_locs_, synonym_locs_;
   std::vector<std::vector<std::string>> attribute_labels_;  // label= texts of each attribute
   std::set<std::string> not_published_seen_;
 };
@@ -311,9 +312,10 @@ void SchemaBuilder::ParseLine(const std::string& file, int line_no, std::string_
   if (d == "table") return Table(line);
   if (d == "derive") return Derive(line);
   if (d == "column") return Column(line);
+  if (d == "synonym") return Synonym(line);
   Error(where, "unknown directive '" + d +
                    "' (expected kind, qualifier, dimension, unit, predicate, attribute, label, entity, "
-                   "not_published, table, derive or column)");
+                   "not_published, table, derive, column or synonym)");
 }
 
 bool SchemaBuilder::CheckArgs(const Line& line, size_t min, size_t max, const char* usage) {
@@ -572,6 +574,17 @@ void SchemaBuilder::Attribute(const Line& line) {
   schema_.attribute_index_[def.name] = schema_.attributes_.size();
   schema_.attributes_.push_back(std::move(def));
   attribute_locs_.push_back(line.where);
+}
+
+void SchemaBuilder::Synonym(const Line& line) {
+  std::map<std::string, std::vector<std::string>> opts;
+  if (!CheckArgs(line, 2, 2, "WORD ATTRIBUTE") || !TakeOptions(line, {}, {}, opts, nullptr)) return;
+  SynonymDef def;
+  def.word = AsciiLower(line.args[0]);
+  def.target = line.args[1];
+  if (!CheckName(line, "synonym", def.word)) return;
+  schema_.synonyms_.push_back(std::move(def));
+  synonym_locs_.push_back(line.where);
 }
 
 void SchemaBuilder::AddLabel(LabelDef label, const Location& where) {
@@ -872,6 +885,37 @@ void SchemaBuilder::CheckReferences() {
       label.label = text;
       label.predicate = a.name;
       AddLabel(std::move(label), at);
+    }
+  }
+  // A synonym names an attribute users can ask for, is no name of its own,
+  // and means one attribute for each kind.
+  for (size_t i = 0; i < s.synonyms_.size(); ++i) {
+    const SynonymDef& syn = s.synonyms_[i];
+    const Location& at = synonym_locs_[i];
+    if (s.FindPredicate(syn.word) != nullptr || s.FindAttribute(syn.word) != nullptr ||
+        s.FindDerivation(syn.word) != nullptr) {
+      Error(at, "synonym " + syn.word + " is already the name of an attribute");
+      continue;
+    }
+    const DerivationDef* d = s.FindDerivation(syn.target);
+    if (s.FindPredicate(syn.target) == nullptr && s.FindAttribute(syn.target) == nullptr &&
+        (d == nullptr || !d->params.empty())) {
+      Error(at, "synonym " + syn.word + ": unknown attribute '" + syn.target + "'");
+      continue;
+    }
+    const std::vector<std::string> kinds = s.SubjectKinds(syn.target);
+    for (size_t j = 0; j < i; ++j) {
+      const SynonymDef& other = s.synonyms_[j];
+      if (other.word != syn.word) continue;
+      const std::vector<std::string> other_kinds = s.SubjectKinds(other.target);
+      bool overlap = kinds.empty() || other_kinds.empty();
+      for (const std::string& k : kinds) {
+        overlap = overlap || std::find(other_kinds.begin(), other_kinds.end(), k) != other_kinds.end();
+      }
+      if (overlap) {
+        Error(at, "synonym " + syn.word + " already means " + other.target + " for the same kinds (" +
+                      synonym_locs_[j].ToString() + ")");
+      }
     }
   }
   for (size_t i = 0; i < s.labels_.size(); ++i) {

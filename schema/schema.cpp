@@ -49,6 +49,27 @@ const DerivationDef* Schema::FindDerivation(const std::string& name) const {
   return Lookup(derivation_index_, derivations_, name);
 }
 
+std::vector<std::string> Schema::SubjectKinds(const std::string& name) const {
+  const PredicateDef* p = FindPredicate(name);
+  if (p == nullptr) {
+    if (const AttributeDef* a = FindAttribute(name)) p = FindPredicate(a->predicate);
+  }
+  return p != nullptr ? p->subject_kinds : std::vector<std::string>();
+}
+
+std::vector<const SynonymDef*> Schema::FindSynonyms(const std::string& word, const std::string& kind) const {
+  std::vector<const SynonymDef*> found;
+  const std::string lower = AsciiLower(word);
+  for (const SynonymDef& s : synonyms_) {
+    if (s.word != lower) continue;
+    const std::vector<std::string> kinds = SubjectKinds(s.target);
+    if (kind.empty() || kinds.empty() || std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) {
+      found.push_back(&s);
+    }
+  }
+  return found;
+}
+
 const UnitDef* Schema::FindUnit(const std::string& spelling) const { return FindUnit(spelling, ""); }
 
 const UnitDef* Schema::FindUnit(const std::string& spelling, const std::string& dimension) const {

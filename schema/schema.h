@@ -65,6 +65,13 @@ struct LabelDef {
   std::string site;       // lower case: a host ("aws.amazon.com") or a page template ("chip-catalog")
 };
 
+// Another word for an attribute, as researchers write it: "power" is tdp for
+// a chip and power_envelope for a data center. The kinds are the target's.
+struct SynonymDef {
+  std::string word;    // lower case
+  std::string target;  // a predicate, attribute or derivation without parameters
+};
+
 struct EntityDef {
   EntityId id;
   std::string kind;
@@ -195,6 +202,13 @@ class Schema {
   // The unit of `dimension` with that spelling, likewise; "" is any dimension.
   const UnitDef* FindUnit(const std::string& spelling, const std::string& dimension) const;
   const DerivationDef* FindDerivation(const std::string& name) const;
+  // What `word` (any case) is another word for when said of `kind`: the
+  // targets of its synonyms that apply to that kind (any kind when empty).
+  // Several only when `kind` is empty and the word means different
+  // attributes for different kinds.
+  std::vector<const SynonymDef*> FindSynonyms(const std::string& word, const std::string& kind) const;
+  // The kinds an attribute, predicate or derivation name applies to (empty: any).
+  std::vector<std::string> SubjectKinds(const std::string& name) const;
   // Label lookup for extractors: labels of `site` first (then of its parent
   // domains: "docs.aws.amazon.com" also finds site=aws.amazon.com and
   // site=amazon.com), then generic ones. `site` may also name a page
@@ -235,6 +249,7 @@ class Schema {
   const std::vector<AttributeDef>& attributes() const { return attributes_; }
   const std::vector<EntityDef>& entities() const { return entities_; }
   const std::vector<DerivationDef>& derivations() const { return derivations_; }
+  const std::vector<SynonymDef>& synonyms() const { return synonyms_; }
   const std::vector<LabelDef>& labels() const { return labels_; }
   const std::vector<UnitDef>& units() const { return units_; }
   const std::vector<DimensionDef>& dimensions() const { return dimensions_; }
@@ -266,6 +281,7 @@ class Schema {
   std::vector<LabelDef> labels_;
   std::vector<EntityDef> entities_;
   std::vector<DerivationDef> derivations_;
+  std::vector<SynonymDef> synonyms_;
   std::vector<ColumnDef> columns_;
   std::vector<std::string> not_published_;
   std::map<std::string, std::map<std::string, double>> tables_;

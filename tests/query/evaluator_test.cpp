@@ -452,6 +452,28 @@ TEST_F(EvaluatorTest, AYearDoesNotMakeTwoDaysOfItAgree) {
   EXPECT_EQ(report->conflicts[0].differences[0].comparison.gap, 214);
 }
 
+// One page's own two days and another page's year that agrees with both: no
+// two sources disagree, so neither the cell, conflicting() nor chipkg
+// conflicts calls it a conflict (the year's cluster held a second document,
+// and that made the page's own pair count in the cell and the report).
+TEST_F(EvaluatorTest, APagesOwnTwoDaysAreNoConflictBesideAYear) {
+  DocBuilder("days", "press", "days.example")
+      .Add("chip:beta", "released", Value::OfDate(*Date::Parse("2024-12-03"), "3 December 2024"))
+      .Add("chip:beta", "released", Value::OfDate(*Date::Parse("2024-12-17"), "17 December 2024"))
+      .Write(*store_, "run-2");
+  DocBuilder("year", "press", "year.example")
+      .Add("chip:beta", "released", Value::OfDate(*Date::Parse("2024"), "2024"))
+      .Write(*store_, "run-3");
+  QueryResult r = Ok("beta.released");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].cells.at(0).state, Cell::State::kReported) << Render(r, Format::kText);
+  EXPECT_TRUE(Names("find chip where conflicting(released)").empty());
+  EXPECT_EQ(Names("find chip where name = \"Beta\" and not conflicting(released)"), (Strings{"Beta"}));
+  auto report = factcheck::Conflicts(*store_, RealSchema(), "beta", factcheck::Options{});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_TRUE(report->conflicts.empty());
+}
+
 // Every answer says where its time went, step by step, within its elapsed time.
 TEST_F(EvaluatorTest, PhasesAccountForTheAnswersTime) {
   auto names = [](const QueryResult& r) {

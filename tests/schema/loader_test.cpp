@@ -262,6 +262,32 @@ TEST(SchemaLoader, ClosedQualifierKeysListTheirValues) {
               "precision=int4 is not among the values");
 }
 
+// Other words for attributes: one meaning per kind, never a name of its own.
+TEST(SchemaLoader, SynonymsMeanOneAttributeForEachKind) {
+  Result<Schema> s = Schema::LoadTexts(
+      {{"base.schema", kBase},
+       {"t.schema",
+        "synonym Power tdp\nsynonym size parameters\nsynonym size memory\nattribute bf16 peak_throughput "
+        "format=bf16\nsynonym brain_float bf16\n"}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto targets = [&](const std::string& word, const std::string& kind) {
+    std::vector<std::string> out;
+    for (const SynonymDef* d : s->FindSynonyms(word, kind)) out.push_back(d->target);
+    return out;
+  };
+  EXPECT_EQ(targets("POWER", "chip"), (std::vector<std::string>{"tdp"}));
+  EXPECT_TRUE(targets("power", "llm").empty());
+  EXPECT_EQ(targets("size", "llm"), (std::vector<std::string>{"parameters"}));
+  EXPECT_EQ(targets("size", "chip"), (std::vector<std::string>{"memory"}));
+  EXPECT_EQ(targets("size", ""), (std::vector<std::string>{"parameters", "memory"}));
+  EXPECT_EQ(targets("brain_float", "chip"), (std::vector<std::string>{"bf16"}));
+  ExpectError("synonym tdp memory\n", 1, "synonym tdp is already the name of an attribute");
+  ExpectError("synonym power watts\n", 1, "synonym power: unknown attribute 'watts'");
+  ExpectError("synonym power tdp\nsynonym power memory\n", 2, "synonym power already means tdp for the same kinds");
+  ExpectError("synonym power\n", 1, "missing argument: synonym takes WORD ATTRIBUTE");
+  ExpectError("synonym 2power tdp\n", 1, "bad synonym name '2power'");
+}
+
 TEST(SchemaLoader, EntityPropertiesNamePredicates) {
   Result<Schema> s =
       Schema::LoadTexts({{"base.schema", kBase}, {"t.schema", "entity chip:a kind=chip name=A memory_type=HBM3\n"}});
@@ -360,9 +386,9 @@ TEST(SchemaLoader, ErrorsAreCollectedFirstOneFirst) {
   std::string message = ErrorOf("kind\nfoo\nbar\n");
   EXPECT_EQ(message, "t.schema:1: missing argument: kind takes a kind name\n"
                      "t.schema:2: unknown directive 'foo' (expected kind, qualifier, dimension, unit, predicate, "
-                     "attribute, label, entity, not_published, table, derive or column)\n"
+                     "attribute, label, entity, not_published, table, derive, column or synonym)\n"
                      "t.schema:3: unknown directive 'bar' (expected kind, qualifier, dimension, unit, predicate, "
-                     "attribute, label, entity, not_published, table, derive or column)");
+                     "attribute, label, entity, not_published, table, derive, column or synonym)");
   std::string many;
   for (int i = 0; i < 30; ++i) many += "nonsense\n";
   EXPECT_NE(ErrorOf(many).find("(and 10 more errors)"), std::string::npos);

@@ -8,6 +8,7 @@
 #include <exception>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -129,6 +130,20 @@ Result<std::string> AttributesText(const Schema& schema, std::string kind) {
     }
     std::snprintf(line, sizeof line, "  %-30s %s\n", head.c_str(), d.formula.c_str());
     out << line;
+  }
+  std::map<std::string, std::string> other_words;  // attribute -> "power, power_draw"
+  for (const SynonymDef& syn : schema.synonyms()) {
+    const std::vector<std::string> targets = schema.SubjectKinds(syn.target);
+    if (!targets.empty() && std::find(targets.begin(), targets.end(), kind) == targets.end()) continue;
+    std::string& words = other_words[syn.target];
+    words += (words.empty() ? "" : ", ") + syn.word;
+  }
+  if (!other_words.empty()) {
+    out << "\nother words for them:\n";
+    for (const auto& [target, words] : other_words) {
+      std::snprintf(line, sizeof line, "  %-30s %s\n", target.c_str(), words.c_str());
+      out << line;
+    }
   }
   out << "\nqualifiers: {KEY=VALUE} after an attribute, e.g. peak_throughput{format=fp8}";
   for (const std::string& key : schema.qualifier_keys()) {
