@@ -832,6 +832,31 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     return false;
   };
+  // The chip set off by commas just before a clause that opens with a verb:
+  // "Its successor, Trainium3, was announced ...".
+  auto ApposedChip = [&](Range clause) -> const Mention* {
+    static const std::string_view kVerbs[] = {
+        "was", "is", "has", "had", "have", "will", "were", "are", "offers", "offered", "delivers", "delivered",
+        "ships", "runs", "uses", "used", "carries", "provides", "features", "packs", "gets", "got", "reached",
+        "launched", "debuted", "arrived", "came", "comes", "went", "goes", "draws", "hit", "hits", "tops"};
+    size_t first_end = clause.begin;
+    while (first_end < clause.end && IsAsciiAlpha(text[first_end])) ++first_end;
+    const std::string first = AsciiLower(text.substr(clause.begin, first_end - clause.begin));
+    if (std::find(std::begin(kVerbs), std::end(kVerbs), first) == std::end(kVerbs)) return nullptr;
+    size_t comma = clause.begin;
+    while (comma > s.begin && SpaceAt(text, comma - 1)) --comma;
+    if (comma == s.begin || text[comma - 1] != ',') return nullptr;
+    size_t before = comma - 1;
+    while (before > s.begin && SpaceAt(text, before - 1)) --before;
+    for (const Mention& m : mentions) {
+      if (m.range.end != before || m.entity->kind != "chip" || m.entity->id == page.subject()) continue;
+      // Set off on both sides: ", Trainium3," (or the sentence opens with it).
+      size_t left = m.range.begin;
+      while (left > s.begin && SpaceAt(text, left - 1)) --left;
+      if (left == s.begin || text[left - 1] == ',') return &m;
+    }
+    return nullptr;
+  };
   // (Taken before the loop: it moves drafts away as it goes.)
   std::vector<std::pair<std::string, Range>> values_read;
   for (const Pending& pd : drafts) values_read.emplace_back(pd.draft.predicate, pd.draft.span);
@@ -849,8 +874,17 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       }
     }
     if (blocking == nullptr) {
-      kept.push_back(std::move(pd));
-      continue;
+      // "Its successor, Trainium3, was announced December 2025": a clause
+      // that opens with a verb after a chip set off by commas is that
+      // chip's, not the page's. Given to it when nothing else in the clause
+      // is in doubt, dropped otherwise.
+      const Mention* apposed = pd.page_subject ? ApposedChip(clause_of(pd.draft.span.begin)) : nullptr;
+      if (apposed == nullptr) {
+        kept.push_back(std::move(pd));
+        continue;
+      }
+      blocking = apposed;
+      blocking_count = 1;
     }
     // The chip that opens a clause is what the clause is about when it is
     // the only chip the clause names, the clause compares nothing and gives
@@ -860,8 +894,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // else that names another chip is still dropped: "Unlike Trainium3 it
     // has ...", "Trainium3 has 144 GB compared with 96 GB on Trainium2".
     const Range clause = clause_of(pd.draft.span.begin);
+    const bool apposed = !clause.Contains(blocking->range);
     bool opens_clause = blocking_count == 1 && pd.draft.value.kind != ValueKind::kNotPublished &&
-                        clause.begin == blocking->range.begin && pd.page_subject &&
+                        (apposed || clause.begin == blocking->range.begin) && pd.page_subject &&
                         page.Predicate(pd.draft.predicate) != nullptr &&
                         Page::Applies(*page.Predicate(pd.draft.predicate), "chip") && !compares(clause);
     for (const Mention& m : mentions) {

@@ -180,6 +180,20 @@ TEST(GenericSentence, AClauseThatOpensWithAnotherChipIsAboutThatChip) {
   EXPECT_EQ(Lines(e), expected);
 }
 
+// A chip set off by commas before a clause that opens with a verb is what
+// that clause is about: Trainium3's announcement is not the page's chip's.
+TEST(GenericSentence, AChipInAppositionOwnsTheClauseAfterIt) {
+  Extraction e = Extract(
+      "# AWS Trainium 2\n"
+      "Its successor, Trainium3, was announced December 2025. Compared with Trainium3, it has 96 GB of memory.\n");
+  std::vector<std::string> expected = {
+      "chip:aws-trainium2\tsuccessor\tentity chip:aws-trainium3\t-\tstated\t-\t-\tTrainium3",
+      "chip:aws-trainium3\tannounced\tdate 2025-12\t-\tstated\t-\t-\tDecember 2025",
+      "chip:aws-trainium2\tmemory\tquantity 96000000000 bytes\t-\tstated\t-\t-\t96 GB",
+  };
+  EXPECT_EQ(Lines(e), expected);
+}
+
 // A clause that opens with a chip but sets two chips or two figures side by
 // side is about neither alone: nothing of it is given to the chip it opens with.
 TEST(GenericSentence, AComparisonIsAboutNoChipAlone) {
