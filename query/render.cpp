@@ -2,6 +2,8 @@
 // scripts, all three carrying the same values, supports and citations.
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <initializer_list>
@@ -500,6 +502,18 @@ void AppendCsvField(std::string& line, std::string_view field) {
   line += '"';
 }
 
+// The shortest text that reads back as the same double: "96000000000", "0.596".
+std::string ShortestNumber(double x) {
+  char buf[64];
+  // Whole numbers in full (spreadsheets read "9.6e+10" too, people less well).
+  if (x == std::floor(x) && std::fabs(x) < 1e18) {
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+    return buf;
+  }
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+  return ec == std::errc() ? std::string(buf, end) : std::string();
+}
+
 void RenderCsv(const QueryResult& r, Sink& out) {
   std::string line;
   size_t fields_in_line = 0;
@@ -532,9 +546,12 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     end_line();
     return;
   }
-  fields({"row", "entity", "name", "column", "state", "value", "qualifiers", "computed", "formula", "support",
-          "citation", "fact", "document", "title", "url", "section", "excerpt", "attribution", "fetched_at",
-          "row_support"});
+  // number/dimension/date: the value for analysis (a quantity in its
+  // dimension's canonical unit, 1 or 0 for yes/no, an ISO date), beside the
+  // text people read; as_of and the dataset's row and column per citation.
+  fields({"row", "entity", "name", "column", "state", "value", "number", "dimension", "date", "qualifiers",
+          "computed", "formula", "support", "citation", "fact", "document", "title", "url", "section", "excerpt",
+          "attribution", "fetched_at", "as_of", "dataset_row", "dataset_column", "row_support"});
   end_line();
   std::unordered_map<uint64_t, const Citation*> by_fact;
   by_fact.reserve(r.citations.size());
@@ -544,13 +561,24 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     const Row& row = r.rows[i];
     const std::string row_support = row.support.ToString();
     auto emit_value = [&](const std::string& column, const char* state, const ShownValue& v) {
-      fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, QualifierText(v.qualifiers()),
-              v.computed ? "yes" : "", v.formula(), v.support.IsTrue() ? "" : v.support.ToString()});
+      const Value& value = v.value();
+      std::string number, dimension, date;
+      if (v.content != nullptr && value.kind == ValueKind::kQuantity) {
+        number = ShortestNumber(value.number);
+        dimension = value.dimension;
+      } else if (v.content != nullptr && value.kind == ValueKind::kBool) {
+        number = value.number != 0 ? "1" : "0";
+      } else if (v.content != nullptr && value.kind == ValueKind::kDate) {
+        date = value.date.ToString();
+      }
+      fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, number, dimension, date,
+              QualifierText(v.qualifiers()), v.computed ? "yes" : "", v.formula(),
+              v.support.IsTrue() ? "" : v.support.ToString()});
       base = line;
       const size_t base_fields = fields_in_line;
       const std::vector<uint64_t> facts = v.support.Facts();
       if (facts.empty()) {
-        fields({"", "", "", "", "", "", "", "", "", row_support});
+        fields({"", "", "", "", "", "", "", "", "", "", "", "", row_support});
         end_line();
         return;
       }
@@ -562,13 +590,14 @@ void RenderCsv(const QueryResult& r, Sink& out) {
         const uint64_t id = facts[k];
         auto it = by_fact.find(id);
         if (it == by_fact.end()) {
-          fields({"", std::to_string(id), "", "", "", "", "", "", ""});
+          fields({"", std::to_string(id), "", "", "", "", "", "", "", "", "", ""});
         } else {
           const Citation& c = *it->second;
           static const Passage kUnread;
           const Passage& p = c.passage != nullptr ? *c.passage : kUnread;
           fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, p.section, p.excerpt,
-                  p.attribution, Time(c.fetched_at)});
+                  p.attribution, Time(c.fetched_at), c.valid_as_of ? c.valid_as_of->ToString() : "",
+                  p.row >= 0 ? std::to_string(p.row) : "", p.column});
         }
         fields({row_support});
         end_line();

@@ -323,6 +323,18 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_FALSE(std::getline(lines, third)) << csv.out;  // the two largest groups only
 }
 
+// CSV for analysis: each value as a number in its dimension's canonical
+// unit (or an ISO date) beside its text, and the dataset row and column it
+// was read from.
+TEST_F(ToolsTest, CsvCarriesNumbersDatesAndDatasetCells) {
+  Output csv = Chipkg(Db({"query", "trainium2.memory show released using aggregator", "--format", "csv"}));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_TRUE(Contains(csv.out, "row,entity,name,column,state,value,number,dimension,date,")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, ",memory,reported,96 GB,96000000000,bytes,,")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, ",released,reported,2024-12-03,,,2024-12-03,")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, ",Memory (bytes),")) << csv.out;  // the Epoch column
+}
+
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
                     "describe Trainium   # a comment after a statement\n"
@@ -1064,6 +1076,11 @@ class Terminal {
   }
   bool ok() const { return pid_ > 0 && fd_ >= 0; }
   void Type(const std::string& keys) {
+    // The prompt is printed before libedit puts the terminal in its own mode,
+    // and that discards what was typed in between: a key sent as soon as the
+    // prompt showed was lost now and then on a loaded machine (Ctrl-D never
+    // arrived, and the test waited out its timeout). A person is never that quick.
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
     for (char c : keys) {
       // One key at a time, as a person types: libedit reads keystrokes.
       ASSERT_EQ(write(fd_, &c, 1), 1);
