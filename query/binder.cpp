@@ -133,6 +133,11 @@ class Binder {
         return Error(q.group_by->pos, "a count by " + q.group_by->name + " counts entities: 'with evidence' counts "
                                       "the ways a condition holds, and the two do not mix");
       }
+      if (!q.show.empty()) {
+        return Error(q.show.front().pos, "a count by " + q.group_by->name + " shows one number per group: to see "
+                                         "other attributes, find " + (q.kind.empty() ? std::string("chip") : q.kind) +
+                                         " where " + q.group_by->name + " = VALUE show ...");
+      }
       Column c;
       c.attribute = *q.group_by;
       c.pos = q.group_by->pos;
@@ -863,12 +868,28 @@ bool EndsWithWords(const std::vector<std::string>& words, const std::string& key
   return false;
 }
 
+// Whether `wanted` are words of the name in order, others between allowed
+// ("AMD MI300X" in "AMD Instinct MI300X"); with `prefix_last`, the last may
+// be the start of a longer word ("MI300" of "MI300X").
+bool HasWordsInOrder(const std::vector<std::string>& words, const std::vector<std::string>& wanted, bool prefix_last) {
+  size_t k = 0;
+  for (size_t i = 0; i < words.size() && k < wanted.size(); ++i) {
+    const bool last = k + 1 == wanted.size();
+    if (words[i] == wanted[k] || (last && prefix_last && words[i].size() > wanted[k].size() &&
+                                  words[i].compare(0, wanted[k].size(), wanted[k]) == 0)) {
+      ++k;
+    }
+  }
+  return k == wanted.size();
+}
+
 }  // namespace
 
 Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schema& schema, const std::string& name,
                                                  const std::string& kind) {
+  const std::vector<std::string> wanted = NameWords(name);
   std::string key;
-  for (const std::string& w : NameWords(name)) key += w;
+  for (const std::string& w : wanted) key += w;
   // A bare number ("100") or a single letter names nothing by itself.
   if (key.size() < 2 || std::none_of(key.begin(), key.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
     return std::optional<Entity>();
@@ -881,15 +902,23 @@ Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schem
     all.insert(all.begin(), entity_name);
     return all;
   };
+  // `containing`: every entity the words could mean, also where the last
+  // is only the start of a word ("MI300" could be MI300X or MI300A).
   std::vector<Entity> ending, containing;
+  size_t holding = 0;  // of `containing`, those with the words themselves
   auto consider = [&](Entity ent) {
-    bool ends = false, contains = false;
+    bool ends = false, contains = false, near = false;
     for (const std::string& n : names_of(ent.name, ent.aliases)) {
+      const std::vector<std::string> words = NameWords(n);
       ends = ends || EndsWithWords(NameWords(n, /*parenthesised=*/false), key);
-      contains = contains || HasWordRun(NameWords(n), key);
+      contains = contains || HasWordRun(words, key) || HasWordsInOrder(words, wanted, false);
+      near = near || HasWordsInOrder(words, wanted, true);
     }
     if (ends) ending.push_back(ent);
-    if (contains || ends) containing.push_back(std::move(ent));
+    if (contains || ends || near) {
+      holding += contains || ends;
+      containing.push_back(std::move(ent));
+    }
   };
   Result<std::vector<Entity>> stored = store.ListEntities(kind);
   if (!stored.ok()) return stored.status();
@@ -902,9 +931,15 @@ Result<std::optional<Entity>> ResolveByNameWords(const Store& store, const Schem
     if ((!kind.empty() && def.kind != kind) || seen.count(def.id) != 0) continue;
     consider(Entity{def.id, def.kind, def.name, def.aliases});
   }
-  // Only when no other entity's name holds the words either: "Data Center"
-  // ends one data center's alias and is in the other's name.
-  if (ending.size() == 1 && containing.size() == 1) return std::optional<Entity>(std::move(ending.front()));
+  // Only when no other entity's name holds the words either ("Data Center"
+  // ends one data center's alias and is in the other's name). A model
+  // number (a word with a digit) held by one name alone is that entity
+  // wherever it stands in the name ("H200" of "NVIDIA H200 SXM"); words
+  // without one are not ("Rubin" of "NVIDIA Rubin CPX").
+  const bool model_number = std::any_of(key.begin(), key.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  if (containing.size() == 1 && (ending.size() == 1 || (model_number && holding == 1))) {
+    return std::optional<Entity>(std::move(containing.front()));
+  }
   std::vector<Entity>& found = containing;
   if (found.empty()) return std::optional<Entity>();
   std::sort(found.begin(), found.end(), [](const Entity& a, const Entity& b) { return a.name < b.name; });

@@ -1792,6 +1792,7 @@ class Evaluator {
   // "not published", or under "— (no source)".
   struct Groups {
     std::map<std::string, uint64_t> counts;
+    std::map<std::string, double> order;  // groups of equal size: a number or date in its own order
     std::vector<std::string> in_several;  // "AWS Trainium (Amazon; Annapurna Labs)"
   };
 
@@ -1800,7 +1801,23 @@ class Evaluator {
     if (!cell.ok()) return cell.status();
     std::vector<std::string> labels;
     for (const ShownValue& v : cell->values) {
-      if (std::find(labels.begin(), labels.end(), v.text) == labels.end()) labels.push_back(v.text);
+      // One group per value, however its sources wrote it: Epoch's "500.0 W"
+      // and a page's "500 W" are one group, shown in the display unit.
+      std::string label = v.text;
+      std::optional<double> order;
+      if (v.kind == ShownValue::Kind::kValue && v.content != nullptr) {
+        const Value& value = v.value();
+        if (value.kind == ValueKind::kQuantity) {
+          label = schema_.FormatQuantity(value.number, value.dimension, q_.group_by->attribute.display_unit,
+                                         &v.qualifiers());
+          order = value.number;
+        } else if (value.kind == ValueKind::kDate) {
+          label = value.date.ToString();
+          order = value.date.FirstDay();
+        }
+      }
+      if (order) groups.order.emplace(label, *order);
+      if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
     }
     if (labels.empty()) labels.push_back("— (no source)");
     for (const std::string& label : labels) ++groups.counts[label];
@@ -1819,9 +1836,12 @@ class Evaluator {
     std::vector<std::pair<std::string, uint64_t>> sorted(groups.counts.begin(), groups.counts.end());
     // Largest first; no source and "not published" after every value.
     auto last = [](const std::string& label) { return label == "— (no source)" || label == "not published"; };
-    std::stable_sort(sorted.begin(), sorted.end(), [&last](const auto& a, const auto& b) {
+    std::stable_sort(sorted.begin(), sorted.end(), [&last, &groups](const auto& a, const auto& b) {
       if (last(a.first) != last(b.first)) return last(b.first);
-      return a.second > b.second;
+      if (a.second != b.second) return a.second > b.second;
+      auto x = groups.order.find(a.first), y = groups.order.find(b.first);
+      if (x != groups.order.end() && y != groups.order.end()) return x->second < y->second;
+      return false;  // names in their own (alphabetical) order
     });
     for (const auto& [label, count] : sorted) {
       if (q_.limit && result.rows.size() >= *q_.limit) break;

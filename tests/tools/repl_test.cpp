@@ -321,6 +321,11 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_TRUE(first.rfind("TSMC,", 0) == 0) << csv.out;
   EXPECT_FALSE(second.empty()) << csv.out;
   EXPECT_FALSE(std::getline(lines, third)) << csv.out;  // the two largest groups only
+  // One group per value however the sources wrote it (Epoch's "500.0 W" is a page's "500 W").
+  Output tdp = Chipkg(Db({"query", "count chip by tdp"}));
+  ASSERT_EQ(tdp.code, 0) << tdp.err;
+  EXPECT_TRUE(Contains(tdp.out, "\n500 W ")) << tdp.out;
+  EXPECT_FALSE(Contains(tdp.out, ".0 W")) << tdp.out;
 }
 
 // CSV for analysis: each value as a number in its dimension's canonical
@@ -333,6 +338,11 @@ TEST_F(ToolsTest, CsvCarriesNumbersDatesAndDatasetCells) {
   EXPECT_TRUE(Contains(csv.out, ",memory,reported,96 GB,96000000000,bytes,,")) << csv.out;
   EXPECT_TRUE(Contains(csv.out, ",released,reported,2024-12-03,,,2024-12-03,")) << csv.out;
   EXPECT_TRUE(Contains(csv.out, ",Memory (bytes),")) << csv.out;  // the Epoch column
+  // Notes, which a CSV file has no place for, go to standard error.
+  Output noted = Chipkg(Db({"query", "\"MI300X\".memory", "--format", "csv"}));
+  ASSERT_EQ(noted.code, 0) << noted.err;
+  EXPECT_TRUE(Contains(noted.err, "note: 'MI300X' read as AMD Instinct MI300X")) << noted.err;
+  EXPECT_FALSE(Contains(noted.out, "note:")) << noted.out;
 }
 
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
@@ -772,6 +782,15 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   Output traced = Chipkg(Db({"trace", "TPU v5p.memory"}));
   EXPECT_EQ(traced.code, 0) << traced.err;
   EXPECT_TRUE(Contains(traced.out, "Google TPU v5p")) << traced.out;
+  // A model number one name alone holds; one that starts other names too is not picked.
+  Output h200 = Chipkg(Db({"query", "\"H200\".memory"}));
+  EXPECT_EQ(h200.code, 0) << h200.err;
+  EXPECT_TRUE(Contains(h200.out, "note: 'H200' read as NVIDIA H200")) << h200.out;
+  Output mi300 = Chipkg(Db({"query", "\"MI300\".memory"}));
+  EXPECT_EQ(mi300.code, 1);
+  EXPECT_TRUE(Contains(mi300.err, "'MI300' is part of the name of 3 chips: 'AMD Instinct MI300A', 'AMD Instinct MI300X', "
+                                  "'AMD Radeon Instinct MI300'"))
+      << mi300.err;
   Output several = Chipkg(Db({"describe", "H100"}));
   EXPECT_EQ(several.code, 1);
   EXPECT_TRUE(Contains(several.err, "'H100' is part of the name of 3 chips: 'NVIDIA H100 NVL', 'NVIDIA H100 PCIe', "

@@ -303,6 +303,12 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   s.last_phases = result->phases;
   auto format = query::ParseFormat(factcheck::FormatName(s.format));
   if (!format.ok()) return Fail(err, format.status());
+  // CSV has no place for notes, and they say what a table alone hides (chips
+  // left out as undecidable, a name read the short way, a chip counted in two
+  // groups): on standard error, where they do not break the file.
+  if (*format == query::Format::kCsv) {
+    for (const std::string& note : result->notes) err += "note: " + note + "\n";
+  }
   if (s.answer_stream != nullptr && out.empty()) {
     query::Render(*result, *format, *s.answer_stream);
   } else if (out.empty()) {
