@@ -1529,6 +1529,7 @@ class Evaluator {
       ShownValue v;
       v.kind = ShownValue::Kind::kText;
       v.text = o->truth == Truth::kTrue ? "yes" : "no";
+      v.content = YesNo(o->truth == Truth::kTrue);
       v.support = o->support;
       cell.values.push_back(std::move(v));
       return cell;
@@ -1549,6 +1550,7 @@ class Evaluator {
       ShownValue v;
       v.kind = ShownValue::Kind::kText;
       v.text = text;
+      v.content = YesNo(c.holds);
       v.support = std::move(c.support);
       v.computed = true;
       cell.values.push_back(std::move(v));
@@ -1561,6 +1563,13 @@ class Evaluator {
       cell.state = Cell::State::kUnknown;
     }
     return cell;
+  }
+
+  // What a test's "yes"/"no" is, for output that reads values (CSV's number).
+  static std::shared_ptr<const ShownValue::Content> YesNo(bool holds) {
+    static const auto yes = std::make_shared<const ShownValue::Content>(ShownValue::Content{Value::Bool(true, "yes"), {}, ""});
+    static const auto no = std::make_shared<const ShownValue::Content>(ShownValue::Content{Value::Bool(false, "no"), {}, ""});
+    return holds ? yes : no;
   }
 
   // ---- Candidates --------------------------------------------------------------
@@ -1812,8 +1821,10 @@ class Evaluator {
                                          &v.qualifiers());
           order = value.number;
         } else if (value.kind == ValueKind::kDate) {
-          label = value.date.ToString();
-          order = value.date.FirstDay();
+          // By year, the precision every date has: "2022" and "2022-10-01"
+          // are one group, and `released = 2022` lists it.
+          label = std::to_string(value.date.year);
+          order = value.date.year;
         }
       }
       if (order) groups.order.emplace(label, *order);
@@ -1830,9 +1841,9 @@ class Evaluator {
   }
 
   void GroupRows(const Groups& groups, QueryResult& result) const {
-    result.kind = q_.group_by->label;
+    result.group_by = q_.group_by->label;
     result.groups = groups.counts.size();
-    result.columns = {result.kind == q_.kind ? "count" : q_.kind + "s"};
+    result.columns = {q_.kind + "s"};
     std::vector<std::pair<std::string, uint64_t>> sorted(groups.counts.begin(), groups.counts.end());
     // Largest first; no source and "not published" after every value.
     auto last = [](const std::string& label) { return label == "— (no source)" || label == "not published"; };
@@ -1851,8 +1862,10 @@ class Evaluator {
       cell.column = result.columns.front();
       cell.state = Cell::State::kText;
       ShownValue& v = cell.values.emplace_back();
-      v.kind = ShownValue::Kind::kText;
+      v.kind = ShownValue::Kind::kValue;  // a number, for JSON and CSV
       v.text = std::to_string(count);
+      v.content = std::make_shared<const ShownValue::Content>(
+          ShownValue::Content{Value::Quantity(static_cast<double>(count), "count", v.text), {}, ""});
     }
     if (q_.limit && sorted.size() > *q_.limit) {
       result.notes.push_back("the " + std::to_string(*q_.limit) + " largest of " + std::to_string(sorted.size()) +
@@ -1864,8 +1877,10 @@ class Evaluator {
       if (groups.in_several.size() > 10) names += ", ... (" + std::to_string(groups.in_several.size()) + " in all)";
       result.notes.push_back("counted under each value its sources give: " + names);
     }
-    result.notes.push_back("the " + q_.kind + "s of a group, with citations: find " + q_.kind + " where " +
-                           q_.group_by->label + " = VALUE");
+    const std::string& a = q_.group_by->label;
+    result.notes.push_back("the " + q_.kind + "s of a group, with citations: find " + q_.kind + " where " + a +
+                           (q_.group_by->attribute.type == ValueKind::kBool ? " = true (or false)" : " = VALUE") +
+                           "; unknown(" + a + ") for no source, not_published(" + a + ")");
   }
 
   // A find that can end at its limit once that many rows match.

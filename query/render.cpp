@@ -129,6 +129,7 @@ std::string CellText(const Cell& c) {
 }
 
 std::string EntityColumn(const QueryResult& r) {
+  if (!r.group_by.empty()) return r.group_by;  // count ... by: a row per value of it
   if (!r.kind.empty()) return r.kind;
   return "entity";
 }
@@ -145,7 +146,7 @@ std::string StatementName(StatementKind k) {
 }
 
 // A count by an attribute (`count chip by designer`) has a row per group.
-bool Grouped(const QueryResult& r) { return r.count && !r.rows.empty(); }
+bool Grouped(const QueryResult& r) { return r.count && !r.group_by.empty(); }
 
 void RenderText(const QueryResult& r, Sink& out) {
   if (r.count && !Grouped(r)) {
@@ -478,6 +479,7 @@ void RenderJson(const QueryResult& r, Sink& out) {
   w.Field("cited_rows", r.cited_rows);
   w.Field("columns", r.columns);
   if (r.count) w.Field("count", *r.count);
+  if (Grouped(r)) w.Field("group_by", r.group_by);
   if (Grouped(r)) w.Field("groups", r.groups);
   if (!r.kind.empty()) w.Field("kind", r.kind);
   w.Field("notes", r.notes);
@@ -531,7 +533,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
   };
   if (Grouped(r)) {
     // One line a group, ready for a spreadsheet: "designer,chips".
-    fields({r.kind, r.columns.front()});
+    fields({r.group_by, r.columns.front()});
     end_line();
     for (const Row& row : r.rows) {
       fields({row.name, row.cells.front().values.front().text});

@@ -166,6 +166,7 @@ struct QueryResult {
   std::vector<std::string> columns;  // after the entity name column
   std::vector<Row> rows;
   std::optional<uint64_t> count;     // count statements
+  std::string group_by;              // count ... by ATTRIBUTE: the attribute (a row per value)
   size_t groups = 0;                 // count ... by: how many values (a row each, up to the limit)
   std::vector<Citation> citations;   // numbered 1..n in order of first use in the resolved rows
   size_t cited_rows = 0;             // rows whose support carries citation numbers

@@ -321,6 +321,14 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_TRUE(first.rfind("TSMC,", 0) == 0) << csv.out;
   EXPECT_FALSE(second.empty()) << csv.out;
   EXPECT_FALSE(std::getline(lines, third)) << csv.out;  // the two largest groups only
+  // For scripts: the kind, the attribute, and each count a number.
+  Output json = Chipkg(Db({"query", "count chip by designer limit 1", "--format", "json"}));
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["kind"], "chip");
+  EXPECT_EQ(j["group_by"], "designer");
+  EXPECT_EQ(j["rows"][0]["name"], "NVIDIA");
+  EXPECT_GT(j["rows"][0]["cells"]["chips"]["values"][0]["value"]["number"].get<double>(), 50);
   // One group per value however the sources wrote it (Epoch's "500.0 W" is a page's "500 W").
   Output tdp = Chipkg(Db({"query", "count chip by tdp"}));
   ASSERT_EQ(tdp.code, 0) << tdp.err;
