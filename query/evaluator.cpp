@@ -409,7 +409,9 @@ class Evaluator {
       : store_(store), schema_(schema), q_(q), options_(options) {
     view_ = q.view;
     view_.with_provenance = false;
-    need_reasons_ = !q.with_evidence && q.statement != StatementKind::kCount;
+    // A count shows no rows, but says which entities it counted although a
+    // source contradicts them: that takes the reasons (contradicting claims).
+    need_reasons_ = !q.with_evidence;
   }
 
   Result<QueryResult> Run(QueryResult& result) {
@@ -1905,6 +1907,7 @@ class Evaluator {
     // rows instead of moving every Row again as the vector grows.
     if (!counting) rows.reserve(can_stop_early ? std::min<size_t>(*q_.limit, candidates->size()) : candidates->size());
     uint64_t counted = 0;
+    std::vector<std::string> disputed;  // counted, though another claim contradicts the test
     Groups groups;
     bool stopped = false;
     candidate_ids_.clear();
@@ -1926,6 +1929,13 @@ class Evaluator {
       }
       if (o.truth == Truth::kUnknown) undetermined.push_back(e.name);
       if (o.truth != Truth::kTrue) continue;
+      if (counting && !q_.with_evidence) {
+        for (const Reason& r : o.reasons) {
+          if (r.contradicting.empty()) continue;
+          disputed.push_back(e.name + " (" + r.test + ")");
+          break;
+        }
+      }
       if (counting && q_.group_by) {
         ++counted;
         CHIPKG_RETURN_IF_ERROR(Tally(e, groups));
@@ -1972,6 +1982,13 @@ class Evaluator {
     if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + " rows");
     if (counting) {
       result.count = counted;
+      if (!disputed.empty()) {
+        std::string names;
+        for (size_t i = 0; i < disputed.size() && i < 10; ++i) names += (i ? ", " : "") + disputed[i];
+        if (disputed.size() > 10) names += ", ... (" + std::to_string(disputed.size()) + " in all)";
+        result.notes.push_back(std::to_string(disputed.size()) + " counted although another claim contradicts "
+                               "the test (find with the same condition shows which): " + names);
+      }
       if (q_.group_by) GroupRows(groups, result);
       return Status::OK();
     }
