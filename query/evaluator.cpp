@@ -1467,6 +1467,14 @@ class Evaluator {
           text += rep->text;
         }
         if (g.clusters.size() == 2 && !g.difference.size.empty()) text += " (" + g.difference.size + ")";
+        // A figure several times another is rarely a source's disagreement
+        // about one chip: more often a server's or instance's figure given as
+        // the chip's. Said where it is used, not only by describe and
+        // `chipkg conflicts` (which work out which one, from what chip count).
+        if (g.difference.kind == factcheck::DifferenceKind::kQuantity && g.difference.relative >= 2.0 &&
+            g.first_side != nullptr && factcheck::ScalesWithChips(g.first_side->value.dimension)) {
+          text += ": one may not be a per-chip figure (describe \"" + Name(g.first_side->subject) + "\" says which)";
+        }
         if (!g.key.empty()) text += " " + QualifierText(g.key);
         cell.conflict += (cell.conflict.empty() ? "" : "; ") + text;
       }

@@ -474,6 +474,33 @@ TEST_F(EvaluatorTest, APagesOwnTwoDaysAreNoConflictBesideAYear) {
   EXPECT_TRUE(report->conflicts.empty());
 }
 
+// A figure several times another is said, where it is used, to be possibly not per chip.
+TEST_F(EvaluatorTest, AConflictOfSeveralTimesSaysOneMayNotBePerChip) {
+  DocBuilder("sheet", "vendor", "sheet.example")
+      .Add("chip:beta", "memory_bandwidth", Value::Quantity(820e9, "bytes_per_second", "820 GB/s"))
+      .Write(*store_, "run-2");
+  DocBuilder("server", "aggregator", "server.example")
+      .Add("chip:beta", "memory_bandwidth", Value::Quantity(9800e9, "bytes_per_second", "9800 GB/s"))
+      .Write(*store_, "run-3");
+  QueryResult r = Ok("beta.memory_bandwidth");
+  ASSERT_EQ(r.rows.size(), 1u);
+  const Cell& cell = r.rows[0].cells.at(0);
+  EXPECT_EQ(cell.state, Cell::State::kConflict);
+  EXPECT_NE(cell.conflict.find("(12x): one may not be a per-chip figure (describe \"Beta\" says which)"),
+            std::string::npos)
+      << cell.conflict;
+  DocBuilder("close", "press", "close.example")
+      .Add("chip:gamma", "memory_bandwidth", Value::Quantity(820e9, "bytes_per_second", "820 GB/s"))
+      .Add("chip:gamma", "memory_bandwidth", Value::Quantity(900e9, "bytes_per_second", "900 GB/s"))
+      .Write(*store_, "run-4");
+  DocBuilder("close2", "press", "close2.example")
+      .Add("chip:gamma", "memory_bandwidth", Value::Quantity(1000e9, "bytes_per_second", "1000 GB/s"))
+      .Write(*store_, "run-5");
+  QueryResult near = Ok("gamma.memory_bandwidth");
+  ASSERT_EQ(near.rows.size(), 1u);
+  EXPECT_EQ(near.rows[0].cells.at(0).conflict.find("per-chip"), std::string::npos) << near.rows[0].cells.at(0).conflict;
+}
+
 // Every answer says where its time went, step by step, within its elapsed time.
 TEST_F(EvaluatorTest, PhasesAccountForTheAnswersTime) {
   auto names = [](const QueryResult& r) {
