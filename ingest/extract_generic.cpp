@@ -834,26 +834,43 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   };
   // The chip set off by commas just before a clause that opens with a verb:
   // "Its successor, Trainium3, was announced ...".
+  auto first_word = [&](Range r) {
+    size_t e = r.begin;
+    while (e < r.end && IsAsciiAlpha(text[e])) ++e;
+    return AsciiLower(text.substr(r.begin, e - r.begin));
+  };
   auto ApposedChip = [&](Range clause) -> const Mention* {
     static const std::string_view kVerbs[] = {
         "was", "is", "has", "had", "have", "will", "were", "are", "offers", "offered", "delivers", "delivered",
         "ships", "runs", "uses", "used", "carries", "provides", "features", "packs", "gets", "got", "reached",
         "launched", "debuted", "arrived", "came", "comes", "went", "goes", "draws", "hit", "hits", "tops"};
-    size_t first_end = clause.begin;
-    while (first_end < clause.end && IsAsciiAlpha(text[first_end])) ++first_end;
-    const std::string first = AsciiLower(text.substr(clause.begin, first_end - clause.begin));
-    if (std::find(std::begin(kVerbs), std::end(kVerbs), first) == std::end(kVerbs)) return nullptr;
-    size_t comma = clause.begin;
-    while (comma > s.begin && SpaceAt(text, comma - 1)) --comma;
-    if (comma == s.begin || text[comma - 1] != ',') return nullptr;
-    size_t before = comma - 1;
-    while (before > s.begin && SpaceAt(text, before - 1)) --before;
-    for (const Mention& m : mentions) {
-      if (m.range.end != before || m.entity->kind != "chip" || m.entity->id == page.subject()) continue;
-      // Set off on both sides: ", Trainium3," (or the sentence opens with it).
-      size_t left = m.range.begin;
-      while (left > s.begin && SpaceAt(text, left - 1)) --left;
-      if (left == s.begin || text[left - 1] == ',') return &m;
+    // A relative clause ("which AWS announced in November 2023") is about
+    // what comes before it; so is an appositive ("its predecessor").
+    static const std::string_view kRelative[] = {"which", "who", "whose", "that"};
+    static const std::string_view kAppositive[] = {"its", "the", "a", "an", "their", "our", "his", "her"};
+    auto in = [](const auto& words, const std::string& w) {
+      return std::find(std::begin(words), std::end(words), w) != std::end(words);
+    };
+    const std::string opening = first_word(clause);
+    if (!in(kVerbs, opening) && !in(kRelative, opening)) return nullptr;
+    // Back over the clauses before it: "Trainium2, which AWS announced in
+    // November 2023, has 96 GB"; "Trainium, its predecessor, was announced".
+    size_t end = clause.begin;
+    for (int steps = 0; steps < 3; ++steps) {
+      size_t comma = end;
+      while (comma > s.begin && SpaceAt(text, comma - 1)) --comma;
+      if (comma == s.begin || text[comma - 1] != ',') return nullptr;
+      size_t before = comma - 1;
+      while (before > s.begin && SpaceAt(text, before - 1)) --before;
+      Range previous = clause_of(before == s.begin ? s.begin : before - 1);
+      previous.end = before;
+      for (const Mention& m : mentions) {
+        if (m.range.begin != previous.begin || m.range.end != previous.end || m.entity->kind != "chip") continue;
+        return m.entity->id == page.subject() ? nullptr : &m;  // the page's own chip: its claim anyway
+      }
+      const std::string word = first_word(previous);
+      if (!in(kRelative, word) && !in(kAppositive, word)) return nullptr;
+      end = previous.begin;
     }
     return nullptr;
   };
@@ -867,8 +884,11 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     for (const Mention& m : mentions) {
       if (m.entity->kind != "chip" || m.entity->id == page.subject() || m.entity->id == subject) continue;
       if (std::find(consumed.begin(), consumed.end(), &m) != consumed.end()) continue;
+      // Also a chip named after the value in its clause: "compared with 96
+      // GB on Trainium2" is Trainium2's figure, not the page's chip's.
       if (pd.draft.value.kind == ValueKind::kNotPublished ||
-          (m.range.end <= pd.draft.span.begin && !clause_break(m.range.end, pd.draft.span.begin))) {
+          (m.range.end <= pd.draft.span.begin && !clause_break(m.range.end, pd.draft.span.begin)) ||
+          (m.range.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.range.begin))) {
         blocking = &m;
         ++blocking_count;
       }

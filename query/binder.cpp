@@ -825,16 +825,23 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
 
 namespace {
 
-// Lower-case runs of letters and digits: "Google TPU v5p" is {google, tpu,
-// v5p}. Without `parenthesised`, what is in parentheses is left out: "Moore
-// Threads (Tencent)" is {moore, threads}.
+// Lower-case runs of letters and digits (a hyphen between them joins them):
+// "Google TPU v5p" is {google, tpu, v5p}, "Sunway SW26010-Pro" {sunway,
+// sw26010pro}. Without `parenthesised`, what is in parentheses is left out:
+// "Moore Threads (Tencent)" is {moore, threads}.
 std::vector<std::string> NameWords(std::string_view name, bool parenthesised = true) {
   std::vector<std::string> words;
   std::string word;
   int depth = 0;
-  for (char c : name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
     if (c == '(') ++depth;
     if (c == ')' && depth > 0) --depth;
+    // A hyphen joins a model name into one word: "SW26010-Pro" is not the
+    // SW26010, "MLU370-X4" not an "X4".
+    const bool joins = c == '-' && !word.empty() && i + 1 < name.size() &&
+                       std::isalnum(static_cast<unsigned char>(name[i + 1]));
+    if (joins) continue;
     if (std::isalnum(static_cast<unsigned char>(c)) && (parenthesised || depth == 0)) {
       word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (!word.empty()) {

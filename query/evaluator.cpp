@@ -1036,6 +1036,14 @@ class Evaluator {
     switch (cond.attribute.type) {
       case ValueKind::kQuantity:
         if (c.value.kind != ValueKind::kQuantity || !c.number) return Truth::kUnknown;
+        if ((cond.op == CompareOp::kEq || cond.op == CompareOp::kNe) && v.number != 0) {
+          // Answers show four significant digits (32 GiB is "34.36 GB"), so
+          // = holds for a value that reads as the number asked for at that
+          // precision: `memory = 34.36 GB` finds the 32 GiB claim (a count's
+          // groups say to ask so), `memory = 80 GB` still not 80.4 GB.
+          const bool same = std::abs(*c.number - v.number) <= EqualityHalfWidth(v.number);
+          return same == (cond.op == CompareOp::kEq) ? Truth::kTrue : Truth::kFalse;
+        }
         return CompareNumbers(*c.number, cond.op, v.number);
       case ValueKind::kDate:
         if (c.value.kind != ValueKind::kDate) return Truth::kUnknown;
@@ -1805,6 +1813,24 @@ class Evaluator {
     return k;
   }
 
+  Result<bool> TestedAttributeInConflict(const BoundCondition& c, const EntityId& e) {
+    const BoundAttribute* tested = nullptr;
+    if (c.kind == Condition::Kind::kComparison && !c.attribute.entity_name) tested = &c.attribute;
+    if (c.kind == Condition::Kind::kCall && c.call.builtin != BoundCall::Builtin::kNone) tested = &c.call.attribute;
+    if (tested != nullptr) {
+      Result<const std::vector<Claim>*> claims = Claims(e, *tested);
+      if (!claims.ok()) return claims.status();
+      for (const Group& g : Cluster(**claims)) {
+        if (g.disputed) return true;
+      }
+    }
+    for (const BoundCondition& child : c.children) {
+      Result<bool> in_child = TestedAttributeInConflict(child, e);
+      if (!in_child.ok() || *in_child) return in_child;
+    }
+    return false;
+  }
+
   // `count KIND by ATTRIBUTE`: entities counted under each value their
   // sources give for it (a chip whose sources disagree, or a source that
   // gives two values, is counted under each and named in a note), under
@@ -1837,6 +1863,18 @@ class Evaluator {
           order = value.date.year;
         }
       }
+      // What the figure is about is part of the group: an int8 and an int4
+      // figure of one size are two groups, as are two models' fit marks.
+      if (v.content != nullptr && !v.qualifiers().empty()) {
+        Qualifiers shown = v.qualifiers();
+        for (const auto& [k, fixed] : q_.group_by->attribute.filter) shown.erase(k);
+        shown.erase(qualifier::kScope);  // per chip already
+        shown.erase(qualifier::kScopeCount);
+        for (auto& [k, value] : shown) {
+          if (value.find(':') != std::string::npos) value = Name(value);  // model=llm:... -> its name
+        }
+        if (!shown.empty()) label += " " + QualifierText(shown);
+      }
       if (order) groups.order.emplace(label, *order);
       if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
     }
@@ -1844,7 +1882,8 @@ class Evaluator {
     for (const std::string& label : labels) ++groups.counts[label];
     if (labels.size() > 1) {
       std::string joined;
-      for (const std::string& label : labels) joined += (joined.empty() ? "" : "; ") + label;
+      for (size_t i = 0; i < labels.size() && i < 3; ++i) joined += (joined.empty() ? "" : "; ") + labels[i];
+      if (labels.size() > 3) joined += "; ... " + std::to_string(labels.size()) + " values";
       groups.in_several.push_back(e.name + " (" + joined + ")");
     }
     return Status::OK();
@@ -1879,13 +1918,15 @@ class Evaluator {
     }
     if (q_.limit && sorted.size() > *q_.limit) {
       result.notes.push_back("the " + std::to_string(*q_.limit) + " largest of " + std::to_string(sorted.size()) +
-                             " groups shown");
+                             " groups shown (values first: \"not published\" and no source come after them)");
     }
     if (!groups.in_several.empty()) {
+      constexpr size_t kNamed = 5;
       std::string names;
-      for (size_t i = 0; i < groups.in_several.size() && i < 10; ++i) names += (i ? ", " : "") + groups.in_several[i];
-      if (groups.in_several.size() > 10) names += ", ... (" + std::to_string(groups.in_several.size()) + " in all)";
-      result.notes.push_back("counted under each value its sources give: " + names);
+      for (size_t i = 0; i < groups.in_several.size() && i < kNamed; ++i) names += (i ? ", " : "") + groups.in_several[i];
+      if (groups.in_several.size() > kNamed) names += ", ... (" + std::to_string(groups.in_several.size()) + " in all)";
+      result.notes.push_back("counted under each value its sources give (sources that disagree, or figures of "
+                             "several formats, models or terms): " + names);
     }
     const std::string& a = q_.group_by->label;
     result.notes.push_back("the " + q_.kind + "s of a group, with citations: find " + q_.kind + " where " + a +
@@ -1940,7 +1981,13 @@ class Evaluator {
       if (counting && !q_.with_evidence) {
         for (const Reason& r : o.reasons) {
           if (r.contradicting.empty()) continue;
-          disputed.push_back(e.name + " (" + r.test + ")");
+          // Contradicted by another source, not by the chip's other figures
+          // (its int4 throughput against a test of its int8) or one
+          // document's two values (Epoch's "SMIC,TSMC"): some attribute the
+          // condition tests must be in conflict.
+          Result<bool> conflict = TestedAttributeInConflict(*q_.where, e.id);
+          if (!conflict.ok()) return conflict.status();
+          if (*conflict) disputed.push_back(e.name + " (" + r.test + ")");
           break;
         }
       }

@@ -49,7 +49,7 @@ std::optional<AccessPath> ForComparison(const BoundCondition& c) {
   if (a.type == ValueKind::kQuantity && from_below) {
     p.kind = AccessPath::Kind::kRange;
     double lower = c.value.number;
-    if (c.op == CompareOp::kEq) lower -= std::abs(lower) * 1e-9;  // the evaluator's equality allows that much
+    if (c.op == CompareOp::kEq) lower -= EqualityHalfWidth(lower);  // the evaluator's equality allows that much
     p.range.lower = Value::Quantity(lower, c.value.dimension, "");
     p.range.kind = ValueKind::kQuantity;
     return p;
@@ -193,6 +193,11 @@ std::string AccessPath::Describe(const std::string& kind_name) const {
     }
   }
   return "?";
+}
+
+double EqualityHalfWidth(double asked) {
+  if (asked == 0 || !std::isfinite(asked)) return 0;
+  return 0.5 * std::pow(10.0, std::floor(std::log10(std::abs(asked))) - 3);
 }
 
 }  // namespace chipkg::query

@@ -57,4 +57,9 @@ struct AccessPath {
 // nullopt: no index helps; scan the kind.
 std::optional<AccessPath> ChooseAccessPath(const BoundCondition& condition);
 
+// How far from `asked` a quantity may be and still equal it: half a unit in
+// its fourth significant digit, the precision answers show numbers at (32 GiB
+// is shown "34.36 GB", and `memory = 34.36 GB` must find it). 0 for 0.
+double EqualityHalfWidth(double asked);
+
 }  // namespace chipkg::query

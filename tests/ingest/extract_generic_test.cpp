@@ -192,6 +192,20 @@ TEST(GenericSentence, AChipInAppositionOwnsTheClauseAfterIt) {
       "chip:aws-trainium2\tmemory\tquantity 96000000000 bytes\t-\tstated\t-\t-\t96 GB",
   };
   EXPECT_EQ(Lines(e), expected);
+  // Back over a relative clause or an appositive to the chip they are about.
+  Extraction relative = Extract(
+      "# AWS Trainium\n"
+      "Trainium2, which AWS announced in November 2023, has 96 GB of memory. Trainium3 has 144 GB of memory, "
+      "compared with 96 GB on Trainium2.\n");
+  expected = {
+      "chip:aws-trainium2\tmemory\tquantity 96000000000 bytes\t-\tstated\t-\t-\t96 GB",
+      "chip:aws-trainium2\tannounced\tdate 2023-11\t-\tstated\t-\t-\tNovember 2023",
+      "chip:aws-trainium3\tmemory\tquantity 144000000000 bytes\t-\tstated\t-\t-\t144 GB",
+  };
+  EXPECT_EQ(Lines(relative), expected);  // and the last "96 GB" (Trainium2's) is not Trainium's
+  Extraction appositive = Extract("# AWS Trainium 2\nTrainium, its predecessor, was announced December 2020.\n");
+  expected = {"chip:aws-trainium\tannounced\tdate 2020-12\t-\tstated\t-\t-\tDecember 2020"};
+  EXPECT_EQ(Lines(appositive), expected);
 }
 
 // A clause that opens with a chip but sets two chips or two figures side by

@@ -308,7 +308,7 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_TRUE(Contains(text.out, "designer  ")) << text.out;
   EXPECT_TRUE(Contains(text.out, "\nNVIDIA  ")) << text.out;
   EXPECT_TRUE(Contains(text.out, " groups\n")) << text.out;
-  EXPECT_TRUE(Contains(text.out, "counted under each value its sources give: AWS Trainium (Amazon; Annapurna Labs)"))
+  EXPECT_TRUE(Contains(text.out, "models or terms): AWS Trainium (Amazon; Annapurna Labs)"))
       << text.out;
   Output csv = Chipkg(Db({"query", "count chip by foundry limit 2", "--format", "csv"}));
   ASSERT_EQ(csv.code, 0) << csv.err;
