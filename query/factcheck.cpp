@@ -610,11 +610,20 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
       first_attr = attr;
       first_entity = entity;
     }
-    if (!KnownAttribute(schema, attr)) continue;
+    // Another word for an attribute (schema/synonyms.schema), read for the entity's kind: trainium2.power.
+    const bool synonym = !KnownAttribute(schema, attr) && !schema.FindSynonyms(attr, "").empty();
+    if (!KnownAttribute(schema, attr) && !synonym) continue;
     auto e = FindEntityByName(store, schema, entity);
     if (!e.ok()) {
       if (cut == cuts.front()) return e.status();
       continue;
+    }
+    if (synonym) {
+      const std::vector<const SynonymDef*> meant = schema.FindSynonyms(attr, e->kind);
+      if (meant.size() != 1) {
+        return Status::NotFound("'" + attr + "' names no attribute of " + e->kind + " in '" + text + "'");
+      }
+      attr = meant.front()->target;
     }
     t.entity = *e;
     t.attribute = attr;

@@ -787,6 +787,10 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   Output short_name = Chipkg(Db({"describe", "MI300X"}));
   EXPECT_EQ(short_name.code, 0) << short_name.err;
   EXPECT_TRUE(Contains(short_name.out, "AMD Instinct MI300X  (chip:amd-instinct-mi300x, chip)")) << short_name.out;
+  // Synonyms too, for the entity's kind: a chip's power is its tdp.
+  Output power = Chipkg(Db({"trace", "trainium2.power"}));
+  EXPECT_EQ(power.code, 0) << power.err;
+  EXPECT_TRUE(Contains(power.out, "AWS Trainium 2 · tdp")) << power.out;
   Output traced = Chipkg(Db({"trace", "TPU v5p.memory"}));
   EXPECT_EQ(traced.code, 0) << traced.err;
   EXPECT_TRUE(Contains(traced.out, "Google TPU v5p")) << traced.out;
