@@ -551,7 +551,8 @@ void RenderCsv(const QueryResult& r, Sink& out) {
   // number/dimension/date: the value for analysis (a quantity in its
   // dimension's canonical unit, 1 or 0 for yes/no, an ISO date), beside the
   // text people read; as_of and the dataset's row and column per citation.
-  fields({"row", "entity", "name", "column", "state", "value", "number", "dimension", "date", "qualifiers",
+  fields({"row", "entity", "name", "column", "state", "value", "number", "dimension", "date", "date_precision",
+          "value_entity", "qualifiers",
           "computed", "formula", "support", "citation", "fact", "document", "title", "url", "section", "excerpt",
           "attribution", "fetched_at", "as_of", "dataset_row", "dataset_column", "row_support"});
   end_line();
@@ -564,17 +565,23 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     const std::string row_support = row.support.ToString();
     auto emit_value = [&](const std::string& column, const char* state, const ShownValue& v) {
       const Value& value = v.value();
-      std::string number, dimension, date;
+      std::string number, dimension, date, precision, entity;
       if (v.content != nullptr && value.kind == ValueKind::kQuantity) {
         number = ShortestNumber(value.number);
         dimension = value.dimension;
       } else if (v.content != nullptr && value.kind == ValueKind::kBool) {
         number = value.number != 0 ? "1" : "0";
       } else if (v.content != nullptr && value.kind == ValueKind::kDate) {
+        // "2023" is a year, not 2023-01-01: a spreadsheet reading the date alone would take it so.
         date = value.date.ToString();
+        precision = value.date.precision == DatePrecision::kYear    ? "year"
+                    : value.date.precision == DatePrecision::kMonth ? "month"
+                                                                    : "day";
+      } else if (v.content != nullptr && value.kind == ValueKind::kEntity) {
+        entity = value.text;  // the id: names change, and two organisations may share one
       }
       fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, number, dimension, date,
-              QualifierText(v.qualifiers()), v.computed ? "yes" : "", v.formula(),
+              precision, entity, QualifierText(v.qualifiers()), v.computed ? "yes" : "", v.formula(),
               v.support.IsTrue() ? "" : v.support.ToString()});
       base = line;
       const size_t base_fields = fields_in_line;

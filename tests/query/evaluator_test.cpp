@@ -600,10 +600,11 @@ TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
 
   const std::string csv = Render(r, Format::kCsv);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "row,entity,name,column,state,value,number,dimension,date,qualifiers,computed,formula,support,citation,"
+            "row,entity,name,column,state,value,number,dimension,date,date_precision,value_entity,qualifiers,"
+            "computed,formula,support,citation,"
             "fact,document,title,url,section,excerpt,attribution,fetched_at,as_of,dataset_row,dataset_column,"
             "row_support");
-  EXPECT_NE(csv.find("1,chip:alpha,Alpha,foundry,conflict,not published,,,,,,,[2],2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("1,chip:alpha,Alpha,foundry,conflict,not published,,,,,,,,,[2],2,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",news,Page news,https://news.example/news,Specs,has not named a foundry,from the press,"),
             std::string::npos)
       << csv;
@@ -715,7 +716,7 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
 
   // Rendered row by row and written a MiB at a time, the JSON is still
   // exactly what nlohmann prints for the whole document, and the CSV has a
-  // line of 26 fields for each value and fact.
+  // line of 28 fields for each value and fact.
   const std::string js = Render(*found, Format::kJson);
   ASSERT_GT(js.size(), size_t{4} << 20);
   EXPECT_TRUE(js == nlohmann::json::parse(js).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
@@ -730,7 +731,7 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
     if (quoted) continue;
     if (ch == ',') ++fields;
     if (ch == '\n') {
-      ASSERT_EQ(fields, 26u) << "line " << lines + 1;
+      ASSERT_EQ(fields, 28u) << "line " << lines + 1;
       ++lines;
       fields = 1;
     }

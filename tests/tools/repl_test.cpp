@@ -342,9 +342,13 @@ TEST_F(ToolsTest, CountByAnAttribute) {
 TEST_F(ToolsTest, CsvCarriesNumbersDatesAndDatasetCells) {
   Output csv = Chipkg(Db({"query", "trainium2.memory show released using aggregator", "--format", "csv"}));
   ASSERT_EQ(csv.code, 0) << csv.err;
-  EXPECT_TRUE(Contains(csv.out, "row,entity,name,column,state,value,number,dimension,date,")) << csv.out;
-  EXPECT_TRUE(Contains(csv.out, ",memory,reported,96 GB,96000000000,bytes,,")) << csv.out;
-  EXPECT_TRUE(Contains(csv.out, ",released,reported,2024-12-03,,,2024-12-03,")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, "row,entity,name,column,state,value,number,dimension,date,date_precision,value_entity,"))
+      << csv.out;
+  EXPECT_TRUE(Contains(csv.out, ",memory,reported,96 GB,96000000000,bytes,,,,")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, ",released,reported,2024-12-03,,,2024-12-03,day,,")) << csv.out;
+  Output orgs = Chipkg(Db({"query", "trainium.foundry", "--format", "csv"}));
+  ASSERT_EQ(orgs.code, 0) << orgs.err;
+  EXPECT_TRUE(Contains(orgs.out, ",TSMC,,,,,org:tsmc,")) << orgs.out;  // the organisation's id
   EXPECT_TRUE(Contains(csv.out, ",Memory (bytes),")) << csv.out;  // the Epoch column
   // Notes, which a CSV file has no place for, go to standard error.
   Output noted = Chipkg(Db({"query", "\"MI300X\".memory", "--format", "csv"}));
