@@ -121,6 +121,30 @@ inline bool ReserveMimallocArena() {
   return reserved;
 }
 
+// mimalloc takes the calling thread's first segment from the kernel when the
+// library loads, before any of the program's code runs, so the settings
+// below come too late for it: it stays on 4 KiB pages, and it is where a
+// small answer lives. On the machines chipkg is measured on each first touch
+// of a 4 KiB page costs 10-25 us, and mimalloc hands out a page's blocks 4 KiB
+// at a time, so a query touched fresh pages in each of its first six runs in
+// a process (Q1 of the peer benchmark at N=100,000: 13, 11, 10, 4, 4 faults in
+// runs 2-6, 0.15-0.43 ms a run against 0.08 settled; Q4 76, 64, 48, 4, 4,
+// its runs 2-4 1.3-1.9 ms against 0.3-0.4; tools/bench/HISTORY.md). Advised
+// onto huge pages, the segment's untouched 2 MiB stretches come in one fault
+// each: no fault after the second run. mimalloc 2.0 segments are 32 MiB,
+// aligned to their size, so the segment is the aligned block around a small
+// allocation; were that ever wrong, the advice would cover part of the segment
+// (and perhaps a neighbouring mapping, which it only makes eligible for huge
+// pages too) or fail, and nothing else changes. False if the kernel refused.
+inline constexpr uintptr_t kMimallocSegmentBytes = uintptr_t{32} << 20;
+inline bool AdviseFirstSegmentOntoHugePages() {
+  void* probe = mi_malloc(16);
+  if (probe == nullptr) return false;
+  const uintptr_t segment = reinterpret_cast<uintptr_t>(probe) & ~(kMimallocSegmentBytes - 1);
+  mi_free(probe);
+  return madvise(reinterpret_cast<void*>(segment), kMimallocSegmentBytes, MADV_HUGEPAGE) == 0;
+}
+
 // mimalloc's two settings that matter here, each unless its MIMALLOC_*
 // variable says otherwise: memory freed stays committed for the next answer
 // (by default mimalloc decommits freed segments, and Q5 at N=100,000 zeroed
@@ -131,6 +155,7 @@ inline bool KeepFreedMemoryInMimalloc() {
   if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr) mi_option_set(mi_option_allow_decommit, 0);
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) mi_option_set(mi_option_large_os_pages, 1);
   ReserveMimallocArena();  // an optimisation: false only means blocks above 16 MiB come and go
+  if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) AdviseFirstSegmentOntoHugePages();
   // Proof that malloc is mimalloc's: a program linked in the wrong order
   // would allocate from glibc and have configured nothing.
   void* probe = std::malloc(64);

@@ -779,6 +779,16 @@ int main(int argc, char** argv) {
   if (ec) Die("cannot create " + o.work + ": " + ec.message());
   const std::string store_path = o.work + "/chipkg-store";
   const std::string db_path = o.work + "/sqlite.db";
+  // Writes still pending on the machine (a corpus just generated is 1.8 GB of dirty pages at
+  // 100k) are flushed first: the kernel writes them back some 30 s later, in the middle of the
+  // loads and queries, and the first run on a new machine, straight after the generator, had
+  // SQLite's load at 22.1 s against 14.2-15.5 in the runs after it, every query 1.3-1.8x slower
+  // (tools/bench/HISTORY.md, 2026-12-02 04:27).
+  {
+    auto t0 = Clock::now();
+    ::sync();
+    std::fprintf(stderr, "pending writes flushed first: %.0f ms\n", Ms(t0, Clock::now()));
+  }
   double cache_ms = 0;
   for (const char* file : {"/sources.jsonl", "/facts.jsonl"}) cache_ms += ReadIntoPageCache(o.corpus + file);
   std::fprintf(stderr, "corpus read into the page cache first: %.0f ms\n", cache_ms);
