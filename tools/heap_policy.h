@@ -121,21 +121,26 @@ inline bool ReserveMimallocArena() {
   return reserved;
 }
 
-// mimalloc takes the calling thread's first segment from the kernel when the
-// library loads, before any of the program's code runs, so the settings
-// below come too late for it: it stays on 4 KiB pages, and it is where a
-// small answer lives. On the machines chipkg is measured on each first touch
-// of a 4 KiB page costs 10-25 us, and mimalloc hands out a page's blocks 4 KiB
-// at a time, so a query touched fresh pages in each of its first six runs in
-// a process (Q1 of the peer benchmark at N=100,000: 13, 11, 10, 4, 4 faults in
-// runs 2-6, 0.15-0.43 ms a run against 0.08 settled; Q4 76, 64, 48, 4, 4,
-// its runs 2-4 1.3-1.9 ms against 0.3-0.4; tools/bench/HISTORY.md). Advised
-// onto huge pages, the segment's untouched 2 MiB stretches come in one fault
-// each: no fault after the second run. mimalloc 2.0 segments are 32 MiB,
-// aligned to their size, so the segment is the aligned block around a small
-// allocation; were that ever wrong, the advice would cover part of the segment
-// (and perhaps a neighbouring mapping, which it only makes eligible for huge
-// pages too) or fail, and nothing else changes. False if the kernel refused.
+// mimalloc takes a thread's first segment (32 MiB) at the thread's first
+// allocation. In a program that loads libstdc++ as a shared library (the
+// benchmarks, chipkg-query-loop) that is libstdc++'s own start-up, before any
+// of the program's code can set the policy, so the segment comes from the
+// kernel on 4 KiB pages, and it is where a small answer lives. (The chipkg
+// command links libstdc++ statically and sets the policy in a constructor that
+// runs first: its first segment comes from the arena below, already advised.)
+// On the machines chipkg is measured on each first touch of a 4 KiB page costs
+// 10-25 us, and mimalloc hands out a page's blocks 4 KiB at a time, so a small
+// query touched fresh pages in each of its first six runs in such a process
+// (Q1 of the peer benchmark at N=100,000: 13, 11, 10, 4, 4 faults in runs 2-6,
+// 0.15-0.43 ms a run against 0.04-0.08 settled; Q4 76, 64, 48, 4, 4, its runs
+// 2-4 1.3-1.9 ms against 0.2-0.4; tools/bench/HISTORY.md): the benchmark timed
+// runs 4-8 of Q1 at twice what the chipkg command's REPL takes. Advised onto
+// huge pages, the segment's untouched 2 MiB stretches come in one fault each:
+// no fault after the second run. mimalloc 2.0 segments are aligned to their
+// size, so the segment is the aligned block around a small allocation; were
+// that ever wrong, the advice would cover part of the segment (and perhaps a
+// neighbouring mapping, which it only makes eligible for huge pages too) or
+// fail, and nothing else changes. False if the kernel refused.
 inline constexpr uintptr_t kMimallocSegmentBytes = uintptr_t{32} << 20;
 inline bool AdviseFirstSegmentOntoHugePages() {
   void* probe = mi_malloc(16);
