@@ -200,6 +200,7 @@ Result<std::optional<uint32_t>> Dictionary::Find(std::string_view s) const {
     if (it != forward_.end()) return std::optional<uint32_t>(it->second);
   }
   std::string value;
+  point_reads_.fetch_add(1, std::memory_order_relaxed);
   rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), cf_, codec::DictForwardKey(s), &value);
   if (st.IsNotFound()) return std::optional<uint32_t>();
   if (!st.ok()) return FromRocks(st, "dictionary lookup of " + Quote(s));
@@ -232,6 +233,7 @@ Result<std::string> Dictionary::Name(uint32_t id) const {
     if (const std::string* known = Known(id)) return *known;
   }
   std::string value;
+  point_reads_.fetch_add(1, std::memory_order_relaxed);
   rocksdb::Status st = db_->Get(rocksdb::ReadOptions(), cf_, codec::DictReverseKey(id), &value);
   if (st.IsNotFound()) return Status::Corruption("dictionary has no entry for id " + std::to_string(id));
   if (!st.ok()) return FromRocks(st, "dictionary lookup of id " + std::to_string(id));
@@ -251,6 +253,44 @@ void Dictionary::Remember(const std::vector<std::pair<std::string, uint32_t>>& e
     chunks_[chunk]->names[slot] = s;
     chunks_[chunk]->known.set(slot);
   }
+}
+
+Status Dictionary::Learn(std::vector<uint32_t> ids) const {
+  {
+    std::shared_lock lock(mu_);
+    std::erase_if(ids, [this](uint32_t id) { return id == 0 || Known(id) != nullptr; });
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (ids.empty()) return Status::OK();
+  // Reverse keys put the id big-endian after their tag: in the ids' order.
+  std::vector<std::string> keys;
+  keys.reserve(ids.size());
+  for (uint32_t id : ids) keys.push_back(codec::DictReverseKey(id));
+  constexpr size_t kBatch = 1024;
+  std::vector<rocksdb::Slice> slices;
+  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
+  std::vector<rocksdb::Status> statuses(values.size());
+  std::vector<std::pair<std::string, uint32_t>> learnt;
+  learnt.reserve(ids.size());
+  const rocksdb::ReadOptions ro;
+  for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, keys.size() - begin);
+    slices.clear();
+    for (size_t i = 0; i < n; ++i) {
+      slices.emplace_back(keys[begin + i]);
+      values[i].Reset();
+    }
+    db_->MultiGet(ro, cf_, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t id = ids[begin + i];
+      if (statuses[i].IsNotFound()) return Status::Corruption("dictionary has no entry for id " + std::to_string(id));
+      if (!statuses[i].ok()) return FromRocks(statuses[i], "dictionary lookup of id " + std::to_string(id));
+      learnt.emplace_back(values[i].ToString(), id);
+    }
+  }
+  Remember(learnt);
+  return Status::OK();
 }
 
 const std::string* Dictionary::Known(uint32_t id) const {
@@ -1435,19 +1475,56 @@ bool FillFact(uint64_t fact_id, const CoreRecord& c, Fact* out, NameInto&& name_
   return true;
 }
 
+// Every id FillFact names. (Were one missed, FillFact would still read it,
+// alone: slower, not wrong.)
+void AppendNameIds(const CoreRecord& c, std::vector<uint32_t>* ids) {
+  ids->push_back(c.subject);
+  ids->push_back(c.predicate);
+  if (c.kind == ValueKind::kQuantity) ids->push_back(c.dimension);
+  if (c.kind == ValueKind::kEntity) ids->push_back(c.entity);
+  for (const auto& [k, v] : c.qualifiers) {
+    ids->push_back(k);
+    ids->push_back(v);
+  }
+  ids->push_back(c.document);
+  ids->push_back(c.rule);
+}
+
 }  // namespace
 
-Status StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
-  {
-    const Dictionary::KnownNames known(dict_);
-    if (FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
-          const std::string* found = known(id);
-          if (found != nullptr) name->assign(*found);
-          return found != nullptr;
-        })) {
-      return Status::OK();
+bool StoreImpl::ToFactFromKnownNames(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
+  const Dictionary::KnownNames known(dict_);
+  return FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
+    const std::string* found = known(id);
+    if (found != nullptr) name->assign(*found);
+    return found != nullptr;
+  });
+}
+
+Status StoreImpl::FillUnresolved(const std::vector<std::pair<size_t, Fact*>>& unresolved,
+                                 const std::function<std::pair<uint64_t, std::string_view>(size_t)>& record) const {
+  if (unresolved.empty()) return Status::OK();
+  CoreRecord core;
+  if (unresolved.size() > 1) {
+    std::vector<uint32_t> ids;
+    for (const auto& [position, fact] : unresolved) {
+      // An undecodable record is reported below, where it is named.
+      if (codec::DecodeCore(record(position).second, &core)) AppendNameIds(core, &ids);
     }
+    CHIPKG_RETURN_IF_ERROR(dict_.Learn(std::move(ids)));
   }
+  for (const auto& [position, fact] : unresolved) {
+    const auto [id, bytes] = record(position);
+    if (!codec::DecodeCore(bytes, &core)) {
+      return Status::Corruption("record of fact " + std::to_string(id) + " cannot be decoded");
+    }
+    CHIPKG_RETURN_IF_ERROR(ToFact(id, core, fact));
+  }
+  return Status::OK();
+}
+
+Status StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
+  if (ToFactFromKnownNames(fact_id, c, out)) return Status::OK();
   // A name not known yet: read from the store, without the lock.
   Status status;
   FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
@@ -1539,17 +1616,22 @@ Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, s
   }, snap));
   CHIPKG_RETURN_IF_ERROR(status);
   std::vector<Fact> out(rows.size());
+  auto record = [&](size_t i) {
+    const size_t begin = i == 0 ? 0 : rows[i - 1].second;
+    return std::pair<uint64_t, std::string_view>(rows[i].first,
+                                                 std::string_view(arena).substr(begin, rows[i].second - begin));
+  };
   CoreRecord core;
-  size_t begin = 0;
+  std::vector<std::pair<size_t, Fact*>> unresolved;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const auto [id, end] = rows[i];
-    if (!codec::DecodeCore(std::string_view(arena).substr(begin, end - begin), &core)) {
+    const auto [id, bytes] = record(i);
+    if (!codec::DecodeCore(bytes, &core)) {
       return Status::Corruption("record of fact " + std::to_string(id) + " in " + codec::CfName(cf) +
                                 " cannot be decoded");
     }
-    CHIPKG_RETURN_IF_ERROR(ToFact(id, core, &out[i]));
-    begin = end;
+    if (!ToFactFromKnownNames(id, core, &out[i])) unresolved.emplace_back(i, &out[i]);
   }
+  CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
   return out;
 }
@@ -1593,18 +1675,24 @@ Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view st
   std::vector<std::string> completed;
   CHIPKG_RETURN_IF_ERROR(ReadCores(header_only, &completed, snap));
   std::vector<Fact> out(rows.size());
-  CoreRecord core;
+  std::vector<std::string_view> records(rows.size());
   size_t begin = 0, next_completed = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const auto [id, end] = rows[i];
-    const std::string_view bytes = end > begin ? std::string_view(arena).substr(begin, end - begin)
-                                               : std::string_view(completed[next_completed++]);
-    if (!codec::DecodeCore(bytes, &core)) {
-      return Status::Corruption("record of fact " + std::to_string(id) + " cannot be decoded");
-    }
-    CHIPKG_RETURN_IF_ERROR(ToFact(id, core, &out[i]));
+    const size_t end = rows[i].second;
+    records[i] = end > begin ? std::string_view(arena).substr(begin, end - begin)
+                             : std::string_view(completed[next_completed++]);
     begin = end;
   }
+  auto record = [&](size_t i) { return std::pair<uint64_t, std::string_view>(rows[i].first, records[i]); };
+  CoreRecord core;
+  std::vector<std::pair<size_t, Fact*>> unresolved;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!codec::DecodeCore(records[i], &core)) {
+      return Status::Corruption("record of fact " + std::to_string(rows[i].first) + " cannot be decoded");
+    }
+    if (!ToFactFromKnownNames(rows[i].first, core, &out[i])) unresolved.emplace_back(i, &out[i]);
+  }
+  CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
   return out;
 }
@@ -1932,20 +2020,30 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEnt
     kept = std::move(by_subject);
   }
   std::vector<std::vector<Fact>> out(subjects);
+  auto record = [&](size_t j) {
+    return std::pair<uint64_t, std::string_view>(
+        kept[j].fact_id, std::string_view(arena).substr(kept[j].begin, kept[j].end - kept[j].begin));
+  };
   CoreRecord core;
+  std::vector<std::pair<size_t, Fact*>> unresolved;  // (each subject's vector is sized once: the pointers hold)
   for (size_t k = 0; k < kept.size();) {
     size_t end = k;
     while (end < kept.size() && kept[end].index == kept[k].index) ++end;
     std::vector<Fact>& facts = out[kept[k].index];
     facts.resize(end - k);
     for (size_t j = k; j < end; ++j) {
-      if (!codec::DecodeCore(std::string_view(arena).substr(kept[j].begin, kept[j].end - kept[j].begin), &core)) {
+      if (!codec::DecodeCore(record(j).second, &core)) {
         return Status::Corruption("record of fact " + std::to_string(kept[j].fact_id) + " cannot be decoded");
       }
-      CHIPKG_RETURN_IF_ERROR(ToFact(kept[j].fact_id, core, &facts[j - k]));
+      if (!ToFactFromKnownNames(kept[j].fact_id, core, &facts[j - k])) unresolved.emplace_back(j, &facts[j - k]);
     }
-    if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap));
     k = end;
+  }
+  CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
+  if (view.with_provenance) {
+    for (std::vector<Fact>& facts : out) {
+      if (!facts.empty()) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap));
+    }
   }
   return out;
 }
@@ -2005,6 +2103,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
                               snap.get()));
   CHIPKG_RETURN_IF_ERROR(status);
   out.subjects.resize(ids.size());
+  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids));  // a `find`'s candidates: one batched read, not a Get each
   for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out.subjects[i]));
   if (ids.size() < facts_from || ids.size() > facts_up_to) return out;
   if (ids.empty()) {
@@ -2131,6 +2230,7 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsInRange(const std::string& pred
                               }));
   CHIPKG_RETURN_IF_ERROR(status);
   std::vector<EntityId> out(ids.size());
+  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids));
   for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out[i]));
   return out;
 }
@@ -2189,13 +2289,16 @@ Result<std::vector<Fact>> StoreImpl::GetFacts(const std::vector<uint64_t>& fact_
   std::vector<std::string> cores;
   CHIPKG_RETURN_IF_ERROR(ReadCores(fact_ids, &cores, snap.get()));
   std::vector<Fact> out(fact_ids.size());
+  auto record = [&](size_t i) { return std::pair<uint64_t, std::string_view>(fact_ids[i], cores[i]); };
   CoreRecord core;
+  std::vector<std::pair<size_t, Fact*>> unresolved;
   for (size_t i = 0; i < fact_ids.size(); ++i) {
     if (!codec::DecodeCore(cores[i], &core)) {
       return Status::Corruption("record of fact " + std::to_string(fact_ids[i]) + " cannot be decoded");
     }
-    CHIPKG_RETURN_IF_ERROR(ToFact(fact_ids[i], core, &out[i]));
+    if (!ToFactFromKnownNames(fact_ids[i], core, &out[i])) unresolved.emplace_back(i, &out[i]);
   }
+  CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap.get()));
   return out;
 }
@@ -2238,6 +2341,7 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predica
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<EntityId> out;
   out.reserve(ids.size());
+  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids));
   for (uint32_t id : ids) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(id, &out.emplace_back()));
   std::sort(out.begin(), out.end());
   return out;

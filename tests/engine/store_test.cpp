@@ -1373,6 +1373,69 @@ TEST(StoreTest, ReadingOnePredicateOfManySubjectsInOnePassMatchesSeeks) {
   EXPECT_EQ(impl->PredicatePasses(), passes);
 }
 
+// A reader that has read nothing yet names the ids a large read finds in batches
+// (Dictionary::Learn), not one point read each: a one-shot `find` on memory at N=100,000 named its
+// 48,000 candidates a Get at a time, a seventh of its time. The names are the ones written.
+TEST(StoreTest, AFreshReaderNamesTheIdsOfALargeReadInBatches) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  constexpr int kChips = 2000;
+  DocBuilder b("doc-names");
+  for (int i = 0; i < kChips; ++i) {
+    const std::string chip = "chip:n" + std::to_string(i);
+    b.Add(chip, "memory", Value::Quantity((i % 50) * kGB, "bytes", std::to_string(i % 50) + " GB"), chip + " memory",
+          {{"format", "f" + std::to_string(i % 7)}});
+  }
+  {
+    auto writer = OpenOrDie(path);
+    ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1").ok());
+  }
+  ValueRange ge10;
+  ge10.lower = Value::Quantity(10 * kGB, "bytes", "");
+  auto expect_names = [&](const std::string& what, auto&& read) {
+    SCOPED_TRACE(what);
+    auto reader = Store::OpenReader(path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    const auto* impl = dynamic_cast<const internal::StoreImpl*>(reader->get());
+    ASSERT_NE(impl, nullptr);
+    const uint64_t before = impl->dictionary().PointReads();
+    read(**reader);
+    EXPECT_LT(impl->dictionary().PointReads() - before, 20u) << "ids named one read at a time";
+  };
+  expect_names("subjects in a range", [&](const Store& store) {
+    auto subjects = store.SubjectsInRange("memory", ge10);
+    ASSERT_TRUE(subjects.ok()) << subjects.status().ToString();
+    std::set<std::string> got(subjects->begin(), subjects->end()), want;
+    for (int i = 0; i < kChips; ++i) {
+      if (i % 50 >= 10) want.insert("chip:n" + std::to_string(i));
+    }
+    EXPECT_EQ(got, want);
+  });
+  auto expect_facts = [&](const std::vector<Fact>& facts, size_t count) {
+    ASSERT_EQ(facts.size(), count);
+    for (const Fact& f : facts) {
+      const int i = std::stoi(f.subject.substr(std::string("chip:n").size()));
+      EXPECT_EQ(f.subject, "chip:n" + std::to_string(i));
+      EXPECT_EQ(f.predicate, "memory");
+      EXPECT_EQ(f.value.dimension, "bytes");
+      EXPECT_EQ(f.value.number, (i % 50) * kGB);
+      EXPECT_EQ(f.qualifiers, (Qualifiers{{"format", "f" + std::to_string(i % 7)}}));
+      EXPECT_EQ(f.provenance.document_id, "doc-names");
+      EXPECT_EQ(f.provenance.rule, "test-rule");
+    }
+  };
+  expect_names("facts in a range", [&](const Store& store) {
+    auto facts = store.FactsInRange("memory", ge10);
+    ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+    expect_facts(*facts, kChips / 50 * 40);
+  });
+  expect_names("facts of a document", [&](const Store& store) {
+    auto facts = store.FactsFromDocument("doc-names");
+    ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+    expect_facts(*facts, kChips);
+  });
+}
+
 // SubjectsInRangeWithFacts answers as SubjectsInRange and then FactsAboutEach of its subjects do,
 // under every view: the subjects in the value order of their first fact in the range, each
 // subject's facts of the predicate (in the range or not: under the bound, "not published",
