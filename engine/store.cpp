@@ -255,7 +255,7 @@ void Dictionary::Remember(const std::vector<std::pair<std::string, uint32_t>>& e
   }
 }
 
-Status Dictionary::Learn(std::vector<uint32_t> ids) const {
+Status Dictionary::Learn(std::vector<uint32_t> ids, const rocksdb::ReadOptions& read_options) const {
   {
     std::shared_lock lock(mu_);
     std::erase_if(ids, [this](uint32_t id) { return id == 0 || Known(id) != nullptr; });
@@ -273,7 +273,6 @@ Status Dictionary::Learn(std::vector<uint32_t> ids) const {
   std::vector<rocksdb::Status> statuses(values.size());
   std::vector<std::pair<std::string, uint32_t>> learnt;
   learnt.reserve(ids.size());
-  const rocksdb::ReadOptions ro;
   for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
     const size_t n = std::min(kBatch, keys.size() - begin);
     slices.clear();
@@ -281,12 +280,50 @@ Status Dictionary::Learn(std::vector<uint32_t> ids) const {
       slices.emplace_back(keys[begin + i]);
       values[i].Reset();
     }
-    db_->MultiGet(ro, cf_, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
+    db_->MultiGet(read_options, cf_, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
     for (size_t i = 0; i < n; ++i) {
       const uint32_t id = ids[begin + i];
       if (statuses[i].IsNotFound()) return Status::Corruption("dictionary has no entry for id " + std::to_string(id));
       if (!statuses[i].ok()) return FromRocks(statuses[i], "dictionary lookup of id " + std::to_string(id));
       learnt.emplace_back(values[i].ToString(), id);
+    }
+  }
+  Remember(learnt);
+  return Status::OK();
+}
+
+Status Dictionary::LearnIds(std::vector<std::string_view> strings, const rocksdb::ReadOptions& read_options) const {
+  {
+    std::shared_lock lock(mu_);
+    std::erase_if(strings, [this](std::string_view s) { return s.empty() || forward_.find(s) != forward_.end(); });
+  }
+  std::sort(strings.begin(), strings.end());
+  strings.erase(std::unique(strings.begin(), strings.end()), strings.end());
+  if (strings.empty()) return Status::OK();
+  // Forward keys are the string after one tag byte: in the strings' order.
+  std::vector<std::string> keys;
+  keys.reserve(strings.size());
+  for (std::string_view s : strings) keys.push_back(codec::DictForwardKey(s));
+  constexpr size_t kBatch = 1024;
+  std::vector<rocksdb::Slice> slices;
+  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
+  std::vector<rocksdb::Status> statuses(values.size());
+  std::vector<std::pair<std::string, uint32_t>> learnt;
+  learnt.reserve(strings.size());
+  for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, keys.size() - begin);
+    slices.clear();
+    for (size_t i = 0; i < n; ++i) {
+      slices.emplace_back(keys[begin + i]);
+      values[i].Reset();
+    }
+    db_->MultiGet(read_options, cf_, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view s = strings[begin + i];
+      if (statuses[i].IsNotFound()) continue;
+      if (!statuses[i].ok()) return FromRocks(statuses[i], "dictionary lookup of " + Quote(s));
+      if (values[i].size() != 4) return Status::Corruption("dictionary entry for " + Quote(s) + " is not 4 bytes");
+      learnt.emplace_back(std::string(s), codec::GetU32(values[i].data()));
     }
   }
   Remember(learnt);
@@ -1511,7 +1548,7 @@ Status StoreImpl::FillUnresolved(const std::vector<std::pair<size_t, Fact*>>& un
       // An undecodable record is reported below, where it is named.
       if (codec::DecodeCore(record(position).second, &core)) AppendNameIds(core, &ids);
     }
-    CHIPKG_RETURN_IF_ERROR(dict_.Learn(std::move(ids)));
+    CHIPKG_RETURN_IF_ERROR(dict_.Learn(std::move(ids), ReadOpts(unresolved.size())));
   }
   for (const auto& [position, fact] : unresolved) {
     const auto [id, bytes] = record(position);
@@ -1767,6 +1804,10 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
   }
   std::vector<std::pair<std::string, size_t>> prefixes;  // spo prefix, index in `subjects`
   prefixes.reserve(subjects.size());
+  if (subjects.size() > 1) {
+    CHIPKG_RETURN_IF_ERROR(
+        dict_.LearnIds(std::vector<std::string_view>(subjects.begin(), subjects.end()), ReadOpts(subjects.size())));
+  }
   for (size_t i = 0; i < subjects.size(); ++i) {
     CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> sid, dict_.Find(subjects[i]));
     if (!sid || subjects[i].empty()) continue;
@@ -1884,6 +1925,11 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
         ++kept;
       }
     }
+    if (unresolved.size() > 1) {  // the subject's unknown names in one read
+      std::vector<uint32_t> ids;
+      for (const auto& [k, i] : unresolved) AppendNameIds(cores[k], &ids);
+      CHIPKG_RETURN_IF_ERROR(dict_.Learn(std::move(ids), ReadOpts(unresolved.size())));
+    }
     for (const auto& [k, i] : unresolved) CHIPKG_RETURN_IF_ERROR(ToFact(rows[k].first, cores[k], &facts[i]));
     if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&facts, snap.get()));
   }
@@ -1962,6 +2008,8 @@ Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOf
   // Where each asked subject's facts go (a subject asked twice gets a copy).
   SubjectSlots slot(subjects.size());
   std::vector<std::pair<size_t, size_t>> repeats;  // (index, index of its first occurrence)
+  CHIPKG_RETURN_IF_ERROR(
+      dict_.LearnIds(std::vector<std::string_view>(subjects.begin(), subjects.end()), ReadOpts(subjects.size())));
   for (size_t i = 0; i < subjects.size(); ++i) {
     if (subjects[i].empty()) continue;
     CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> sid, dict_.Find(subjects[i]));
@@ -2103,7 +2151,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
                               snap.get()));
   CHIPKG_RETURN_IF_ERROR(status);
   out.subjects.resize(ids.size());
-  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids));  // a `find`'s candidates: one batched read, not a Get each
+  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids, ReadOpts(ids.size())));  // a `find`'s candidates: one batched read, not a Get each
   for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out.subjects[i]));
   if (ids.size() < facts_from || ids.size() > facts_up_to) return out;
   if (ids.empty()) {
@@ -2230,7 +2278,7 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsInRange(const std::string& pred
                               }));
   CHIPKG_RETURN_IF_ERROR(status);
   std::vector<EntityId> out(ids.size());
-  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids));
+  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids, ReadOpts(ids.size())));
   for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out[i]));
   return out;
 }
@@ -2341,7 +2389,7 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predica
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<EntityId> out;
   out.reserve(ids.size());
-  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids));
+  CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids, ReadOpts(ids.size())));
   for (uint32_t id : ids) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(id, &out.emplace_back()));
   std::sort(out.begin(), out.end());
   return out;

@@ -67,8 +67,14 @@ class Dictionary {
   // in key order, and makes them known: a query on a store this process has
   // not read before names tens of thousands of ids (a one-shot `find` on
   // memory at N=100,000: 83,000 subjects), and one Get each was a seventh of
-  // its time. Corruption if an id has no entry.
-  Status Learn(std::vector<uint32_t> ids) const;
+  // its time. Corruption if an id has no entry. `read_options` say whether the
+  // blocks read stay in the block cache (StoreOptions::fill_block_cache).
+  Status Learn(std::vector<uint32_t> ids, const rocksdb::ReadOptions& read_options) const;
+  // The same for strings: reads the ids of those in `strings` not known yet
+  // in batched lookups (a string never interned stays unknown, and Find says
+  // so with a read of its own): a conflicts pass asks for 100,000 subjects by
+  // name.
+  Status LearnIds(std::vector<std::string_view> strings, const rocksdb::ReadOptions& read_options) const;
   // Ids and strings read one Get each (tests of Learn's batching).
   uint64_t PointReads() const { return point_reads_.load(); }
 

@@ -141,6 +141,7 @@ inline bool ReserveMimallocArena() {
 // that ever wrong, the advice would cover part of the segment (and perhaps a
 // neighbouring mapping, which it only makes eligible for huge pages too) or
 // fail, and nothing else changes. False if the kernel refused.
+static_assert(MI_MALLOC_VERSION >= 200 && MI_MALLOC_VERSION < 300, "segments of 32 MiB are mimalloc 2's");
 inline constexpr uintptr_t kMimallocSegmentBytes = uintptr_t{32} << 20;
 inline bool AdviseFirstSegmentOntoHugePages() {
   void* probe = mi_malloc(16);

@@ -1429,10 +1429,44 @@ TEST(StoreTest, AFreshReaderNamesTheIdsOfALargeReadInBatches) {
     ASSERT_TRUE(facts.ok()) << facts.status().ToString();
     expect_facts(*facts, kChips / 50 * 40);
   });
+  std::vector<uint64_t> fact_ids;
   expect_names("facts of a document", [&](const Store& store) {
     auto facts = store.FactsFromDocument("doc-names");
     ASSERT_TRUE(facts.ok()) << facts.status().ToString();
     expect_facts(*facts, kChips);
+    for (const Fact& f : *facts) fact_ids.push_back(f.id);
+  });
+  expect_names("facts by id", [&](const Store& store) {
+    auto facts = store.GetFacts(fact_ids);
+    ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+    expect_facts(*facts, kChips);
+  });
+  expect_names("subjects with a predicate", [&](const Store& store) {
+    auto subjects = store.SubjectsWith("memory");
+    ASSERT_TRUE(subjects.ok()) << subjects.status().ToString();
+    EXPECT_EQ(subjects->size(), static_cast<size_t>(kChips));
+  });
+  expect_names("subjects in a range with their facts", [&](const Store& store) {
+    auto both = store.SubjectsInRangeWithFacts("memory", ge10, ReadView{}, 0, SIZE_MAX, nullptr);
+    ASSERT_TRUE(both.ok()) << both.status().ToString();
+    ASSERT_TRUE(both->facts.has_value());
+    ASSERT_EQ(both->facts->size(), both->subjects.size());
+    std::vector<Fact> all;
+    for (size_t i = 0; i < both->subjects.size(); ++i) {
+      ASSERT_EQ((*both->facts)[i].size(), 1u);
+      EXPECT_EQ((*both->facts)[i][0].subject, both->subjects[i]);
+      all.push_back((*both->facts)[i][0]);
+    }
+    expect_facts(all, kChips / 50 * 40);
+  });
+  expect_names("one predicate of many subjects", [&](const Store& store) {
+    std::vector<EntityId> subjects;
+    for (int i = 0; i < kChips; ++i) subjects.push_back("chip:n" + std::to_string(i));
+    auto each = store.FactsAboutEach(subjects, "memory");
+    ASSERT_TRUE(each.ok()) << each.status().ToString();
+    std::vector<Fact> all;
+    for (const auto& facts : *each) all.insert(all.end(), facts.begin(), facts.end());
+    expect_facts(all, kChips);
   });
 }
 

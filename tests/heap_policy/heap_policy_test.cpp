@@ -177,6 +177,9 @@ TEST(MimallocPolicyTest, TheFirstSegmentKeepsSmallPagesWhenMimallocIsToldSo) {
   void* block = std::malloc(64);
   g_escape = block;
   const std::string flags_before = FlagsOfMappingHolding(block);
+  if (flags_before.find(" hg") != std::string::npos) {
+    GTEST_SKIP() << "the segment was advised by an earlier test of this process (ctest runs each alone)";
+  }
   ASSERT_TRUE(chipkg::tools::ApplyHeapPolicy());
   EXPECT_EQ(FlagsOfMappingHolding(block), flags_before);
   std::free(block);
