@@ -151,6 +151,21 @@ inline bool AdviseFirstSegmentOntoHugePages() {
   return madvise(reinterpret_cast<void*>(segment), kMimallocSegmentBytes, MADV_HUGEPAGE) == 0;
 }
 
+// The option above applies to segments mimalloc takes from now on. A
+// segment it took before the policy (the thread's first, in a program that
+// loads libstdc++ as a shared library: the benchmarks, chipkg-query-loop,
+// the tests) may still decommit, which mimalloc does once a freed span has
+// waited its delay: the answer after next faulted those pages in again (Q3
+// in chipkg-query-loop at N=100,000: 700-3,000 faults in every run, none
+// with MIMALLOC_ALLOW_DECOMMIT=0 in the environment; tools/bench/HISTORY.md).
+// The delay is read at each free, so a delay longer than any process lives
+// keeps such a segment's memory committed too.
+inline void KeepWhatEarlySegmentsFree() {
+  constexpr long kNever = 1L << 40;  // ms, ~35 years; mimalloc adds to it at each free (no overflow for 10^8 years of frees)
+  if (std::getenv("MIMALLOC_DECOMMIT_DELAY") == nullptr) mi_option_set(mi_option_decommit_delay, kNever);
+  if (std::getenv("MIMALLOC_DECOMMIT_EXTEND_DELAY") == nullptr) mi_option_set(mi_option_decommit_extend_delay, kNever);
+}
+
 // mimalloc's two settings that matter here, each unless its MIMALLOC_*
 // variable says otherwise: memory freed stays committed for the next answer
 // (by default mimalloc decommits freed segments, and Q5 at N=100,000 zeroed
@@ -158,7 +173,10 @@ inline bool AdviseFirstSegmentOntoHugePages() {
 // where the kernel has them (the first touch of a 4 KiB page is the cost the
 // glibc reserve above avoids).
 inline bool KeepFreedMemoryInMimalloc() {
-  if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr) mi_option_set(mi_option_allow_decommit, 0);
+  if (std::getenv("MIMALLOC_ALLOW_DECOMMIT") == nullptr) {
+    mi_option_set(mi_option_allow_decommit, 0);
+    KeepWhatEarlySegmentsFree();
+  }
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) mi_option_set(mi_option_large_os_pages, 1);
   ReserveMimallocArena();  // an optimisation: false only means blocks above 16 MiB come and go
   if (std::getenv("MIMALLOC_LARGE_OS_PAGES") == nullptr) AdviseFirstSegmentOntoHugePages();
