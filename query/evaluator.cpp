@@ -277,11 +277,6 @@ std::string ShortNumber(double v) {
   return buf;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string FoldText(const std::string& s) {
   std::string out;
   bool space = false;
@@ -1230,8 +1225,8 @@ class Evaluator {
         if (existing.key == c.key) g = &existing;
       }
       if (g == nullptr) {
-        groups.push_back(Group{c.key, {}});
-        g = &groups.back();
+        g = &groups.emplace_back();
+        g->key = c.key;
       }
       bool placed = false;
       for (auto& cluster : g->clusters) {

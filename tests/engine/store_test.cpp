@@ -464,7 +464,9 @@ TEST(StoreTest, RestatedVersionKeepsRetractsAndAssertsTheDiffWithoutANewVersion)
   auto bad = store->RestateDocumentVersion(outside.doc(), outside.facts(), "run-rules-4");
   EXPECT_TRUE(bad.status().IsInvalidArgument()) << bad.status().ToString();
   EXPECT_EQ(store->LastTx(), 2u);
-  EXPECT_TRUE(store->RestateDocumentVersion(Document{"doc-none"}, {}, "run-x").status().IsNotFound());
+  Document none;
+  none.id = "doc-none";
+  EXPECT_TRUE(store->RestateDocumentVersion(none, {}, "run-x").status().IsNotFound());
 }
 
 TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
@@ -830,7 +832,9 @@ TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
         EXPECT_EQ(got.document->url, document->url);
       }
       ASSERT_EQ(got.fetched_at.has_value(), version.ok()) << versions[i].first << " v" << versions[i].second;
-      if (version.ok()) EXPECT_EQ(*got.fetched_at, version->fetched_at);
+      if (version.ok()) {
+        EXPECT_EQ(*got.fetched_at, version->fetched_at);
+      }
     }
     EXPECT_EQ((*sources)[0].document, (*sources)[1].document) << "doc-8 twice: one record";
     EXPECT_EQ((*sources)[0].fetched_at, 1800000008);
@@ -1601,7 +1605,9 @@ TEST(StoreTest, KeptRecordsFollowEveryWrite) {
     Result<std::vector<CitedSource>> cited = s.GetCitedSources({{"doc-k", 1}});
     EXPECT_TRUE(cited.ok());
     EXPECT_NE((*cited)[0].document, nullptr);
-    if ((*cited)[0].document != nullptr) EXPECT_EQ((*cited)[0].document->title, one->title);
+    if ((*cited)[0].document != nullptr) {
+      EXPECT_EQ((*cited)[0].document->title, one->title);
+    }
     return one->title + "|" + one->etag;
   };
   EXPECT_EQ(title_of(*store), "Title of doc-k|");
