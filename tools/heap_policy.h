@@ -158,12 +158,18 @@ inline bool AdviseFirstSegmentOntoHugePages() {
 // waited its delay: the answer after next faulted those pages in again (Q3
 // in chipkg-query-loop at N=100,000: 700-3,000 faults in every run, none
 // with MIMALLOC_ALLOW_DECOMMIT=0 in the environment; tools/bench/HISTORY.md).
-// The delay is read at each free, so a delay longer than any process lives
-// keeps such a segment's memory committed too.
+// mimalloc reads the delays at each free: a span freed there moves the
+// segment's decommit time to now + the extend delay, and every later free
+// while that time is ahead adds the extend delay again. An hour each: a
+// segment that frees anything keeps its memory while the process works, and
+// one left idle for an hour after a lone free gives back what waited, as a
+// process at rest may. (The deadline is a 64-bit count of milliseconds: at an
+// hour a free it overflows after ~2.5 * 10^12 frees; a longer delay, added at
+// every free, could overflow within a long session.)
 inline void KeepWhatEarlySegmentsFree() {
-  constexpr long kNever = 1L << 40;  // ms, ~35 years; mimalloc adds to it at each free (no overflow for 10^8 years of frees)
-  if (std::getenv("MIMALLOC_DECOMMIT_DELAY") == nullptr) mi_option_set(mi_option_decommit_delay, kNever);
-  if (std::getenv("MIMALLOC_DECOMMIT_EXTEND_DELAY") == nullptr) mi_option_set(mi_option_decommit_extend_delay, kNever);
+  constexpr long kHourMs = 60L * 60 * 1000;
+  if (std::getenv("MIMALLOC_DECOMMIT_DELAY") == nullptr) mi_option_set(mi_option_decommit_delay, kHourMs);
+  if (std::getenv("MIMALLOC_DECOMMIT_EXTEND_DELAY") == nullptr) mi_option_set(mi_option_decommit_extend_delay, kHourMs);
 }
 
 // mimalloc's two settings that matter here, each unless its MIMALLOC_*
