@@ -156,19 +156,27 @@ inline bool AdviseFirstSegmentOntoHugePages() {
 // loads libstdc++ as a shared library: the benchmarks, chipkg-query-loop,
 // the tests) may still decommit, which mimalloc does once a freed span has
 // waited its delay: the answer after next faulted those pages in again (Q3
-// in chipkg-query-loop at N=100,000: 700-3,000 faults in every run, none
+// in chipkg-query-loop at N=100,000: 600-3,000 faults in every run, none
 // with MIMALLOC_ALLOW_DECOMMIT=0 in the environment; tools/bench/HISTORY.md).
-// mimalloc reads the delays at each free: a span freed there moves the
-// segment's decommit time to now + the extend delay, and every later free
-// while that time is ahead adds the extend delay again. An hour each: a
-// segment that frees anything keeps its memory while the process works, and
-// one left idle for an hour after a lone free gives back what waited, as a
-// process at rest may. (The deadline is a 64-bit count of milliseconds: at an
-// hour a free it overflows after ~2.5 * 10^12 frees; a longer delay, added at
-// every free, could overflow within a long session.)
+// As analysed for mimalloc 2.0.9 (2.1 renamed decommit "purge"): the delays
+// are read at each use, and mimalloc decommits only from within an
+// allocation or a free in that segment. Each page it returns to the segment
+// moves the segment's deadline to now + the extend delay, or adds the extend
+// delay while the deadline is ahead; reusing pending memory sets it to now +
+// the delay; a page returned an extend delay past the deadline decommits
+// everything pending at once. With an hour each, that takes about two hours
+// without an allocation in the segment, after which the next answer faults
+// its memory in once. (What was pending when the policy came, memory never
+// touched, may go at the first free after it.) Not longer: the deadline is a
+// 64-bit count of milliseconds and the extend delay is added at every page
+// returned; at an hour that overflows after ~2.5 * 10^12 of them, at 2^40 ms
+// after ~8 million, which a long session could reach.
 inline void KeepWhatEarlySegmentsFree() {
   constexpr long kHourMs = 60L * 60 * 1000;
-  if (std::getenv("MIMALLOC_DECOMMIT_DELAY") == nullptr) mi_option_set(mi_option_decommit_delay, kHourMs);
+  // mimalloc also reads the delay under its old name.
+  if (std::getenv("MIMALLOC_DECOMMIT_DELAY") == nullptr && std::getenv("MIMALLOC_RESET_DELAY") == nullptr) {
+    mi_option_set(mi_option_decommit_delay, kHourMs);
+  }
   if (std::getenv("MIMALLOC_DECOMMIT_EXTEND_DELAY") == nullptr) mi_option_set(mi_option_decommit_extend_delay, kHourMs);
 }
 

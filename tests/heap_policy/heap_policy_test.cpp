@@ -232,19 +232,26 @@ TEST(MimallocPolicyTest, TheNextAnswerReusesMemoryWithoutPageFaults) {
 // mimalloc made it one that may decommit; the policy keeps what it frees
 // committed all the same. Before, what an answer freed there was given back
 // (MADV_DONTNEED) once mimalloc's delay had passed, and the next answer
-// faulted it in again: chipkg-query-loop's Q3 at N=100,000 took 700-3,000
+// faulted it in again: chipkg-query-loop's Q3 at N=100,000 took 600-3,000
 // faults in every run, none with MIMALLOC_ALLOW_DECOMMIT=0 set before the
-// start (tools/bench/HISTORY.md).
+// start (tools/bench/HISTORY.md). Without KeepWhatEarlySegmentsFree each
+// answer that began in the first segment took ~600 faults here.
 TEST(MimallocPolicyTest, WhatTheFirstSegmentFreesStaysCommitted) {
   unsetenv("MIMALLOC_ALLOW_DECOMMIT");
+  // The policy leaves the delays to these when they are set.
+  unsetenv("MIMALLOC_DECOMMIT_DELAY");
+  unsetenv("MIMALLOC_RESET_DELAY");
+  unsetenv("MIMALLOC_DECOMMIT_EXTEND_DELAY");
   void* early = std::malloc(64);  // a block of the segment mimalloc took at load
   g_escape = early;
   const auto segment_of = [](const void* p) {
     return reinterpret_cast<uintptr_t>(p) & ~(chipkg::tools::kMimallocSegmentBytes - 1);
   };
   ASSERT_TRUE(chipkg::tools::ApplyHeapPolicy());
-  // 34 MB of small blocks, more than a segment: large answers are what
-  // mimalloc decommitted after (one inside a segment was not).
+  EXPECT_GE(mi_option_get(mi_option_decommit_extend_delay), 60L * 60 * 1000);
+  // 34 MB of small blocks, more than a segment: answers alternate between
+  // beginning in the first segment and in the next (one that fits inside a
+  // segment was never given back).
   bool began_in_first_segment = false;
   auto answer = [&] {
     std::vector<void*> blocks;
@@ -255,23 +262,27 @@ TEST(MimallocPolicyTest, WhatTheFirstSegmentFreesStaysCommitted) {
     began_in_first_segment = segment_of(blocks.front()) == segment_of(early);
     g_escape = blocks.back();
     for (void* b : blocks) std::free(b);
-    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // past mimalloc's delay before it decommits
+    // Past mimalloc's own delays (25 ms, and 1 ms a page returned).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
   };
   answer();
   answer();
-  long faults = 0;
+  // The fewest faults of the answers that began in the first segment: on a
+  // loaded machine (ctest -j2) the kernel now and then takes pages back
+  // between two answers, whatever the allocator does.
+  long fewest = LONG_MAX;
   int in_first_segment = 0;
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 6 && in_first_segment < 2; ++round) {
     const long before = MinorFaults();
     answer();
-    faults += MinorFaults() - before;
-    in_first_segment += began_in_first_segment ? 1 : 0;
+    if (!began_in_first_segment) continue;
+    ++in_first_segment;
+    fewest = std::min(fewest, MinorFaults() - before);
   }
+  std::free(early);
   if (in_first_segment == 0) GTEST_SKIP() << "no answer began in the first segment";
-  // Without this part of the policy each answer beginning in the first
-  // segment took ~600 faults (more on small pages).
-  EXPECT_LT(faults, 200) << "memory the first segment freed was faulted in again (" << in_first_segment
-                         << " answers of 4 began there)";
+  EXPECT_LT(fewest, 100) << "memory the first segment freed was faulted in again (fewest of " << in_first_segment
+                         << " answers that began there)";
 }
 
 // A block above half a mimalloc segment (a large answer's citation vector)
