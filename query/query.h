@@ -41,6 +41,10 @@ struct QueryOptions {
   double tolerance = 0.01;
   // Most rows a `with evidence` expansion makes from one entity.
   size_t max_witnesses_per_row = 10000;
+  // A find or count over at least this many candidates is evaluated on two
+  // threads, half the candidates each (not when ordered, limited or counted
+  // by attribute). The answer is the same either way; SIZE_MAX keeps it on one.
+  size_t evaluate_in_two_from = 4096;
   // The line of a larger input (a script) on which the text begins: error
   // positions ("line 3, column 10") count from it.
   int first_line = 1;

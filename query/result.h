@@ -152,7 +152,8 @@ struct Row {
 };
 
 // Where an answer's time went: one entry per step of its evaluation, in
-// order ("parse and bind", "candidates", "evaluate", "expand", "read",
+// order ("parse and bind", "candidates", "evaluate" or "evaluate on two
+// threads" (which expands `with evidence` rows too), "expand", "read",
 // "compare", "citations", "release"; which ones depends on the statement).
 struct Phase {
   std::string name;

@@ -21,9 +21,12 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -276,6 +279,42 @@ TEST(QueryCasesTest, EveryCaseHolds) {
   for (const Case& c : cases) {
     Check(c, RunQuery(seeds.store(), seeds.schema(), c.query));
   }
+}
+
+// A find over many candidates is evaluated on two threads, half the
+// candidates each (QueryOptions::evaluate_in_two_from; 4,096 by default, 2
+// here, so the seeds' finds and counts split): every case's answer must be
+// the one a single thread gives, rows, cells, reasons, notes, counts and
+// citations alike, and the cases must take the two-thread path often.
+TEST(QueryCasesTest, EveryCaseAnswersOnTwoThreadsAsOnOne) {
+  testing::SeedStore& seeds = testing::SeedStore::Get();
+  QueryOptions one, two;
+  one.evaluate_in_two_from = std::numeric_limits<size_t>::max();
+  two.evaluate_in_two_from = 2;
+  auto in_two = [](const QueryResult& r) {
+    return std::any_of(r.phases.begin(), r.phases.end(),
+                       [](const Phase& p) { return p.name == "evaluate on two threads"; });
+  };
+  auto comparable = [](const QueryResult& r) {
+    nlohmann::json js = nlohmann::json::parse(Render(r, Format::kJson));
+    for (const char* volatile_key : {"phases", "elapsed_ms"}) js.erase(volatile_key);
+    return js;
+  };
+  size_t split = 0;
+  for (const Case& c : AllCases()) {
+    SCOPED_TRACE(c.file + ":" + std::to_string(c.line) + " " + c.query);
+    Result<QueryResult> a = RunQuery(seeds.store(), seeds.schema(), c.query, one);
+    Result<QueryResult> b = RunQuery(seeds.store(), seeds.schema(), c.query, two);
+    ASSERT_EQ(a.ok(), b.ok());
+    if (!a.ok()) {
+      EXPECT_EQ(a.status().message(), b.status().message());
+      continue;
+    }
+    EXPECT_FALSE(in_two(*a));
+    if (in_two(*b)) ++split;
+    EXPECT_EQ(comparable(*a), comparable(*b));
+  }
+  EXPECT_GE(split, 15u);  // 20 of the 104 when written
 }
 
 // The README's examples (```query blocks) are cases: each one is run by the

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -890,16 +891,25 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   const auto* impl = dynamic_cast<const internal::StoreImpl*>(&store);
   ASSERT_NE(impl, nullptr);
 
-  // The answer without what names the query or times it.
-  auto answer = [&](const std::string& text, uint64_t want_passes, size_t max_witnesses = 10000) {
+  // The answer without what names the query or times it. A find over more
+  // than 4,096 candidates without a limit is evaluated on two threads, half
+  // the candidates each; with a limit (or evaluate_in_two_from past the
+  // candidates), on one.
+  auto answer = [&](const std::string& text, uint64_t want_passes, size_t max_witnesses = 10000,
+                    size_t cite_rows = 0, size_t evaluate_in_two_from = 4096) {
     const uint64_t before = impl->PredicatePasses();
     QueryOptions options;
-    options.cite_rows = 0;  // the rows and their reasons are the point; citations come from the same claims
+    options.cite_rows = cite_rows;  // mostly 0: the rows and their reasons are the point
     options.max_witnesses_per_row = max_witnesses;
+    options.evaluate_in_two_from = evaluate_in_two_from;
     Result<QueryResult> r = RunQuery(store, RealSchema(), text, options);
     EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
     if (!r.ok()) return nlohmann::json();
     EXPECT_EQ(impl->PredicatePasses() - before, want_passes) << text;
+    const bool limited = text.find(" limit ") != std::string::npos;
+    const bool in_two = std::any_of(r->phases.begin(), r->phases.end(),
+                                    [](const Phase& p) { return p.name == "evaluate on two threads"; });
+    EXPECT_EQ(in_two, !limited && evaluate_in_two_from <= 4096) << text;
     nlohmann::json js = nlohmann::json::parse(Render(*r, Format::kJson));
     for (const char* volatile_key : {"query", "plan", "phases", "elapsed_ms"}) js.erase(volatile_key);
     return js;
@@ -922,6 +932,22 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   EXPECT_EQ(cut, answer("find chip where memory >= 64 GB with evidence limit 1000000", 1, 1));
   ASSERT_TRUE(cut.contains("notes"));
   EXPECT_GT(cut["notes"].size(), 500u);
+  // Cited: the claims the second thread read are found for the citations,
+  // numbered in row order as one thread numbers them.
+  constexpr size_t kAll = std::numeric_limits<size_t>::max();
+  for (const std::string text : {"find chip where fits(\"llm:test-70b\", int4) with evidence",
+                                 "find chip where memory >= 64 GB show memory"}) {
+    SCOPED_TRACE(text);
+    const nlohmann::json cited = answer(text, 1, 10000, kAll);
+    ASSERT_TRUE(cited.contains("citations"));
+    EXPECT_GT(cited["citations"].size(), 3000u);
+    EXPECT_EQ(cited, answer(text, 1, 10000, kAll, kAll));
+  }
+  // Counts: how many, and which were counted although a source contradicts the test.
+  const nlohmann::json counted = answer("count chip where memory >= 64 GB", 1, 10000, kAll);
+  EXPECT_EQ(counted, answer("count chip where memory >= 64 GB", 1, 10000, kAll, kAll));
+  ASSERT_TRUE(counted.contains("notes"));
+  EXPECT_NE(counted.dump().find("counted although another claim contradicts"), std::string::npos);
 }
 
 
