@@ -788,6 +788,7 @@ class Evaluator {
     if (c.computed) return;
     const auto [number, first] = evidence_index_.Number(c.fact_id);
     if (!first) return;
+    evidence_facts_.push_back(c.fact_id);
     std::string& text = evidence_texts_.emplace_back();
     if (c.subject != current_entity_) text = Name(c.subject) + " ";
     text.append(label).append(" = ").append(c.text);
@@ -1788,6 +1789,8 @@ class Evaluator {
   struct Pending {
     Row row;
     std::vector<SortKey> keys;
+    // The evidence texts first read while evaluating it: [evidence_from, evidence_to).
+    size_t evidence_from = 0, evidence_to = 0;
   };
 
   Result<SortKey> KeyFor(const BoundOrder& o, const Entity& e) {
@@ -1977,6 +1980,7 @@ class Evaluator {
       }
       StartEntity(e.id);
       candidate_pos_ = static_cast<size_t>(&e - candidates.data());
+      const size_t evidence_from = evidence_texts_.size();
       Outcome o;
       o.truth = Truth::kTrue;
       if (q_.where) {
@@ -2009,6 +2013,7 @@ class Evaluator {
         continue;
       }
       Pending p;
+      p.evidence_from = evidence_from;
       p.row.entity = e.id;
       p.row.name = e.name;
       p.row.support = std::move(o.support);
@@ -2028,6 +2033,7 @@ class Evaluator {
         part.counted += p.row.support.Witnesses(options_.max_witnesses_per_row, &truncated).size();
         continue;
       }
+      p.evidence_to = evidence_texts_.size();
       part.rows.push_back(std::move(p));
     }
     return Status::OK();
@@ -2237,6 +2243,17 @@ class Evaluator {
   // The rows of `pending` into `out` (up to the query's limit), a note for
   // each that has more ways than a row lists. Reads only the evidence texts
   // of the evaluation, so two parts can be expanded at once.
+  // A witness's fact's number among the evidence texts: most are the row's
+  // own claims, first read while it was evaluated, so they are looked for
+  // there first; a probe of the whole index per fact missed the processor's
+  // caches (Q3 at N=100,000: 410,000 probes, 4% of its time).
+  size_t EvidenceNumber(uint64_t fact_id, const Pending& p) const {
+    for (size_t i = p.evidence_from; i < p.evidence_to; ++i) {
+      if (evidence_facts_[i] == fact_id) return i + 1;
+    }
+    return static_cast<size_t>(evidence_index_.Find(fact_id));
+  }
+
   void ExpandRows(std::span<Pending> pending, std::vector<Row>& out, std::vector<std::string>& notes) const {
     for (Pending& p : pending) {
       if (q_.limit && out.size() >= *q_.limit) break;
@@ -2260,7 +2277,7 @@ class Evaluator {
         for (uint64_t id : w) {
           ShownValue& v = evidence.values.emplace_back();
           v.kind = ShownValue::Kind::kText;
-          const int number = evidence_index_.Find(id);
+          const size_t number = EvidenceNumber(id, p);
           v.text = number != 0 ? evidence_texts_[number - 1] : "fact " + std::to_string(id);
           v.support = Support::Fact(id);
         }
@@ -2934,6 +2951,7 @@ class Evaluator {
   // ms to make them, 20 times the time for 10 times the texts at 10k).
   internal::FactNumbers evidence_index_{0};
   std::deque<std::string> evidence_texts_;
+  std::vector<uint64_t> evidence_facts_;  // evidence_facts_[number - 1]: the fact of each text
   EntityId current_entity_;
   bool truncated_combinations_ = false;
   bool need_reasons_ = true;  // rows show why they match (not for `with evidence` rows or counts)
