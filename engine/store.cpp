@@ -19,6 +19,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -1951,6 +1952,9 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::ReadFactsAboutEach(const std::
 namespace {
 constexpr size_t kPassFromKeys = 1024;
 constexpr double kEntriesPerSeek = 8;
+// A pass that kept at least this many entries is decoded in two halves at
+// once when the caller offers another thread (~1 ms of decoding).
+constexpr size_t kDecodeElsewhereFrom = 2048;
 }  // namespace
 
 double StoreImpl::EntriesWithin(int cf, const std::string& start, const std::string& limit) const {
@@ -2049,7 +2053,8 @@ bool StoreImpl::KeepOfSubjects(const SubjectSlots& slot, const ReadView& view,
 
 Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
                                                              size_t subjects, const ReadView& view,
-                                                             const rocksdb::Snapshot* snap) const {
+                                                             const rocksdb::Snapshot* snap,
+                                                             const RunElsewhere& elsewhere) const {
   // FactsAbout's order: by subject (a counting sort: the subjects are
   // numbered, and a comparison sort of Q2's 83,000 entries at N=100,000 took
   // ~4 ms), then by fact id within a subject (a few entries each).
@@ -2072,21 +2077,63 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEnt
     return std::pair<uint64_t, std::string_view>(
         kept[j].fact_id, std::string_view(arena).substr(kept[j].begin, kept[j].end - kept[j].begin));
   };
-  CoreRecord core;
-  std::vector<std::pair<size_t, Fact*>> unresolved;  // (each subject's vector is sized once: the pointers hold)
-  for (size_t k = 0; k < kept.size();) {
-    size_t end = k;
-    while (end < kept.size() && kept[end].index == kept[k].index) ++end;
-    std::vector<Fact>& facts = out[kept[k].index];
-    facts.resize(end - k);
-    for (size_t j = k; j < end; ++j) {
-      if (!codec::DecodeCore(record(j).second, &core)) {
-        return Status::Corruption("record of fact " + std::to_string(kept[j].fact_id) + " cannot be decoded");
+  // The entries [from, to), whole subjects, into their subjects' vectors
+  // (each sized once: the pointers in `unresolved` hold).
+  auto decode = [&](size_t from, size_t to, std::vector<std::pair<size_t, Fact*>>& unresolved) {
+    CoreRecord core;
+    for (size_t k = from; k < to;) {
+      size_t end = k;
+      while (end < to && kept[end].index == kept[k].index) ++end;
+      std::vector<Fact>& facts = out[kept[k].index];
+      facts.resize(end - k);
+      for (size_t j = k; j < end; ++j) {
+        if (!codec::DecodeCore(record(j).second, &core)) {
+          return Status::Corruption("record of fact " + std::to_string(kept[j].fact_id) + " cannot be decoded");
+        }
+        if (!ToFactFromKnownNames(kept[j].fact_id, core, &facts[j - k])) unresolved.emplace_back(j, &facts[j - k]);
       }
-      if (!ToFactFromKnownNames(kept[j].fact_id, core, &facts[j - k])) unresolved.emplace_back(j, &facts[j - k]);
+      k = end;
     }
-    k = end;
+    return Status::OK();
+  };
+  // A large pass is decoded in two halves at once, split between subjects,
+  // the second half on the caller's other thread (making the Facts is half
+  // of a large find's candidates step: Q2 and Q3 of the peer benchmark at
+  // N=100,000 keep 130,000-odd entries, 25-30 ms). The halves follow the
+  // subjects' order, so each thread's facts are mostly those of the
+  // candidates it evaluates next (query/evaluator.cpp, EvaluateInTwo), made
+  // on its own heap: Q3's evaluation 88-95 -> 74-80 ms, its candidates step
+  // 64-67 -> 71-77 (the other thread reads the entity records first).
+  size_t split = kept.size();
+  if (elsewhere && kept.size() >= kDecodeElsewhereFrom) {
+    split = kept.size() / 2;
+    while (split < kept.size() && kept[split].index == kept[split - 1].index) ++split;
   }
+  std::vector<std::pair<size_t, Fact*>> unresolved, unresolved_there;
+  std::future<Status> there;
+  if (split < kept.size()) {
+    auto task = std::make_shared<std::packaged_task<Status()>>(
+        [&, split] { return decode(split, kept.size(), unresolved_there); });
+    there = task->get_future();
+    elsewhere([task] { (*task)(); });
+  }
+  Status here;
+  try {
+    here = decode(0, split, unresolved);
+  } catch (...) {
+    if (there.valid()) there.wait();  // it writes into `out`
+    throw;
+  }
+  if (there.valid()) {
+    try {
+      Status st = there.get();
+      if (here.ok()) here = std::move(st);
+    } catch (const std::future_error& e) {  // the task was dropped without running
+      return Status::Aborted(std::string("decoding facts on another thread: ") + e.what());
+    }
+  }
+  CHIPKG_RETURN_IF_ERROR(here);
+  unresolved.insert(unresolved.end(), unresolved_there.begin(), unresolved_there.end());
   CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   if (view.with_provenance) {
     for (std::vector<Fact>& facts : out) {
@@ -2105,7 +2152,8 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEnt
 // 48,582 subjects named without looking each up again.
 Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
     const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
-    size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects) const {
+    size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects,
+    const RunElsewhere& decode_elsewhere) const {
   SubjectsWithFacts out;
   CHIPKG_ASSIGN_OR_RETURN(auto keys, RangeKeys(predicate, range));
   CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> pid, dict_.Find(predicate));
@@ -2185,7 +2233,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
     CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, range_limit, limit, 4, keep_rest, snap.get(), ids.size()));
   }
   CHIPKG_RETURN_IF_ERROR(status);
-  CHIPKG_ASSIGN_OR_RETURN(out.facts, DecodeKept(kept, arena, ids.size(), view, snap.get()));
+  CHIPKG_ASSIGN_OR_RETURN(out.facts, DecodeKept(kept, arena, ids.size(), view, snap.get(), decode_elsewhere));
   return out;
 }
 

@@ -208,14 +208,18 @@ class Store {
   // at least `facts_from` and at most `facts_up_to` subjects (`facts` unset
   // otherwise); `on_subjects`, when set, is called with the subjects just
   // before their facts are read (never without subjects), so that other reads
-  // of them can start meanwhile.
+  // of them can start meanwhile. `decode_elsewhere`, when set, is handed part
+  // of a large read's decoding to run on another thread (the caller's); the
+  // call returns once that part has run, and fails if it is dropped unrun.
   struct SubjectsWithFacts {
     std::vector<EntityId> subjects;
     std::optional<std::vector<std::vector<Fact>>> facts;  // facts[i]: subjects[i]'s, by fact id
   };
+  using RunElsewhere = std::function<void(std::function<void()> task)>;
   virtual Result<SubjectsWithFacts> SubjectsInRangeWithFacts(
       const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
-      size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects = {}) const = 0;
+      size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects = {},
+      const RunElsewhere& decode_elsewhere = {}) const = 0;
   // Facts whose value is a reference to `object`.
   virtual Result<std::vector<Fact>> FactsReferencing(const EntityId& object, const ReadView& view = {}) const = 0;
   // Facts read from one document (any version unless `version` is set).

@@ -271,7 +271,8 @@ class StoreImpl final : public Store {
                                                 const ReadView& view) const override;
   Result<SubjectsWithFacts> SubjectsInRangeWithFacts(
       const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
-      size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects) const override;
+      size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects,
+      const RunElsewhere& decode_elsewhere) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<Provenance>> ReadProvenance(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;
@@ -452,10 +453,12 @@ class StoreImpl final : public Store {
   static bool KeepOfSubjects(const SubjectSlots& slot, const ReadView& view,
                              std::string_view key, std::string_view value, std::vector<KeptEntry>* kept,
                              std::string* arena, Status* status);
-  // Decodes what a pass kept (sorting `kept`) into the facts of each of `subjects` subjects, by fact id.
+  // Decodes what a pass kept (sorting `kept`) into the facts of each of `subjects` subjects, by fact id;
+  // with `elsewhere`, a large pass's second half of the subjects there, at the same time.
   Result<std::vector<std::vector<Fact>>> DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
                                                     size_t subjects, const ReadView& view,
-                                                    const rocksdb::Snapshot* snap) const;
+                                                    const rocksdb::Snapshot* snap,
+                                                    const RunElsewhere& elsewhere = {}) const;
   // RocksDB's estimate (no read) of how many entries of `cf` lie in [start, limit);
   // infinity when it has none.
   double EntriesWithin(int cf, const std::string& start, const std::string& limit) const;

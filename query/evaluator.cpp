@@ -1730,11 +1730,14 @@ class Evaluator {
     }
     if (by_range && range && range->predicate == predicate && !StopsEarly()) {
       // The range's facts are among the whole read's: one read for both.
+      // The read-ahead thread reads the candidates' entity records, then
+      // decodes half of the facts while this one decodes the other half.
       Result<Store::SubjectsWithFacts> read = store_.SubjectsInRangeWithFacts(
           range->predicate, range->range, view_, kWholeReadFrom, kWholeReadUpTo,
           [&](const std::vector<EntityId>& subjects) {
             records = read_ahead_.Submit([this, subjects] { return store_.GetEntities(subjects); });
-          });
+          },
+          [this](std::function<void()> task) { read_ahead_.Submit(std::move(task)); });
       if (!read.ok()) {
         if (records) records->wait();
         return read.status().WithContext("index scan of " + range->predicate);
@@ -2088,8 +2091,9 @@ class Evaluator {
       throw;
     }
     on_helper_ = false;
+    done.wait();
+    CHIPKG_RETURN_IF_ERROR(now);  // the first half's error before anything of the second's
     done.get();  // rethrows what the helper threw
-    CHIPKG_RETURN_IF_ERROR(now);
     CHIPKG_RETURN_IF_ERROR(later);
     // The claims the helper read, kept for the citations (CitedClaimsIn).
     helper.StartEntity(EntityId());

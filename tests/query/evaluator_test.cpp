@@ -896,9 +896,10 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   // the candidates each; with a limit (or evaluate_in_two_from past the
   // candidates), on one.
   auto answer = [&](const std::string& text, uint64_t want_passes, size_t max_witnesses = 10000,
-                    size_t cite_rows = 0, size_t evaluate_in_two_from = 4096) {
+                    size_t cite_rows = 0, size_t evaluate_in_two_from = 4096, bool read_excerpts = true) {
     const uint64_t before = impl->PredicatePasses();
     QueryOptions options;
+    options.read_excerpts = read_excerpts;
     options.cite_rows = cite_rows;  // mostly 0: the rows and their reasons are the point
     options.max_witnesses_per_row = max_witnesses;
     options.evaluate_in_two_from = evaluate_in_two_from;
@@ -933,15 +934,20 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   ASSERT_TRUE(cut.contains("notes"));
   EXPECT_GT(cut["notes"].size(), 500u);
   // Cited: the claims the second thread read are found for the citations,
-  // numbered in row order as one thread numbers them.
+  // numbered in row order as one thread numbers them. Without excerpts, so
+  // that a citation whose claim was not kept would show: it is read again,
+  // excerpt and all.
   constexpr size_t kAll = std::numeric_limits<size_t>::max();
   for (const std::string text : {"find chip where fits(\"llm:test-70b\", int4) with evidence",
                                  "find chip where memory >= 64 GB show memory"}) {
     SCOPED_TRACE(text);
-    const nlohmann::json cited = answer(text, 1, 10000, kAll);
+    const nlohmann::json cited = answer(text, 1, 10000, kAll, 4096, /*read_excerpts=*/false);
     ASSERT_TRUE(cited.contains("citations"));
     EXPECT_GT(cited["citations"].size(), 3000u);
-    EXPECT_EQ(cited, answer(text, 1, 10000, kAll, kAll));
+    EXPECT_EQ(cited, answer(text, 1, 10000, kAll, kAll, /*read_excerpts=*/false));
+    size_t unread = 0;
+    for (const nlohmann::json& c : cited["citations"]) unread += c.value("excerpt_read", true) ? 0 : 1;
+    EXPECT_EQ(unread, cited["citations"].size());
   }
   // Counts: how many, and which were counted although a source contradicts the test.
   const nlohmann::json counted = answer("count chip where memory >= 64 GB", 1, 10000, kAll);
