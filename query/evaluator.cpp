@@ -2051,9 +2051,9 @@ class Evaluator {
   // order, are the answer one evaluator would give. Not for a find that is
   // ordered, limited or counted by attribute, whose rows or groups need
   // every candidate's before any is final. Q3 of the peer benchmark at
-  // N=100,000 (60,656 candidates): evaluate and expand 127 -> 95-97 ms on
+  // N=100,000 (60,656 candidates): evaluate and expand 127 -> 74-95 ms on
   // this project's machines, whose second core is not always there to take
-  // its half (tools/bench/HISTORY.md).
+  // its half (tools/bench/HISTORY.md, 2026-12-02 08:12).
   bool EvaluatesInTwo(size_t candidates) const {
     return !on_helper_ && candidates >= std::max<size_t>(2, options_.evaluate_in_two_from) && q_.order.empty() &&
            !q_.limit && !q_.group_by;
