@@ -26,7 +26,8 @@ std::string KindAndSite(const std::string& kind, const std::string& site) {
 
 std::string Refs(const std::vector<int>& numbers) {
   std::string out;
-  for (int n : numbers) out += (out.empty() ? "" : " ") + ("[" + std::to_string(n) + "]");
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
+  for (int n : numbers) out.append(out.empty() ? "[" : " [").append(std::to_string(n)).append("]");
   return out;
 }
 
@@ -209,7 +210,7 @@ class Csv {
  public:
   explicit Csv(std::vector<std::string> header) { Row(header); }
   void Row(const std::vector<std::string>& fields) {
-    for (size_t i = 0; i < fields.size(); ++i) out_ += (i ? "," : "") + CsvField(fields[i]);
+    for (size_t i = 0; i < fields.size(); ++i) out_.append(i ? "," : "").append(CsvField(fields[i]));
     out_ += "\n";
   }
   std::string str() const { return out_; }
@@ -267,7 +268,7 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
   if (list.empty()) return;
   out << "\nSources\n";
   for (const auto& c : list) {
-    std::string ref = "[" + std::to_string(c.number) + "]";
+    const std::string ref = std::string("[").append(std::to_string(c.number)).append("]");
     out << "  " << Pad(ref, 5) << (c.title.empty() ? c.document_id : c.title);
     if (!c.url.empty()) out << " <" << c.url << ">";
     out << "\n";
@@ -314,7 +315,8 @@ std::string GroupText(const ValueGroup& g) {
   }
   std::string out;
   for (const auto& [shown, refs] : parts) {
-    out += (out.empty() ? "" : ", ") + OneLine(shown, 80) + (refs.empty() ? "" : " " + Refs(refs));
+    out.append(out.empty() ? "" : ", ").append(OneLine(shown, 80));
+    if (!refs.empty()) out.append(" ").append(Refs(refs));
   }
   return out;
 }

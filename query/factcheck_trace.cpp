@@ -146,7 +146,8 @@ std::string Support(const std::vector<std::vector<int>>& inputs) {
     if (alternatives.empty()) continue;
     std::string one;
     for (size_t i = 0; i < alternatives.size(); ++i) {
-      one += (i ? " or " : "") + ("[" + std::to_string(alternatives[i]) + "]");
+      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
+      one.append(i ? " or [" : "[").append(std::to_string(alternatives[i])).append("]");
     }
     if (alternatives.size() > 1 && inputs.size() > 1) one = "(" + one + ")";
     out += (out.empty() ? "" : " and ") + one;

@@ -111,7 +111,7 @@ std::string Marks(const Support& s) {
 
 std::string ValueText(const ShownValue& v) {
   std::string t = v.text;
-  if (!v.qualifiers().empty()) t += " " + QualifierText(v.qualifiers());
+  if (!v.qualifiers().empty()) t.append(" ").append(QualifierText(v.qualifiers()));
   if (v.computed && !v.formula().empty()) t += " computed: " + v.formula();
   const std::string marks = Marks(v.support);
   if (!marks.empty()) t += " " + marks;

@@ -42,7 +42,12 @@ void AppendText(const Support& s, bool nested, std::string& out) {
       out += "(no source needed)";
       return;
     case Support::Op::kFact:
-      out += s.citation > 0 ? "[" + std::to_string(s.citation) + "]" : "#" + std::to_string(s.fact_id);
+      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
+      if (s.citation > 0) {
+        out.append("[").append(std::to_string(s.citation)).append("]");
+      } else {
+        out.append("#").append(std::to_string(s.fact_id));
+      }
       return;
     case Support::Op::kAnd:
     case Support::Op::kOr: {

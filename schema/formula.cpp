@@ -308,7 +308,14 @@ std::string Expr::ToString() const {
     case Kind::kTableLookup: return name + "(" + param + ")";
     case Kind::kBinary:
       if (operands.size() != 2) return "(?)";
-      return "(" + operands[0].ToString() + " " + OpSpelling(op) + " " + operands[1].ToString() + ")";
+      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "(" + std::string.
+      return std::string("(")
+          .append(operands[0].ToString())
+          .append(" ")
+          .append(OpSpelling(op))
+          .append(" ")
+          .append(operands[1].ToString())
+          .append(")");
     case Kind::kCompare:  // only ever at the top, where the grammar allows no parentheses around it
       if (operands.size() != 2) return "?";
       return operands[0].ToString() + " " + OpSpelling(op) + " " + operands[1].ToString();
