@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "query/result.h"
+#include "query/witness_lists.h"
 
 namespace chipkg::query {
 namespace {
@@ -183,63 +184,93 @@ std::vector<uint64_t> Support::Facts() const {
 
 namespace {
 
-// The witnesses of a support that is claims, alternatives of claims, or a
-// conjunction of those ("[1]", "[1] or [2]", "([1] or [2]) and ([3] or [4] or
-// [5])"), every claim in it distinct, at most `max_witnesses` of them: the
-// product of its factors, first factor outermost, as the general case below
-// makes it, without its temporaries or its search for duplicates (a
-// product of distinct claims has none). Q3 of the peer benchmark expands
-// 205,144 witnesses of such supports. False, `out` untouched, for any other.
-bool ProductOfDistinctClaims(const Support& s, size_t max_witnesses, std::vector<std::vector<uint64_t>>* out) {
+std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max_witnesses, bool* truncated);
+
+}  // namespace
+
+// A product of distinct claims ("[1]", "[1] or [2]", "([1] or [2]) and ([3]
+// or [4] or [5])"): first factor outermost, as the general case makes it,
+// without its temporaries or its search for duplicates (a product of
+// distinct claims has none).
+bool internal::WitnessLists::AppendProductOfDistinctClaims(const Support& s, size_t max_witnesses) {
   using Op = Support::Op;
-  std::vector<const Support*> factors;  // each a claim or alternatives of claims
+  if (s.op == Op::kTrue) return false;
+  factors_.clear();  // each a claim or alternatives of claims
   if (s.op == Op::kAnd) {
-    for (const Support& a : s.args) factors.push_back(&a);
+    for (const Support& a : s.args) factors_.push_back(&a);
   } else {
-    factors.push_back(&s);
+    factors_.push_back(&s);
   }
-  std::vector<uint64_t> all;
+  all_.clear();
   size_t product = 1;
-  for (const Support* f : factors) {
+  for (const Support* f : factors_) {
     if (f->op == Op::kFact) {
-      all.push_back(f->fact_id);
+      all_.push_back(f->fact_id);
       continue;
     }
     if (f->op != Op::kOr || f->args.empty()) return false;
     for (const Support& a : f->args) {
       if (a.op != Op::kFact) return false;
-      all.push_back(a.fact_id);
+      all_.push_back(a.fact_id);
     }
     product *= f->args.size();
     if (product > max_witnesses) return false;
   }
-  std::sort(all.begin(), all.end());
-  if (std::adjacent_find(all.begin(), all.end()) != all.end()) return false;
+  std::sort(all_.begin(), all_.end());
+  if (std::adjacent_find(all_.begin(), all_.end()) != all_.end()) return false;
   auto choices = [](const Support* f) { return f->op == Op::kFact ? size_t{1} : f->args.size(); };
   auto choice = [](const Support* f, size_t i) { return f->op == Op::kFact ? f->fact_id : f->args[i].fact_id; };
-  out->clear();
-  out->reserve(product);
-  std::vector<size_t> at(factors.size(), 0);  // the choice in each factor, last one fastest
+  choice_.assign(factors_.size(), 0);  // the choice in each factor, last one fastest
   for (size_t n = 0; n < product; ++n) {
-    std::vector<uint64_t>& w = out->emplace_back();
-    w.reserve(factors.size());
-    for (size_t k = 0; k < factors.size(); ++k) w.push_back(choice(factors[k], at[k]));
-    std::sort(w.begin(), w.end());
-    for (size_t k = factors.size(); k-- > 0;) {
-      if (++at[k] < choices(factors[k])) break;
-      at[k] = 0;
+    const size_t begin = ids_.size();
+    for (size_t k = 0; k < factors_.size(); ++k) ids_.push_back(choice(factors_[k], choice_[k]));
+    std::sort(ids_.begin() + static_cast<std::ptrdiff_t>(begin), ids_.end());
+    witness_end_.push_back(ids_.size());
+    for (size_t k = factors_.size(); k-- > 0;) {
+      if (++choice_[k] < choices(factors_[k])) break;
+      choice_[k] = 0;
     }
   }
+  list_end_.push_back(witness_end_.size());
   return true;
 }
 
-}  // namespace
+bool internal::WitnessLists::Append(const Support& s, size_t max_witnesses) {
+  if (AppendProductOfDistinctClaims(s, max_witnesses)) return false;
+  bool truncated = false;
+  for (const std::vector<uint64_t>& w : GeneralWitnesses(s, max_witnesses, &truncated)) {
+    ids_.insert(ids_.end(), w.begin(), w.end());
+    witness_end_.push_back(ids_.size());
+  }
+  list_end_.push_back(witness_end_.size());
+  return truncated;
+}
+
+void internal::WitnessLists::Clear() {
+  ids_.clear();
+  witness_end_.clear();
+  list_end_.clear();
+}
 
 std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool* truncated) const {
-  using Set = std::vector<uint64_t>;
-  if (std::vector<Set> product; op != Op::kTrue && ProductOfDistinctClaims(*this, max_witnesses, &product)) {
-    return product;
+  if (internal::WitnessLists product; product.AppendProductOfDistinctClaims(*this, max_witnesses)) {
+    std::vector<std::vector<uint64_t>> out;
+    out.reserve(product.size(0));
+    for (size_t i = 0; i < product.size(0); ++i) {
+      const std::span<const uint64_t> w = product.at(0, i);
+      out.emplace_back(w.begin(), w.end());
+    }
+    return out;
   }
+  return GeneralWitnesses(*this, max_witnesses, truncated);
+}
+
+namespace {
+
+// Any support's witnesses: the ways of its operands combined, duplicates dropped.
+std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max_witnesses, bool* truncated) {
+  using Set = std::vector<uint64_t>;
+  using Op = Support::Op;
   // A row's support has a handful of ways to hold (Q3 of the peer benchmark:
   // 205,144 witnesses over 48,000 rows), so duplicates are found by a scan of
   // those kept; a std::set of them, a node per witness, only past a few dozen.
@@ -258,15 +289,15 @@ std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool
       return true;
     }
   };
-  switch (op) {
+  switch (s.op) {
     case Op::kTrue:
       return {Set{}};
     case Op::kFact:
-      return {Set{fact_id}};
+      return {Set{s.fact_id}};
     case Op::kOr: {
       std::vector<Set> out;
       Distinct distinct{out, {}};
-      for (const Support& a : args) {
+      for (const Support& a : s.args) {
         for (Set& w : a.Witnesses(max_witnesses, truncated)) {
           if (out.size() >= max_witnesses) {
             *truncated = true;
@@ -279,7 +310,7 @@ std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool
     }
     case Op::kAnd: {
       std::vector<Set> acc = {Set{}};
-      for (const Support& a : args) {
+      for (const Support& a : s.args) {
         const std::vector<Set> part = a.Witnesses(max_witnesses, truncated);
         std::vector<Set> next;
         Distinct distinct{next, {}};
@@ -302,5 +333,7 @@ std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool
   }
   return {};
 }
+
+}  // namespace
 
 }  // namespace chipkg::query

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "query/result.h"
+#include "query/witness_lists.h"
 
 namespace chipkg::query {
 namespace {
@@ -140,6 +141,61 @@ TEST(SupportTest, ProductsAnswerAsTheGeneralCaseDoes) {
       EXPECT_EQ(t1, t2) << s.ToString() << " max " << max;
     }
   }
+}
+
+TEST(SupportTest, WitnessListsHoldEachSupportsWaysAsWitnessesGivesThem) {
+  // Products of distinct claims (the flat path), repeated claims and nested
+  // alternatives (the general one), a support needing nothing, one with no
+  // way at all, and bounds that cut each kind: one list after another in
+  // the same buffers, then again after Clear.
+  const std::vector<Support> supports = {
+      Node(Support::Op::kAnd, {Node(Support::Op::kOr, {Support::Fact(1), Support::Fact(2)}), Support::Fact(9),
+                               Node(Support::Op::kOr, {Support::Fact(5), Support::Fact(3), Support::Fact(4)})}),
+      Node(Support::Op::kAnd, {Node(Support::Op::kOr, {Support::Fact(1), Support::Fact(2)}),
+                               Node(Support::Op::kOr, {Support::Fact(2), Support::Fact(1)})}),
+      Support::True(),
+      Node(Support::Op::kOr, {}),
+      Support::Fact(8),
+      Node(Support::Op::kOr, {Support::Fact(8), Support::Fact(6)}),
+      AlternativesWith(100, 500),
+      Node(Support::Op::kOr, {Node(Support::Op::kAnd, {Support::Fact(4), Support::Fact(2)}), Support::Fact(3)}),
+  };
+  internal::WitnessLists lists;
+  for (int round = 0; round < 2; ++round) {
+    for (size_t max : {size_t{1}, size_t{4}, size_t{40}, size_t{1000}}) {
+      lists.Clear();
+      size_t total = 0;
+      for (const Support& s : supports) {
+        bool expected_truncated = false;
+        const Sets expected = s.Witnesses(max, &expected_truncated);
+        EXPECT_EQ(lists.Append(s, max), expected_truncated) << s.ToString() << " max " << max;
+        total += expected.size();
+      }
+      ASSERT_EQ(lists.lists(), supports.size());
+      EXPECT_EQ(lists.total(), total);
+      for (size_t k = 0; k < supports.size(); ++k) {
+        bool truncated = false;
+        const Sets expected = supports[k].Witnesses(max, &truncated);
+        Sets listed;
+        for (size_t i = 0; i < lists.size(k); ++i) listed.emplace_back(lists.at(k, i).begin(), lists.at(k, i).end());
+        EXPECT_EQ(listed, expected) << supports[k].ToString() << " max " << max;
+      }
+    }
+  }
+  // Spot checks against ways written out, so that the comparison above
+  // cannot pass with both sides wrong in the same way.
+  lists.Clear();
+  EXPECT_FALSE(lists.Append(supports[0], 10));
+  EXPECT_TRUE(lists.Append(supports[0], 4));
+  EXPECT_FALSE(lists.Append(supports[1], 10));
+  ASSERT_EQ(lists.size(0), 6u);
+  EXPECT_EQ(std::vector<uint64_t>(lists.at(0, 1).begin(), lists.at(0, 1).end()), (std::vector<uint64_t>{1, 3, 9}));
+  EXPECT_EQ(std::vector<uint64_t>(lists.at(0, 5).begin(), lists.at(0, 5).end()), (std::vector<uint64_t>{2, 4, 9}));
+  ASSERT_EQ(lists.size(1), 4u);
+  EXPECT_EQ(std::vector<uint64_t>(lists.at(1, 3).begin(), lists.at(1, 3).end()), (std::vector<uint64_t>{2, 5, 9}));
+  ASSERT_EQ(lists.size(2), 3u);
+  EXPECT_EQ(std::vector<uint64_t>(lists.at(2, 2).begin(), lists.at(2, 2).end()), (std::vector<uint64_t>{2}));
+  EXPECT_EQ(lists.total(), 13u);
 }
 
 }  // namespace
