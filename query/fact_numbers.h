@@ -27,6 +27,17 @@ class FactNumbers {
     slots_[i] = Slot{fact, static_cast<int>(++count_)};
     return {slots_[i].number, true};
   }
+  // Gives `fact` the number `number` (not 0) unless it has one; whether it had none.
+  bool Insert(uint64_t fact, int number) {
+    if (2 * (count_ + 1) > slots_.size()) Resize(2 * slots_.size());
+    size_t i = Hash(fact) & mask_;
+    for (; slots_[i].number != 0; i = (i + 1) & mask_) {
+      if (slots_[i].fact == fact) return false;
+    }
+    slots_[i] = Slot{fact, number};
+    ++count_;
+    return true;
+  }
   // 0 when `fact` has no number.
   int Find(uint64_t fact) const {
     for (size_t i = Hash(fact) & mask_; slots_[i].number != 0; i = (i + 1) & mask_) {

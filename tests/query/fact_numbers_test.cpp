@@ -34,5 +34,21 @@ TEST(FactNumbersTest, NumbersInOrderOfFirstUseThroughGrowth) {
   EXPECT_EQ(FactNumbers(0).Find(0), 0);
 }
 
+TEST(FactNumbersTest, InsertedNumbersAreKeptThroughGrowthAndNotReplaced) {
+  FactNumbers numbers(0);
+  std::unordered_map<uint64_t, int> want;
+  for (uint64_t i = 0; i < 4000; ++i) {
+    const uint64_t id = i % 3 == 0 ? i : i * 7919 + 11;  // dense and sparse ids
+    const int number = static_cast<int>(10 * i + 3);    // numbers of the caller's choosing, not in order
+    auto [it, inserted] = want.emplace(id, number);
+    ASSERT_EQ(numbers.Insert(id, number), inserted) << id;
+  }
+  // A second insert of a known fact changes nothing.
+  EXPECT_FALSE(numbers.Insert(0, 999999));
+  EXPECT_EQ(numbers.size(), want.size());
+  for (const auto& [id, number] : want) ASSERT_EQ(numbers.Find(id), number) << id;
+  EXPECT_EQ(numbers.Find(1), 0);
+}
+
 }  // namespace
 }  // namespace chipkg::query::internal
