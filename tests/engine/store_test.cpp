@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -1784,6 +1785,70 @@ TEST(StoreTest, ReadingManyWholeSubjectsStepsBetweenThemAndMatchesSeeks) {
   auto alone = store->FactsAboutEach({"chip:w2"}, "");
   ASSERT_TRUE(alone.ok());
   EXPECT_EQ((*alone)[0].size(), store->FactsAbout("chip:w2").value().size());
+}
+
+// A large batch's keys are put in byte order by the 8 bytes after the prefix they all share, and by
+// the whole key where those are equal: keys alike for longer than that, keys that are prefixes of
+// others, and bytes past 0x7f must still come in the order the store holds them, or a pass merged
+// with them (and a MultiGet told its keys are sorted) misses records.
+TEST(StoreTest, BatchedEntityReadsOrderKeysAlikeBeyondTheirSharedPrefix) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  std::vector<EntityId> ids;
+  const std::string stem = "chip:accelerator-series-";  // shared by all: the window starts after it
+  for (int i = 0; i < 40; ++i) ids.push_back(stem + "x" + std::string(12, 'q') + std::to_string(i));  // alike past 8 bytes
+  for (const char* tail : {"p", "p1", "p10", "p100", "p1000", "p10000", "p100000", "p1000000", "p10000000"}) {
+    ids.push_back(stem + tail);  // each a prefix of the next, within the window and past it
+  }
+  for (int i = 0; i < 20; ++i) ids.push_back(stem + "\xc3\xa9" + std::to_string(i));  // UTF-8: bytes above 0x7f
+  for (int i = 0; i < 20; ++i) ids.push_back(stem + "~" + std::to_string(i));
+  // Many more entities among them, so that the few asked below are read by point lookups.
+  std::vector<EntityId> fillers;
+  for (int i = 0; i < 3000; ++i) fillers.push_back(stem + "m" + std::to_string(i));
+  size_t present = 0;
+  {
+    auto store = OpenOrDie(path);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i % 4 == 3) continue;  // some absent
+      ASSERT_TRUE(store->PutEntity({ids[i], "chip", "Chip " + std::to_string(i), {}}).ok());
+      ++present;
+    }
+    for (const EntityId& id : fillers) ASSERT_TRUE(store->PutEntity({id, "chip", "Filler", {}}).ok());
+  }  // closed: flushed to a table file, whose size the choice of pass or lookups is estimated from
+  auto store = OpenOrDie(path);
+  const auto* impl = dynamic_cast<const internal::StoreImpl*>(store.get());
+  ASSERT_NE(impl, nullptr);
+  std::mt19937 shuffle(7);
+  std::vector<EntityId> asked = ids;
+  std::shuffle(asked.begin(), asked.end(), shuffle);
+  asked.push_back(ids[3]);   // absent, asked twice
+  asked.push_back(ids[41]);  // a prefix of others, again
+  asked.push_back(stem);     // the shared prefix itself: absent
+  auto check = [&](const std::vector<EntityId>& keys, bool in_one_pass) {
+    const uint64_t before = impl->MergedPasses();
+    auto got = store->GetEntities(keys);
+    EXPECT_TRUE(got.ok()) << got.status().ToString();
+    if (!got.ok()) return size_t{0};
+    EXPECT_EQ(impl->MergedPasses(), before + (in_one_pass ? 1 : 0));
+    EXPECT_EQ(got->size(), keys.size());
+    size_t found = 0;
+    for (size_t i = 0; i < keys.size() && i < got->size(); ++i) {
+      auto one = store->GetEntity(keys[i]);
+      EXPECT_EQ((*got)[i].has_value(), one.ok()) << "key " << i << " " << keys[i];
+      if (!one.ok() || !(*got)[i].has_value()) continue;
+      ++found;
+      EXPECT_EQ((*got)[i]->id, keys[i]);
+      EXPECT_EQ((*got)[i]->name, one->name);
+    }
+    return found;
+  };
+  // Asked among few others: point lookups, each batch's keys sorted as the store holds them.
+  EXPECT_EQ(check(asked, /*in_one_pass=*/false), present + 1);
+  // Asked with every filler: one pass merged with the keys in that order.
+  std::vector<EntityId> dense = asked;
+  dense.insert(dense.end(), fillers.begin(), fillers.end());
+  std::shuffle(dense.begin(), dense.end(), shuffle);
+  EXPECT_EQ(check(dense, /*in_one_pass=*/true), present + 1 + fillers.size());
 }
 
 // Batched reads of entities, documents and versions answer from one pass over the stretch their
