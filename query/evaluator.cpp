@@ -441,10 +441,16 @@ class Evaluator {
   // freed on another thread waits in a list its own thread later walks
   // block by block (Q3 of the peer benchmark at N=100,000: half of its
   // 210,000-odd claims).
+  // (The worker runs tasks in the order given, so this waits for any other
+  // evaluation's task queued before.)
   void Release() {
     std::future<void> there;
     if (!helper_claims_.empty()) {
-      there = read_ahead_.Submit([claims = std::move(helper_claims_)]() mutable { claims.clear(); });
+      try {
+        there = read_ahead_.Submit([claims = std::move(helper_claims_)]() mutable { claims.clear(); });
+      } catch (const std::exception&) {
+        helper_claims_.clear();  // no task to give them to (out of memory): freed here
+      }
     }
     retired_claims_.clear();
     row_claims_.clear();
@@ -891,6 +897,15 @@ class Evaluator {
     const auto key = std::make_pair(&e, call);
     if (auto it = invariant_operands_.find(key); it != invariant_operands_.end()) return &it->second;
     FormulaTexts texts(*this, true);
+    // Read as claims about another entity than the row's, even when the
+    // argument is the row's entity: every row may cite them, so their
+    // evidence texts are indexed, with the entity's name (RememberEvidence).
+    struct NoRowEntity {
+      EntityId& current;
+      EntityId row;
+      explicit NoRowEntity(EntityId& c) : current(c), row(std::exchange(c, EntityId())) {}
+      ~NoRowEntity() { current = std::move(row); }
+    } no_row(current_entity_);
     Result<std::vector<Operand>> ops = EvalExpr(e, subject, call);
     if (!ops.ok()) return ops.status();
     return &invariant_operands_.emplace(key, std::move(*ops)).first->second;
@@ -2273,10 +2288,10 @@ class Evaluator {
   // The rows of `pending` into `out` (up to the query's limit), a note for
   // each that has more ways than a row lists. Reads only the evidence texts
   // of the evaluation, so two parts can be expanded at once.
-  // A witness's fact's number among the evidence texts: most are the row's
-  // own claims, first read while it was evaluated, so they are looked for
-  // there first; a probe of the whole index per fact missed the processor's
-  // caches (Q3 at N=100,000: 410,000 probes, 4% of its time).
+  // A witness's fact's number among the evidence texts: the row entity's own
+  // claims were read while it was evaluated, and only there (they are not
+  // in the index: RememberEvidence); claims about other entities are found
+  // through the index.
   size_t EvidenceNumber(uint64_t fact_id, const Pending& p) const {
     for (size_t i = p.evidence_from; i < p.evidence_to; ++i) {
       if (evidence_facts_[i] == fact_id) return i + 1;
@@ -2285,8 +2300,9 @@ class Evaluator {
   }
 
   // With `room_for_more`, `out` is also given room for as many rows again
-  // and an eighth: the rows another thread expands at the same time, from
-  // as many candidates, to be appended to these without moving them.
+  // and an eighth: the rows another thread expands at the same time from
+  // the other half (of the candidates or of the pending rows), to be
+  // appended to these without moving them.
   void ExpandRows(std::span<Pending> pending, std::vector<Row>& out, std::vector<std::string>& notes,
                   bool room_for_more = false) const {
     // Every row's ways first, in one flat list, so that `out` grows once:

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <filesystem>
 #include <sstream>
 #include <limits>
 #include <set>
@@ -330,6 +332,59 @@ TEST_F(EvaluatorTest, WithEvidenceAndCount) {
   ASSERT_EQ(cut.notes.size(), 2u);
   EXPECT_EQ(cut.notes[0].rfind("found through an index: chips it did not find were not examined", 0), 0u) << cut.notes[0];
   EXPECT_EQ(cut.notes[1], "Gamma: more than 1 ways the condition holds; the rest are not listed");
+  // A limit inside a row's ways stops there; with ways left out too, the row still says so.
+  QueryResult first = Ok("find chip where memory > 50 GB with evidence limit 1");
+  ASSERT_EQ(first.rows.size(), 1u);
+  EXPECT_EQ(first.rows[0].name, "Gamma");
+  EXPECT_EQ(first.rows[0].cells.at(0).values.at(0).text.rfind("memory = ", 0), 0u);
+  QueryResult first_cut = Ok("find chip where memory > 50 GB with evidence limit 1", one_way);
+  ASSERT_EQ(first_cut.rows.size(), 1u);
+  EXPECT_NE(std::find(first_cut.notes.begin(), first_cut.notes.end(),
+                      "Gamma: more than 1 ways the condition holds; the rest are not listed"),
+            first_cut.notes.end());
+  EXPECT_TRUE(Ok("find chip where memory > 50 GB with evidence limit 0").rows.empty());
+}
+
+// A formula term that reads only a call's entity argument is computed once per query, and every
+// row's evidence cites its claims. When that entity is itself a candidate, and the first one
+// evaluated, its claims are first read as the row's own: the rows after it must still show their
+// texts (with the entity's name), not "fact N".
+TEST_F(EvaluatorTest, EvidenceFromACallArgumentThatIsAlsoTheFirstRowReadsAsText) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::string(CHIPKG_SOURCE_DIR) + "/schema")) {
+    if (entry.path().extension() != ".schema") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    files.emplace_back(entry.path().string(), text.str());
+  }
+  files.emplace_back("test.schema",
+                     "derive holds_more params=other formula=\"memory >= other.memory\" "
+                     "description=\"At least the memory of another chip\"\n");
+  Result<Schema> schema = Schema::LoadTexts(files);
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  // Not through an index (the "or") and through one; on one thread, and in two halves (Alpha, then
+  // Beta and Gamma on the helper): whichever chip is the argument, some evaluator reads its memory
+  // first as its own row's.
+  QueryOptions in_two;
+  in_two.evaluate_in_two_from = 2;
+  for (const QueryOptions& options : {QueryOptions{}, in_two}) {
+    for (const std::string chip : {"Alpha", "Beta"}) {  // (no other chip has Gamma's memory)
+      for (const std::string tail : {" or memory_type = 'none' with evidence", " with evidence"}) {
+        const std::string text = "find chip where holds_more('" + chip + "')" + tail;
+        Result<QueryResult> r = RunQuery(*store_, *schema, text, options);
+        ASSERT_TRUE(r.ok()) << text << ": " << r.status().message();
+        size_t cited_by_others = 0;
+        for (const Row& row : r->rows) {
+          for (const ShownValue& v : row.cells.at(0).values) {
+            EXPECT_EQ(v.text.find("fact "), std::string::npos) << text << ": " << row.name << ": " << v.text;
+            if (row.name != chip && v.text.rfind(chip + " memory = ", 0) == 0) ++cited_by_others;
+          }
+        }
+        EXPECT_GT(cited_by_others, 0u) << text;
+      }
+    }
+  }
 }
 
 // Rows that show no reasons (`with evidence`, counts) skip the texts of a derived condition's
