@@ -1,6 +1,7 @@
 // Support expressions (query/result.h): building, printing, expanding.
 
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -184,7 +185,10 @@ std::vector<uint64_t> Support::Facts() const {
 
 namespace {
 
-std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max_witnesses, bool* truncated);
+std::vector<std::vector<uint64_t>> WaysOf(const Support& s, size_t max_witnesses, bool* truncated,
+                                          internal::WitnessLists& scratch);
+std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max_witnesses, bool* truncated,
+                                                    internal::WitnessLists& scratch);
 
 }  // namespace
 
@@ -238,7 +242,8 @@ bool internal::WitnessLists::AppendProductOfDistinctClaims(const Support& s, siz
 bool internal::WitnessLists::Append(const Support& s, size_t max_witnesses) {
   if (AppendProductOfDistinctClaims(s, max_witnesses)) return false;
   bool truncated = false;
-  for (const std::vector<uint64_t>& w : GeneralWitnesses(s, max_witnesses, &truncated)) {
+  if (scratch_ == nullptr) scratch_ = std::make_unique<WitnessLists>();
+  for (const std::vector<uint64_t>& w : GeneralWitnesses(s, max_witnesses, &truncated, *scratch_)) {
     ids_.insert(ids_.end(), w.begin(), w.end());
     witness_end_.push_back(ids_.size());
   }
@@ -253,22 +258,35 @@ void internal::WitnessLists::Clear() {
 }
 
 std::vector<std::vector<uint64_t>> Support::Witnesses(size_t max_witnesses, bool* truncated) const {
-  if (internal::WitnessLists product; product.AppendProductOfDistinctClaims(*this, max_witnesses)) {
-    std::vector<std::vector<uint64_t>> out;
-    out.reserve(product.size(0));
-    for (size_t i = 0; i < product.size(0); ++i) {
-      const std::span<const uint64_t> w = product.at(0, i);
-      out.emplace_back(w.begin(), w.end());
-    }
-    return out;
-  }
-  return GeneralWitnesses(*this, max_witnesses, truncated);
+  internal::WitnessLists scratch;
+  return WaysOf(*this, max_witnesses, truncated, scratch);
 }
 
 namespace {
 
+// The witnesses of `s`, with `scratch` (emptied) for a product of distinct
+// claims, which the general case below meets at every operand: a fresh list
+// each time cost six allocations an operand.
+std::vector<std::vector<uint64_t>> WaysOf(const Support& s, size_t max_witnesses, bool* truncated,
+                                          internal::WitnessLists& scratch) {
+  if (s.op == Support::Op::kTrue) return {std::vector<uint64_t>{}};
+  if (s.op == Support::Op::kFact) return {std::vector<uint64_t>{s.fact_id}};
+  scratch.Clear();
+  if (!scratch.AppendProductOfDistinctClaims(s, max_witnesses)) {
+    return GeneralWitnesses(s, max_witnesses, truncated, scratch);
+  }
+  std::vector<std::vector<uint64_t>> out;
+  out.reserve(scratch.size(0));
+  for (size_t i = 0; i < scratch.size(0); ++i) {
+    const std::span<const uint64_t> w = scratch.at(0, i);
+    out.emplace_back(w.begin(), w.end());
+  }
+  return out;
+}
+
 // Any support's witnesses: the ways of its operands combined, duplicates dropped.
-std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max_witnesses, bool* truncated) {
+std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max_witnesses, bool* truncated,
+                                                    internal::WitnessLists& scratch) {
   using Set = std::vector<uint64_t>;
   using Op = Support::Op;
   // A row's support has a handful of ways to hold (Q3 of the peer benchmark:
@@ -298,7 +316,7 @@ std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max
       std::vector<Set> out;
       Distinct distinct{out, {}};
       for (const Support& a : s.args) {
-        for (Set& w : a.Witnesses(max_witnesses, truncated)) {
+        for (Set& w : WaysOf(a, max_witnesses, truncated, scratch)) {
           if (out.size() >= max_witnesses) {
             *truncated = true;
             return out;
@@ -311,7 +329,7 @@ std::vector<std::vector<uint64_t>> GeneralWitnesses(const Support& s, size_t max
     case Op::kAnd: {
       std::vector<Set> acc = {Set{}};
       for (const Support& a : s.args) {
-        const std::vector<Set> part = a.Witnesses(max_witnesses, truncated);
+        const std::vector<Set> part = WaysOf(a, max_witnesses, truncated, scratch);
         std::vector<Set> next;
         Distinct distinct{next, {}};
         for (const Set& x : acc) {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -47,6 +48,7 @@ class WitnessLists {
   std::vector<const Support*> factors_;
   std::vector<uint64_t> all_;
   std::vector<size_t> choice_;
+  std::unique_ptr<WitnessLists> scratch_;  // for the operands of a support of another shape (Append)
 };
 
 }  // namespace chipkg::query::internal
