@@ -108,8 +108,16 @@ TEST(ReadAheadTest, DestroyingOneDropsOnlyItsOwnTasks) {
 
 // A process forked after the thread started has no such thread: it gets its own.
 TEST(ReadAheadTest, AForkedChildGetsAThreadOfItsOwn) {
-  ReadAhead parent;
-  ASSERT_EQ(parent.Submit([] { return 1; }).get(), 1);  // started before the fork
+  {
+    // The worker started before the fork. Its ReadAhead is gone before the
+    // fork, which waits until the worker is done with the task, freeing
+    // included: a child forked while another thread holds the allocator's
+    // lock can hang in its first allocation, and with the task's freeing
+    // still under way at the fork the child hung (a 300 s timeout in CI on
+    // 2026-12-02; a lock held at the fork is the likely cause).
+    ReadAhead parent;
+    ASSERT_EQ(parent.Submit([] { return 1; }).get(), 1);
+  }
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
