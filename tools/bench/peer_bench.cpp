@@ -3,8 +3,8 @@
 // One run, one corpus directory. Loads the corpus into a fresh chipkg store and a fresh SQLite
 // file, each in a forked child so the two peak-memory figures are separate (each twice in a row,
 // the second reported: --load-rounds), then runs the five
-// benchmark queries on both in this process (warm-ups, then the median of timed runs, every row
-// materialised as strings), checks every row count against params.json, and prints one table.
+// benchmark queries on both in this process (warm-ups, then the median of timed runs, the sides
+// taking turns run by run, every row materialised as strings), checks every row count against params.json, and prints one table.
 // Exit status: 0 all counts right, 1 a count or a load failed, 2 bad usage.
 //
 //   chipkg-peer-bench --corpus DIR [--n N] [--work DIR] [--warmups 3] [--runs 5] [--json FILE]
@@ -729,18 +729,46 @@ struct QueryTiming {
   uint64_t rows = 0;
 };
 
-// `run` answers the query and returns its row count.
-QueryTiming Time(const std::function<size_t()>& run, int warmups, int runs) {
-  QueryTiming t;
-  for (int i = 0; i < warmups; ++i) t.rows = run();
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
+// Each of `sides` answers the query and returns its row count. A side whose
+// runs take long takes turns with the others run by run, warm-ups included:
+// these machines change speed by up to 1.5x within minutes, and a side timed
+// whole before the other took its ratio from whatever spell it met (chipkg's
+// Q5 took 1,136 ms in one run and 1,644-1,677 ms in the next two, where
+// SQLite's stayed put). Quick queries (every side's first warm-up under
+// kTurnsFrom) keep each side's runs back to back: all of them take a few
+// milliseconds, within which the machine does not change, and taking turns
+// would only time each run in caches the other sides had just filled (Q1 at
+// N=10,000: 0.15 ms for chipkg and SQLite alike, against 0.03 and 0.05).
+std::vector<QueryTiming> TimeByTurns(const std::vector<std::function<size_t()>>& sides, int warmups, int runs) {
+  constexpr double kTurnsFrom = 10;  // ms
+  std::vector<QueryTiming> t(sides.size());
+  std::vector<std::vector<double>> ms(sides.size());
+  auto timed = [&](size_t s) {
     auto t0 = Clock::now();
-    t.rows = run();
-    ms.push_back(Ms(t0, Clock::now()));
+    t[s].rows = sides[s]();
+    return Ms(t0, Clock::now());
+  };
+  double longest_first = 0;
+  if (warmups > 0) {
+    for (size_t s = 0; s < sides.size(); ++s) longest_first = std::max(longest_first, timed(s));
   }
-  std::sort(ms.begin(), ms.end());
-  t.median_ms = ms[ms.size() / 2];
+  if (longest_first >= kTurnsFrom) {
+    for (int i = 1; i < warmups; ++i) {
+      for (size_t s = 0; s < sides.size(); ++s) timed(s);
+    }
+    for (int i = 0; i < runs; ++i) {
+      for (size_t s = 0; s < sides.size(); ++s) ms[s].push_back(timed(s));
+    }
+  } else {
+    for (size_t s = 0; s < sides.size(); ++s) {
+      for (int i = 1; i < warmups; ++i) timed(s);
+      for (int i = 0; i < runs; ++i) ms[s].push_back(timed(s));
+    }
+  }
+  for (size_t s = 0; s < sides.size(); ++s) {
+    std::sort(ms[s].begin(), ms[s].end());
+    t[s].median_ms = ms[s][ms[s].size() / 2];
+  }
   return t;
 }
 
@@ -937,16 +965,21 @@ int main(int argc, char** argv) {
   for (int q = 0; q < 5; ++q) {
     std::string name = QueryName(q);
     std::fprintf(stderr, "%s: %s\n", name.c_str(), language_side.Text(q).c_str());
-    ck_q[q] = Time([&] { return language_side.Run(q); }, o.warmups, o.runs);
-    ex_q[q] = Time([&] { return excerpts_side.Run(q); }, o.warmups, o.runs);
+    const std::vector<QueryTiming> timed = TimeByTurns({[&] { return language_side.Run(q); },
+                                                         [&] { return excerpts_side.Run(q); },
+                                                         [&] { return api_side.Run(q).size(); },
+                                                         [&] { return sqlite_side.Run(q).size(); }},
+                                                        o.warmups, o.runs);
+    ck_q[q] = timed[0];
+    ex_q[q] = timed[1];
+    api_q[q] = timed[2];
+    sq_q[q] = timed[3];
     {
       auto t0 = Clock::now();
       std::string text = chipkg::query::Render(excerpts_side.last(), chipkg::query::Format::kText);
       render_ms[q] = Ms(t0, Clock::now());
       if (text.empty()) Die(name + ": empty rendering");
     }
-    api_q[q] = Time([&] { return api_side.Run(q).size(); }, o.warmups, o.runs);
-    sq_q[q] = Time([&] { return sqlite_side.Run(q).size(); }, o.warmups, o.runs);
     uint64_t want = p.expected.count(name) ? p.expected[name] : 0;
     auto check = [&](const char* who, const QueryTiming& t) {
       if (t.rows != want) {
