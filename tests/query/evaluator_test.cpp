@@ -846,6 +846,49 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
   }
 }
 
+// A conflicts answer lists each subject's rows by attribute name, then by qualifiers, and the
+// pairs of one attribute in the order their claims were stored, whatever order the predicates
+// were first stored in (the store hands a subject's facts over grouped by predicate in that
+// order, not by name). Here tdp comes first, then peak_throughput fp8 before bf16, memory, and
+// die_size last; memory has three sources, so three pairs.
+TEST(EvaluatorConflictsOrderTest, RowsComeByAttributeThenQualifiersThenStoredOrder) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  PutEntity(store, "chip:x", "chip", "Chip X");
+  auto flops = [](double tera, const char* original) { return Value::Quantity(tera * 1e12, "ops_per_second", original); };
+  DocBuilder("a", "vendor", "a.example")
+      .Add("chip:x", "tdp", Value::Quantity(500, "watts", "500 W"))
+      .Add("chip:x", "peak_throughput", flops(1300, "1300 TFLOPS"), {{"format", "fp8"}})
+      .Add("chip:x", "peak_throughput", flops(650, "650 TFLOPS"), {{"format", "bf16"}})
+      .Add("chip:x", "memory", Value::Quantity(96e9, "bytes", "96 GB"))
+      .Add("chip:x", "die_size", Value::Quantity(800e-6, "area", "800 mm2"))
+      .Write(store, "run-a");
+  DocBuilder("b", "press", "b.example")
+      .Add("chip:x", "die_size", Value::Quantity(820e-6, "area", "820 mm2"))
+      .Add("chip:x", "memory", Value::Quantity(80e9, "bytes", "80 GB"))
+      .Add("chip:x", "peak_throughput", flops(667, "667 TFLOPS"), {{"format", "bf16"}})
+      .Add("chip:x", "peak_throughput", flops(1334, "1334 TFLOPS"), {{"format", "fp8"}})
+      .Add("chip:x", "tdp", Value::Quantity(450, "watts", "450 W"))
+      .Write(store, "run-b");
+  DocBuilder("c", "press", "c.example").Add("chip:x", "memory", Value::Quantity(64e9, "bytes", "64 GB")).Write(store, "run-c");
+
+  for (const char* text : {"conflicts in chip tolerance 0%", "conflicts about \"Chip X\" tolerance 0%"}) {
+    Result<QueryResult> r = RunQuery(store, RealSchema(), text);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    Strings got;
+    for (const Row& row : r->rows) {
+      got.push_back(row.cells.at(0).values.at(0).text + ": " + row.cells.at(1).values.at(0).text + " / " +
+                    row.cells.at(2).values.at(0).text);
+    }
+    EXPECT_EQ(got, (Strings{"die_size: 800 mm2 / 820 mm2", "memory: 96 GB / 80 GB", "memory: 96 GB / 64 GB",
+                            "memory: 80 GB / 64 GB", "peak_throughput {format=bf16}: 650 TFLOPS / 667 TFLOPS",
+                            "peak_throughput {format=fp8}: 1300 TFLOPS / 1334 TFLOPS", "tdp: 500 W / 450 W"}))
+        << text << "\n" << Render(*r, Format::kText);
+  }
+}
+
 // A conflicts pass over hundreds of subjects makes each batch's claims on the read-ahead thread
 // or on its own, in turns, and names entity values on its own: every row names the foundries
 // (not their ids), and the answer is the one a pass with a source selector gives (whose claims
