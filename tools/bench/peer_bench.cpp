@@ -738,7 +738,8 @@ struct QueryTiming {
 // kTurnsFrom) keep each side's runs back to back: all of them take a few
 // milliseconds, within which the machine does not change, and taking turns
 // would only time each run in caches the other sides had just filled (Q1 at
-// N=10,000: 0.15 ms for chipkg and SQLite alike, against 0.03 and 0.05).
+// N=10,000: 0.150 ms for chipkg and 0.157 for SQLite, against 0.058 and
+// 0.066 back to back; tools/bench/HISTORY.md).
 std::vector<QueryTiming> TimeByTurns(const std::vector<std::function<size_t()>>& sides, int warmups, int runs) {
   constexpr double kTurnsFrom = 10;  // ms
   std::vector<QueryTiming> t(sides.size());
