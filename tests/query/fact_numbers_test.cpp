@@ -34,6 +34,30 @@ TEST(FactNumbersTest, NumbersInOrderOfFirstUseThroughGrowth) {
   EXPECT_EQ(FactNumbers(0).Find(0), 0);
 }
 
+// Numbering remembers the facts it numbered last by their low bits: facts
+// that share them evict each other, and a fact met again just after, or
+// long after, keeps its number whichever way it is found. Prefetching a
+// slot changes nothing.
+TEST(FactNumbersTest, FactsMetAgainKeepTheirNumbersWhateverTheyShareBits) {
+  FactNumbers numbers(4);
+  std::unordered_map<uint64_t, int> want;
+  std::vector<uint64_t> ids;
+  for (uint64_t row = 0; row < 3000; ++row) {
+    const uint64_t same_low_bits = 1 + 64 * (row % 50);  // 50 facts, one remembered slot
+    const uint64_t neighbour = 100000 + row / 3;        // shared by neighbouring rows
+    for (uint64_t id : {same_low_bits, neighbour, uint64_t{0}, same_low_bits, 64 * row, neighbour}) ids.push_back(id);
+  }
+  for (uint64_t id : ids) {
+    numbers.Prefetch(id);
+    auto [number, first] = numbers.Number(id);
+    auto [it, inserted] = want.emplace(id, static_cast<int>(want.size()) + 1);
+    ASSERT_EQ(first, inserted) << id;
+    ASSERT_EQ(number, it->second) << id;
+  }
+  EXPECT_EQ(numbers.size(), want.size());
+  for (const auto& [id, number] : want) ASSERT_EQ(numbers.Find(id), number) << id;
+}
+
 TEST(FactNumbersTest, InsertedNumbersAreKeptThroughGrowthAndNotReplaced) {
   FactNumbers numbers(0);
   std::unordered_map<uint64_t, int> want;
