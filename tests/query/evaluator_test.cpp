@@ -889,6 +889,54 @@ TEST(EvaluatorConflictsOrderTest, RowsComeByAttributeThenQualifiersThenStoredOrd
   }
 }
 
+// A large answer's distinct sources are found in two halves of its
+// citations at once and joined: the second half names documents in another
+// order than the first, and some the first never names. Each citation must
+// still get its own document and the fetch time of its own version.
+TEST(EvaluatorLargeAnswerTest, EachCitationGetsItsOwnDocumentWhicheverHalfNamesItFirst) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  constexpr int kChips = 4200;  // a citation each, over 4,096: the halves are found at once
+  constexpr int kDocuments = 25;
+  std::vector<DocBuilder> docs;
+  for (int d = 0; d < kDocuments; ++d) docs.emplace_back("doc-" + std::to_string(d), "press", "d.example");
+  for (int i = 0; i < kChips; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "chip:c%05d", i);
+    PutEntity(store, id, "chip", std::string("Chip ") + std::to_string(i));
+    // The first half cites documents 0-19 in turn, the second 24 down to 0.
+    const int d = i < kChips / 2 ? i % 20 : kDocuments - 1 - i % kDocuments;
+    docs[static_cast<size_t>(d)].Add(id, "memory", Q((i + 1) * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+  }
+  auto fetched_at = [](const std::string& document_id) {
+    return 1735689600 + 3600 * std::stoll(document_id.substr(4));
+  };
+  for (int d = 0; d < kDocuments; ++d) docs[static_cast<size_t>(d)].Write(store, "run-1", fetched_at("doc-" + std::to_string(d)));
+
+  QueryOptions without_excerpts;
+  without_excerpts.read_excerpts = false;
+  for (const QueryOptions& options : {QueryOptions{}, without_excerpts}) {
+    Result<QueryResult> r = RunQuery(store, RealSchema(), "find chip where memory >= 1 GB with evidence", options);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->citations.size(), static_cast<size_t>(kChips));
+    std::set<std::string> named;
+    for (size_t k = 0; k < r->citations.size(); ++k) {
+      const Citation& cit = r->citations[k];
+      ASSERT_EQ(cit.number, static_cast<int>(k) + 1);
+      Result<Fact> f = store.GetFact(cit.fact_id);
+      ASSERT_TRUE(f.ok()) << f.status().message();
+      ASSERT_EQ(cit.document_id, f->provenance.document_id) << k;
+      ASSERT_NE(cit.document, nullptr) << k;
+      ASSERT_EQ(cit.document->id, cit.document_id) << k;
+      ASSERT_EQ(cit.fetched_at, fetched_at(cit.document_id)) << k;
+      named.insert(cit.document_id);
+    }
+    EXPECT_EQ(named.size(), static_cast<size_t>(kDocuments));
+  }
+}
+
 // A conflicts pass over hundreds of subjects makes each batch's claims on the read-ahead thread
 // or on its own, in turns, and names entity values on its own: every row names the foundries
 // (not their ids), and the answer is the one a pass with a source selector gives (whose claims
