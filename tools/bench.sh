@@ -6,6 +6,10 @@
 #
 #   tools/bench.sh [N]          N chips, default 100000 (4.14M facts, ~1.8 GB of corpus)
 #
+# From N = 20000 on, a corpus of N/10 chips is also loaded into chipkg and
+# queried by turns with the large one, for the cost growth between the two
+# (per fact loaded, per row answered) in the same run.
+#
 # The corpus and the two stores go to $CHIPKG_BENCH_DIR (default
 # /var/tmp/chipkg-bench); extra arguments after N go to chipkg-peer-bench
 # (e.g. --runs 9, --json FILE).
@@ -24,4 +28,9 @@ fi
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCHIPKG_TESTS=OFF >/dev/null
 cmake --build "$root/build" --target chipkg chipkg-peer-bench chipkg-query-loop -- -j"$(nproc)" >&2
 mkdir -p "$base"
-exec "$root/build/chipkg-peer-bench" --corpus "$base/n$n" --n "$n" --work "$base/n$n-work" "$@"
+growth=()
+if [ "$n" -ge 20000 ]; then
+  small=$((n / 10))
+  growth=(--growth-corpus "$base/n$small" --growth-n "$small" --growth-work "$base/n$small-growth")
+fi
+exec "$root/build/chipkg-peer-bench" --corpus "$base/n$n" --n "$n" --work "$base/n$n-work" "${growth[@]}" "$@"

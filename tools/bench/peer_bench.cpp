@@ -85,12 +85,18 @@ struct Options {
   int load_rounds = 2;     // each load this many times in a row; the last reported
   long cold_pause_s = 6;   // rest before each system's first round: the host takes freed memory back
   bool allocator_defaults = false;  // leave out chipkg's heap policy (tools/heap_policy.h), to measure what it buys
+  // A smaller corpus whose chipkg load and queries are timed in the same run, by turns with this
+  // one's, for the cost growth between the two (per fact loaded, per row answered).
+  std::string growth_corpus;
+  long growth_n = 0;
+  std::string growth_work;
 };
 
 void Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --corpus DIR [--n N] [--work DIR] [--warmups 3] [--runs 5] [--json FILE]\n"
                "          [--gen gen.py] [--chipkg PATH] [--sqlite3 PATH] [--process-runs 21] [--load-rounds 2] [--cold-pause 6] [--load-only]\n"
+               "          [--growth-corpus DIR [--growth-n N] [--growth-work DIR]]\n"
                "  --corpus DIR  corpus written by tools/bench/gen.py (generated with --n N if DIR has no params.json)\n"
                "  --work DIR    where the chipkg store and the SQLite file go (default DIR/peer-bench-work; emptied)\n"
                "  --process-runs N  whole-process Q1 runs of each side, taking turns (median)\n"
@@ -98,6 +104,9 @@ void Usage(const char* argv0) {
                "  --cold-pause S  seconds of rest before each system's first load round, so that it loads as a\n"
                "                process started on a machine at rest does (a cron job's import); 0: none\n"
                "  --load-only   load both, print the load lines and stop (no queries)\n"
+               "  --growth-corpus DIR  a smaller corpus (generated with --growth-n N if DIR has no params.json),\n"
+               "                loaded into chipkg after the main loads and queried by turns with the main\n"
+               "                corpus, for chipkg's cost growth per fact and per row (--growth-work: its store)\n"
                "  --allocator-defaults  the allocator's own settings instead of chipkg's heap policy\n"
                "                (tools/heap_policy.h) in this process (the whole-process chipkg runs keep chipkg's)\n",
                argv0);
@@ -153,6 +162,9 @@ Options ParseOptions(int argc, char** argv) {
     else if (a == "--load-rounds") o.load_rounds = std::max(1, static_cast<int>(number(value())));
     else if (a == "--cold-pause") o.cold_pause_s = number(value());
     else if (a == "--allocator-defaults") o.allocator_defaults = true;
+    else if (a == "--growth-corpus") o.growth_corpus = value();
+    else if (a == "--growth-n") o.growth_n = number(value());
+    else if (a == "--growth-work") o.growth_work = value();
     else if (a == "--help" || a == "-h") {
       Usage(argv[0]);
       std::exit(0);
@@ -166,6 +178,10 @@ Options ParseOptions(int argc, char** argv) {
     Die("--corpus is required", 2);
   }
   if (o.work.empty()) o.work = o.corpus + "/peer-bench-work";
+  if (!o.growth_corpus.empty() && o.growth_work.empty()) o.growth_work = o.growth_corpus + "/peer-bench-work";
+  if (!o.growth_corpus.empty() && (o.growth_corpus == o.corpus || o.growth_work == o.work)) {
+    Die("--growth-corpus and its work directory must differ from --corpus and --work", 2);
+  }
   if (o.gen.empty()) o.gen = SourceDir() + "/tools/bench/gen.py";
   if (o.chipkg_binary.empty()) o.chipkg_binary = ExeDir() + "/chipkg";
   return o;
@@ -335,12 +351,12 @@ Params ReadParams(const std::string& dir) {
   return p;
 }
 
-void EnsureCorpus(const Options& o) {
-  if (fs::exists(o.corpus + "/params.json")) return;
-  if (o.n <= 0) Die(o.corpus + " has no params.json: pass --n N to generate the corpus");
-  if (!fs::exists(o.gen)) Die("generator not found at " + o.gen + " (pass --gen PATH)");
-  std::fprintf(stderr, "generating the corpus: python3 %s %ld %s\n", o.gen.c_str(), o.n, o.corpus.c_str());
-  ProcessResult r = RunProcess({"python3", o.gen, std::to_string(o.n), o.corpus}, "/dev/null");
+void EnsureCorpus(const std::string& corpus, long n, const std::string& gen, const char* n_option) {
+  if (fs::exists(corpus + "/params.json")) return;
+  if (n <= 0) Die(corpus + " has no params.json: pass " + n_option + " N to generate the corpus");
+  if (!fs::exists(gen)) Die("generator not found at " + gen + " (pass --gen PATH)");
+  std::fprintf(stderr, "generating the corpus: python3 %s %ld %s\n", gen.c_str(), n, corpus.c_str());
+  ProcessResult r = RunProcess({"python3", gen, std::to_string(n), corpus}, "/dev/null");
   if (r.exit_code != 0) Die("the generator failed (exit " + std::to_string(r.exit_code) + ")");
 }
 
@@ -800,8 +816,14 @@ std::string FmtMs(double ms) { return ms < 1 ? Fmt(ms, 3) : ms < 100 ? Fmt(ms, 2
 int main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
   if (!o.allocator_defaults) chipkg::tools::ApplyHeapPolicy();  // SQLite allocates from the same heap
-  EnsureCorpus(o);
+  EnsureCorpus(o.corpus, o.n, o.gen, "--n");
   Params p = ReadParams(o.corpus);
+  const bool growth = !o.growth_corpus.empty();
+  Params gp;
+  if (growth) {
+    EnsureCorpus(o.growth_corpus, o.growth_n, o.gen, "--growth-n");
+    gp = ReadParams(o.growth_corpus);
+  }
 
   std::error_code ec;
   fs::create_directories(o.work, ec);
@@ -847,6 +869,21 @@ int main(int argc, char** argv) {
     if (!ck.ok) Die("chipkg load failed: " + ck.error);
     ck_rounds_ms.push_back(ck.result["ms"].get<double>());
   }
+  // The smaller corpus's chipkg load, right after the main one's, the same number of rounds.
+  ChildResult gck;
+  const std::string growth_store_path = o.growth_work + "/chipkg-store";
+  if (growth) {
+    fs::create_directories(o.growth_work, ec);
+    if (ec) Die("cannot create " + o.growth_work + ": " + ec.message());
+    ReadIntoPageCache(o.growth_corpus + "/sources.jsonl");
+    ReadIntoPageCache(o.growth_corpus + "/facts.jsonl");
+    for (int round = 0; round < o.load_rounds; ++round) {
+      fs::remove_all(growth_store_path, ec);
+      std::fprintf(stderr, "loading %s into chipkg (round %d) ...\n", o.growth_corpus.c_str(), round + 1);
+      gck = RunInChild([&] { return LoadChipkg(o.growth_corpus, growth_store_path); });
+      if (!gck.ok) Die("chipkg load of " + o.growth_corpus + " failed: " + gck.error);
+    }
+  }
   for (int round = 0; round < o.load_rounds; ++round) {
     fs::remove(db_path, ec);
     fs::remove(db_path + "-journal", ec);
@@ -876,6 +913,10 @@ int main(int argc, char** argv) {
                                               std::to_string(p.facts));
   if (sq_facts != p.facts) failures.push_back("SQLite loaded " + std::to_string(sq_facts) + " facts, expected " +
                                               std::to_string(p.facts));
+  if (growth && gck.result["facts"].get<uint64_t>() != gp.facts) {
+    failures.push_back("chipkg loaded " + std::to_string(gck.result["facts"].get<uint64_t>()) + " facts of " +
+                       o.growth_corpus + ", expected " + std::to_string(gp.facts));
+  }
 
   if (o.load_only) {
     double load1 = 0;
@@ -994,6 +1035,30 @@ int main(int argc, char** argv) {
     check("SQLite", sq_q[q]);
   }
 
+  // Cost growth: chipkg's queries on the smaller corpus and on this one, by turns, so that both
+  // medians come from the same minutes (measured apart, minutes or a run away, the ratio of two
+  // figures that each move by up to 1.5x with the machine's spells said more of the spells than
+  // of the code: session 28's runs, tools/bench/HISTORY.md).
+  QueryTiming growth_big[5], growth_small[5];
+  if (growth) {
+    auto small_store = chipkg::Store::Open(growth_store_path);
+    if (!small_store.ok()) Die(small_store.status().ToString());
+    ChipkgLanguageSide small_side(**small_store, *schema, gp, /*read_excerpts=*/false);
+    for (int q = 0; q < 5; ++q) {
+      std::fprintf(stderr, "%s, cost growth: %s\n", QueryName(q).c_str(), small_side.Text(q).c_str());
+      const std::vector<QueryTiming> timed =
+          TimeByTurns({[&] { return language_side.Run(q); }, [&] { return small_side.Run(q); }}, o.warmups, o.runs);
+      growth_big[q] = timed[0];
+      growth_small[q] = timed[1];
+      const std::string name = QueryName(q);
+      const uint64_t want = gp.expected.count(name) ? gp.expected[name] : 0;
+      if (growth_small[q].rows != want) {
+        failures.push_back("chipkg (query language) " + name + " on " + o.growth_corpus + ": " +
+                           std::to_string(growth_small[q].rows) + " rows, expected " + std::to_string(want));
+      }
+    }
+  }
+
   // The table.
   struct utsname un {};
   uname(&un);
@@ -1079,6 +1144,36 @@ int main(int argc, char** argv) {
   std::printf("\nchipkg queries:\n");
   for (int q = 0; q < 5; ++q) std::printf("  Q%d  %s\n", q + 1, ChipkgLanguageSide::Texts(p)[q].c_str());
 
+  // Per fact loaded and per row answered, N=growth -> N=this; each query's two sides timed by
+  // turns just now (their medians are not the table's, timed earlier with the other sides).
+  std::vector<double> growth_ratios;  // load, Q1-Q5
+  if (growth) {
+    const double small_ms = gck.result["ms"].get<double>();
+    const double small_facts = static_cast<double>(gck.result["facts"].get<uint64_t>());
+    std::printf("\nCost growth of chipkg, N=%s -> N=%s (per fact loaded, per row answered; each query timed by\n"
+                "turns on both stores, %d warm-ups and the median of %d each; the load is the last round of each):\n\n",
+                Thousands(static_cast<double>(gp.n_chips)).c_str(), Thousands(static_cast<double>(p.n_chips)).c_str(),
+                o.warmups, o.runs);
+    std::printf("| %-12s | %14s | %14s | %8s | %-8s | %-4s |\n", "measure", "us, small N", "us, large N", "growth",
+                "target", "met");
+    std::printf("|%s|%s|%s|%s|%s|%s|\n", std::string(14, '-').c_str(), std::string(16, '-').c_str(),
+                std::string(16, '-').c_str(), std::string(10, '-').c_str(), std::string(10, '-').c_str(),
+                std::string(6, '-').c_str());
+    auto growth_line = [&](const std::string& what, double small_us, double big_us) {
+      const double ratio = big_us / small_us;
+      growth_ratios.push_back(ratio);
+      std::printf("| %-12s | %14s | %14s | %8s | %-8s | %-4s |\n", what.c_str(), Fmt(small_us, 3).c_str(),
+                  Fmt(big_us, 3).c_str(), Fmt(ratio, 2).c_str(), "<= 1.5x", ratio <= 1.5 ? "yes" : "NO");
+    };
+    growth_line("load, a fact", small_ms * 1000 / std::max(1.0, small_facts),
+                ck_ms * 1000 / std::max<double>(1, static_cast<double>(ck_facts)));
+    for (int q = 0; q < 5; ++q) {
+      growth_line(QueryName(q) + ", a row",
+                  growth_small[q].median_ms * 1000 / static_cast<double>(std::max<uint64_t>(1, growth_small[q].rows)),
+                  growth_big[q].median_ms * 1000 / static_cast<double>(std::max<uint64_t>(1, growth_big[q].rows)));
+    }
+  }
+
   if (!o.json_out.empty()) {
     nlohmann::json j;
     j["date"] = date;
@@ -1104,6 +1199,17 @@ int main(int argc, char** argv) {
                                                     {"sqlite_ms", sq_q[q].median_ms}};
     }
     j["q1_process_ms"] = {{"chipkg", ck_proc_ms}, {"sqlite", sq_proc_ms}};
+    if (growth) {
+      j["growth"]["n_chips"] = gp.n_chips;
+      j["growth"]["load"] = {{"ms", gck.result["ms"]}, {"facts", gck.result["facts"]}, {"ratio", growth_ratios[0]}};
+      for (int q = 0; q < 5; ++q) {
+        j["growth"]["queries"][QueryName(q)] = {{"small_ms", growth_small[q].median_ms},
+                                                {"small_rows", growth_small[q].rows},
+                                                {"large_ms", growth_big[q].median_ms},
+                                                {"large_rows", growth_big[q].rows},
+                                                {"ratio", growth_ratios[static_cast<size_t>(q) + 1]}};
+      }
+    }
     j["failures"] = failures;
     std::ofstream(o.json_out) << j.dump(1) << "\n";
   }
