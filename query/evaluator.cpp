@@ -41,6 +41,7 @@
 #include "query/parser.h"
 #include "query/planner.h"
 #include "query/query.h"
+#include "query/distinct_sources.h"
 #include "query/fact_numbers.h"
 #include "query/read_ahead.h"
 #include "query/witness_lists.h"
@@ -157,66 +158,6 @@ struct Claim {
   std::string formula;  // computed: "1,300 TFLOPS / 500 W"
   std::string text;     // how the value reads: "2,900 GB/s"
   std::shared_ptr<const ShownValue::Content> shown;  // once a cell shows it (ClaimCell)
-};
-
-// The distinct (document, version) pairs of an answer's citations, in order
-// of first citation, and each citation's index among them. Open addressing
-// over the pairs' hashes (an answer of 578,000 citations names 22,000
-// documents: copying and sorting every citation's pair cost Q5 at N=100,000
-// 0.2-0.3 s, and a node-based hash map ~8 ms for Q2's 82,000).
-class DistinctSources {
- public:
-  void Reserve(size_t citations) { source_of_.reserve(citations); }
-  void Add(std::string_view document_id, uint32_t version) {
-    if (2 * (distinct_.size() + 1) > slots_.size()) Rehash(std::max<size_t>(64, 2 * slots_.size()));
-    const uint64_t hash = std::hash<std::string_view>()(document_id) ^ (version * 0x9E3779B97F4A7C15ull);
-    size_t i = hash & (slots_.size() - 1);
-    for (; slots_[i].index != kEmpty; i = (i + 1) & (slots_.size() - 1)) {
-      if (slots_[i].hash != hash) continue;
-      const auto& [known_id, known_version] = distinct_[slots_[i].index];
-      if (known_version == version && known_id == document_id) {
-        source_of_.push_back(slots_[i].index);
-        return;
-      }
-    }
-    slots_[i] = Slot{hash, static_cast<uint32_t>(distinct_.size())};
-    source_of_.push_back(slots_[i].index);
-    distinct_.emplace_back(std::string(document_id), version);
-  }
-  // Adds `later`'s citations after these, as if each had been added here.
-  void Append(const DistinctSources& later) {
-    std::vector<uint32_t> index_here(later.distinct_.size());
-    for (size_t i = 0; i < later.distinct_.size(); ++i) {
-      Add(later.distinct_[i].first, later.distinct_[i].second);
-      index_here[i] = source_of_.back();
-      source_of_.pop_back();
-    }
-    source_of_.reserve(source_of_.size() + later.source_of_.size());
-    for (uint32_t s : later.source_of_) source_of_.push_back(index_here[s]);
-  }
-  size_t size() const { return source_of_.size(); }  // citations added
-  std::vector<std::pair<std::string, uint32_t>>& distinct() { return distinct_; }
-  std::vector<uint32_t>& source_of() { return source_of_; }
-
- private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
-  struct Slot {
-    uint64_t hash = 0;
-    uint32_t index = kEmpty;  // in distinct_
-  };
-  void Rehash(size_t capacity) {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(capacity, Slot{});
-    for (const Slot& s : old) {
-      if (s.index == kEmpty) continue;
-      size_t i = s.hash & (capacity - 1);
-      while (slots_[i].index != kEmpty) i = (i + 1) & (capacity - 1);
-      slots_[i] = s;
-    }
-  }
-  std::vector<Slot> slots_;  // a power of two, at most half full
-  std::vector<std::pair<std::string, uint32_t>> distinct_;
-  std::vector<uint32_t> source_of_;
 };
 
 // What a citation needs of a claim: kept instead of the whole claim where an
@@ -2832,7 +2773,8 @@ class Evaluator {
   // asked for, then numbered in the order met. A large answer's table is out
   // of the processor's caches (Q3 of the peer benchmark at N=100,000: 102,000
   // facts in 8 MB), and numbering each fact as the walk met it waited for
-  // one miss after another (that step 16-17 -> 11-13 ms).
+  // one miss after another (that step 25 -> 11-13 ms with FactNumbers'
+  // memory of the facts it numbered last; 16-17 -> 11-13 of it this).
   void NumberRowsCitations(std::span<Row> rows) {
     constexpr size_t kRowsAtOnce = 32;
     std::vector<Support*> facts;
@@ -2868,7 +2810,7 @@ class Evaluator {
     std::vector<const Claim*> claims;  // the claim this evaluation read for each citation, if any
     if (!cited_kept_in_order_) {
       // Sized for a fact a row (it grows past that): the rows of one answer
-      // share facts (Q3's 205,144 rows cite 82,000-odd memory claims and one
+      // share facts (Q3's 205,144 rows cite 102,000-odd memory claims and one
       // parameter count), and the table is probed at random: at twice the
       // size, Q2's at N=100,000 was 8 MB, out of the processor's caches.
       numbers_.emplace(n);
@@ -2876,7 +2818,7 @@ class Evaluator {
       NumberRowsCitations(std::span<Row>(result.rows).first(n));
       // The citations' vector is sized (every citation value-initialised, a
       // few MB of fresh memory for a large answer) on the read-ahead thread
-      // while this one finds the cited claims: Q3 at N=100,000 (82,000-odd
+      // while this one finds the cited claims: Q3 at N=100,000 (102,000-odd
       // citations) citations step 41-43 -> 37-38 ms, Q2 27-30 -> 23 ms
       // (tools/bench/HISTORY.md, "Measured on 2026-12-02 12:59").
       std::future<void> sized;
@@ -3020,17 +2962,17 @@ class Evaluator {
 
   // kept_sources_ from the citations' documents and versions.
   void FindSourcesOfCitations(const std::vector<Citation>& citations) {
-    auto add = [&citations](DistinctSources& sources, size_t begin, size_t end) {
+    auto add = [&citations](internal::DistinctSources& sources, size_t begin, size_t end) {
       sources.Reserve(end - begin);
       for (size_t k = begin; k < end; ++k) sources.Add(citations[k].document_id, citations[k].version);
     };
-    kept_sources_ = DistinctSources();
+    kept_sources_ = internal::DistinctSources();
     if (citations.size() < kCitationsInTwoFrom) {
       add(kept_sources_, 0, citations.size());
       return;
     }
     const size_t half = citations.size() / 2;
-    DistinctSources later;
+    internal::DistinctSources later;
     std::future<void> later_found = read_ahead_.Submit([&] { add(later, half, citations.size()); });
     try {
       add(kept_sources_, 0, half);
@@ -3096,7 +3038,7 @@ class Evaluator {
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
   std::vector<std::vector<Claim>> helper_claims_;   // those the helper of EvaluateInTwo made, on the read-ahead thread
   std::deque<CitedClaim> kept_cited_;  // the claims a conflicts pass cites, in citation order
-  DistinctSources kept_sources_;       // their sources, by citation (or, once resolving, every citation's)
+  internal::DistinctSources kept_sources_;       // their sources, by citation (or, once resolving, every citation's)
   std::vector<EntityId> candidate_ids_;  // of the find being evaluated, in evaluation order
   size_t candidate_pos_ = 0;             // the one being evaluated
   std::unordered_map<std::string, std::unordered_map<EntityId, std::vector<Fact>>> prefetched_;  // by predicate

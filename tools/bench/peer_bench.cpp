@@ -36,6 +36,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -178,9 +179,18 @@ Options ParseOptions(int argc, char** argv) {
     Die("--corpus is required", 2);
   }
   if (o.work.empty()) o.work = o.corpus + "/peer-bench-work";
+  if (o.growth_corpus.empty() && (o.growth_n != 0 || !o.growth_work.empty())) {
+    Die("--growth-n and --growth-work need --growth-corpus", 2);
+  }
   if (!o.growth_corpus.empty() && o.growth_work.empty()) o.growth_work = o.growth_corpus + "/peer-bench-work";
-  if (!o.growth_corpus.empty() && (o.growth_corpus == o.corpus || o.growth_work == o.work)) {
-    Die("--growth-corpus and its work directory must differ from --corpus and --work", 2);
+  if (!o.growth_corpus.empty()) {
+    auto same = [](const std::string& a, const std::string& b) {
+      std::error_code ec;
+      return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+    };
+    if (same(o.growth_corpus, o.corpus) || same(o.growth_work, o.work)) {
+      Die("--growth-corpus and its work directory must differ from --corpus and --work", 2);
+    }
   }
   if (o.gen.empty()) o.gen = SourceDir() + "/tools/bench/gen.py";
   if (o.chipkg_binary.empty()) o.chipkg_binary = ExeDir() + "/chipkg";
@@ -818,7 +828,7 @@ int main(int argc, char** argv) {
   if (!o.allocator_defaults) chipkg::tools::ApplyHeapPolicy();  // SQLite allocates from the same heap
   EnsureCorpus(o.corpus, o.n, o.gen, "--n");
   Params p = ReadParams(o.corpus);
-  const bool growth = !o.growth_corpus.empty();
+  const bool growth = !o.growth_corpus.empty() && !o.load_only;
   Params gp;
   if (growth) {
     EnsureCorpus(o.growth_corpus, o.growth_n, o.gen, "--growth-n");
@@ -879,6 +889,7 @@ int main(int argc, char** argv) {
     ReadIntoPageCache(o.growth_corpus + "/facts.jsonl");
     for (int round = 0; round < o.load_rounds; ++round) {
       fs::remove_all(growth_store_path, ec);
+      if (round == 0) rest();  // as the main load's: the rounds compared are then alike
       std::fprintf(stderr, "loading %s into chipkg (round %d) ...\n", o.growth_corpus.c_str(), round + 1);
       gck = RunInChild([&] { return LoadChipkg(o.growth_corpus, growth_store_path); });
       if (!gck.ok) Die("chipkg load of " + o.growth_corpus + " failed: " + gck.error);
@@ -1035,6 +1046,20 @@ int main(int argc, char** argv) {
     check("SQLite", sq_q[q]);
   }
 
+  // The table.
+  struct utsname un {};
+  uname(&un);
+  char date[32];
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  double mem_gib = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / (1ull << 30);
+  double load1 = 0;
+  if (std::FILE* la = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(la, "%lf", &load1) != 1) load1 = 0;
+    std::fclose(la);
+  }
+  // (The report's date and load average are those of the main table's end.)
   // Cost growth: chipkg's queries on the smaller corpus and on this one, by turns, so that both
   // medians come from the same minutes (measured apart, minutes or a run away, the ratio of two
   // figures that each move by up to 1.5x with the machine's spells said more of the spells than
@@ -1051,27 +1076,17 @@ int main(int argc, char** argv) {
       growth_big[q] = timed[0];
       growth_small[q] = timed[1];
       const std::string name = QueryName(q);
-      const uint64_t want = gp.expected.count(name) ? gp.expected[name] : 0;
-      if (growth_small[q].rows != want) {
-        failures.push_back("chipkg (query language) " + name + " on " + o.growth_corpus + ": " +
-                           std::to_string(growth_small[q].rows) + " rows, expected " + std::to_string(want));
+      for (const auto& [timing, params, corpus] :
+           {std::tuple{&growth_small[q], &gp, &o.growth_corpus}, std::tuple{&growth_big[q], &p, &o.corpus}}) {
+        const uint64_t want = params->expected.count(name) ? params->expected.at(name) : 0;
+        if (timing->rows != want) {
+          failures.push_back("chipkg (query language) " + name + " on " + *corpus + ", cost growth: " +
+                             std::to_string(timing->rows) + " rows, expected " + std::to_string(want));
+        }
       }
     }
   }
 
-  // The table.
-  struct utsname un {};
-  uname(&un);
-  char date[32];
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  double mem_gib = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE) / (1ull << 30);
-  double load1 = 0;
-  if (std::FILE* la = std::fopen("/proc/loadavg", "r")) {
-    if (std::fscanf(la, "%lf", &load1) != 1) load1 = 0;
-    std::fclose(la);
-  }
   std::printf("chipkg peer benchmark, %s, %s %s, %ld cores, %.0f GiB RAM, load average %.1f at the end\n", date,
               un.sysname, un.machine, cores, mem_gib, load1);
   std::printf("corpus %s: N=%s chips, %s facts; queries in-process, %d warm-ups, median of %d\n\n", o.corpus.c_str(),
@@ -1150,8 +1165,9 @@ int main(int argc, char** argv) {
   if (growth) {
     const double small_ms = gck.result["ms"].get<double>();
     const double small_facts = static_cast<double>(gck.result["facts"].get<uint64_t>());
-    std::printf("\nCost growth of chipkg, N=%s -> N=%s (per fact loaded, per row answered; each query timed by\n"
-                "turns on both stores, %d warm-ups and the median of %d each; the load is the last round of each):\n\n",
+    std::printf("\nCost growth of chipkg, N=%s -> N=%s (per fact loaded, per row answered; each query timed on both\n"
+                "stores together, by turns run by run where a run takes 10 ms or more, else back to back, %d warm-ups\n"
+                "and the median of %d each; the load is the last round of each):\n\n",
                 Thousands(static_cast<double>(gp.n_chips)).c_str(), Thousands(static_cast<double>(p.n_chips)).c_str(),
                 o.warmups, o.runs);
     std::printf("| %-12s | %14s | %14s | %8s | %-8s | %-4s |\n", "measure", "us, small N", "us, large N", "growth",
