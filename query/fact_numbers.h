@@ -2,7 +2,9 @@
 // or numbers the caller chooses (Insert): open addressing with linear probing, grown at half full. An
 // answer numbers up to hundreds of thousands of facts (Q5 of the peer
 // benchmark at N=100,000: 578,000), and std::unordered_map allocated a node
-// for each (the citations step 266 -> 225 ms with this).
+// for each (the citations step 266 -> 225 ms with this). Number remembers
+// the facts it numbered last, and Prefetch lets a caller overlap the
+// misses of many lookups: a large answer's table is out of the caches.
 #pragma once
 
 #include <algorithm>
