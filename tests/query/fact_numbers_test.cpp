@@ -64,7 +64,9 @@ TEST(FactNumbersTest, InsertedNumbersAreKeptThroughGrowthAndNotReplaced) {
     const int number = static_cast<int>(10 * i + 3);    // numbers of the caller's choosing, not in order
     auto [it, inserted] = want.emplace(id, number);
     ASSERT_EQ(numbers.Insert(id, number), inserted) << id;
-    if (i % 5 == 0) ASSERT_FALSE(numbers.Insert(id, number + 1)) << id;  // known: kept as it is
+    if (i % 5 == 0) {
+      ASSERT_FALSE(numbers.Insert(id, number + 1)) << id;  // known: kept as it is
+    }
   }
   EXPECT_FALSE(numbers.Insert(424242, 0));  // 0 is no number
   EXPECT_EQ(numbers.Find(424242), 0);
