@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "engine/flat_map.h"
 
 namespace chipkg {
 
@@ -82,8 +83,9 @@ struct Value {
 
 // Qualifiers narrow what a claim is about. Keys come from the schema; the
 // common ones are named below. Values are lower-case words or numbers.
-// A map keeps them ordered, so equal qualifier sets encode identically.
-using Qualifiers = std::map<std::string, std::string, std::less<>>;  // std::less<>: looked up by "scope" without making a string
+// Kept ordered by key, so equal qualifier sets encode identically; looked up
+// by "scope" without making a string (engine/flat_map.h).
+using Qualifiers = FlatStringMap;
 namespace qualifier {
 inline constexpr const char* kScope = "scope";        // "chip" (default), "server", "instance", "rack", "core"
 inline constexpr const char* kScopeCount = "chips";   // chips in the scope: "16" for a 16-chip server
