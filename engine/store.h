@@ -209,8 +209,9 @@ class Store {
   // otherwise); `on_subjects`, when set, is called with the subjects just
   // before their facts are read (never without subjects), so that other reads
   // of them can start meanwhile. `decode_elsewhere`, when set, is handed part
-  // of a large read's decoding to run on another thread (the caller's); the
-  // call returns once that part has run, and fails if it is dropped unrun.
+  // of a large read's scanning and decoding to run on another thread (the
+  // caller's); the call returns once each such part has run, and fails if
+  // one is dropped unrun.
   struct SubjectsWithFacts {
     std::vector<EntityId> subjects;
     std::optional<std::vector<std::vector<Fact>>> facts;  // facts[i]: subjects[i]'s, by fact id

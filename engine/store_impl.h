@@ -313,6 +313,8 @@ class StoreImpl final : public Store {
   uint64_t PredicatePasses() const { return predicate_passes_.load(); }
   // Batched point reads answered by one pass merged with the keys (MergeScan).
   uint64_t MergedPasses() const { return merged_passes_.load(); }
+  // Range scans of SubjectsInRangeWithFacts made in two stretches at once.
+  uint64_t SplitRangeScans() const { return split_range_scans_.load(); }
   // Entity, document and version records answered from the record cache
   // (tests of that cache).
   uint64_t SourceCacheHits() const { return source_cache_hits_.load(); }
@@ -462,6 +464,10 @@ class StoreImpl final : public Store {
   // RocksDB's estimate (no read) of how many entries of `cf` lie in [start, limit);
   // infinity when it has none.
   double EntriesWithin(int cf, const std::string& start, const std::string& limit) const;
+  // A key that splits [start, limit) of `cf` into two stretches of about as
+  // many bytes each, by bisection on RocksDB's size estimates (no read);
+  // nullopt when there is no estimate or the stretch cannot be split.
+  std::optional<std::string> MiddleKey(int cf, const std::string& start, const std::string& limit) const;
   // MultiGetSorted's answer from one pass over [low, high), merged with the
   // keys in `order` (sorted).
   Status MergeScan(int cf, const std::vector<std::string>& keys, const std::vector<size_t>& order,
@@ -512,6 +518,7 @@ class StoreImpl final : public Store {
   std::atomic<uint64_t> last_tx_{0};
   mutable std::atomic<uint64_t> predicate_passes_{0};
   mutable std::atomic<uint64_t> merged_passes_{0};
+  mutable std::atomic<uint64_t> split_range_scans_{0};
   mutable std::atomic<uint64_t> stepped_subjects_{0};
 
   // Entity records (a find reads its candidates' to learn their kind and

@@ -1574,8 +1574,11 @@ TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
       ASSERT_TRUE(both->facts.has_value());
       ASSERT_EQ(both->facts->size(), subjects->size());
       EXPECT_EQ(impl->PredicatePasses() - passes, k.one_pass && subjects->size() >= 1024 ? 1u : 0u);
-      // Half of a large pass's decoding handed to another thread: the same facts.
+      // Stretches of a large range's scan and half of a large pass's decoding handed to another
+      // thread: the same subjects in the same order, the same facts. Whether that thread starts at
+      // once or only after this one has scanned every stretch itself.
       std::vector<std::thread> threads;
+      const uint64_t splits = impl->SplitRangeScans();
       auto halves = store->SubjectsInRangeWithFacts(k.predicate, k.range, views[v], 0, SIZE_MAX, nullptr,
                                                     [&](std::function<void()> task) {
                                                       threads.emplace_back(std::move(task));
@@ -1584,10 +1587,24 @@ TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
       ASSERT_TRUE(halves.ok()) << halves.status().ToString();
       EXPECT_EQ(halves->subjects, *subjects);
       ASSERT_TRUE(halves->facts.has_value());
-      EXPECT_EQ(threads.size(), k.one_pass && subjects->size() >= 1024 ? 1u : 0u);
+      const uint64_t split = impl->SplitRangeScans() - splits;
+      if (c == 0) EXPECT_EQ(split, 1u) << "the largest range is scanned in stretches";
+      EXPECT_EQ(threads.size(), split + (k.one_pass && subjects->size() >= 1024 ? 1u : 0u));
+      threads.clear();
+      auto late = store->SubjectsInRangeWithFacts(k.predicate, k.range, views[v], 0, SIZE_MAX, nullptr,
+                                                  [&](std::function<void()> task) {
+                                                    threads.emplace_back([task = std::move(task)] {
+                                                      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                                                      task();
+                                                    });
+                                                  });
+      for (std::thread& t : threads) t.join();
+      ASSERT_TRUE(late.ok()) << late.status().ToString();
+      EXPECT_EQ(late->subjects, *subjects);
+      ASSERT_TRUE(late->facts.has_value());
       auto each = store->FactsAboutEach(*subjects, k.predicate, views[v]);
       ASSERT_TRUE(each.ok());
-      for (const auto* read : {&*both->facts, &*halves->facts}) {
+      for (const auto* read : {&*both->facts, &*halves->facts, &*late->facts}) {
         ASSERT_EQ(read->size(), subjects->size());
         for (size_t i = 0; i < subjects->size(); ++i) {
           SCOPED_TRACE((*subjects)[i]);
