@@ -1247,23 +1247,27 @@ TEST(StoreTest, BatchedReadsMatchSingleReads) {
   ASSERT_TRUE(all.ok());
   std::vector<uint64_t> ids;
   for (auto it = all->rbegin(); it != all->rend(); ++it) ids.push_back(it->id);  // not in key order
-  auto facts = store->GetFacts(ids);
-  auto provenance = store->ReadProvenance(ids);
-  ASSERT_TRUE(facts.ok()) << facts.status().ToString();
-  ASSERT_TRUE(provenance.ok()) << provenance.status().ToString();
-  ASSERT_EQ(facts->size(), ids.size());
-  ASSERT_EQ(provenance->size(), ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    auto one = store->GetFact(ids[i]);
-    ASSERT_TRUE(one.ok());
-    EXPECT_EQ((*facts)[i].id, ids[i]);
-    ExpectSameClaim(*one, (*facts)[i]);
-    EXPECT_EQ((*provenance)[i].excerpt, one->provenance.excerpt);
-    EXPECT_EQ((*provenance)[i].span_begin, one->provenance.span_begin);
-    EXPECT_EQ((*provenance)[i].span_end, one->provenance.span_end);
-    EXPECT_EQ((*provenance)[i].run_id, one->provenance.run_id);
-    EXPECT_TRUE((*provenance)[i].document_id.empty());  // comes with the fact, not read again
-  }
+  // Each fact and its provenance read in a batch, in the order asked, as GetFact reads it alone.
+  auto expect_read_as_each = [&](const std::vector<uint64_t>& asked) {
+    auto facts = store->GetFacts(asked);
+    auto provenance = store->ReadProvenance(asked);
+    ASSERT_TRUE(facts.ok()) << facts.status().ToString();
+    ASSERT_TRUE(provenance.ok()) << provenance.status().ToString();
+    ASSERT_EQ(facts->size(), asked.size());
+    ASSERT_EQ(provenance->size(), asked.size());
+    for (size_t i = 0; i < asked.size(); ++i) {
+      auto one = store->GetFact(asked[i]);
+      ASSERT_TRUE(one.ok());
+      EXPECT_EQ((*facts)[i].id, asked[i]);
+      ExpectSameClaim(*one, (*facts)[i]);
+      EXPECT_EQ((*provenance)[i].excerpt, one->provenance.excerpt);
+      EXPECT_EQ((*provenance)[i].span_begin, one->provenance.span_begin);
+      EXPECT_EQ((*provenance)[i].span_end, one->provenance.span_end);
+      EXPECT_EQ((*provenance)[i].run_id, one->provenance.run_id);
+      EXPECT_TRUE((*provenance)[i].document_id.empty());  // comes with the fact, not read again
+    }
+  };
+  expect_read_as_each(ids);
   // Ids a stretch holds densely are read by walking it, sparse ones by lookups: the same records.
   std::sort(ids.begin(), ids.end());
   for (size_t stride : {1, 2, 3, 5, 9}) {
@@ -1271,19 +1275,7 @@ TEST(StoreTest, BatchedReadsMatchSingleReads) {
     std::vector<uint64_t> some;
     for (size_t i = 0; i < ids.size(); i += stride) some.push_back(ids[i]);
     ASSERT_GE(some.size(), 4u);
-    auto some_facts = store->GetFacts(some);
-    auto some_provenance = store->ReadProvenance(some);
-    ASSERT_TRUE(some_facts.ok()) << some_facts.status().ToString();
-    ASSERT_TRUE(some_provenance.ok()) << some_provenance.status().ToString();
-    ASSERT_EQ(some_facts->size(), some.size());
-    ASSERT_EQ(some_provenance->size(), some.size());
-    for (size_t i = 0; i < some.size(); ++i) {
-      auto one = store->GetFact(some[i]);
-      ASSERT_TRUE(one.ok());
-      EXPECT_EQ((*some_facts)[i].id, some[i]);
-      ExpectSameClaim(*one, (*some_facts)[i]);
-      EXPECT_EQ((*some_provenance)[i].excerpt, one->provenance.excerpt);
-    }
+    expect_read_as_each(some);
   }
   auto missing = store->GetFacts({ids[0], 999999});
   EXPECT_FALSE(missing.ok());
