@@ -2301,7 +2301,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
   if (count == 1) {
     CHIPKG_RETURN_IF_ERROR(scan(range_start, range_limit, stretches[0]));
   } else {
-    split_range_scans_.fetch_add(1);
+    range_scan_stretches_.fetch_add(count);
     // Shared with the task, which may start after this call has returned:
     // it then finds no stretch left and touches nothing else.
     struct Turns {

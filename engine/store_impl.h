@@ -313,8 +313,9 @@ class StoreImpl final : public Store {
   uint64_t PredicatePasses() const { return predicate_passes_.load(); }
   // Batched point reads answered by one pass merged with the keys (MergeScan).
   uint64_t MergedPasses() const { return merged_passes_.load(); }
-  // Range scans of SubjectsInRangeWithFacts made in two stretches at once.
-  uint64_t SplitRangeScans() const { return split_range_scans_.load(); }
+  // Stretches that range scans of SubjectsInRangeWithFacts were cut into
+  // (none for a range scanned whole).
+  uint64_t RangeScanStretches() const { return range_scan_stretches_.load(); }
   // Entity, document and version records answered from the record cache
   // (tests of that cache).
   uint64_t SourceCacheHits() const { return source_cache_hits_.load(); }
@@ -518,7 +519,7 @@ class StoreImpl final : public Store {
   std::atomic<uint64_t> last_tx_{0};
   mutable std::atomic<uint64_t> predicate_passes_{0};
   mutable std::atomic<uint64_t> merged_passes_{0};
-  mutable std::atomic<uint64_t> split_range_scans_{0};
+  mutable std::atomic<uint64_t> range_scan_stretches_{0};
   mutable std::atomic<uint64_t> stepped_subjects_{0};
 
   // Entity records (a find reads its candidates' to learn their kind and
