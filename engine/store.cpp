@@ -1531,8 +1531,8 @@ void AppendNameIds(const CoreRecord& c, std::vector<uint32_t>* ids) {
 
 }  // namespace
 
-bool StoreImpl::ToFactFromKnownNames(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
-  const Dictionary::KnownNames known(dict_);
+bool StoreImpl::ToFactFromKnownNames(uint64_t fact_id, const CoreRecord& c, const Dictionary::KnownNames& known,
+                                     Fact* out) const {
   return FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
     const std::string* found = known(id);
     if (found != nullptr) name->assign(*found);
@@ -1563,7 +1563,7 @@ Status StoreImpl::FillUnresolved(const std::vector<std::pair<size_t, Fact*>>& un
 }
 
 Status StoreImpl::ToFact(uint64_t fact_id, const CoreRecord& c, Fact* out) const {
-  if (ToFactFromKnownNames(fact_id, c, out)) return Status::OK();
+  if (ToFactFromKnownNames(fact_id, c, Dictionary::KnownNames(dict_), out)) return Status::OK();
   // A name not known yet: read from the store, without the lock.
   Status status;
   FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
@@ -1666,13 +1666,17 @@ Result<std::vector<Fact>> StoreImpl::ScanFacts(int cf, std::string_view start, s
   };
   CoreRecord core;
   std::vector<std::pair<size_t, Fact*>> unresolved;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto [id, bytes] = record(i);
-    if (!codec::DecodeCore(bytes, &core)) {
-      return Status::Corruption("record of fact " + std::to_string(id) + " in " + codec::CfName(cf) +
-                                " cannot be decoded");
+  {
+    Dictionary::KnownNames known(dict_);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (i % kNamesUnderOneLock == kNamesUnderOneLock - 1) known.Reacquire();
+      const auto [id, bytes] = record(i);
+      if (!codec::DecodeCore(bytes, &core)) {
+        return Status::Corruption("record of fact " + std::to_string(id) + " in " + codec::CfName(cf) +
+                                  " cannot be decoded");
+      }
+      if (!ToFactFromKnownNames(id, core, known, &out[i])) unresolved.emplace_back(i, &out[i]);
     }
-    if (!ToFactFromKnownNames(id, core, &out[i])) unresolved.emplace_back(i, &out[i]);
   }
   CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
@@ -1729,11 +1733,15 @@ Result<std::vector<Fact>> StoreImpl::ScanHeaderIndex(int cf, std::string_view st
   auto record = [&](size_t i) { return std::pair<uint64_t, std::string_view>(rows[i].first, records[i]); };
   CoreRecord core;
   std::vector<std::pair<size_t, Fact*>> unresolved;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (!codec::DecodeCore(records[i], &core)) {
-      return Status::Corruption("record of fact " + std::to_string(rows[i].first) + " cannot be decoded");
+  {
+    Dictionary::KnownNames known(dict_);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (i % kNamesUnderOneLock == kNamesUnderOneLock - 1) known.Reacquire();
+      if (!codec::DecodeCore(records[i], &core)) {
+        return Status::Corruption("record of fact " + std::to_string(rows[i].first) + " cannot be decoded");
+      }
+      if (!ToFactFromKnownNames(rows[i].first, core, known, &out[i])) unresolved.emplace_back(i, &out[i]);
     }
-    if (!ToFactFromKnownNames(rows[i].first, core, &out[i])) unresolved.emplace_back(i, &out[i]);
   }
   CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   if (view.with_provenance) CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap));
@@ -2142,16 +2150,21 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEnt
   // (each sized once: the pointers in `unresolved` hold).
   auto decode = [&](size_t from, size_t to, std::vector<std::pair<size_t, Fact*>>& unresolved) {
     CoreRecord core;
+    Dictionary::KnownNames known(dict_);
+    size_t named = 0;
     for (size_t k = from; k < to;) {
       size_t end = k;
       while (end < to && kept[end].index == kept[k].index) ++end;
       std::vector<Fact>& facts = out[kept[k].index];
       facts.resize(end - k);
       for (size_t j = k; j < end; ++j) {
+        if (++named % kNamesUnderOneLock == 0) known.Reacquire();
         if (!codec::DecodeCore(record(j).second, &core)) {
           return Status::Corruption("record of fact " + std::to_string(kept[j].fact_id) + " cannot be decoded");
         }
-        if (!ToFactFromKnownNames(kept[j].fact_id, core, &facts[j - k])) unresolved.emplace_back(j, &facts[j - k]);
+        if (!ToFactFromKnownNames(kept[j].fact_id, core, known, &facts[j - k])) {
+          unresolved.emplace_back(j, &facts[j - k]);
+        }
       }
       k = end;
     }
@@ -2544,11 +2557,15 @@ Result<std::vector<Fact>> StoreImpl::GetFacts(const std::vector<uint64_t>& fact_
   auto record = [&](size_t i) { return std::pair<uint64_t, std::string_view>(fact_ids[i], cores[i]); };
   CoreRecord core;
   std::vector<std::pair<size_t, Fact*>> unresolved;
-  for (size_t i = 0; i < fact_ids.size(); ++i) {
-    if (!codec::DecodeCore(cores[i], &core)) {
-      return Status::Corruption("record of fact " + std::to_string(fact_ids[i]) + " cannot be decoded");
+  {
+    Dictionary::KnownNames known(dict_);
+    for (size_t i = 0; i < fact_ids.size(); ++i) {
+      if (i % kNamesUnderOneLock == kNamesUnderOneLock - 1) known.Reacquire();
+      if (!codec::DecodeCore(cores[i], &core)) {
+        return Status::Corruption("record of fact " + std::to_string(fact_ids[i]) + " cannot be decoded");
+      }
+      if (!ToFactFromKnownNames(fact_ids[i], core, known, &out[i])) unresolved.emplace_back(i, &out[i]);
     }
-    if (!ToFactFromKnownNames(fact_ids[i], core, &out[i])) unresolved.emplace_back(i, &out[i]);
   }
   CHIPKG_RETURN_IF_ERROR(FillUnresolved(unresolved, record));
   CHIPKG_RETURN_IF_ERROR(FillProvenance(&out, snap.get()));
