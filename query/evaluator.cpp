@@ -387,38 +387,27 @@ class Evaluator {
     return std::move(result);
   }
 
-  // Hands the claims the evaluation kept to the read-ahead thread to free
-  // after the answer is returned: nothing waits for it, and the next
-  // evaluation's tasks there come after it. Freeing them was a step of its
-  // own on a large answer, on this thread (Q3 of the peer benchmark at
-  // N=100,000: 3.4 ms, Q2 2.6, in a loop; now 0.3); the caller meanwhile
-  // renders the answer or frees its previous one. The blocks this thread
-  // made are freed there in the cross-thread way (each waits in a list this
-  // thread walks when it next allocates in that page), which in the same
-  // loop did not make the next query's evaluation slower (Q3 evaluate
-  // 62-65 -> 60-62 ms); the helper's (EvaluateInTwo) go back to their own heap.
-  // A small evaluation's are freed here: waking that thread (or starting it,
-  // in a one-shot command) costs more than they do.
-  static constexpr size_t kReleaseElsewhereFrom = 4096;  // claims
+  // Frees the claims the evaluation kept, those the helper of EvaluateInTwo
+  // made on the read-ahead thread there, at the same time as the rest here:
+  // each block back on the thread whose heap it came from, where a block
+  // freed on another thread waits in a list its own thread later walks
+  // block by block (Q3 of the peer benchmark at N=100,000: half of its
+  // 210,000-odd claims).
+  // (The worker runs tasks in the order given, so this waits for any other
+  // evaluation's task queued before.)
   void Release() {
-    size_t kept = 0;
-    for (const auto* lists : {&helper_claims_, &retired_claims_}) {
-      for (const std::vector<Claim>& claims : *lists) kept += claims.size();
-    }
-    if (kept >= kReleaseElsewhereFrom) {
+    std::future<void> there;
+    if (!helper_claims_.empty()) {
       try {
-        auto claims = std::make_shared<std::vector<std::vector<Claim>>>(std::move(helper_claims_));
-        claims->insert(claims->end(), std::make_move_iterator(retired_claims_.begin()),
-                       std::make_move_iterator(retired_claims_.end()));
-        read_ahead_.SubmitDetached([claims]() mutable { claims.reset(); });
+        there = read_ahead_.Submit([claims = std::move(helper_claims_)]() mutable { claims.clear(); });
       } catch (const std::exception&) {
-        // No task to give them to (out of memory): freed here.
+        helper_claims_.clear();  // no task to give them to (out of memory): freed here
       }
     }
-    helper_claims_.clear();
     retired_claims_.clear();
     row_claims_.clear();
     other_claims_.clear();
+    if (there.valid()) there.wait();
   }
 
  private:

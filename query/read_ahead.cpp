@@ -89,11 +89,6 @@ ReadAhead::~ReadAhead() {
   if (used_) Worker().Forget(this);
 }
 
-void ReadAhead::SubmitDetached(std::function<void()> task) {
-  // No owner: no ReadAhead's destructor drops it or waits for it.
-  Worker().Enqueue(nullptr, std::move(task));
-}
-
 void ReadAhead::Enqueue(std::function<void()> run) {
   used_ = true;
   Worker().Enqueue(this, std::move(run));

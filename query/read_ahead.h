@@ -43,12 +43,6 @@ class ReadAhead {
     return future;
   }
 
-  // Runs `task` after the tasks submitted before it, whether or not this
-  // ReadAhead still exists then: work nobody waits for, such as freeing
-  // what an evaluation made on that thread once its answer is returned.
-  // `task` must own all it uses and must not throw.
-  void SubmitDetached(std::function<void()> task);
-
  private:
   void Enqueue(std::function<void()> run);
 

@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -105,34 +104,6 @@ TEST(ReadAheadTest, DestroyingOneDropsOnlyItsOwnTasks) {
   EXPECT_TRUE(holding.get()) << "the ending evaluation waited for another's task";
   EXPECT_THROW(dropped.get(), std::future_error);
   EXPECT_EQ(keeper.Submit([] { return 5; }).get(), 5);
-}
-
-// A detached task (an evaluation's claims freed after its answer is
-// returned) is neither dropped nor waited for when its ReadAhead goes, and
-// the next evaluation's tasks come after it.
-TEST(ReadAheadTest, ADetachedTaskOutlivesItsReadAheadAndComesFirst) {
-  std::promise<void> go;
-  std::shared_future<void> may_go = go.get_future().share();
-  std::atomic<int> step{0};
-  auto owned = std::make_shared<std::vector<int>>(1000, 7);
-  std::weak_ptr<std::vector<int>> watch = owned;
-  const auto before = std::chrono::steady_clock::now();
-  {
-    ReadAhead ending;
-    ending.SubmitDetached([owned = std::move(owned), may_go, &step]() mutable {
-      may_go.wait_for(std::chrono::seconds(20));
-      owned.reset();
-      step = 1;
-    });
-  }  // must not wait: the task waits for `go`, set below
-  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(10))
-      << "the ending evaluation waited";
-  EXPECT_FALSE(watch.expired());
-  ReadAhead next;
-  auto later = next.Submit([&step] { return step.load(); });
-  go.set_value();
-  EXPECT_EQ(later.get(), 1) << "the next evaluation's task ran before the detached one";
-  EXPECT_TRUE(watch.expired()) << "the detached task did not free what it owned";
 }
 
 // A process forked after the thread started has no such thread: it gets its own.
