@@ -2775,7 +2775,9 @@ class Evaluator {
   // facts in 8 MB), and numbering each fact as the walk met it waited for
   // one miss after another (that step 25 -> 11-13 ms with FactNumbers'
   // memory of the facts it numbered last; 16-17 -> 11-13 of it this).
-  void NumberRowsCitations(std::span<Row> rows) {
+  // `supports`, when given, collects every fact leaf numbered, in order.
+  static void NumberRowsCitations(std::span<Row> rows, internal::FactNumbers& numbers, std::vector<uint64_t>& order,
+                                  std::vector<Support*>* supports) {
     constexpr size_t kRowsAtOnce = 32;
     std::vector<Support*> facts;
     auto gather = [&facts](auto& self, Support& s) -> void {
@@ -2795,13 +2797,56 @@ class Evaluator {
           }
         }
       }
-      for (const Support* s : facts) numbers_->Prefetch(s->fact_id);
+      for (const Support* s : facts) numbers.Prefetch(s->fact_id);
       for (Support* s : facts) {
-        auto [number, first] = numbers_->Number(s->fact_id);
-        if (first) cite_order_.push_back(s->fact_id);
+        auto [number, first] = numbers.Number(s->fact_id);
+        if (first) order.push_back(s->fact_id);
         s->citation = number;
       }
+      if (supports != nullptr) supports->insert(supports->end(), facts.begin(), facts.end());
     }
+  }
+
+  // A large answer's rows are numbered in two halves at once, the second on
+  // the read-ahead thread in a table of its own; its facts then take their
+  // numbers in the answer's table in the order that half first used them
+  // (so every number is the one a single walk gives). Rewriting the second
+  // half's numbers is returned, for that thread to do while this one goes
+  // on. Q3 of the peer benchmark at N=100,000: numbering 205,144 rows was
+  // ~6.5 ms of its citations step, on this thread alone.
+  // (From QueryOptions::number_in_two_from rows.)
+  std::function<void()> NumberRowsCitationsInTwo(std::span<Row> rows) {
+    const size_t half = rows.size() / 2;
+    struct Later {
+      explicit Later(size_t rows) : numbers(rows) {}
+      internal::FactNumbers numbers;
+      std::vector<uint64_t> order;
+      std::vector<Support*> supports;
+    };
+    auto later = std::make_shared<Later>(rows.size() - half);
+    std::future<void> numbered = read_ahead_.Submit(
+        [later, rows = rows.subspan(half)] { NumberRowsCitations(rows, later->numbers, later->order, &later->supports); });
+    try {
+      NumberRowsCitations(rows.first(half), *numbers_, cite_order_, nullptr);
+    } catch (...) {
+      numbered.wait();  // it writes into `rows`
+      throw;
+    }
+    numbered.get();
+    auto renumbered = std::make_shared<std::vector<int>>(later->order.size());
+    constexpr size_t kAtOnce = 64;
+    for (size_t from = 0; from < later->order.size(); from += kAtOnce) {
+      const size_t to = std::min(later->order.size(), from + kAtOnce);
+      for (size_t j = from; j < to; ++j) numbers_->Prefetch(later->order[j]);
+      for (size_t j = from; j < to; ++j) {
+        auto [number, first] = numbers_->Number(later->order[j]);
+        if (first) cite_order_.push_back(later->order[j]);
+        (*renumbered)[j] = number;
+      }
+    }
+    return [later, renumbered] {
+      for (Support* s : later->supports) s->citation = (*renumbered)[static_cast<size_t>(s->citation - 1)];
+    };
   }
 
   static constexpr size_t kSizeCitationsElsewhereFrom = 4096;
@@ -2815,15 +2860,23 @@ class Evaluator {
       // size, Q2's at N=100,000 was 8 MB, out of the processor's caches.
       numbers_.emplace(n);
       cite_order_.reserve(n);
-      NumberRowsCitations(std::span<Row>(result.rows).first(n));
+      std::function<void()> renumber;
+      if (n >= std::max<size_t>(2, options_.number_in_two_from)) {
+        renumber = NumberRowsCitationsInTwo(std::span<Row>(result.rows).first(n));
+      } else {
+        NumberRowsCitations(std::span<Row>(result.rows).first(n), *numbers_, cite_order_, nullptr);
+      }
       // The citations' vector is sized (every citation value-initialised, a
       // few MB of fresh memory for a large answer) on the read-ahead thread
       // while this one finds the cited claims: Q3 at N=100,000 (102,000-odd
       // citations) citations step 41-43 -> 37-38 ms, Q2 27-30 -> 23 ms
       // (tools/bench/HISTORY.md, "Measured on 2026-12-02 12:59").
       std::future<void> sized;
-      if (cite_order_.size() >= kSizeCitationsElsewhereFrom) {
-        sized = read_ahead_.Submit([&result, count = cite_order_.size()] { result.citations.resize(count); });
+      if (renumber || cite_order_.size() >= kSizeCitationsElsewhereFrom) {
+        sized = read_ahead_.Submit([&result, count = cite_order_.size(), &renumber] {
+          if (renumber) renumber();
+          result.citations.resize(count);
+        });
       }
       try {
         claims = CitedClaimsIn(*numbers_);

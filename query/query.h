@@ -45,6 +45,9 @@ struct QueryOptions {
   // threads, half the candidates each (not when ordered, limited or counted
   // by attribute). The answer is the same either way; SIZE_MAX keeps it on one.
   size_t evaluate_in_two_from = 4096;
+  // An answer of at least this many cited rows numbers its citations in two
+  // halves at once. The numbers are the same either way; SIZE_MAX keeps it on one.
+  size_t number_in_two_from = 8192;
   // The line of a larger input (a script) on which the text begins: error
   // positions ("line 3, column 10") count from it.
   int first_line = 1;

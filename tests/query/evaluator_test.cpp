@@ -1103,6 +1103,81 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
 }
 
 
+// A large answer numbers its rows' citations in two halves at once, the
+// second in a table of its own, renumbered after: every fact keeps the
+// number one walk over the rows gives it, in order of first use, whether
+// first used in the first half, only in the second, or in both (the model's
+// parameter count every row cites). Checked against the walk itself, and
+// against the answer numbered on one thread.
+TEST(EvaluatorLargeAnswerTest, CitationsNumberedInTwoHalvesAsOneWalkNumbersThem) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  constexpr int kChips = 301;
+  DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example");
+  for (int i = 0; i < kChips; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "chip:c%05d", i);
+    PutEntity(store, id, "chip", std::string("Chip ") + std::to_string(i));
+    const double gb = 40 + i % 90;
+    a.Add(id, "memory", Q(gb * 1e9, "bytes", std::to_string(static_cast<int>(gb)) + " GB"));
+    if (i % 4 == 0) b.Add(id, "memory", Q((gb + 8) * 1e9, "bytes", std::to_string(static_cast<int>(gb) + 8) + " GB"));
+  }
+  PutEntity(store, "llm:test-70b", "llm", "Test 70B");
+  // The second source's count is cited only where its memory claims are:
+  // first in the first half, and in the second.
+  a.Add("llm:test-70b", "parameters", Q(70e9, "parameters", "70 B"));
+  b.Add("llm:test-70b", "parameters", Q(70.5e9, "parameters", "70.5 B"));
+  a.Write(store, "run-1");
+  b.Write(store, "run-1");
+
+  for (const std::string text : {"find chip where fits(\"llm:test-70b\", int4) with evidence",
+                                 "find chip where memory >= 64 GB show memory"}) {
+    SCOPED_TRACE(text);
+    auto run = [&](size_t number_in_two_from) {
+      QueryOptions options;
+      options.read_excerpts = false;
+      options.number_in_two_from = number_in_two_from;
+      Result<QueryResult> r = RunQuery(store, RealSchema(), text, options);
+      EXPECT_TRUE(r.ok()) << r.status().message();
+      return r.ok() ? std::move(*r) : QueryResult();
+    };
+    const QueryResult one = run(std::numeric_limits<size_t>::max());
+    ASSERT_GT(one.rows.size(), 200u);
+    for (size_t from : {size_t{2}, one.rows.size(), one.rows.size() - 1}) {
+      SCOPED_TRACE("in two from " + std::to_string(from));
+      const QueryResult two = run(from);
+      ASSERT_EQ(two.rows.size(), one.rows.size());
+      ASSERT_EQ(two.citations.size(), one.citations.size());
+      // The walk: each fact leaf's number is its citation's, and a number not
+      // met before is the next one.
+      int highest = 0;
+      size_t leaves = 0;
+      auto walk = [&](auto& self, const Support& s) -> void {
+        if (s.op == Support::Op::kFact) {
+          ++leaves;
+          ASSERT_GE(s.citation, 1);
+          ASSERT_LE(static_cast<size_t>(s.citation), two.citations.size());
+          EXPECT_EQ(two.citations[static_cast<size_t>(s.citation) - 1].fact_id, s.fact_id);
+          EXPECT_LE(s.citation, highest + 1) << "fact " << s.fact_id << " numbered out of first-use order";
+          highest = std::max(highest, s.citation);
+        }
+        for (const Support& arg : s.args) self(self, arg);
+      };
+      for (const Row& row : two.rows) {
+        for (const Cell& cell : row.cells) {
+          for (const ShownValue& v : cell.values) walk(walk, v.support);
+        }
+        walk(walk, row.support);
+      }
+      EXPECT_EQ(static_cast<size_t>(highest), two.citations.size());
+      EXPECT_GT(leaves, two.citations.size());  // facts cited more than once
+      EXPECT_EQ(Render(two, Format::kJson), Render(one, Format::kJson));
+    }
+  }
+}
+
 // A conflicts pass reads subjects 64 at a time, one batch in six on the
 // evaluating thread and the others ahead (with their claims), and finds each
 // cited document as it keeps the claim; a large answer's documents are read
