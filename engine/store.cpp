@@ -1531,6 +1531,24 @@ void AppendNameIds(const CoreRecord& c, std::vector<uint32_t>* ids) {
 
 }  // namespace
 
+Status StoreImpl::NameAll(const std::vector<uint32_t>& ids, std::vector<std::string>* names) const {
+  names->resize(ids.size());
+  std::vector<size_t> unknown;
+  {
+    Dictionary::KnownNames known(dict_);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i % kNamesUnderOneLock == kNamesUnderOneLock - 1) known.Reacquire();
+      if (const std::string* name = known(ids[i]); name != nullptr) {
+        (*names)[i] = *name;
+      } else {
+        unknown.push_back(i);
+      }
+    }
+  }
+  for (size_t i : unknown) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &(*names)[i]));
+  return Status::OK();
+}
+
 bool StoreImpl::ToFactFromKnownNames(uint64_t fact_id, const CoreRecord& c, const Dictionary::KnownNames& known,
                                      Fact* out) const {
   return FillFact(fact_id, c, out, [&](uint32_t id, std::string* name) {
@@ -2098,7 +2116,8 @@ Result<std::optional<std::vector<std::vector<Fact>>>> StoreImpl::ReadPredicateOf
     return KeepOfSubjects(slot, view, key, value, &kept, &arena, &status);
   }, snap.get(), subjects.size()));
   CHIPKG_RETURN_IF_ERROR(status);
-  CHIPKG_ASSIGN_OR_RETURN(std::vector<std::vector<Fact>> out, DecodeKept(kept, arena, subjects.size(), view, snap.get()));
+  CHIPKG_ASSIGN_OR_RETURN(std::vector<std::vector<Fact>> out,
+                          DecodeKept(kept, std::span<const std::string>(&arena, 1), subjects.size(), view, snap.get()));
   for (const auto& [index, first] : repeats) out[index] = out[first];
   return Scanned(std::move(out));
 }
@@ -2115,12 +2134,13 @@ bool StoreImpl::KeepOfSubjects(const SubjectSlots& slot, const ReadView& view,
   }
   const std::optional<size_t> place = slot.Find(subject);
   if (!place || !Visible(a, r, va, view)) return true;
-  kept->push_back(KeptEntry{*place, codec::FactIdOfIndexKey(key), arena->size(), arena->size() + value.size()});
+  kept->push_back(KeptEntry{*place, codec::FactIdOfIndexKey(key), arena->size(), static_cast<uint32_t>(value.size())});
   arena->append(value.data(), value.size());
   return true;
 }
 
-Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
+Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEntry>& kept,
+                                                             std::span<const std::string> arenas,
                                                              size_t subjects, const ReadView& view,
                                                              const rocksdb::Snapshot* snap,
                                                              const RunElsewhere& elsewhere) const {
@@ -2144,7 +2164,7 @@ Result<std::vector<std::vector<Fact>>> StoreImpl::DecodeKept(std::vector<KeptEnt
   std::vector<std::vector<Fact>> out(subjects);
   auto record = [&](size_t j) {
     return std::pair<uint64_t, std::string_view>(
-        kept[j].fact_id, std::string_view(arena).substr(kept[j].begin, kept[j].end - kept[j].begin));
+        kept[j].fact_id, std::string_view(arenas[kept[j].arena]).substr(kept[j].begin, kept[j].length));
   };
   // The entries [from, to), whole subjects, into their subjects' vectors
   // (each sized once: the pointers in `unresolved` hold).
@@ -2274,7 +2294,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
                                   }
                                   if (s.keeping) {
                                     s.kept.push_back(KeptEntry{place, codec::FactIdOfIndexKey(key), s.arena.size(),
-                                                               s.arena.size() + value.size()});
+                                                               static_cast<uint32_t>(value.size())});
                                     s.arena.append(value.data(), value.size());
                                   }
                                   return true;
@@ -2345,6 +2365,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
     for (Stretch& s : stretches) CHIPKG_RETURN_IF_ERROR(s.status);
   }
   Stretch& first = stretches[0];
+  std::vector<std::string> arenas(count);  // [0]: the first stretch's, which the rest of the predicate adds to
   for (size_t k = 1; k < count; ++k) {
     Stretch& later = stretches[k];
     std::vector<size_t> place_in_first(later.ids.size());
@@ -2354,16 +2375,17 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
       place_in_first[j] = place;
     }
     if (first.keeping && later.keeping && first.ids.size() <= facts_up_to) {
-      const size_t shift = first.arena.size();
-      first.arena += later.arena;
       first.kept.reserve(first.kept.size() + later.kept.size());
       for (const KeptEntry& e : later.kept) {
-        first.kept.push_back(KeptEntry{place_in_first[e.index], e.fact_id, e.begin + shift, e.end + shift});
+        first.kept.push_back(
+            KeptEntry{place_in_first[e.index], e.fact_id, e.begin, e.length, static_cast<uint32_t>(k)});
       }
+      arenas[k] = std::move(later.arena);
     } else if (first.keeping) {
       first.keeping = false;
       std::vector<KeptEntry>().swap(first.kept);
       std::string().swap(first.arena);
+      arenas.assign(count, std::string());
     }
     later = Stretch();  // its memory, freed as the join goes
   }
@@ -2374,7 +2396,7 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
   Status status;
   out.subjects.resize(ids.size());
   CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids, ReadOpts(ids.size())));  // a `find`'s candidates: one batched read, not a Get each
-  for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out.subjects[i]));
+  CHIPKG_RETURN_IF_ERROR(NameAll(ids, &out.subjects));
   if (ids.size() < facts_from || ids.size() > facts_up_to) return out;
   if (ids.empty()) {
     out.facts.emplace();
@@ -2402,7 +2424,8 @@ Result<Store::SubjectsWithFacts> StoreImpl::SubjectsInRangeWithFacts(
     CHIPKG_RETURN_IF_ERROR(Scan(codec::kPosCf, range_limit, limit, 4, keep_rest, snap.get(), ids.size()));
   }
   CHIPKG_RETURN_IF_ERROR(status);
-  CHIPKG_ASSIGN_OR_RETURN(out.facts, DecodeKept(kept, arena, ids.size(), view, snap.get(), decode_elsewhere));
+  arenas[0] = std::move(arena);
+  CHIPKG_ASSIGN_OR_RETURN(out.facts, DecodeKept(kept, arenas, ids.size(), view, snap.get(), decode_elsewhere));
   return out;
 }
 
@@ -2494,9 +2517,9 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsInRange(const std::string& pred
                                 return true;
                               }));
   CHIPKG_RETURN_IF_ERROR(status);
-  std::vector<EntityId> out(ids.size());
+  std::vector<EntityId> out;
   CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids, ReadOpts(ids.size())));
-  for (size_t i = 0; i < ids.size(); ++i) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(ids[i], &out[i]));
+  CHIPKG_RETURN_IF_ERROR(NameAll(ids, &out));
   return out;
 }
 
@@ -2609,9 +2632,8 @@ Result<std::vector<EntityId>> StoreImpl::SubjectsWith(const std::string& predica
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   std::vector<EntityId> out;
-  out.reserve(ids.size());
   CHIPKG_RETURN_IF_ERROR(dict_.Learn(ids, ReadOpts(ids.size())));
-  for (uint32_t id : ids) CHIPKG_RETURN_IF_ERROR(dict_.NameInto(id, &out.emplace_back()));
+  CHIPKG_RETURN_IF_ERROR(NameAll(ids, &out));
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -350,6 +351,9 @@ class StoreImpl final : public Store {
   // lock and unlock).
   bool ToFactFromKnownNames(uint64_t fact_id, const codec::CoreRecord& core, const Dictionary::KnownNames& known,
                             Fact* out) const;
+  // The names of `ids`, a span of them under one dictionary lock; those not
+  // known yet read from the store (a find names its 60,000-odd candidates).
+  Status NameAll(const std::vector<uint32_t>& ids, std::vector<std::string>* names) const;
   // How many facts a loop names under one KnownNames before it lets a
   // writer in (KnownNames::Reacquire).
   static constexpr size_t kNamesUnderOneLock = 256;
@@ -458,11 +462,15 @@ class StoreImpl final : public Store {
                                                                             uint32_t predicate,
                                                                             const ReadView& view) const;
   // An entry of `pos` a pass over it keeps: whose subject's facts it is
-  // (index in the subjects asked for) and where its CORE record was copied.
+  // (index in the subjects asked for) and where its CORE record was copied:
+  // which of the pass's arenas (a range scanned in stretches keeps one a
+  // stretch, not copied into one after) and where in it.
   struct KeptEntry {
     size_t index;
     uint64_t fact_id;
-    size_t begin, end;  // in the pass's arena
+    size_t begin;
+    uint32_t length;
+    uint32_t arena = 0;
   };
   // A pass's step: keeps the pos entry (key, value) when its subject is in
   // `slot` (subject -> index) and it is visible; false, with `status` set, when
@@ -472,7 +480,7 @@ class StoreImpl final : public Store {
                              std::string* arena, Status* status);
   // Decodes what a pass kept (sorting `kept`) into the facts of each of `subjects` subjects, by fact id;
   // with `elsewhere`, a large pass's second half of the subjects there, at the same time.
-  Result<std::vector<std::vector<Fact>>> DecodeKept(std::vector<KeptEntry>& kept, const std::string& arena,
+  Result<std::vector<std::vector<Fact>>> DecodeKept(std::vector<KeptEntry>& kept, std::span<const std::string> arenas,
                                                     size_t subjects, const ReadView& view,
                                                     const rocksdb::Snapshot* snap,
                                                     const RunElsewhere& elsewhere = {}) const;
