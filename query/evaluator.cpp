@@ -2467,6 +2467,8 @@ class Evaluator {
       return a->fact_id < b->fact_id;
     });
     CHIPKG_RETURN_IF_ERROR(ReadNames(*claims));
+    // Sized once: grown row by row, the vector moved every row already made at each doubling.
+    result.rows.reserve(q_.limit ? std::min<size_t>(*q_.limit, sorted.size()) : sorted.size());
     for (const Claim* claim : sorted) {
       Claim& c = const_cast<Claim&>(*claim);  // owned here (`claims`), each shown once
       if (q_.limit && result.rows.size() >= *q_.limit) break;
@@ -2506,6 +2508,7 @@ class Evaluator {
     // The next batch is read on another thread while this one is compared:
     // reading and decoding is half the work of a pass.
     constexpr size_t kBatch = 64;
+    constexpr size_t kEstimateRowsFrom = 1024;  // subjects; fewer make too few rows to matter
     PhaseClock clock(result);
     struct MarkAtEnd {  // the pass has several exits
       PhaseClock& clock;
@@ -2570,8 +2573,29 @@ class Evaluator {
     std::vector<Claim*> cited;         // the claims its rows cite; reused
     std::vector<ReadBatch> to_free;  // batches read ahead, handed back with the next read
     bool batch_read_ahead = false;
+    // The rows are sized once, from what the first sixteenth of the subjects
+    // gave, scaled to all of them with an eighth to spare: grown by doubling,
+    // each doubling moved every row made so far into fresh memory, which on
+    // these machines costs more than the moves (Q5 at N=100,000: 337,197
+    // rows; tools/bench/HISTORY.md, 2026-12-04). Should the rest give far
+    // fewer, the spare is given back at the end.
+    const size_t estimate_at = subjects.size() >= kEstimateRowsFrom ? subjects.size() / 16 : 0;
+    size_t estimated_rows = 0;
+    struct GiveBackSpare {  // the pass has several exits
+      std::vector<Row>& rows;
+      const size_t& estimated;
+      ~GiveBackSpare() {
+        if (estimated > 0 && rows.capacity() > rows.size() + rows.size() / 2) rows.shrink_to_fit();
+      }
+    } give_back{result.rows, estimated_rows};
     for (size_t index = 0; index < subjects.size(); ++index) {
       const Entity& e = subjects[index];
+      if (index == estimate_at && index > 0) {
+        estimated_rows = result.rows.size() * subjects.size() / index;
+        estimated_rows += estimated_rows / 8;
+        if (q_.limit) estimated_rows = std::min<size_t>(estimated_rows, *q_.limit);
+        if (estimated_rows > result.rows.capacity()) result.rows.reserve(estimated_rows);
+      }
       if (index % kBatch == 0) {
         // Batches before `submitted` were read ahead or are read here.
         const bool here = index >= submitted || read_here(index);

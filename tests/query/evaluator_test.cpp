@@ -1272,5 +1272,47 @@ TEST(EvaluatorLargeAnswerTest, ConflictsAnswerAlikeAtEveryBatchBoundary) {
   }
 }
 
+// A conflicts pass over many subjects sizes its rows from the first sixteenth of them. Where
+// the rest disagree far less, the answer must not keep the room the estimate took: here the
+// first 128 of 2,048 chips make two rows each and the rest none, an estimate of 4,608 rows for
+// 256. Where they disagree far more (the other order), the rows grow past the estimate. Both
+// answers are every pair, and a limit under the estimate is still met.
+TEST(EvaluatorLargeAnswerTest, ConflictRowsSizedFromTheFirstSubjectsGiveBackTheSpare) {
+  constexpr int kChips = 2048, kDisagreeing = 128;
+  for (bool first_disagree : {true, false}) {
+    SCOPED_TRACE(first_disagree ? "the first chips disagree" : "the last chips disagree");
+    TempDir dir;
+    Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+    ASSERT_TRUE(opened.ok()) << opened.status().message();
+    Store& store = **opened;
+    DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example"), c("ds-c", "aggregator", "c.example");
+    for (int i = 0; i < kChips; ++i) {
+      char id[32];
+      std::snprintf(id, sizeof id, "chip:s%05d", i);
+      PutEntity(store, id, "chip", std::string("S chip ") + std::to_string(i));
+      const bool disagrees = first_disagree ? i < kDisagreeing : i >= kChips - kDisagreeing;
+      a.Add(id, "memory", Q((i + 1) * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+      b.Add(id, "memory", Q((i + 1) * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+      const int c_gb = disagrees ? i + 2 : i + 1;
+      c.Add(id, "memory", Q(c_gb * 1e9, "bytes", std::to_string(c_gb) + " GB"));
+    }
+    a.Write(store, "run-1", 1735689600);
+    b.Write(store, "run-1", 1735776000);
+    c.Write(store, "run-1", 1735862400);
+    Result<QueryResult> all = RunQuery(store, RealSchema(), "conflicts in chip tolerance 0%");
+    ASSERT_TRUE(all.ok()) << all.status().message();
+    ASSERT_EQ(all->rows.size(), 2u * kDisagreeing);  // c against a, c against b
+    EXPECT_LE(all->rows.capacity(), all->rows.size() + all->rows.size() / 2);
+    for (size_t i = 0; i < all->rows.size(); ++i) {
+      const int chip = std::stoi(all->rows[i].name.substr(7));
+      EXPECT_EQ(chip, (first_disagree ? 0 : kChips - kDisagreeing) + static_cast<int>(i / 2)) << i;
+    }
+    Result<QueryResult> some = RunQuery(store, RealSchema(), "conflicts in chip tolerance 0% limit 100");
+    ASSERT_TRUE(some.ok()) << some.status().message();
+    ASSERT_EQ(some->rows.size(), 100u);
+    for (size_t i = 0; i < some->rows.size(); ++i) EXPECT_EQ(some->rows[i].entity, all->rows[i].entity) << i;
+  }
+}
+
 }  // namespace
 }  // namespace chipkg::query
