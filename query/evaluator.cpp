@@ -2578,7 +2578,9 @@ class Evaluator {
     // each doubling moved every row made so far into fresh memory, which on
     // these machines costs more than the moves (Q5 at N=100,000: 337,197
     // rows; tools/bench/HISTORY.md, 2026-12-04). Should the rest give far
-    // fewer, the spare is given back at the end.
+    // fewer, the spare is given back at the end; until then it is address
+    // space only, its pages untouched (at worst, no rows after the first
+    // sixteenth, 18 times the rows' structs).
     const size_t estimate_at = subjects.size() >= kEstimateRowsFrom ? subjects.size() / 16 : 0;
     size_t estimated_rows = 0;
     struct GiveBackSpare {  // the pass has several exits
