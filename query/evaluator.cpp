@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <future>
@@ -2437,6 +2438,51 @@ class Evaluator {
     return cell;
   }
 
+  // The claims of a `facts` listing in its order: subject, predicate,
+  // stated qualifiers, fact id. Sorted as keys that hold the first 16 bytes
+  // of the subject and of the predicate as big-endian integers (every id
+  // and predicate name of the peer benchmark fits), so that most
+  // comparisons are of integers rather than of strings reached through the
+  // claims: sorting Q4's 213 claims at N=100,000 took 11 us of its 175.
+  static std::vector<const Claim*> ListingOrder(const std::vector<Claim>& claims) {
+    struct Prefix {
+      uint64_t high = 0, low = 0;
+      uint32_t size = 0;
+      explicit Prefix(const std::string& s) : size(static_cast<uint32_t>(std::min<size_t>(s.size(), UINT32_MAX))) {
+        unsigned char bytes[16] = {};
+        std::memcpy(bytes, s.data(), std::min<size_t>(s.size(), sizeof bytes));
+        for (int i = 0; i < 8; ++i) high = high << 8 | bytes[i];
+        for (int i = 8; i < 16; ++i) low = low << 8 | bytes[i];
+      }
+      // <0, 0, >0 as std::string::compare, from the prefixes where they decide.
+      static int Compare(const Prefix& x, const std::string& xs, const Prefix& y, const std::string& ys) {
+        if (x.high != y.high) return x.high < y.high ? -1 : 1;
+        if (x.low != y.low) return x.low < y.low ? -1 : 1;
+        // Equal first 16 bytes (zero-padded): strings no longer than that
+        // differ only in length ("ab" < "ab\0").
+        if (x.size <= 16 && y.size <= 16) return x.size == y.size ? 0 : (x.size < y.size ? -1 : 1);
+        return xs.compare(ys);
+      }
+    };
+    struct Key {
+      Prefix subject, predicate;
+      const Claim* claim;
+    };
+    std::vector<Key> keys;
+    keys.reserve(claims.size());
+    for (const Claim& c : claims) keys.push_back(Key{Prefix(c.subject), Prefix(c.predicate), &c});
+    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+      if (int s = Prefix::Compare(a.subject, a.claim->subject, b.subject, b.claim->subject); s != 0) return s < 0;
+      if (int p = Prefix::Compare(a.predicate, a.claim->predicate, b.predicate, b.claim->predicate); p != 0) return p < 0;
+      if (a.claim->qualifiers != b.claim->qualifiers) return a.claim->qualifiers < b.claim->qualifiers;
+      return a.claim->fact_id < b.claim->fact_id;
+    });
+    std::vector<const Claim*> sorted;
+    sorted.reserve(keys.size());
+    for (const Key& k : keys) sorted.push_back(k.claim);
+    return sorted;
+  }
+
   Status RunFacts(QueryResult& result) {
     result.columns = {"attribute", "value"};
     PhaseClock clock(result);
@@ -2456,27 +2502,35 @@ class Evaluator {
     clock.Mark("read");
     Result<std::vector<Claim>> claims = PolicyClaims(facts);
     if (!claims.ok()) return claims.status();
-    // Sorted by pointer: a Claim is large, and moving them costs more than the comparisons.
-    std::vector<const Claim*> sorted;
-    sorted.reserve(claims->size());
-    for (const Claim& c : *claims) sorted.push_back(&c);
-    std::sort(sorted.begin(), sorted.end(), [](const Claim* a, const Claim* b) {
-      if (a->subject != b->subject) return a->subject < b->subject;
-      if (a->predicate != b->predicate) return a->predicate < b->predicate;
-      if (a->qualifiers != b->qualifiers) return a->qualifiers < b->qualifiers;
-      return a->fact_id < b->fact_id;
-    });
+    std::vector<const Claim*> sorted = ListingOrder(*claims);
     CHIPKG_RETURN_IF_ERROR(ReadNames(*claims));
     // Sized once: grown row by row, the vector moved every row already made at each doubling.
-    result.rows.reserve(q_.limit ? std::min<size_t>(*q_.limit, sorted.size()) : sorted.size());
-    for (const Claim* claim : sorted) {
-      Claim& c = const_cast<Claim&>(*claim);  // owned here (`claims`), each shown once
-      if (q_.limit && result.rows.size() >= *q_.limit) break;
+    const size_t shown = q_.limit ? std::min<size_t>(*q_.limit, sorted.size()) : sorted.size();
+    result.rows.reserve(shown);
+    // Each row cites its own fact, and no other row does: row k's fact is
+    // citation k + 1, numbered and kept here as a conflicts pass keeps its
+    // own, instead of ResolveCitations numbering the rows through a table
+    // by fact id and finding each cited claim in it again (with the sort
+    // above, Q4 at N=100,000 in a loop 0.177 -> 0.171 ms).
+    const size_t cited = std::min(shown, options_.cite_rows);
+    cited_kept_in_order_ = true;
+    cite_order_.reserve(cited);
+    kept_sources_.Reserve(cited);
+    for (size_t k = 0; k < shown; ++k) {
+      Claim& c = const_cast<Claim&>(*sorted[k]);  // owned here (`claims`), each shown once
       Row& row = result.rows.emplace_back();
       row.entity = c.subject;
       row.name = Name(c.subject);
       row.cells.reserve(2);
       row.cells.push_back(TextCell("attribute", AttributeText(c)));
+      if (k < cited) {
+        cite_order_.push_back(c.fact_id);
+        c.support.citation = static_cast<int>(k) + 1;
+        const CitedClaim& kept = kept_cited_.emplace_back(CitedClaim{
+            c.fact_id, c.subject, c.predicate, CitedText(c.value, c.qualifiers), std::move(c.document_id),
+            c.document_version, c.valid_as_of});
+        kept_sources_.Add(kept.document_id, kept.document_version);
+      }
       row.cells.push_back(ClaimCell("value", c, /*take_text_and_key=*/true));
       row.support = c.support;
     }

@@ -889,6 +889,86 @@ TEST(EvaluatorConflictsOrderTest, RowsComeByAttributeThenQualifiersThenStoredOrd
   }
 }
 
+// A `facts` listing comes by subject, then attribute, then qualifiers, then
+// stored order, whatever order the document stated them in: subjects whose
+// first 16 bytes agree ("chip:accelerator") are told apart by the rest, a
+// 16-byte id comes before the longer ones it begins. Row k cites its own fact
+// as [k + 1], up to the rows that cite at all.
+TEST(EvaluatorFactsListingTest, RowsComeBySubjectThenAttributeEachCitingItsOwnFactInOrder) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  for (const char* id : {"chip:accelerator-2", "chip:accelerator-10", "chip:accelerator", "chip:b", "chip:ab"}) {
+    PutEntity(store, id, "chip", std::string("Name of ") + id);
+  }
+  auto gb = [](int n) { return Value::Quantity(n * 1e9, "bytes", std::to_string(n) + " GB"); };
+  auto flops = [](double tera, const char* original) { return Value::Quantity(tera * 1e12, "ops_per_second", original); };
+  DocBuilder("d", "press", "d.example")
+      .Add("chip:b", "tdp", Value::Quantity(300, "watts", "300 W"))
+      .Add("chip:accelerator-2", "memory", gb(32))
+      .Add("chip:accelerator-10", "tdp", Value::Quantity(400, "watts", "400 W"))
+      .Add("chip:accelerator-2", "peak_throughput", flops(900, "900 TFLOPS"), {{"format", "fp8"}})
+      .Add("chip:accelerator", "memory", gb(16))
+      .Add("chip:accelerator-2", "peak_throughput", flops(450, "450 TFLOPS"), {{"format", "bf16"}})
+      .Add("chip:ab", "memory", gb(8))
+      .Add("chip:accelerator-10", "memory", gb(64))
+      .Add("chip:accelerator-10", "memory", gb(48))
+      .Write(store, "run-d");
+
+  Result<QueryResult> r = RunQuery(store, RealSchema(), "facts from document d");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Strings got;
+  for (const Row& row : r->rows) {
+    got.push_back(row.entity + " " + row.cells.at(0).values.at(0).text + " = " + row.cells.at(1).values.at(0).text);
+  }
+  EXPECT_EQ(got, (Strings{"chip:ab memory = 8 GB", "chip:accelerator memory = 16 GB",
+                          "chip:accelerator-10 memory = 64 GB", "chip:accelerator-10 memory = 48 GB",
+                          "chip:accelerator-10 tdp = 400 W", "chip:accelerator-2 memory = 32 GB",
+                          "chip:accelerator-2 peak_throughput {format=bf16} = 450 TFLOPS",
+                          "chip:accelerator-2 peak_throughput {format=fp8} = 900 TFLOPS", "chip:b tdp = 300 W"}))
+      << Render(*r, Format::kText);
+
+  auto check = [&](const QueryResult& answer, size_t rows, size_t cited) {
+    ASSERT_EQ(answer.rows.size(), rows);
+    ASSERT_EQ(answer.citations.size(), cited);
+    EXPECT_EQ(answer.cited_rows, cited);
+    for (size_t k = 0; k < rows; ++k) {
+      const Row& row = answer.rows[k];
+      EXPECT_EQ(row.name, "Name of " + row.entity);
+      const int want = k < cited ? static_cast<int>(k) + 1 : 0;
+      EXPECT_EQ(row.support.citation, want) << k;
+      EXPECT_EQ(row.cells.at(1).values.at(0).support.citation, want) << k;
+      if (k >= cited) continue;
+      const Citation& c = answer.citations[k];
+      EXPECT_EQ(c.number, want);
+      EXPECT_EQ(c.fact_id, row.support.fact_id) << k;
+      Result<Fact> f = store.GetFact(c.fact_id);
+      ASSERT_TRUE(f.ok()) << f.status().message();
+      EXPECT_EQ(c.subject, row.entity);
+      EXPECT_EQ(c.predicate, f->predicate);
+      EXPECT_EQ(c.document_id, "d");
+      ASSERT_NE(c.document, nullptr);
+      EXPECT_EQ(c.document->url, "https://d.example/d");
+      ASSERT_TRUE(c.excerpt_read()) << k;
+      EXPECT_EQ(c.passage->excerpt, f->provenance.excerpt);
+    }
+  };
+  check(*r, 9, 9);
+  QueryOptions few;
+  few.cite_rows = 3;
+  Result<QueryResult> first_cited = RunQuery(store, RealSchema(), "facts from document d", few);
+  ASSERT_TRUE(first_cited.ok()) << first_cited.status().message();
+  check(*first_cited, 9, 3);
+  Result<QueryResult> limited = RunQuery(store, RealSchema(), "facts from document d limit 4");
+  ASSERT_TRUE(limited.ok()) << limited.status().message();
+  check(*limited, 4, 4);
+  Result<QueryResult> about = RunQuery(store, RealSchema(), "facts about \"chip:accelerator-2\"");
+  ASSERT_TRUE(about.ok()) << about.status().message();
+  check(*about, 3, 3);
+  EXPECT_EQ(about->rows[2].cells.at(0).values.at(0).text, "peak_throughput {format=fp8}");
+}
+
 // A large answer's distinct sources are found in two halves of its
 // citations at once and joined: the second half names documents in another
 // order than the first, and some the first never names. Each citation must
