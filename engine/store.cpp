@@ -212,6 +212,30 @@ Result<std::optional<uint32_t>> Dictionary::Find(std::string_view s) const {
   return std::optional<uint32_t>(id);
 }
 
+Result<std::vector<std::optional<uint32_t>>> Dictionary::FindAll(const std::vector<std::string_view>& strings) const {
+  std::vector<std::optional<uint32_t>> ids(strings.size());
+  std::vector<size_t> unknown;
+  {
+    std::shared_lock lock(mu_);
+    for (size_t i = 0; i < strings.size(); ++i) {
+      if (strings[i].empty()) {
+        ids[i] = 0;
+        continue;
+      }
+      auto it = forward_.find(strings[i]);
+      if (it != forward_.end()) {
+        ids[i] = it->second;
+      } else {
+        unknown.push_back(i);
+      }
+    }
+  }
+  for (size_t i : unknown) {
+    CHIPKG_ASSIGN_OR_RETURN(ids[i], Find(strings[i]));
+  }
+  return ids;
+}
+
 Status Dictionary::NameInto(uint32_t id, std::string* out) const {
   if (id == 0) {
     out->clear();
@@ -3060,10 +3084,11 @@ Result<std::vector<std::optional<DocumentVersion>>> StoreImpl::GetDocumentVersio
 Result<std::vector<CitedSource>> StoreImpl::GetCitedSources(
     const std::vector<std::pair<std::string, uint32_t>>& versions) const {
   std::vector<CitedSource> out(versions.size());
-  std::vector<std::optional<uint32_t>> dids(versions.size());
+  std::vector<std::string_view> names(versions.size());
+  for (size_t i = 0; i < versions.size(); ++i) names[i] = versions[i].first;
+  CHIPKG_ASSIGN_OR_RETURN(std::vector<std::optional<uint32_t>> dids, dict_.FindAll(names));
   for (size_t i = 0; i < versions.size(); ++i) {
-    if (versions[i].first.empty()) continue;
-    CHIPKG_ASSIGN_OR_RETURN(dids[i], dict_.Find(versions[i].first));
+    if (versions[i].first.empty()) dids[i].reset();
   }
   // What the cache keeps, under one lock for the lot.
   std::vector<size_t> documents_to_read, versions_to_read;  // positions in `versions`
