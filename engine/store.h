@@ -211,16 +211,20 @@ class Store {
   // of them can start meanwhile. `decode_elsewhere`, when set, is handed part
   // of a large read's scanning and decoding to run on another thread (the
   // caller's); the call returns once each such part has run, and fails if
-  // one is dropped unrun.
+  // one is dropped unrun. With `FactsOf::kRange`, each subject's facts are
+  // only those in the range (the predicate's other entries are not read): for
+  // a caller that knows no fact outside the range can change what it does
+  // with a subject, or reads that subject's facts again when one could.
   struct SubjectsWithFacts {
     std::vector<EntityId> subjects;
     std::optional<std::vector<std::vector<Fact>>> facts;  // facts[i]: subjects[i]'s, by fact id
   };
   using RunElsewhere = std::function<void(std::function<void()> task)>;
+  enum class FactsOf : uint8_t { kWholePredicate, kRange };
   virtual Result<SubjectsWithFacts> SubjectsInRangeWithFacts(
       const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
       size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects = {},
-      const RunElsewhere& decode_elsewhere = {}) const = 0;
+      const RunElsewhere& decode_elsewhere = {}, FactsOf facts_of = FactsOf::kWholePredicate) const = 0;
   // Facts whose value is a reference to `object`.
   virtual Result<std::vector<Fact>> FactsReferencing(const EntityId& object, const ReadView& view = {}) const = 0;
   // Facts read from one document (any version unless `version` is set).
@@ -246,8 +250,12 @@ class Store {
   virtual Result<Entity> GetEntity(const EntityId& id) const = 0;
   // Several entities, aligned with `ids` (nullopt where none is stored), read
   // in sorted batches: a query's thousands of candidates cost one batched
-  // lookup each instead of a search from the top of the index each.
-  virtual Result<std::vector<std::optional<Entity>>> GetEntities(const std::vector<EntityId>& ids) const = 0;
+  // lookup each instead of a search from the top of the index each. Given
+  // `elsewhere` (another thread of the caller's), a large read read in one
+  // pass is read in two halves at once, the second there; the call returns
+  // once both are read, and fails if that half is dropped unrun.
+  virtual Result<std::vector<std::optional<Entity>>> GetEntities(const std::vector<EntityId>& ids,
+                                                                 const RunElsewhere& elsewhere = {}) const = 0;
   // Looks an entity up by id, name or alias, ignoring case, spaces and punctuation.
   virtual Result<Entity> FindEntity(const std::string& name_or_alias) const = 0;
   virtual Result<std::vector<Entity>> ListEntities(const std::string& kind = "") const = 0;

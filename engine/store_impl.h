@@ -284,13 +284,14 @@ class StoreImpl final : public Store {
   Result<SubjectsWithFacts> SubjectsInRangeWithFacts(
       const std::string& predicate, const ValueRange& range, const ReadView& view, size_t facts_from,
       size_t facts_up_to, const std::function<void(const std::vector<EntityId>&)>& on_subjects,
-      const RunElsewhere& decode_elsewhere) const override;
+      const RunElsewhere& decode_elsewhere, FactsOf facts_of) const override;
   Result<std::vector<Fact>> GetFacts(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<Provenance>> ReadProvenance(const std::vector<uint64_t>& fact_ids) const override;
   Result<std::vector<EntityId>> SubjectsWith(const std::string& predicate, const ReadView& view) const override;
 
   Result<Entity> GetEntity(const EntityId& id) const override;
-  Result<std::vector<std::optional<Entity>>> GetEntities(const std::vector<EntityId>& ids) const override;
+  Result<std::vector<std::optional<Entity>>> GetEntities(const std::vector<EntityId>& ids,
+                                                         const RunElsewhere& elsewhere) const override;
   Result<Entity> FindEntity(const std::string& name_or_alias) const override;
   Result<std::vector<Entity>> ListEntities(const std::string& kind) const override;
 
@@ -328,6 +329,9 @@ class StoreImpl final : public Store {
   // Stretches that range scans of SubjectsInRangeWithFacts were cut into
   // (none for a range scanned whole).
   uint64_t RangeScanStretches() const { return range_scan_stretches_.load(); }
+  // SubjectsInRangeWithFacts calls that read the range's facts alone
+  // (FactsOf::kRange: tests that a query asks for no more).
+  uint64_t RangeOnlyReads() const { return range_only_reads_.load(); }
   // Entity, document and version records answered from the record cache
   // (tests of that cache).
   uint64_t SourceCacheHits() const { return source_cache_hits_.load(); }
@@ -451,10 +455,13 @@ class StoreImpl final : public Store {
   // Point reads of many keys of one CF in sorted MultiGet batches, on `snap`
   // (or a snapshot of its own when it takes several batches); `fn` gets each
   // key's position in `keys` and its value, nullopt when absent. `describe`
-  // names a key for an error message.
+  // names a key for an error message. Given `elsewhere`, a read in one pass
+  // (MergeScan) is made in two halves at once, the second there: `fn` must
+  // then take keys from two threads at once.
   Status MultiGetSorted(int cf, const std::vector<std::string>& keys, const rocksdb::Snapshot* snap,
                         const std::function<std::string(size_t)>& describe,
-                        const std::function<Status(size_t, std::optional<std::string_view>)>& fn) const;
+                        const std::function<Status(size_t, std::optional<std::string_view>)>& fn,
+                        const RunElsewhere* elsewhere = nullptr) const;
   // FactsAboutEach and ContestedFactsAboutEach: one iterator over the
   // subjects' spo prefixes in key order.
   Result<std::vector<std::vector<Fact>>> ReadFactsAboutEach(const std::vector<EntityId>& subjects,
@@ -547,6 +554,7 @@ class StoreImpl final : public Store {
   mutable std::atomic<uint64_t> predicate_passes_{0};
   mutable std::atomic<uint64_t> merged_passes_{0};
   mutable std::atomic<uint64_t> range_scan_stretches_{0};
+  mutable std::atomic<uint64_t> range_only_reads_{0};
   mutable std::atomic<uint64_t> stepped_subjects_{0};
 
   // Entity records (a find reads its candidates' to learn their kind and

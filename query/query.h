@@ -48,6 +48,11 @@ struct QueryOptions {
   // An answer of at least this many cited rows numbers its citations in two
   // halves at once. The numbers are the same either way; SIZE_MAX keeps it on one.
   size_t number_in_two_from = 8192;
+  // A find that picks its candidates by a range of one attribute reads only
+  // the claims in that range where the others cannot change its answer
+  // (query/README.md, "How queries run"). The answer is the same either way;
+  // false reads every claim of the attribute.
+  bool claims_in_range_alone = true;
   // The line of a larger input (a script) on which the text begins: error
   // positions ("line 3, column 10") count from it.
   int first_line = 1;

@@ -1599,8 +1599,43 @@ TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
       ASSERT_TRUE(late.ok()) << late.status().ToString();
       EXPECT_EQ(late->subjects, *subjects);
       ASSERT_TRUE(late->facts.has_value());
+      // The range's facts alone: no pass over the rest of the predicate, the decoding shared the
+      // same way.
+      const uint64_t range_only = impl->RangeOnlyReads();
+      const uint64_t passes_before = impl->PredicatePasses();
+      threads.clear();
+      auto in_range = store->SubjectsInRangeWithFacts(
+          k.predicate, k.range, views[v], 0, SIZE_MAX, nullptr,
+          [&](std::function<void()> task) { threads.emplace_back(std::move(task)); }, Store::FactsOf::kRange);
+      for (std::thread& t : threads) t.join();
+      ASSERT_TRUE(in_range.ok()) << in_range.status().ToString();
+      EXPECT_EQ(in_range->subjects, *subjects);
+      EXPECT_EQ(impl->PredicatePasses(), passes_before);
+      EXPECT_EQ(impl->RangeOnlyReads() - range_only, subjects->empty() ? 0u : 1u);
+      ASSERT_TRUE(in_range->facts.has_value());
+      auto facts_in_range = store->FactsInRange(k.predicate, k.range, views[v]);
+      ASSERT_TRUE(facts_in_range.ok());
+      std::set<uint64_t> in_range_ids;
+      for (const Fact& f : *facts_in_range) in_range_ids.insert(f.id);
       auto each = store->FactsAboutEach(*subjects, k.predicate, views[v]);
       ASSERT_TRUE(each.ok());
+      ASSERT_EQ(in_range->facts->size(), subjects->size());
+      size_t outside = 0;
+      for (size_t i = 0; i < subjects->size(); ++i) {
+        SCOPED_TRACE((*subjects)[i]);
+        std::vector<const Fact*> want;
+        for (const Fact& f : (*each)[i]) {
+          if (in_range_ids.count(f.id)) want.push_back(&f);
+        }
+        outside += (*each)[i].size() - want.size();
+        ASSERT_EQ((*in_range->facts)[i].size(), want.size());
+        for (size_t f = 0; f < want.size(); ++f) {
+          EXPECT_EQ((*in_range->facts)[i][f].id, want[f]->id);
+          EXPECT_EQ((*in_range->facts)[i][f].provenance.excerpt, want[f]->provenance.excerpt);
+          ExpectSameClaim(*want[f], (*in_range->facts)[i][f]);
+        }
+      }
+      if (c == 0) EXPECT_GT(outside, 100u);  // the subjects have facts under the bound, left out
       for (const auto* read : {&*both->facts, &*halves->facts, &*late->facts}) {
         ASSERT_EQ(read->size(), subjects->size());
         for (size_t i = 0; i < subjects->size(); ++i) {
@@ -1972,6 +2007,36 @@ TEST(StoreTest, DenseBatchedReadsTakeOnePassAndAnswerAsLookupsDo) {
                     }),
             kEntities / 6u);
 
+  // Given another thread, the pass is made in two halves at once, one there: the same answer,
+  // whether that thread runs its half at once or only once this one has read its own; a half
+  // handed over and never run fails the read.
+  for (const int delay_ms : {0, 30}) {
+    std::vector<std::thread> threads;
+    const uint64_t passes = impl->MergedPasses();
+    auto halves = store->GetEntities(entity_ids, [&](std::function<void()> task) {
+      threads.emplace_back([task = std::move(task), delay_ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        task();
+      });
+    });
+    for (std::thread& t : threads) t.join();
+    ASSERT_TRUE(halves.ok()) << halves.status().ToString();
+    EXPECT_EQ(threads.size(), 1u);
+    EXPECT_EQ(impl->MergedPasses(), passes + 2);
+    ASSERT_EQ(halves->size(), entities->size());
+    for (size_t i = 0; i < entities->size(); ++i) {
+      ASSERT_EQ((*halves)[i].has_value(), (*entities)[i].has_value()) << entity_ids[i];
+      if (!(*halves)[i]) continue;
+      EXPECT_EQ((*halves)[i]->id, (*entities)[i]->id);
+      EXPECT_EQ((*halves)[i]->name, (*entities)[i]->name);
+      EXPECT_EQ((*halves)[i]->aliases, (*entities)[i]->aliases);
+    }
+  }
+  auto dropped = store->GetEntities(entity_ids, [](std::function<void()>) {});
+  ASSERT_FALSE(dropped.ok());
+  EXPECT_EQ(dropped.status().code(), Status::Code::kAborted) << dropped.status().ToString();
+  const uint64_t before_edges = impl->MergedPasses();
+
   // Keys past the last stored one, and before the first: absent, the others found.
   std::vector<EntityId> around;
   for (size_t i = 0; i < entity_ids.size(); i += 20) around.push_back(entity_ids[i]);
@@ -1979,7 +2044,7 @@ TEST(StoreTest, DenseBatchedReadsTakeOnePassAndAnswerAsLookupsDo) {
   for (int i = 0; i < 600; ++i) around.push_back("chip:a" + std::to_string(i));
   auto edges = store->GetEntities(around);
   ASSERT_TRUE(edges.ok());
-  EXPECT_EQ(impl->MergedPasses(), before + 4);
+  EXPECT_EQ(impl->MergedPasses(), before_edges + 1);
   for (size_t i = 0; i < around.size(); ++i) {
     EXPECT_EQ((*edges)[i].has_value(), store->GetEntity(around[i]).ok()) << around[i];
   }
@@ -1991,7 +2056,7 @@ TEST(StoreTest, DenseBatchedReadsTakeOnePassAndAnswerAsLookupsDo) {
   auto some = store->GetEntities(few);
   ASSERT_TRUE(some.ok());
   EXPECT_EQ((*some)[0]->id, few[0]);
-  EXPECT_EQ(impl->MergedPasses(), before + 4);
+  EXPECT_EQ(impl->MergedPasses(), before_edges + 1);
 }
 
 // ContestedFactsAboutEach keeps exactly the facts of predicates whose visible

@@ -1122,9 +1122,12 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   // the candidates each; with a limit (or evaluate_in_two_from past the
   // candidates), on one.
   auto answer = [&](const std::string& text, uint64_t want_passes, size_t max_witnesses = 10000,
-                    size_t cite_rows = 0, size_t evaluate_in_two_from = 4096, bool read_excerpts = true) {
+                    size_t cite_rows = 0, size_t evaluate_in_two_from = 4096, bool read_excerpts = true,
+                    bool claims_in_range_alone = false, uint64_t want_range_alone = 0) {
     const uint64_t before = impl->PredicatePasses();
+    const uint64_t range_alone_before = impl->RangeOnlyReads();
     QueryOptions options;
+    options.claims_in_range_alone = claims_in_range_alone;
     options.read_excerpts = read_excerpts;
     options.cite_rows = cite_rows;  // mostly 0: the rows and their reasons are the point
     options.max_witnesses_per_row = max_witnesses;
@@ -1133,6 +1136,7 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
     EXPECT_TRUE(r.ok()) << text << ": " << r.status().message();
     if (!r.ok()) return nlohmann::json();
     EXPECT_EQ(impl->PredicatePasses() - before, want_passes) << text;
+    EXPECT_EQ(impl->RangeOnlyReads() - range_alone_before, want_range_alone) << text;
     const bool limited = text.find(" limit ") != std::string::npos;
     const bool in_two = std::any_of(r->phases.begin(), r->phases.end(),
                                     [](const Phase& p) { return p.name == "evaluate on two threads"; });
@@ -1152,6 +1156,25 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
       ASSERT_TRUE(whole.contains("rows"));
       EXPECT_GT(whole["rows"].size(), 3000u);
       EXPECT_EQ(whole, batches);
+      // `with evidence` rows read only the claims in the range (reasons show the others): the
+      // same answer, notes included (a candidate whose claims in the range are all false or
+      // unknown, such as a server's figure over the bound that is under it per chip, is read
+      // again to tell which).
+      const nlohmann::json in_range = answer("find chip where " + condition + evidence, evidence.empty() ? 1 : 0,
+                                             10000, 0, 4096, true, /*claims_in_range_alone=*/true,
+                                             evidence.empty() ? 0 : 1);
+      EXPECT_EQ(in_range, whole);
+    }
+  }
+  {
+    const nlohmann::json in_range = answer("find chip where memory >= 64 GB with evidence", 0, 10000, 0, 4096, true,
+                                           /*claims_in_range_alone=*/true, 1);
+    const std::string notes = in_range.value("notes", nlohmann::json::array()).dump();
+    EXPECT_NE(notes.find("left out because the condition is unknown"), std::string::npos) << notes;
+    // Shown claims, a count, a preference: every claim is read.
+    for (const std::string text : {"find chip where memory >= 64 GB show memory", "count chip where memory >= 64 GB",
+                                   "find chip where memory >= 64 GB with evidence prefer vendor"}) {
+      answer(text, 1, 10000, 0, 4096, true, /*claims_in_range_alone=*/true, 0);
     }
   }
   // Rows with more ways than listed: a note each, in row order.
