@@ -50,6 +50,10 @@ std::optional<AccessPath> ForComparison(const BoundCondition& c) {
     p.kind = AccessPath::Kind::kRange;
     double lower = c.value.number;
     if (c.op == CompareOp::kEq) lower -= EqualityHalfWidth(lower);  // the evaluator's equality allows that much
+    // `>=` holds for a figure a rounding below the bound ("4.1 GB" is stored
+    // as 4.1 x 1e9, a hair under `4100 MB`'s 4.1e9); twice that, so that the
+    // subtraction's own rounding cannot leave it out.
+    if (c.op == CompareOp::kGe) lower -= 2 * kNumbersAlikeWithin * std::abs(lower);
     p.range.lower = Value::Quantity(lower, c.value.dimension, "");
     p.range.kind = ValueKind::kQuantity;
     return p;

@@ -57,6 +57,10 @@ struct AccessPath {
 // nullopt: no index helps; scan the kind.
 std::optional<AccessPath> ChooseAccessPath(const BoundCondition& condition);
 
+// Two figures within this fraction of the larger compare as the same figure
+// (`<=`, `>=`, `!=`): what rounding leaves of a unit conversion.
+inline constexpr double kNumbersAlikeWithin = 1e-9;
+
 // How far from `asked` a quantity may be and still equal it: half a unit in
 // its fourth significant digit, the precision answers show numbers at (32 GiB
 // is shown "34.36 GB", and `memory = 34.36 GB` must find it). 0 for 0.

@@ -1109,6 +1109,8 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
     if (i % 5 == 0) b.Add(id, "memory", Value::NotPublished("not disclosed"));
     // 16 chips' worth: over the bound as stated, under it per chip.
     if (i % 7 == 0) b.Add(id, "memory", Q(gb * 16e9, "bytes", std::to_string(static_cast<int>(gb) * 16) + " GB"), server);
+    // A hair under 64,100 MB once converted (64.1 x 1e9), and so `>=` it.
+    if (i % 11 == 0) b.Add(id, "memory", Q(64.1 * 1e9, "bytes", "64.1 GB"));
   }
   PutEntity(store, "llm:test-70b", "llm", "Test 70B");
   a.Add("llm:test-70b", "parameters", Q(70e9, "parameters", "70 B"));
@@ -1146,7 +1148,7 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
     return js;
   };
   // `with evidence` rows of so many candidates are expanded on two threads (a limit: on one).
-  for (const std::string condition : {"memory >= 64 GB", "fits(\"llm:test-70b\", int4)"}) {
+  for (const std::string condition : {"memory >= 64 GB", "fits(\"llm:test-70b\", int4)", "memory >= 64100 MB"}) {
     for (const std::string evidence : {"", " with evidence"}) {
       SCOPED_TRACE(condition + evidence);
       const nlohmann::json whole = answer("find chip where " + condition + evidence, 1);
@@ -1171,9 +1173,11 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
                                            /*claims_in_range_alone=*/true, 1);
     const std::string notes = in_range.value("notes", nlohmann::json::array()).dump();
     EXPECT_NE(notes.find("left out because the condition is unknown"), std::string::npos) << notes;
-    // Shown claims, a count, a preference: every claim is read.
+    // Shown claims, a count, a preference: every claim is read; and for equality, whose range
+    // holds every larger figure (most of its candidates false).
     for (const std::string text : {"find chip where memory >= 64 GB show memory", "count chip where memory >= 64 GB",
-                                   "find chip where memory >= 64 GB with evidence prefer vendor"}) {
+                                   "find chip where memory >= 64 GB with evidence prefer vendor",
+                                   "find chip where memory = 80 GB with evidence"}) {
       answer(text, 1, 10000, 0, 4096, true, /*claims_in_range_alone=*/true, 0);
     }
   }
@@ -1205,6 +1209,38 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   EXPECT_NE(counted.dump().find("counted although another claim contradicts"), std::string::npos);
 }
 
+
+// `>=` holds for a figure a rounding under the bound ("4.1 GB" is stored as
+// 4.1 x 1e9, a hair under the 4.1e9 of `4100 MB`), so the range the planner
+// scans must reach below the bound to find it.
+TEST(EvaluatorRangeTest, AtLeastFindsAFigureARoundingUnderTheBound) {
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  DocBuilder a("ds-a", "vendor", "a.example");
+  PutEntity(store, "chip:small", "chip", "Small");
+  PutEntity(store, "chip:under", "chip", "Under");
+  a.Add("chip:small", "memory", Q(4.1 * 1e9, "bytes", "4.1 GB"));
+  a.Add("chip:under", "memory", Q(4.0 * 1e9, "bytes", "4 GB"));
+  a.Write(store, "run-1");
+  ASSERT_LT(4.1 * 1e9, 4100 * 1e6);  // what the case is about
+  for (const std::string text : {"find chip where memory >= 4100 MB", "find chip where memory >= 4.1 GB with evidence",
+                                 "count chip where memory >= 4100 MB"}) {
+    SCOPED_TRACE(text);
+    Result<QueryResult> r = RunQuery(store, RealSchema(), text);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    if (text.starts_with("count")) {
+      EXPECT_EQ(r->count, std::optional<uint64_t>(1));
+    } else {
+      ASSERT_EQ(r->rows.size(), 1u);
+      EXPECT_EQ(r->rows[0].name, "Small");
+    }
+  }
+  Result<QueryResult> above = RunQuery(store, RealSchema(), "find chip where memory > 4100 MB");
+  ASSERT_TRUE(above.ok()) << above.status().message();
+  EXPECT_TRUE(above->rows.empty());
+}
 
 // A large answer numbers its rows' citations in two halves at once, the
 // second in a table of its own, renumbered after: every fact keeps the
