@@ -1583,8 +1583,8 @@ TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
       ASSERT_TRUE(halves->facts.has_value());
       const uint64_t cut_into = impl->RangeScanStretches() - stretches;
       // ~2,900 entries: halves; 21,000: eighths (fewer only where the size estimates cannot tell).
-      if (c == 0) EXPECT_EQ(cut_into, 2u);
-      if (c == 6) EXPECT_GE(cut_into, 5u);
+      if (c == 0) { EXPECT_EQ(cut_into, 2u); }
+      if (c == 6) { EXPECT_GE(cut_into, 5u); }
       const size_t scan_tasks = cut_into > 0 ? 1 : 0;
       EXPECT_EQ(threads.size(), scan_tasks + (k.one_pass && subjects->size() >= 1024 ? 1u : 0u));
       threads.clear();
@@ -1635,7 +1635,7 @@ TEST(StoreTest, SubjectsInRangeWithFactsAnswersAsTheTwoReadsDo) {
           ExpectSameClaim(*want[f], (*in_range->facts)[i][f]);
         }
       }
-      if (c == 0) EXPECT_GT(outside, 100u);  // the subjects have facts under the bound, left out
+      if (c == 0) { EXPECT_GT(outside, 100u); }  // the subjects have facts under the bound, left out
       for (const auto* read : {&*both->facts, &*halves->facts, &*late->facts}) {
         ASSERT_EQ(read->size(), subjects->size());
         for (size_t i = 0; i < subjects->size(); ++i) {
