@@ -163,6 +163,29 @@ std::string Quote(std::string_view s, size_t max = 60) {
   return out + "'";
 }
 
+// Point reads of `keys` (in key order) by MultiGet, a batch at a time so
+// that a long list does not pin every value at once; `take(i, status, value)`
+// for each key in order, stopping at its first error.
+template <typename Take>
+Status MultiGetSortedKeys(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::ReadOptions& read_options,
+                          const std::vector<std::string>& keys, Take&& take) {
+  constexpr size_t kBatch = 1024;
+  std::vector<rocksdb::Slice> slices;
+  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
+  std::vector<rocksdb::Status> statuses(values.size());
+  for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
+    const size_t n = std::min(kBatch, keys.size() - begin);
+    slices.clear();
+    for (size_t i = 0; i < n; ++i) {
+      slices.emplace_back(keys[begin + i]);
+      values[i].Reset();
+    }
+    db->MultiGet(read_options, cf, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
+    for (size_t i = 0; i < n; ++i) CHIPKG_RETURN_IF_ERROR(take(begin + i, statuses[i], values[i]));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status FromRocks(const rocksdb::Status& s, const std::string& what) {
@@ -293,27 +316,16 @@ Status Dictionary::Learn(std::vector<uint32_t> ids, const rocksdb::ReadOptions& 
   std::vector<std::string> keys;
   keys.reserve(ids.size());
   for (uint32_t id : ids) keys.push_back(codec::DictReverseKey(id));
-  constexpr size_t kBatch = 1024;
-  std::vector<rocksdb::Slice> slices;
-  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
-  std::vector<rocksdb::Status> statuses(values.size());
   std::vector<std::pair<std::string, uint32_t>> learnt;
   learnt.reserve(ids.size());
-  for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
-    const size_t n = std::min(kBatch, keys.size() - begin);
-    slices.clear();
-    for (size_t i = 0; i < n; ++i) {
-      slices.emplace_back(keys[begin + i]);
-      values[i].Reset();
-    }
-    db_->MultiGet(read_options, cf_, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t id = ids[begin + i];
-      if (statuses[i].IsNotFound()) return Status::Corruption("dictionary has no entry for id " + std::to_string(id));
-      if (!statuses[i].ok()) return FromRocks(statuses[i], "dictionary lookup of id " + std::to_string(id));
-      learnt.emplace_back(values[i].ToString(), id);
-    }
-  }
+  CHIPKG_RETURN_IF_ERROR(MultiGetSortedKeys(db_, cf_, read_options, keys,
+                                            [&](size_t i, const rocksdb::Status& st, const rocksdb::PinnableSlice& value) {
+    const uint32_t id = ids[i];
+    if (st.IsNotFound()) return Status::Corruption("dictionary has no entry for id " + std::to_string(id));
+    if (!st.ok()) return FromRocks(st, "dictionary lookup of id " + std::to_string(id));
+    learnt.emplace_back(value.ToString(), id);
+    return Status::OK();
+  }));
   Remember(learnt);
   return Status::OK();
 }
@@ -330,28 +342,17 @@ Status Dictionary::LearnIds(std::vector<std::string_view> strings, const rocksdb
   std::vector<std::string> keys;
   keys.reserve(strings.size());
   for (std::string_view s : strings) keys.push_back(codec::DictForwardKey(s));
-  constexpr size_t kBatch = 1024;
-  std::vector<rocksdb::Slice> slices;
-  std::vector<rocksdb::PinnableSlice> values(std::min(kBatch, keys.size()));
-  std::vector<rocksdb::Status> statuses(values.size());
   std::vector<std::pair<std::string, uint32_t>> learnt;
   learnt.reserve(strings.size());
-  for (size_t begin = 0; begin < keys.size(); begin += kBatch) {
-    const size_t n = std::min(kBatch, keys.size() - begin);
-    slices.clear();
-    for (size_t i = 0; i < n; ++i) {
-      slices.emplace_back(keys[begin + i]);
-      values[i].Reset();
-    }
-    db_->MultiGet(read_options, cf_, n, slices.data(), values.data(), statuses.data(), /*sorted_input=*/true);
-    for (size_t i = 0; i < n; ++i) {
-      const std::string_view s = strings[begin + i];
-      if (statuses[i].IsNotFound()) continue;
-      if (!statuses[i].ok()) return FromRocks(statuses[i], "dictionary lookup of " + Quote(s));
-      if (values[i].size() != 4) return Status::Corruption("dictionary entry for " + Quote(s) + " is not 4 bytes");
-      learnt.emplace_back(std::string(s), codec::GetU32(values[i].data()));
-    }
-  }
+  CHIPKG_RETURN_IF_ERROR(MultiGetSortedKeys(db_, cf_, read_options, keys,
+                                            [&](size_t i, const rocksdb::Status& st, const rocksdb::PinnableSlice& value) {
+    const std::string_view s = strings[i];
+    if (st.IsNotFound()) return Status::OK();
+    if (!st.ok()) return FromRocks(st, "dictionary lookup of " + Quote(s));
+    if (value.size() != 4) return Status::Corruption("dictionary entry for " + Quote(s) + " is not 4 bytes");
+    learnt.emplace_back(std::string(s), codec::GetU32(value.data()));
+    return Status::OK();
+  }));
   Remember(learnt);
   return Status::OK();
 }

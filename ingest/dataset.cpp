@@ -11,37 +11,19 @@
 #include <utility>
 
 #include "ingest/csv.h"
+#include "ingest/text_util.h"
 #include "schema/schema.h"
 
 namespace chipkg {
 namespace {
 
+using ingest_internal::CollapseSpaces;
+using ingest_internal::Trim;
+
 constexpr size_t kContextBytes = 32;
 constexpr const char* kDefaultKind = "chip";
 
 bool IsSpace(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && IsSpace(s[b])) ++b;
-  while (e > b && IsSpace(s[e - 1])) --e;
-  return s.substr(b, e - b);
-}
-
-std::string CollapseSpaces(const std::string& s) {
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (IsSpace(c)) {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
-}
 
 bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 

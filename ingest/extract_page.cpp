@@ -15,43 +15,6 @@ constexpr size_t kContextBytes = 32;
 // Longer "names" are prose or junk, not entity names.
 constexpr size_t kMaxEntityName = 200;
 
-// Folds a label the way the schema does (lower case, runs of space as one,
-// curly quotes straightened, trailing ':' dropped), and also drops a trailing
-// '?' ("Safety-critical?").
-std::string FoldLabel(std::string_view s) {
-  std::string out;
-  bool pending = false;
-  for (size_t i = 0; i < s.size();) {
-    if (size_t n = SpaceAt(s, i)) {
-      pending = !out.empty();
-      i += n;
-      continue;
-    }
-    if (pending) {
-      out += ' ';
-      pending = false;
-    }
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80) {
-      unsigned char d = static_cast<unsigned char>(s[i + 2]);
-      if (d == 0x98 || d == 0x99) {
-        out += '\'';
-        i += 3;
-        continue;
-      }
-      if (d == 0x9C || d == 0x9D) {
-        out += '"';
-        i += 3;
-        continue;
-      }
-    }
-    out += IsUpper(static_cast<char>(c)) ? static_cast<char>(c - 'A' + 'a') : static_cast<char>(c);
-    ++i;
-  }
-  while (!out.empty() && (out.back() == ':' || out.back() == '?' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 std::string CitationAttribution(const std::vector<std::string>& citations) {
   if (citations.empty()) return "";
   std::string out = citations.size() == 1 ? "citation " : "citations ";
@@ -95,7 +58,7 @@ void Page::Prepare() {
       rank = 2;
     }
     if (rank < 0) continue;
-    std::string key = FoldLabel(def.label);
+    std::string key = Schema::NormalizeLabel(def.label);
     if (key.empty()) continue;
     auto it = best.find(key);
     if (it == best.end() || it->second.first < rank) best[key] = {rank, &def};
@@ -188,7 +151,7 @@ void Page::ClaimLines(size_t first, size_t end) {
 
 std::optional<LabelHit> Page::LookupLabel(Range written) const {
   written = Trim(text, written);
-  std::string key = FoldLabel(View(written));
+  std::string key = Schema::NormalizeLabel(View(written));
   if (key.empty()) return std::nullopt;
   for (const LabelEntry& e : scan_labels_) {
     if (e.lower == key) return LabelHit{written, e.def, {}};
@@ -200,7 +163,7 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     if (open != std::string_view::npos && open > 0) {
       Range base{written.begin, written.begin + open};
       Range inner{written.begin + open + 1, written.end - 1};
-      std::string base_key = FoldLabel(View(Trim(text, base)));
+      std::string base_key = Schema::NormalizeLabel(View(Trim(text, base)));
       for (const LabelEntry& e : scan_labels_) {
         if (e.lower != base_key) continue;
         Qualifiers extra = QualifiersIn(*this, inner);

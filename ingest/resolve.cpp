@@ -11,35 +11,17 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/store.h"
+#include "ingest/text_util.h"
 #include "schema/schema.h"
 
 namespace chipkg {
 namespace {
 
+using ingest_internal::CollapseSpaces;
+using ingest_internal::Trim;
+
 constexpr const char* kMatchPrefix = "match/";
 constexpr const char* kOrganization = "organization";
-
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-std::string CollapseSpaces(const std::string& s) {
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out.push_back(' ');
-    space = false;
-    out.push_back(c);
-  }
-  return out;
-}
 
 // A key that is never empty, so names written only in punctuation still map
 // to themselves rather than all to one empty key.

@@ -14,6 +14,7 @@
 
 #include "query/binder.h"
 #include "query/factcheck_internal.h"
+#include "query/suggest.h"
 
 namespace chipkg::factcheck {
 
@@ -22,7 +23,6 @@ namespace {
 
 constexpr size_t kMaxTarget = 4096;       // bytes of an ENTITY.ATTR(...) target
 constexpr size_t kMaxAttributeName = 64;  // longer than any attribute name
-constexpr size_t kMaxSuggestable = 200;   // longer names get no "did you mean"
 
 // Predicates whose values add up rather than compete: a page listing two
 // regions, or two descriptions, does not contradict itself or another page.
@@ -34,19 +34,6 @@ std::string Lower(const std::string& s) {
   std::string out = s;
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
 }
 
 std::string Trim(const std::string& s) {
@@ -515,43 +502,6 @@ void AddSanityFlags(Library& library, AttributeSummary& summary, const ReadView&
 
 // ---- targets and names ----------------------------------------------------------
 
-std::vector<std::string> Nearest(const std::string& name, const std::vector<std::string>& candidates,
-                                 size_t max) {
-  // Suggestions are for typos; a name this long is no typo, and the distance
-  // would cost its length times every candidate's.
-  if (name.size() > kMaxSuggestable) return {};
-  std::string n = Lower(name);
-  std::vector<std::pair<size_t, std::string>> scored;
-  std::set<std::string> seen;
-  for (const auto& c : candidates) {
-    if (!seen.insert(c).second) continue;
-    std::string lc = Lower(c);
-    size_t d = EditDistance(n, lc);
-    // A candidate containing the name (or the reverse) is close whatever its length.
-    if (!n.empty() && (lc.find(n) != std::string::npos || n.find(lc) != std::string::npos))
-      d = std::min<size_t>(d, 1);
-    if (d <= std::max<size_t>(2, n.size() / 3)) scored.emplace_back(d, c);
-  }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> out;
-  for (const auto& [d, c] : scored) {
-    if (out.size() >= max) break;
-    out.push_back(c);
-  }
-  return out;
-}
-
-std::string DidYouMean(const std::vector<std::string>& names) {
-  if (names.empty()) return "";
-  std::string out = " (did you mean ";
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i) out += i + 1 == names.size() ? " or " : ", ";
-    out += "'" + names[i] + "'";
-  }
-  return out + "?)";
-}
-
 Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::string& text) {
   if (text.size() > kMaxTarget) {
     return Status::InvalidArgument("target of " + std::to_string(text.size()) +
@@ -644,7 +594,7 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
                                    text + "'");
   }
   return Status::NotFound("unknown attribute '" + first_attr + "'" +
-                          DidYouMean(Nearest(first_attr, AttributeNames(schema))) + " in '" + text + "'");
+                          query::DidYouMean(first_attr, AttributeNames(schema)) + " in '" + text + "'");
 }
 
 size_t Utf8Floor(const std::string& text, size_t pos) {
@@ -809,7 +759,7 @@ Result<Entity> FindEntityByName(const Store& store, const Schema& schema, const 
     names.push_back(e.name);
     for (const auto& a : e.aliases) names.push_back(a);
   }
-  return Status::NotFound("no entity named '" + n + "'" + DidYouMean(Nearest(n, names)));
+  return Status::NotFound("no entity named '" + n + "'" + query::DidYouMean(n, names));
 }
 
 Result<Document> FindDocument(const Store& store, const std::string& name) {
@@ -838,7 +788,7 @@ Result<Document> FindDocument(const Store& store, const std::string& name) {
     for (const Document* d : partial) list += (list.empty() ? "" : ", ") + d->id;
     return Status::InvalidArgument("'" + n + "' matches several documents: " + list);
   }
-  return Status::NotFound("no document '" + n + "'" + DidYouMean(Nearest(n, ids)) +
+  return Status::NotFound("no document '" + n + "'" + query::DidYouMean(n, ids) +
                           (docs->empty() ? " (the store has no documents)" : ""));
 }
 

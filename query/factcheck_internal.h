@@ -99,11 +99,6 @@ struct Target {
 };
 Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::string& text);
 
-// Up to `max` candidates nearest to `name` (edit distance on lower case), for "did you mean".
-std::vector<std::string> Nearest(const std::string& name, const std::vector<std::string>& candidates,
-                                 size_t max = 3);
-std::string DidYouMean(const std::vector<std::string>& names);  // " (did you mean 'a', 'b'?)" or ""
-
 // Byte offset moved back (or forward) to the start of a UTF-8 character.
 size_t Utf8Floor(const std::string& text, size_t pos);
 size_t Utf8Ceil(const std::string& text, size_t pos);

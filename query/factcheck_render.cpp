@@ -8,6 +8,7 @@
 
 #include "query/factcheck.h"
 #include "query/factcheck_internal.h"
+#include "query/value_json.h"
 
 namespace chipkg::factcheck {
 
@@ -57,33 +58,6 @@ std::string Pad(const std::string& s, size_t width) {
 
 std::string ShortHash(const std::string& h) { return h.size() > 12 ? h.substr(0, 12) : h; }
 
-json ValueJson(const Value& v) {
-  json j;
-  j["kind"] = ValueKindName(v.kind);
-  switch (v.kind) {
-    case ValueKind::kQuantity:
-      j["number"] = v.number;
-      j["dimension"] = v.dimension;
-      break;
-    case ValueKind::kBool:
-      j["value"] = v.number != 0;
-      break;
-    case ValueKind::kDate:
-      j["date"] = v.date.ToString();
-      break;
-    case ValueKind::kEntity:
-      j["entity"] = v.text;
-      break;
-    case ValueKind::kText:
-      j["text"] = v.text;
-      break;
-    case ValueKind::kNotPublished:
-      break;
-  }
-  if (!v.original.empty()) j["original"] = v.original;
-  return j;
-}
-
 json QualifiersJson(const Qualifiers& q) {
   json j = json::object();
   for (const auto& [k, v] : q) j[k] = v;
@@ -122,7 +96,7 @@ json ClaimJson(const Claim& c) {
   json j;
   j["fact_id"] = c.fact_id;
   if (c.citation) j["citation"] = c.citation;
-  j["value"] = ValueJson(c.value);
+  j["value"] = query::ValueJson(c.value);
   j["display"] = c.display;
   if (!c.per_chip_display.empty()) j["per_chip"] = c.per_chip_display;
   j["qualifiers"] = QualifiersJson(c.qualifiers);

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "query/query.h"
+#include "query/value_json.h"
 
 namespace chipkg::query {
 namespace {
@@ -309,32 +310,6 @@ json SupportJson(const Support& s) {
   return json{};
 }
 
-json ValueJson(const Value& v) {
-  json j{{"kind", ValueKindName(v.kind)}};
-  switch (v.kind) {
-    case ValueKind::kQuantity:
-      j["number"] = v.number;
-      j["dimension"] = v.dimension;
-      break;
-    case ValueKind::kDate:
-      j["date"] = v.date.ToString();
-      break;
-    case ValueKind::kEntity:
-      j["entity"] = v.text;
-      break;
-    case ValueKind::kText:
-      j["text"] = v.text;
-      break;
-    case ValueKind::kBool:
-      j["bool"] = v.number != 0;
-      break;
-    case ValueKind::kNotPublished:
-      break;
-  }
-  if (!v.original.empty()) j["original"] = v.original;
-  return j;
-}
-
 json CitationsOf(const Support& s) {
   json list = json::array();
   for (uint64_t id : s.Facts()) list.push_back(id);
@@ -624,6 +599,32 @@ void RenderCsv(const QueryResult& r, Sink& out) {
 }
 
 }  // namespace
+
+json ValueJson(const Value& v) {
+  json j{{"kind", ValueKindName(v.kind)}};
+  switch (v.kind) {
+    case ValueKind::kQuantity:
+      j["number"] = v.number;
+      j["dimension"] = v.dimension;
+      break;
+    case ValueKind::kDate:
+      j["date"] = v.date.ToString();
+      break;
+    case ValueKind::kEntity:
+      j["entity"] = v.text;
+      break;
+    case ValueKind::kText:
+      j["text"] = v.text;
+      break;
+    case ValueKind::kBool:
+      j["bool"] = v.number != 0;
+      break;
+    case ValueKind::kNotPublished:
+      break;
+  }
+  if (!v.original.empty()) j["original"] = v.original;
+  return j;
+}
 
 Result<Format> ParseFormat(const std::string& name) {
   if (name == "text") return Format::kText;

@@ -93,6 +93,8 @@ const UnitDef* Schema::FindUnit(const std::string& spelling, const std::string& 
   return found;
 }
 
+std::string Schema::NormalizeLabel(std::string_view label) { return schema_internal::NormalizeLabel(label); }
+
 const LabelDef* Schema::FindLabel(const std::string& label, const std::string& site) const {
   std::string key = NormalizeLabel(label);
   if (key.empty()) return nullptr;

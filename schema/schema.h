@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -215,6 +216,9 @@ class Schema {
   // template ("chip-catalog"). Matching ignores case and surrounding space,
   // drops a trailing ':' or '?' and collapses inner space.
   const LabelDef* FindLabel(const std::string& label, const std::string& site = "") const;
+  // A label folded as FindLabel matches it ("  Memory   Bandwidth: " ->
+  // "memory bandwidth"): for extractors that index labels by it themselves.
+  static std::string NormalizeLabel(std::string_view label);
   // Entity by id, name or alias (NormalizeAlias on both sides).
   const EntityDef* ResolveEntity(const std::string& name) const;
   // True if `text` contains a phrase the schema lists as meaning "not

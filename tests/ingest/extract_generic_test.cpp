@@ -246,7 +246,7 @@ TEST(GenericSentence, AnEventsYearAndAGeneration) {
   Extraction previous = Extract("# AWS Trainium 2\nPrevious-generation Trainium has 32 GB of memory.\n");
   EXPECT_TRUE(Lines(previous).empty()) << ::testing::PrintToString(Lines(previous));
   // A chip's name, or a person's, is not an event.
-  for (const std::string& sentence :
+  for (const char* sentence :
        {"It was announced Trainium3 2025.", "It was announced by CEO Adam Selipsky 2023."}) {
     Extraction named = Extract("# AWS Trainium 2\n" + std::string(sentence) + "\n");
     EXPECT_TRUE(Lines(named).empty()) << sentence << ": " << ::testing::PrintToString(Lines(named));

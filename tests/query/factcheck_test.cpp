@@ -12,6 +12,7 @@
 
 #include "engine/store.h"
 #include "ingest/pipeline.h"
+#include "query/value_json.h"
 #include "schema/schema.h"
 
 namespace chipkg::factcheck {
@@ -224,6 +225,27 @@ TEST_F(FactcheckTest, DescribeGroupsAgreeingClaimsAndShowsConflicts) {
   EXPECT_FALSE(json["citations"].empty());
   std::string csv = Render(*p, Format::kCsv);
   EXPECT_EQ(csv.rfind("entity,attribute,value", 0), 0u);
+}
+
+// A value reads the same in every command's JSON: `describe` shows a yes/no
+// figure under "bool", as a query answer does (query/value_json.h), where it
+// once wrote "value" instead.
+TEST_F(FactcheckTest, DescribeJsonShowsValuesAsQueryAnswersDo) {
+  const std::string page = "Chip X safety sheet\nSafety-critical: yes.\n";
+  Write("doc-s", "Safety sheet", "vendor", page,
+        {At(page, "doc-s", "yes", "chip:x", "safety_critical", Value::Bool(true, "yes"))});
+  auto p = Describe(*store_, TheSchema(), "chip:x");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  auto json = nlohmann::json::parse(Render(*p, Format::kJson));
+  const nlohmann::json* shown = nullptr;
+  for (const auto& a : json["attributes"]) {
+    if (a["predicate"] == "safety_critical") shown = &a["values"][0]["claims"][0]["value"];
+  }
+  ASSERT_NE(shown, nullptr) << json.dump(2);
+  EXPECT_EQ(*shown, query::ValueJson(Value::Bool(true, "yes")));
+  EXPECT_EQ((*shown)["kind"], "bool");
+  EXPECT_EQ((*shown)["bool"], true);
+  EXPECT_EQ((*shown)["original"], "yes");
 }
 
 TEST_F(FactcheckTest, ConflictsHonourTheToleranceAndFlagImplausibleFigures) {

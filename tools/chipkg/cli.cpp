@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <random>
 
+#include "query/suggest.h"
+
 namespace chipkg::cli {
 
 bool Args::Has(const std::string& name) const {
@@ -28,23 +30,6 @@ std::vector<std::string> Args::GetAll(const std::string& name) const {
   }
   return out;
 }
-
-namespace {
-
-size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
 
 Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known) {
   Args args;
@@ -78,7 +63,7 @@ Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::s
       std::string best;
       size_t best_d = 3;
       for (const auto& k : known) {
-        size_t d = EditDistance(name, k.first);
+        size_t d = query::EditDistance(name, k.first);
         if (d < best_d) best_d = d, best = k.first;
       }
       return Status::InvalidArgument("unknown option '--" + name + "'" +
