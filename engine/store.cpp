@@ -1376,23 +1376,14 @@ Status StoreImpl::PutDocument(const Document& doc) {
     return Status::OK();
   }
   Counters c = counters();
-  const TxId tx = c.last_tx + 1;
   rocksdb::WriteBatch batch;
   std::string value;
   codec::EncodeDocument(doc, &value);
   batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
-  value.clear();
-  codec::EncodeTx({tx, NowMicros(), "", "document record " + doc.id}, &value);
-  batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
-  c.last_tx = tx;
-  ++c.transactions;
   if (!stored) ++c.documents;
-  PutCounters(&batch, &c);
-  const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing document " + doc.id);
+  const Status written = WriteRecordTx(&batch, &c, "document record " + doc.id);
   ForgetDocument(doc.id);
-  CHIPKG_RETURN_IF_ERROR(written);
-  Commit(c, Interner(&dict_, static_cast<uint32_t>(c.next_dict)));
-  return Status::OK();
+  return written;
 }
 
 // The alias keys of an entity: its id, name and aliases, normalised, each with
@@ -1420,7 +1411,6 @@ Status StoreImpl::PutEntity(const Entity& entity) {
     return Status::OK();
   }
   Counters c = counters();
-  const TxId tx = c.last_tx + 1;
   rocksdb::WriteBatch batch;
   auto fresh = AliasEntries(entity);
   if (stored) {
@@ -1435,17 +1425,22 @@ Status StoreImpl::PutEntity(const Entity& entity) {
   std::string value;
   codec::EncodeEntity(entity, &value);
   batch.Put(handles_[codec::kEntitiesCf], entity.id, value).PermitUncheckedError();
-  value.clear();
-  codec::EncodeTx({tx, NowMicros(), "", "entity " + entity.id}, &value);
-  batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
-  c.last_tx = tx;
-  ++c.transactions;
   if (!stored) ++c.entities;
-  PutCounters(&batch, &c);
-  const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing entity " + entity.id);
+  const Status written = WriteRecordTx(&batch, &c, "entity " + entity.id);
   ForgetEntity(entity.id);
-  CHIPKG_RETURN_IF_ERROR(written);
-  Commit(c, Interner(&dict_, static_cast<uint32_t>(c.next_dict)));
+  return written;
+}
+
+Status StoreImpl::WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& what) {
+  const TxId tx = c->last_tx + 1;
+  std::string value;
+  codec::EncodeTx({tx, NowMicros(), "", what}, &value);
+  batch->Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
+  c->last_tx = tx;
+  ++c->transactions;
+  PutCounters(batch, c);
+  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), batch), "writing " + what));
+  Commit(*c, Interner(&dict_, static_cast<uint32_t>(c->next_dict)));
   return Status::OK();
 }
 

@@ -438,6 +438,11 @@ class StoreImpl final : public Store {
   void BuildOptions(const StoreOptions& options);
   Status CheckWritable() const;
   void PutCounters(rocksdb::WriteBatch* batch, Counters* c);
+  // Writes `batch`, one record's change, as the next transaction: its
+  // transaction record (`what`) and the counters `c` join the batch, and once
+  // written they become the store's. The caller forgets its cached copy
+  // whether or not the write went through.
+  Status WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& what);
   void Commit(const Counters& c, const Interner& interner);
   // Scans an index of CORE values (spo, pos).
   Result<std::vector<Fact>> ScanFacts(int cf, std::string_view start, std::string_view limit, size_t prefix_len,

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/temp_dir.h"
 #include "tests/ingest/http_server.h"
 
 namespace chipkg {
@@ -68,26 +69,9 @@ HttpResponse Reply(int status, std::string reason, std::vector<std::pair<std::st
   return response;
 }
 
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "chipkg-fetch-XXXXXX").string();
-    char* made = ::mkdtemp(pattern.data());
-    if (made != nullptr) path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-  std::string Write(const std::string& name, const std::string& content) const {
-    std::string file = path_ + "/" + name;
-    std::ofstream(file, std::ios::binary) << content;
-    return file;
-  }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("chipkg-fetch") {}
 };
 
 // ---- HTTP --------------------------------------------------------------------

@@ -4,38 +4,22 @@
 #include "query/factcheck.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "engine/store.h"
 #include "ingest/pipeline.h"
 #include "query/value_json.h"
 #include "schema/schema.h"
+#include "tests/common/temp_dir.h"
 
 namespace chipkg::factcheck {
 namespace {
 
-namespace fs = std::filesystem;
-
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("chipkg-factcheck-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string str() const { return path_.string(); }
-
- private:
-  fs::path path_;
+  TempDir() : test_support::TempDir("chipkg-factcheck") {}
 };
 
 const Schema& TheSchema() {

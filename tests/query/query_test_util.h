@@ -16,28 +16,13 @@
 #include "ingest/pipeline.h"
 #include "query/query.h"
 #include "schema/schema.h"
+#include "tests/common/temp_dir.h"
 
 namespace chipkg::query::testing {
 
-// A directory removed with everything in it when the object goes.
-class TempDir {
+class TempDir : public test_support::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "chipkg-query-XXXXXX").string();
-    char* made = ::mkdtemp(tmpl.data());
-    if (made == nullptr) std::abort();
-    path_ = made;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test_support::TempDir("chipkg-query") {}
 };
 
 inline const Schema& RealSchema() {
