@@ -1381,9 +1381,8 @@ Status StoreImpl::PutDocument(const Document& doc) {
   codec::EncodeDocument(doc, &value);
   batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
   if (!stored) ++c.documents;
-  const Status written = WriteRecordTx(&batch, &c, "document record " + doc.id);
-  ForgetDocument(doc.id);
-  return written;
+  return WriteRecordTx(&batch, &c, "document record " + doc.id, "writing document " + doc.id,
+                       [&] { ForgetDocument(doc.id); });
 }
 
 // The alias keys of an entity: its id, name and aliases, normalised, each with
@@ -1426,20 +1425,24 @@ Status StoreImpl::PutEntity(const Entity& entity) {
   codec::EncodeEntity(entity, &value);
   batch.Put(handles_[codec::kEntitiesCf], entity.id, value).PermitUncheckedError();
   if (!stored) ++c.entities;
-  const Status written = WriteRecordTx(&batch, &c, "entity " + entity.id);
-  ForgetEntity(entity.id);
-  return written;
+  return WriteRecordTx(&batch, &c, "entity " + entity.id, "writing entity " + entity.id,
+                       [&] { ForgetEntity(entity.id); });
 }
 
-Status StoreImpl::WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& what) {
+Status StoreImpl::WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& description,
+                                const std::string& error_context, const std::function<void()>& forget_cached) {
   const TxId tx = c->last_tx + 1;
   std::string value;
-  codec::EncodeTx({tx, NowMicros(), "", what}, &value);
+  codec::EncodeTx({tx, NowMicros(), "", description}, &value);
   batch->Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();
   c->last_tx = tx;
   ++c->transactions;
   PutCounters(batch, c);
-  CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(rocksdb::WriteOptions(), batch), "writing " + what));
+  const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), batch), error_context);
+  // Before the new counters are the store's: a reader that sees the new
+  // transaction must not find the old record in the cache.
+  forget_cached();
+  CHIPKG_RETURN_IF_ERROR(written);
   Commit(*c, Interner(&dict_, static_cast<uint32_t>(c->next_dict)));
   return Status::OK();
 }

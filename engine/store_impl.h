@@ -439,10 +439,11 @@ class StoreImpl final : public Store {
   Status CheckWritable() const;
   void PutCounters(rocksdb::WriteBatch* batch, Counters* c);
   // Writes `batch`, one record's change, as the next transaction: its
-  // transaction record (`what`) and the counters `c` join the batch, and once
-  // written they become the store's. The caller forgets its cached copy
-  // whether or not the write went through.
-  Status WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& what);
+  // transaction record (`description`) and the counters `c` join the batch,
+  // `forget_cached` drops the record's cached copy whether or not the write
+  // went through, and once written the counters become the store's.
+  Status WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& description,
+                       const std::string& error_context, const std::function<void()>& forget_cached);
   void Commit(const Counters& c, const Interner& interner);
   // Scans an index of CORE values (spo, pos).
   Result<std::vector<Fact>> ScanFacts(int cf, std::string_view start, std::string_view limit, size_t prefix_len,

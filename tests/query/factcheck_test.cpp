@@ -226,7 +226,7 @@ TEST_F(FactcheckTest, DescribeJsonShowsValuesAsQueryAnswersDo) {
     if (a["predicate"] == "safety_critical") shown = &a["values"][0]["claims"][0]["value"];
   }
   ASSERT_NE(shown, nullptr) << json.dump(2);
-  EXPECT_EQ(*shown, query::ValueJson(Value::Bool(true, "yes")));
+  ASSERT_EQ(*shown, query::ValueJson(Value::Bool(true, "yes")));  // ASSERT: the keys below are read from a const object
   EXPECT_EQ((*shown)["kind"], "bool");
   EXPECT_EQ((*shown)["bool"], true);
   EXPECT_EQ((*shown)["original"], "yes");
