@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <ctime>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -607,16 +606,6 @@ size_t Utf8Ceil(const std::string& text, size_t pos) {
   pos = std::min(pos, text.size());
   while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) pos++;
   return pos;
-}
-
-std::string FormatTime(int64_t unix_seconds) {
-  if (unix_seconds <= 0) return "unknown time";
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  if (!gmtime_r(&t, &tm)) return std::to_string(unix_seconds);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
 }
 
 void CollectLeaves(const Expr& expr, std::vector<const Expr*>& leaves) {

@@ -103,8 +103,6 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
 size_t Utf8Floor(const std::string& text, size_t pos);
 size_t Utf8Ceil(const std::string& text, size_t pos);
 
-std::string FormatTime(int64_t unix_seconds);  // "2025-06-01 12:00:00 UTC"
-
 // Leaves of a derive formula, in order of first appearance.
 void CollectLeaves(const Expr& expr, std::vector<const Expr*>& leaves);
 std::string LeafName(const Expr& leaf);  // "tdp", "model.parameters", "bytes_per_parameter(precision)"

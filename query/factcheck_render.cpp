@@ -7,12 +7,14 @@
 #include <sstream>
 
 #include "query/factcheck.h"
+#include "query/citation_json.h"
 #include "query/factcheck_internal.h"
 #include "query/value_json.h"
 
 namespace chipkg::factcheck {
 
-using internal::FormatTime;
+using query::CitationJsonFields;
+using query::IsoTime;
 using nlohmann::json;
 
 namespace {
@@ -64,31 +66,27 @@ json QualifiersJson(const Qualifiers& q) {
   return j;
 }
 
-json CitationJson(const Citation& c) {
-  json j;
-  j["number"] = c.number;
-  j["fact_id"] = c.fact_id;
-  j["document"] = {
-      {"id", c.document_id}, {"title", c.title}, {"url", c.url}, {"site", c.site}, {"kind", c.kind}};
-  j["version"] = {{"version", c.version},
-                  {"content_hash", c.content_hash},
-                  {"fetched_at", c.fetched_at},
-                  {"fetched", FormatTime(c.fetched_at)}};
-  if (c.document_as_of) j["version"]["as_of"] = c.document_as_of->ToString();
-  j["section"] = c.section;
+json TracedCitationJson(const Citation& c) {
+  CitationJsonFields f;
+  f.number = c.number;
+  f.fact_id = c.fact_id;
+  f.document_id = &c.document_id;
+  f.title = &c.title;
+  f.url = &c.url;
+  f.site = &c.site;
+  f.kind = &c.kind;
+  f.version = c.version;
+  f.fetched_at = c.fetched_at;
+  f.content_hash = &c.content_hash;
+  f.document_as_of = c.document_as_of;
+  f.passage = CitationJsonFields::Passage{&c.section, &c.excerpt, &c.attribution, &c.cited,
+                                          c.row,      &c.column,  &c.formula};
+  json j = query::CitationJson(f);
   j["span"] = {c.span_begin, c.span_end};
-  j["excerpt"] = c.excerpt;
-  j["attribution"] = c.attribution;
-  j["cites"] = c.cited;
-  if (c.row >= 0) {
-    j["row"] = c.row;
-    j["column"] = c.column;
-  }
   if (!c.note.empty()) j["note"] = c.note;
   j["rule"] = c.rule;
   j["rule_version"] = c.rule_version;
   j["derivation"] = c.derivation == Derivation::kStatedDerived ? "stated_derived" : "stated";
-  if (!c.formula.empty()) j["formula"] = c.formula;
   return j;
 }
 
@@ -160,7 +158,7 @@ json SummaryJson(const AttributeSummary& a) {
 
 json CitationsJson(const std::vector<Citation>& list) {
   json j = json::array();
-  for (const auto& c : list) j.push_back(CitationJson(c));
+  for (const auto& c : list) j.push_back(TracedCitationJson(c));
   return j;
 }
 
@@ -207,7 +205,7 @@ const Citation* Find(const std::vector<Citation>& list, int number) {
 
 // Columns every claim row of a CSV carries, so a script needs no footnotes.
 const std::vector<std::string> kProvenanceHeader = {
-    "document", "title",   "url",         "version", "content_hash", "fetched", "section", "span_begin",
+    "document", "title",   "url",         "version", "content_hash", "fetched_at", "section", "span_begin",
     "span_end", "excerpt", "attribution", "cites",   "row",          "column",  "rule"};
 
 std::vector<std::string> ProvenanceFields(const Citation* c) {
@@ -219,7 +217,7 @@ std::vector<std::string> ProvenanceFields(const Citation* c) {
           c->url,
           std::to_string(c->version),
           c->content_hash,
-          FormatTime(c->fetched_at),
+          IsoTime(c->fetched_at),
           c->section,
           std::to_string(c->span_begin),
           std::to_string(c->span_end),
@@ -249,7 +247,7 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
     std::string indent(8, ' ');
     out << indent << "version " << c.version;
     if (!c.content_hash.empty()) out << " (sha256 " << ShortHash(c.content_hash) << ")";
-    out << ", fetched " << FormatTime(c.fetched_at);
+    out << ", fetched " << IsoTime(c.fetched_at);
     if (c.document_as_of) out << ", as of " << c.document_as_of->ToString();
     out << "\n";
     out << indent;
@@ -346,7 +344,7 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
            (c.kind.empty() && c.site.empty() ? "" : " (" + KindAndSite(c.kind, c.site) + ")"));
   line("version", std::to_string(c.version) +
                       (c.content_hash.empty() ? "" : ", sha256 " + ShortHash(c.content_hash)) + ", fetched " +
-                      FormatTime(c.fetched_at) +
+                      IsoTime(c.fetched_at) +
                       (c.document_as_of ? ", as of " + c.document_as_of->ToString() : ""));
   line("section", OneLine(c.section, 100));
   line("span", "bytes " + std::to_string(c.span_begin) + "-" + std::to_string(c.span_end) +
@@ -371,12 +369,12 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
   }
   if (k.valid_as_of) line("valid as of", k.valid_as_of->ToString());
   std::string asserted = "tx " + std::to_string(t.asserted.id);
-  if (t.asserted.time_micros) asserted += " at " + FormatTime(t.asserted.time_micros / 1000000);
+  if (t.asserted.time_micros) asserted += " at " + IsoTime(t.asserted.time_micros / 1000000);
   if (!t.asserted.run_id.empty()) asserted += ", run " + t.asserted.run_id;
   line("asserted", asserted);
   if (t.retracted) {
     std::string r = "by tx " + std::to_string(t.retracted->id);
-    if (t.retracted->time_micros) r += " at " + FormatTime(t.retracted->time_micros / 1000000);
+    if (t.retracted->time_micros) r += " at " + IsoTime(t.retracted->time_micros / 1000000);
     if (!t.retracted->run_id.empty()) r += ", run " + t.retracted->run_id;
     line("retracted", r);
   } else {
@@ -386,7 +384,7 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
 
 json TracedJson(const TracedClaim& t) {
   json j = ClaimJson(t.claim);
-  j["source"] = CitationJson(t.citation);
+  j["source"] = TracedCitationJson(t.citation);
   j["context"] = {{"before", t.before}, {"at", t.at}, {"after", t.after}};
   j["excerpt_verified"] = t.excerpt_verified;
   if (!t.text_problem.empty()) j["text_problem"] = t.text_problem;
@@ -746,8 +744,7 @@ json SourceSummaryJson(const SourceSummary& s) {
   for (const auto& v : s.versions) {
     json x = {{"version", v.version},
               {"content_hash", v.content_hash},
-              {"fetched_at", v.fetched_at},
-              {"fetched", FormatTime(v.fetched_at)},
+              {"fetched_at", IsoTime(v.fetched_at)},
               {"tx", v.tx},
               {"content_type", v.content_type}};
     if (v.as_of) x["as_of"] = v.as_of->ToString();
@@ -773,7 +770,7 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
       << "\n";
   for (const auto& v : s.versions) {
     out << "    version " << v.version << ": sha256 " << ShortHash(v.content_hash) << ", fetched "
-        << FormatTime(v.fetched_at);
+        << IsoTime(v.fetched_at);
     if (v.as_of) out << ", as of " << v.as_of->ToString();
     out << ", tx " << v.tx << "\n";
   }
@@ -788,13 +785,13 @@ std::string Render(const SourcesReport& r, Format format) {
     return Dump(json{{"sources", j}});
   }
   if (format == Format::kCsv) {
-    Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched", "as_of",
+    Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched_at", "as_of",
              "live_facts", "retracted_facts", "not_published", "subjects"});
     for (const auto& s : r.sources) {
       const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
       csv.Row({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
                std::to_string(s.versions.size()), latest ? latest->content_hash : "",
-               latest ? FormatTime(latest->fetched_at) : "",
+               latest ? IsoTime(latest->fetched_at) : "",
                latest && latest->as_of ? latest->as_of->ToString() : "", std::to_string(s.live_facts),
                std::to_string(s.retracted_facts), std::to_string(s.not_published),
                std::to_string(s.subjects)});
@@ -886,7 +883,7 @@ std::string Render(const HistoryReport& r, Format format) {
   if (format == Format::kCsv) {
     Csv csv(Concat({"tx", "time", "run_id", "event", "value", "qualifiers", "citation"}, kProvenanceHeader));
     for (const auto& e : r.events) {
-      csv.Row(Concat({std::to_string(e.tx), FormatTime(e.time_micros / 1000000), e.run_id,
+      csv.Row(Concat({std::to_string(e.tx), IsoTime(e.time_micros / 1000000), e.run_id,
                       e.asserted ? "asserted" : "retracted", e.claim.display,
                       QualifiersToString(e.claim.qualifiers), std::to_string(e.claim.citation)},
                      ProvenanceFields(Find(r.citations, e.claim.citation))));
@@ -899,7 +896,7 @@ std::string Render(const HistoryReport& r, Format format) {
   out << ": " << r.events.size() << " event" << (r.events.size() == 1 ? "" : "s") << "\n";
   if (r.events.empty()) out << "  no source has ever said anything about it\n";
   for (const auto& e : r.events) {
-    out << "  tx " << Pad(std::to_string(e.tx), 5) << FormatTime(e.time_micros / 1000000) << "  "
+    out << "  tx " << Pad(std::to_string(e.tx), 5) << IsoTime(e.time_micros / 1000000) << "  "
         << Pad(e.run_id.empty() ? "-" : e.run_id, 18) << (e.asserted ? "+ asserted   " : "- retracted  ")
         << OneLine(e.claim.display, 60);
     if (!e.claim.qualifiers.empty()) out << "  {" << QualifiersToString(e.claim.qualifiers) << "}";

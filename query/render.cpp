@@ -5,7 +5,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <initializer_list>
 #include <map>
 #include <ostream>
@@ -18,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "query/query.h"
+#include "query/citation_json.h"
 #include "query/value_json.h"
 
 namespace chipkg::query {
@@ -67,15 +67,6 @@ size_t Width(const std::string& s) {
   return n;
 }
 
-std::string Time(int64_t unix_seconds) {
-  if (unix_seconds <= 0) return "unknown time";
-  std::time_t t = static_cast<std::time_t>(unix_seconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // A citation made by hand (not by RunQuery) may name no document record.
 const Document& DocumentOf(const Citation& c) {
@@ -254,7 +245,7 @@ void RenderText(const QueryResult& r, Sink& out) {
       out += ", version ";
       out += std::to_string(c.version);
       out += ", fetched ";
-      out += Time(c.fetched_at);
+      out += IsoTime(c.fetched_at);
       out += "\n    ";
       out += c.predicate;
       out += " = ";
@@ -363,33 +354,29 @@ json RowJson(const Row& row) {
   return jr;
 }
 
-json CitationJson(const Citation& c) {
-  json jc{{"number", c.number},
-          {"fact", c.fact_id},
-          {"subject", c.subject},
-          {"predicate", c.predicate},
-          {"claim", c.claim},
-          {"document", json{{"id", c.document_id},
-                            {"title", DocumentOf(c).title},
-                            {"url", DocumentOf(c).url},
-                            {"site", DocumentOf(c).site},
-                            {"kind", DocumentOf(c).kind},
-                            {"version", c.version},
-                            {"fetched_at", Time(c.fetched_at)}}}};
-  if (c.valid_as_of) jc["as_of"] = c.valid_as_of->ToString();
-  if (!c.excerpt_read()) {
-    jc["excerpt_read"] = false;
-    return jc;
+json AnswerCitationJson(const Citation& c) {
+  const Document& d = DocumentOf(c);
+  CitationJsonFields f;
+  f.number = c.number;
+  f.fact_id = c.fact_id;
+  f.document_id = &c.document_id;
+  f.title = &d.title;
+  f.url = &d.url;
+  f.site = &d.site;
+  f.kind = &d.kind;
+  f.version = c.version;
+  f.fetched_at = c.fetched_at;
+  f.valid_as_of = c.valid_as_of;
+  if (c.excerpt_read()) {
+    const Passage& p = *c.passage;
+    f.passage = CitationJsonFields::Passage{&p.section, &p.excerpt, &p.attribution, &p.cited,
+                                            p.row,      &p.column,  &p.formula};
   }
-  const Passage& p = *c.passage;
-  jc["section"] = p.section;
-  jc["excerpt"] = p.excerpt;
-  jc["attribution"] = p.attribution;
-  if (!p.cited.empty()) jc["cites"] = p.cited;
-  if (p.row >= 0) jc["row"] = p.row;
-  if (!p.column.empty()) jc["column"] = p.column;
-  if (!p.formula.empty()) jc["formula"] = p.formula;
-  return jc;
+  json j = CitationJson(f);
+  j["subject"] = c.subject;
+  j["predicate"] = c.predicate;
+  j["claim"] = c.claim;
+  return j;
 }
 
 // The answer's top-level object, written as nlohmann's dump(2) writes it
@@ -450,7 +437,7 @@ class TopLevelJsonWriter {
 void RenderJson(const QueryResult& r, Sink& out) {
   TopLevelJsonWriter w(out);
   // nlohmann's key order: byte order of the keys.
-  w.Array("citations", r.citations, CitationJson);
+  w.Array("citations", r.citations, AnswerCitationJson);
   w.Field("cited_rows", r.cited_rows);
   w.Field("columns", r.columns);
   if (r.count) w.Field("count", *r.count);
@@ -525,11 +512,11 @@ void RenderCsv(const QueryResult& r, Sink& out) {
   }
   // number/dimension/date: the value for analysis (a quantity in its
   // dimension's canonical unit, 1 or 0 for yes/no, an ISO date), beside the
-  // text people read; as_of and the dataset's row and column per citation.
+  // text people read; the claim's valid_as_of and the dataset's row and column per citation.
   fields({"row", "entity", "name", "column", "state", "value", "number", "dimension", "date", "date_precision",
           "value_entity", "qualifiers",
-          "computed", "formula", "support", "citation", "fact", "document", "title", "url", "section", "excerpt",
-          "attribution", "fetched_at", "as_of", "dataset_row", "dataset_column", "row_support"});
+          "computed", "formula", "support", "citation", "fact_id", "document", "title", "url", "section", "excerpt",
+          "attribution", "fetched_at", "valid_as_of", "dataset_row", "dataset_column", "row_support"});
   end_line();
   std::unordered_map<uint64_t, const Citation*> by_fact;
   by_fact.reserve(r.citations.size());
@@ -580,7 +567,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
           static const Passage kUnread;
           const Passage& p = c.passage != nullptr ? *c.passage : kUnread;
           fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, p.section, p.excerpt,
-                  p.attribution, Time(c.fetched_at), c.valid_as_of ? c.valid_as_of->ToString() : "",
+                  p.attribution, IsoTime(c.fetched_at), c.valid_as_of ? c.valid_as_of->ToString() : "",
                   p.row >= 0 ? std::to_string(p.row) : "", p.column});
         }
         fields({row_support});

@@ -658,7 +658,7 @@ TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "row,entity,name,column,state,value,number,dimension,date,date_precision,value_entity,qualifiers,"
             "computed,formula,support,citation,"
-            "fact,document,title,url,section,excerpt,attribution,fetched_at,as_of,dataset_row,dataset_column,"
+            "fact_id,document,title,url,section,excerpt,attribution,fetched_at,valid_as_of,dataset_row,dataset_column,"
             "row_support");
   EXPECT_NE(csv.find("1,chip:alpha,Alpha,foundry,conflict,not published,,,,,,,,,[2],2,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",news,Page news,https://news.example/news,Specs,has not named a foundry,from the press,"),

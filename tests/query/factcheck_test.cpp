@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "engine/store.h"
 #include "ingest/pipeline.h"
+#include "query/query.h"
 #include "query/value_json.h"
 #include "schema/schema.h"
 #include "tests/common/temp_dir.h"
@@ -230,6 +232,46 @@ TEST_F(FactcheckTest, DescribeJsonShowsValuesAsQueryAnswersDo) {
   EXPECT_EQ((*shown)["kind"], "bool");
   EXPECT_EQ((*shown)["bool"], true);
   EXPECT_EQ((*shown)["original"], "yes");
+}
+
+// A citation reads the same in a query answer and in a trace
+// (query/citation_json.h): a script that follows a figure from one into the
+// other finds its fact, document, version and passage under the same keys
+// (they once differed: "fact" against "fact_id", the version inside the
+// document or beside it, times as text against Unix seconds).
+TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
+  auto answer = query::RunQuery(*store_, TheSchema(), "\"Chip X\".memory_bandwidth");
+  ASSERT_TRUE(answer.ok()) << answer.status().message();
+  const auto from_query = nlohmann::json::parse(query::Render(*answer, query::Format::kJson));
+  auto traced = Trace(*store_, TheSchema(), "Chip X.memory_bandwidth");
+  ASSERT_TRUE(traced.ok()) << traced.status().message();
+  const auto from_trace = nlohmann::json::parse(Render(*traced, Format::kJson));
+
+  std::map<uint64_t, nlohmann::json> traced_by_fact;
+  for (const auto& claim : from_trace["claims"]) {
+    traced_by_fact[claim["source"]["fact_id"].get<uint64_t>()] = claim["source"];
+  }
+  ASSERT_EQ(traced_by_fact.size(), 3u) << from_trace.dump(2);
+  ASSERT_EQ(from_query["citations"].size(), 3u) << from_query.dump(2);
+  bool saw_dataset_row = false;
+  for (const auto& cited : from_query["citations"]) {
+    ASSERT_TRUE(cited.contains("fact_id")) << cited.dump(2);
+    const auto it = traced_by_fact.find(cited["fact_id"].get<uint64_t>());
+    ASSERT_NE(it, traced_by_fact.end()) << cited.dump(2);
+    const nlohmann::json& same = it->second;
+    EXPECT_EQ(cited["document"], same["document"]);
+    for (const char* key : {"version", "fetched_at"}) {
+      EXPECT_EQ(cited["version"][key], same["version"][key]) << key << "\n" << cited.dump(2) << same.dump(2);
+    }
+    EXPECT_EQ(cited["version"]["fetched_at"], "2023-11-14T22:13:20Z");
+    EXPECT_EQ(same["version"]["as_of"], "2024-01-01");  // the version's date: only a trace reads it
+    for (const char* key : {"section", "excerpt", "attribution", "cites", "row", "column", "formula"}) {
+      EXPECT_EQ(cited.contains(key), same.contains(key)) << key << "\n" << cited.dump(2) << same.dump(2);
+      if (cited.contains(key)) EXPECT_EQ(cited[key], same[key]) << key;
+    }
+    saw_dataset_row = saw_dataset_row || cited.contains("row");
+  }
+  EXPECT_TRUE(saw_dataset_row) << "the table's claim cites its row and column";
 }
 
 TEST_F(FactcheckTest, ConflictsHonourTheToleranceAndFlagImplausibleFigures) {
