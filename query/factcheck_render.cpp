@@ -99,7 +99,7 @@ json ClaimJson(const Claim& c) {
   if (!c.per_chip_display.empty()) j["per_chip"] = c.per_chip_display;
   j["qualifiers"] = QualifiersJson(c.qualifiers);
   if (c.valid_as_of) j["valid_as_of"] = c.valid_as_of->ToString();
-  j["document"] = c.document_id;
+  j["document_id"] = c.document_id;  // "document" is a citation's object with the id inside
   j["asserted_tx"] = c.asserted_tx;
   if (c.retracted_tx) j["retracted_tx"] = c.retracted_tx;
   return j;

@@ -238,7 +238,8 @@ TEST_F(FactcheckTest, DescribeJsonShowsValuesAsQueryAnswersDo) {
 // (query/citation_json.h): a script that follows a figure from one into the
 // other finds its fact, document, version and passage under the same keys
 // (they once differed: "fact" against "fact_id", the version inside the
-// document or beside it, times as text against Unix seconds).
+// document or beside it, times as text against Unix seconds, a claim's
+// "document" an id where a citation's is an object).
 TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
   auto answer = query::RunQuery(*store_, TheSchema(), "\"Chip X\".memory_bandwidth");
   ASSERT_TRUE(answer.ok()) << answer.status().message();
@@ -250,6 +251,8 @@ TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
   std::map<uint64_t, nlohmann::json> traced_by_fact;
   for (const auto& claim : from_trace["claims"]) {
     traced_by_fact[claim["source"]["fact_id"].get<uint64_t>()] = claim["source"];
+    // A key names one thing: "document" is always the object, the id alone is "document_id".
+    EXPECT_EQ(claim["document_id"], claim["source"]["document"]["id"]) << claim.dump(2);
   }
   ASSERT_EQ(traced_by_fact.size(), 3u) << from_trace.dump(2);
   ASSERT_EQ(from_query["citations"].size(), 3u) << from_query.dump(2);

@@ -885,7 +885,7 @@ TEST_F(ToolsTest, ConflictsShowSeedsAgainstEpochWithBothCitations) {
           auto it = cited_document.find(claim["citation"].get<int>());
           EXPECT_NE(it, cited_document.end()) << claim.dump();
           if (it == cited_document.end()) continue;
-          EXPECT_EQ(it->second, claim["document"]) << claim.dump();
+          EXPECT_EQ(it->second, claim["document_id"]) << claim.dump();
           docs.insert(it->second);
         }
       }
