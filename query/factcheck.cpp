@@ -247,6 +247,7 @@ Citation MakeCitation(Library& library, const Fact& fact) {
   const Provenance& p = fact.provenance;
   c.document_id = p.document_id;
   c.version = p.document_version;
+  c.valid_as_of = fact.valid_as_of;
   if (const Document* d = library.GetDocument(p.document_id)) {
     c.title = d->title;
     c.url = d->url;

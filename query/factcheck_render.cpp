@@ -79,6 +79,7 @@ json TracedCitationJson(const Citation& c) {
   f.fetched_at = c.fetched_at;
   f.content_hash = &c.content_hash;
   f.document_as_of = c.document_as_of;
+  f.valid_as_of = c.valid_as_of;
   f.passage = CitationJsonFields::Passage{&c.section, &c.excerpt, &c.attribution, &c.cited,
                                           c.row,      &c.column,  &c.formula};
   json j = query::CitationJson(f);
@@ -389,10 +390,16 @@ json TracedJson(const TracedClaim& t) {
   j["excerpt_verified"] = t.excerpt_verified;
   if (!t.text_problem.empty()) j["text_problem"] = t.text_problem;
   j["asserted"] = {
-      {"tx", t.asserted.id}, {"time_micros", t.asserted.time_micros}, {"run_id", t.asserted.run_id}};
+      {"tx", t.asserted.id},
+      {"time", IsoTime(t.asserted.time_micros / 1000000)},
+      {"time_micros", t.asserted.time_micros},
+      {"run_id", t.asserted.run_id}};
   if (t.retracted) {
     j["retracted"] = {
-        {"tx", t.retracted->id}, {"time_micros", t.retracted->time_micros}, {"run_id", t.retracted->run_id}};
+        {"tx", t.retracted->id},
+        {"time", IsoTime(t.retracted->time_micros / 1000000)},
+        {"time_micros", t.retracted->time_micros},
+        {"run_id", t.retracted->run_id}};
   } else {
     j["retracted"] = nullptr;
   }
@@ -871,7 +878,8 @@ std::string Render(const HistoryReport& r, Format format) {
       json x = ClaimJson(e.claim);
       x["event"] = e.asserted ? "asserted" : "retracted";
       x["tx"] = e.tx;
-      x["time_micros"] = e.time_micros;
+      x["time"] = IsoTime(e.time_micros / 1000000);
+      x["time_micros"] = e.time_micros;  // the transaction's own precision, to order events within a second
       x["run_id"] = e.run_id;
       x["version"] = e.version;
       events.push_back(x);

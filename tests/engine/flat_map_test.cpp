@@ -87,8 +87,12 @@ TEST(FlatStringMapTest, AnswersAsStdMapThroughRandomChanges) {
         EXPECT_EQ(got.contains(key), want.contains(key));
         const auto it = got.find(std::string_view(key));
         ASSERT_EQ(it != got.end(), want.find(key) != want.end()) << key;
-        if (it != got.end()) EXPECT_EQ(got.at(key), want.at(key));
-        if (it == got.end()) EXPECT_THROW(got.at(key), std::out_of_range);
+        if (it != got.end()) {
+          EXPECT_EQ(got.at(key), want.at(key));
+        }
+        if (it == got.end()) {
+          EXPECT_THROW(got.at(key), std::out_of_range);
+        }
       }
     }
     // Ordered and compared as the maps are (claims are sorted and grouped by their qualifiers).

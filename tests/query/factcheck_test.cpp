@@ -241,6 +241,11 @@ TEST_F(FactcheckTest, DescribeJsonShowsValuesAsQueryAnswersDo) {
 // document or beside it, times as text against Unix seconds, a claim's
 // "document" an id where a citation's is an object).
 TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
+  const std::string dated = "Chip X brief, June 2023: 830 GB/s of bandwidth.\n";
+  Fact bw = At(dated, "doc-d", "830 GB/s", "chip:x", "memory_bandwidth",
+               Value::Quantity(830e9, "bytes_per_second", "830 GB/s"));
+  bw.valid_as_of = Date::Parse("2023-06");
+  Write("doc-d", "Brief", "press", dated, {bw});
   auto answer = query::RunQuery(*store_, TheSchema(), "\"Chip X\".memory_bandwidth");
   ASSERT_TRUE(answer.ok()) << answer.status().message();
   const auto from_query = nlohmann::json::parse(query::Render(*answer, query::Format::kJson));
@@ -253,10 +258,13 @@ TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
     traced_by_fact[claim["source"]["fact_id"].get<uint64_t>()] = claim["source"];
     // A key names one thing: "document" is always the object, the id alone is "document_id".
     EXPECT_EQ(claim["document_id"], claim["source"]["document"]["id"]) << claim.dump(2);
+    // Times as every output writes them; the transaction's microseconds beside, for ordering.
+    EXPECT_EQ(claim["asserted"]["time"].get<std::string>().size(), std::string("2026-12-04T19:06:17Z").size());
+    EXPECT_EQ(claim["asserted"]["time"].get<std::string>().back(), 'Z');
   }
-  ASSERT_EQ(traced_by_fact.size(), 3u) << from_trace.dump(2);
-  ASSERT_EQ(from_query["citations"].size(), 3u) << from_query.dump(2);
-  bool saw_dataset_row = false;
+  ASSERT_EQ(traced_by_fact.size(), 4u) << from_trace.dump(2);
+  ASSERT_EQ(from_query["citations"].size(), 4u) << from_query.dump(2);
+  bool saw_dataset_row = false, saw_valid_as_of = false;
   for (const auto& cited : from_query["citations"]) {
     ASSERT_TRUE(cited.contains("fact_id")) << cited.dump(2);
     const auto it = traced_by_fact.find(cited["fact_id"].get<uint64_t>());
@@ -268,13 +276,21 @@ TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
     }
     EXPECT_EQ(cited["version"]["fetched_at"], "2023-11-14T22:13:20Z");
     EXPECT_EQ(same["version"]["as_of"], "2024-01-01");  // the version's date: only a trace reads it
-    for (const char* key : {"section", "excerpt", "attribution", "cites", "row", "column", "formula"}) {
+    for (const char* key :
+         {"valid_as_of", "section", "excerpt", "attribution", "cites", "row", "column", "formula"}) {
       EXPECT_EQ(cited.contains(key), same.contains(key)) << key << "\n" << cited.dump(2) << same.dump(2);
-      if (cited.contains(key)) EXPECT_EQ(cited[key], same[key]) << key;
+      if (cited.contains(key)) {
+        EXPECT_EQ(cited[key], same[key]) << key;
+      }
     }
     saw_dataset_row = saw_dataset_row || cited.contains("row");
+    if (cited.contains("valid_as_of")) {
+      saw_valid_as_of = true;
+      EXPECT_EQ(cited["valid_as_of"], "2023-06");  // the claim's date, not its version's
+    }
   }
   EXPECT_TRUE(saw_dataset_row) << "the table's claim cites its row and column";
+  EXPECT_TRUE(saw_valid_as_of) << "the brief's claim holds as of June 2023";
 }
 
 TEST_F(FactcheckTest, ConflictsHonourTheToleranceAndFlagImplausibleFigures) {
