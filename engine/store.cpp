@@ -2987,7 +2987,10 @@ std::optional<Document> StoreImpl::CachedDocument(const std::string& id) const {
 }
 
 std::optional<DocumentVersion> StoreImpl::CachedVersion(uint32_t did, uint32_t version) const {
-  return FindKept(sources_mu_, cached_versions_, VersionCacheKey(did, version), source_cache_hits_);
+  std::optional<std::shared_ptr<const DocumentVersion>> kept =
+      FindKept(sources_mu_, cached_versions_, VersionCacheKey(did, version), source_cache_hits_);
+  if (!kept) return std::nullopt;
+  return **kept;
 }
 
 void StoreImpl::KeepEntity(const Entity& e, uint64_t generation) const {
@@ -3004,7 +3007,12 @@ void StoreImpl::KeepDocument(const std::shared_ptr<const Document>& d, uint64_t 
 
 void StoreImpl::KeepVersion(uint32_t did, const DocumentVersion& v, uint64_t generation) const {
   if (!v.text.empty()) return;  // kept as decoded, before any text is read
-  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_versions_, VersionCacheKey(did, v.version), v,
+  KeepVersion(did, std::make_shared<const DocumentVersion>(v), generation);
+}
+
+void StoreImpl::KeepVersion(uint32_t did, const std::shared_ptr<const DocumentVersion>& v, uint64_t generation) const {
+  if (!v->text.empty()) return;
+  KeepIfCurrent(sources_mu_, sources_generation_, generation, cached_versions_, VersionCacheKey(did, v->version), v,
                 kCachedSourcesUpTo);
 }
 
@@ -3182,7 +3190,8 @@ Result<std::vector<CitedSource>> StoreImpl::GetCitedSources(
       }
       auto v = cached_versions_.find(VersionCacheKey(*dids[i], versions[i].second));
       if (v != cached_versions_.end()) {
-        out[i].fetched_at = v->second.fetched_at;
+        out[i].version = v->second;
+        out[i].fetched_at = v->second->fetched_at;
       } else {
         versions_to_read.push_back(i);
       }
@@ -3218,7 +3227,10 @@ Result<std::vector<CitedSource>> StoreImpl::GetCitedSources(
     for (size_t i : versions_to_read) asked.push_back(versions[i]);
     CHIPKG_ASSIGN_OR_RETURN(std::vector<std::optional<DocumentVersion>> read, GetDocumentVersions(asked));
     for (size_t k = 0; k < versions_to_read.size(); ++k) {
-      if (read[k]) out[versions_to_read[k]].fetched_at = read[k]->fetched_at;
+      if (!read[k]) continue;
+      CitedSource& source = out[versions_to_read[k]];
+      source.fetched_at = read[k]->fetched_at;
+      source.version = std::make_shared<const DocumentVersion>(std::move(*read[k]));
     }
   }
   return out;

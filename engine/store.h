@@ -44,6 +44,9 @@ struct StoreOptions {
 struct CitedSource {
   std::shared_ptr<const Document> document;  // null: no such document stored
   std::optional<int64_t> fetched_at;          // Unix seconds; nullopt: no such version stored
+  // The version's record without its text (content hash, its own as-of
+  // date), shared like the document's; null: no such version stored.
+  std::shared_ptr<const DocumentVersion> version;
 };
 
 // Which claims a read sees.

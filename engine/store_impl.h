@@ -584,6 +584,7 @@ class StoreImpl final : public Store {
   void KeepDocument(const Document& d, uint64_t generation) const;
   void KeepDocument(const std::shared_ptr<const Document>& d, uint64_t generation) const;
   void KeepVersion(uint32_t did, const DocumentVersion& v, uint64_t generation) const;
+  void KeepVersion(uint32_t did, const std::shared_ptr<const DocumentVersion>& v, uint64_t generation) const;
   std::optional<Entity> CachedEntity(const std::string& id) const;
   void KeepEntity(const Entity& e, uint64_t generation) const;
   void ForgetEntity(const std::string& id) const;    // after the write that changed it
@@ -593,7 +594,7 @@ class StoreImpl final : public Store {
   mutable std::atomic<uint64_t> sources_generation_{0};
   mutable std::unordered_map<std::string, Entity> cached_entities_;
   mutable std::unordered_map<std::string, std::shared_ptr<const Document>> cached_documents_;  // handed out shared
-  mutable std::unordered_map<uint64_t, DocumentVersion> cached_versions_;  // by did << 32 | version
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const DocumentVersion>> cached_versions_;  // by did << 32 | version; handed out shared
   mutable std::atomic<uint64_t> source_cache_hits_{0};
 };
 

@@ -2940,6 +2940,7 @@ class Evaluator {
   struct Source {
     std::shared_ptr<const Document> document;
     int64_t fetched_at = 0;
+    std::shared_ptr<const DocumentVersion> version;
   };
   Result<std::vector<Source>> CitedSources(const std::vector<std::pair<std::string, uint32_t>>& distinct) {
     constexpr size_t kInTwoFrom = 512;
@@ -2963,7 +2964,7 @@ class Evaluator {
         only_id->id = distinct[i].first;
         read.document = std::move(only_id);
       }
-      sources[i] = Source{std::move(read.document), read.fetched_at.value_or(0)};
+      sources[i] = Source{std::move(read.document), read.fetched_at.value_or(0), std::move(read.version)};
     }
     return sources;
   }
@@ -3174,7 +3175,7 @@ class Evaluator {
           }
           if (sources_known) {
             const Source& source = (*read_sources)[kept_sources_.source_of()[k]];
-            FinishCitation(k, order[k], source.document, source.fetched_at, c);
+            FinishCitation(k, order[k], source, kept_sources_.source_of()[k], c);
           }
         }
         if (!options_.read_excerpts) return;
@@ -3204,6 +3205,8 @@ class Evaluator {
       if (!read_sources.ok()) return read_sources.status();
       FinishCitations(order, *read_sources, result.citations);
     }
+    result.cited_versions.reserve(read_sources->size());
+    for (Source& source : *read_sources) result.cited_versions.push_back(std::move(source.version));
     return Status::OK();
   }
 
@@ -3244,7 +3247,7 @@ class Evaluator {
     auto finish = [&](size_t begin, size_t end) {
       for (size_t k = begin; k < end; ++k) {
         const Source& source = sources[source_of[k]];
-        FinishCitation(k, order[k], source.document, source.fetched_at, citations[k]);
+        FinishCitation(k, order[k], source, source_of[k], citations[k]);
       }
     };
     if (order.size() < kCitationsInTwoFrom) {
@@ -3262,12 +3265,15 @@ class Evaluator {
     later.get();
   }
 
-  static void FinishCitation(size_t position, uint64_t fact_id, const std::shared_ptr<const Document>& doc,
-                             int64_t fetched_at, Citation& c) {
+  // `source_index`: the source's place among the distinct ones, which become
+  // QueryResult::cited_versions in that order.
+  static void FinishCitation(size_t position, uint64_t fact_id, const Source& source, uint32_t source_index,
+                             Citation& c) {
     c.number = static_cast<int>(position) + 1;
     c.fact_id = fact_id;
-    c.document = doc;
-    c.fetched_at = fetched_at;
+    c.document = source.document;
+    c.fetched_at = source.fetched_at;
+    c.version_record = source.version != nullptr ? static_cast<int32_t>(source_index) : -1;
   }
 
   const Store& store_;

@@ -244,6 +244,12 @@ void RenderText(const QueryResult& r, Sink& out) {
       }
       out += ", version ";
       out += std::to_string(c.version);
+      if (const DocumentVersion* v = r.VersionOf(c); v != nullptr && !v->content_hash.empty()) {
+        // The first 12 hex digits, as describe and trace show it: enough to tell versions apart.
+        out += " (sha256 ";
+        out += std::string_view(v->content_hash).substr(0, 12);
+        out += ')';
+      }
       out += ", fetched ";
       out += IsoTime(c.fetched_at);
       out += "\n    ";
@@ -354,7 +360,7 @@ json RowJson(const Row& row) {
   return jr;
 }
 
-json AnswerCitationJson(const Citation& c) {
+json AnswerCitationJson(const Citation& c, const DocumentVersion* version) {
   const Document& d = DocumentOf(c);
   CitationJsonFields f;
   f.number = c.number;
@@ -366,6 +372,10 @@ json AnswerCitationJson(const Citation& c) {
   f.kind = &d.kind;
   f.version = c.version;
   f.fetched_at = c.fetched_at;
+  if (version != nullptr) {
+    f.content_hash = &version->content_hash;
+    f.document_as_of = version->as_of;
+  }
   f.valid_as_of = c.valid_as_of;
   if (c.excerpt_read()) {
     const Passage& p = *c.passage;
@@ -437,7 +447,7 @@ class TopLevelJsonWriter {
 void RenderJson(const QueryResult& r, Sink& out) {
   TopLevelJsonWriter w(out);
   // nlohmann's key order: byte order of the keys.
-  w.Array("citations", r.citations, AnswerCitationJson);
+  w.Array("citations", r.citations, [&r](const Citation& c) { return AnswerCitationJson(c, r.VersionOf(c)); });
   w.Field("cited_rows", r.cited_rows);
   w.Field("columns", r.columns);
   if (r.count) w.Field("count", *r.count);
@@ -516,7 +526,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
   fields({"row", "entity", "name", "column", "state", "value", "number", "dimension", "date", "date_precision",
           "value_entity", "qualifiers",
           "computed", "formula", "support", "citation", "fact_id", "document", "title", "url", "section", "excerpt",
-          "attribution", "fetched_at", "valid_as_of", "dataset_row", "dataset_column", "row_support"});
+          "attribution", "fetched_at", "content_hash", "valid_as_of", "dataset_row", "dataset_column", "row_support"});
   end_line();
   std::unordered_map<uint64_t, const Citation*> by_fact;
   by_fact.reserve(r.citations.size());
@@ -549,7 +559,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
       const size_t base_fields = fields_in_line;
       const std::vector<uint64_t> facts = v.support.Facts();
       if (facts.empty()) {
-        fields({"", "", "", "", "", "", "", "", "", "", "", "", row_support});
+        fields({"", "", "", "", "", "", "", "", "", "", "", "", "", row_support});
         end_line();
         return;
       }
@@ -561,13 +571,15 @@ void RenderCsv(const QueryResult& r, Sink& out) {
         const uint64_t id = facts[k];
         auto it = by_fact.find(id);
         if (it == by_fact.end()) {
-          fields({"", std::to_string(id), "", "", "", "", "", "", "", "", "", ""});
+          fields({"", std::to_string(id), "", "", "", "", "", "", "", "", "", "", ""});
         } else {
           const Citation& c = *it->second;
           static const Passage kUnread;
           const Passage& p = c.passage != nullptr ? *c.passage : kUnread;
           fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, p.section, p.excerpt,
-                  p.attribution, IsoTime(c.fetched_at), c.valid_as_of ? c.valid_as_of->ToString() : "",
+                  p.attribution, IsoTime(c.fetched_at),
+                  r.VersionOf(c) != nullptr ? std::string_view(r.VersionOf(c)->content_hash) : std::string_view(),
+                  c.valid_as_of ? c.valid_as_of->ToString() : "",
                   p.row >= 0 ? std::to_string(p.row) : "", p.column});
         }
         fields({row_support});

@@ -78,6 +78,13 @@ struct Citation {
   // a document the store does not hold has only its id.
   std::shared_ptr<const Document> document;
   int64_t fetched_at = 0;  // Unix seconds, from the DocumentVersion
+  // Where the cited version's record (its content hash and own as-of date:
+  // exactly which text the answer cites) is in QueryResult::cited_versions;
+  // QueryResult::VersionOf reads it. An index, not a pointer of its own: an
+  // answer holds hundreds of thousands of citations of a few thousand
+  // versions, and one more shared pointer each is a reference count taken
+  // and dropped per citation, on two threads at once. -1: none.
+  int32_t version_record = -1;
   std::optional<Date> valid_as_of;
   // Null until read. Apart from the citation rather than in it: an answer
   // read without excerpts holds hundreds of thousands of citations, and
@@ -170,11 +177,20 @@ struct QueryResult {
   std::string group_by;              // count ... by ATTRIBUTE: the attribute (a row per value)
   size_t groups = 0;                 // count ... by: how many values (a row each, up to the limit)
   std::vector<Citation> citations;   // numbered 1..n in order of first use in the resolved rows
+  // The document versions the citations cite, each once, without their
+  // texts; null for one the store does not hold (Citation::version_record).
+  std::vector<std::shared_ptr<const DocumentVersion>> cited_versions;
   size_t cited_rows = 0;             // rows whose support carries citation numbers
   std::string plan;                  // how the rows were found: "index range scan memory >= 6.4e+10"
   std::vector<std::string> notes;    // source policy, times, entities left undetermined, truncations
   double elapsed_ms = 0;             // the whole of RunQuery
   std::vector<Phase> phases;         // its steps (CHIPKG_TIMINGS, chipkg-query-loop)
+
+  // The version record a citation of this answer cites; null when none.
+  const DocumentVersion* VersionOf(const Citation& c) const {
+    if (c.version_record < 0 || static_cast<size_t>(c.version_record) >= cited_versions.size()) return nullptr;
+    return cited_versions[static_cast<size_t>(c.version_record)].get();
+  }
 };
 
 }  // namespace chipkg::query

@@ -658,7 +658,7 @@ TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "row,entity,name,column,state,value,number,dimension,date,date_precision,value_entity,qualifiers,"
             "computed,formula,support,citation,"
-            "fact_id,document,title,url,section,excerpt,attribution,fetched_at,valid_as_of,dataset_row,dataset_column,"
+            "fact_id,document,title,url,section,excerpt,attribution,fetched_at,content_hash,valid_as_of,dataset_row,dataset_column,"
             "row_support");
   EXPECT_NE(csv.find("1,chip:alpha,Alpha,foundry,conflict,not published,,,,,,,,,[2],2,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",news,Page news,https://news.example/news,Specs,has not named a foundry,from the press,"),
@@ -761,7 +761,13 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
       Result<DocumentVersion> v = store.GetDocumentVersion(cit.document_id, cit.version, /*with_text=*/false);
       ASSERT_TRUE(v.ok()) << v.status().message();
       EXPECT_EQ(cit.fetched_at, v->fetched_at);
+      // Which text exactly: the version's hash, from the answer's table of cited versions.
+      const DocumentVersion* cited = r.VersionOf(cit);
+      ASSERT_NE(cited, nullptr) << k;
+      EXPECT_EQ(cited->content_hash, v->content_hash) << k;
+      EXPECT_EQ(cited->version, cit.version) << k;
     }
+    EXPECT_EQ(r.cited_versions.size(), 3u) << "three documents, each cited once in the table";
   };
 
   Result<QueryResult> found = RunQuery(store, RealSchema(), "find chip where memory >= 1 GB with evidence");
@@ -772,7 +778,7 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
 
   // Rendered row by row and written a MiB at a time, the JSON is still
   // exactly what nlohmann prints for the whole document, and the CSV has a
-  // line of 28 fields for each value and fact.
+  // line of 29 fields for each value and fact.
   const std::string js = Render(*found, Format::kJson);
   ASSERT_GT(js.size(), size_t{4} << 20);
   EXPECT_TRUE(js == nlohmann::json::parse(js).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
@@ -787,7 +793,7 @@ TEST(EvaluatorLargeAnswerTest, EveryCitationIsItsOwnFactsRecord) {
     if (quoted) continue;
     if (ch == ',') ++fields;
     if (ch == '\n') {
-      ASSERT_EQ(fields, 28u) << "line " << lines + 1;
+      ASSERT_EQ(fields, 29u) << "line " << lines + 1;
       ++lines;
       fields = 1;
     }
@@ -950,6 +956,9 @@ TEST(EvaluatorFactsListingTest, RowsComeBySubjectThenAttributeEachCitingItsOwnFa
       EXPECT_EQ(c.document_id, "d");
       ASSERT_NE(c.document, nullptr);
       EXPECT_EQ(c.document->url, "https://d.example/d");
+      ASSERT_NE(answer.VersionOf(c), nullptr) << k;  // a listing finds its sources as it makes its rows
+      EXPECT_EQ(answer.VersionOf(c)->version, c.version) << k;
+      EXPECT_EQ(answer.VersionOf(c)->content_hash.size(), 64u) << k;
       ASSERT_TRUE(c.excerpt_read()) << k;
       EXPECT_EQ(c.passage->excerpt, f->provenance.excerpt);
     }
@@ -1363,6 +1372,8 @@ TEST(EvaluatorLargeAnswerTest, ConflictsAnswerAlikeAtEveryBatchBoundary) {
         Result<DocumentVersion> v = store.GetDocumentVersion(c.document_id, c.version, false);
         ASSERT_TRUE(v.ok());
         EXPECT_EQ(c.fetched_at, v->fetched_at) << k;
+        ASSERT_NE(r.VersionOf(c), nullptr) << k;  // a conflicts pass finds its sources as it goes
+        EXPECT_EQ(r.VersionOf(c)->content_hash, v->content_hash) << k;
       }
       for (size_t i = 0; i < r.rows.size(); ++i) {
         for (size_t cell : {size_t{1}, size_t{2}}) {
