@@ -3222,15 +3222,42 @@ Result<std::vector<CitedSource>> StoreImpl::GetCitedSources(
     }
   }
   if (!versions_to_read.empty()) {
-    std::vector<std::pair<std::string, uint32_t>> asked;
-    asked.reserve(versions_to_read.size());
-    for (size_t i : versions_to_read) asked.push_back(versions[i]);
-    CHIPKG_ASSIGN_OR_RETURN(std::vector<std::optional<DocumentVersion>> read, GetDocumentVersions(asked));
-    for (size_t k = 0; k < versions_to_read.size(); ++k) {
-      if (!read[k]) continue;
-      CitedSource& source = out[versions_to_read[k]];
-      source.fetched_at = read[k]->fetched_at;
-      source.version = std::make_shared<const DocumentVersion>(std::move(*read[k]));
+    // Each version decoded once however often it is cited, and shared by the
+    // cache and the answer (through GetDocumentVersions each got a copy).
+    std::vector<std::string> keys;
+    keys.reserve(versions_to_read.size());
+    for (size_t i : versions_to_read) keys.push_back(codec::VersionMetaKey(*dids[i], versions[i].second));
+    std::vector<std::string> unique = keys;
+    std::sort(unique.begin(), unique.end());
+    unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+    std::vector<std::shared_ptr<const DocumentVersion>> read(unique.size());
+    auto of = [&](const std::string& key) {
+      return static_cast<size_t>(std::lower_bound(unique.begin(), unique.end(), key) - unique.begin());
+    };
+    // The first position asking for each key names it in errors.
+    std::vector<size_t> first_asking(unique.size(), versions.size());
+    for (size_t k = keys.size(); k-- > 0;) first_asking[of(keys[k])] = versions_to_read[k];
+    const uint64_t generation = SourcesGeneration();
+    auto describe = [&](size_t u) {
+      const auto& [document_id, version] = versions[first_asking[u]];
+      return "version " + std::to_string(version) + " of " + document_id;
+    };
+    CHIPKG_RETURN_IF_ERROR(MultiGetSorted(codec::kVersionsCf, unique, nullptr, describe,
+                                          [&](size_t u, std::optional<std::string_view> value) {
+      if (!value) return Status::OK();
+      const size_t i = first_asking[u];
+      uint64_t text_size = 0;
+      Result<DocumentVersion> v = DecodeVersionRecord(versions[i].second, *value, &text_size);
+      if (!v.ok()) return v.status().WithContext("document " + versions[i].first);
+      read[u] = std::make_shared<const DocumentVersion>(std::move(*v));
+      KeepVersion(*dids[i], read[u], generation);
+      return Status::OK();
+    }));
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const std::shared_ptr<const DocumentVersion>& v = read[of(keys[k])];
+      if (v == nullptr) continue;
+      out[versions_to_read[k]].fetched_at = v->fetched_at;
+      out[versions_to_read[k]].version = v;
     }
   }
   return out;

@@ -279,10 +279,11 @@ class Store {
       const std::vector<std::pair<std::string, uint32_t>>& versions) const = 0;
   virtual Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const = 0;
   // What a citation names of its source, for each (document id, version),
-  // aligned with `versions`: the document's record, shared with the store's
-  // record cache and every other caller (an answer of 80,000 citations names
-  // 22,000 documents; copying each record cost more than finding it), and
-  // the version's fetch time. Read in sorted batches where not kept.
+  // aligned with `versions`: the document's record and the version's (without
+  // its text), both shared with the store's record cache and every other
+  // caller (an answer of 80,000 citations names 22,000 documents; copying
+  // each record cost more than finding it), and the version's fetch time.
+  // Read in sorted batches where not kept.
   virtual Result<std::vector<CitedSource>> GetCitedSources(
       const std::vector<std::pair<std::string, uint32_t>>& versions) const = 0;
   virtual Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,

@@ -14,6 +14,13 @@ std::string IsoTime(int64_t unix_seconds) {
   return buf;
 }
 
+nlohmann::json IsoTimeJson(int64_t unix_seconds) {
+  if (unix_seconds <= 0) return nullptr;
+  return IsoTime(unix_seconds);
+}
+
+std::string IsoTimeCsv(int64_t unix_seconds) { return unix_seconds <= 0 ? std::string() : IsoTime(unix_seconds); }
+
 namespace {
 
 const std::string& Or(const std::string* s) {
@@ -32,7 +39,7 @@ nlohmann::json CitationJson(const CitationJsonFields& c) {
                            {"url", Or(c.url)},
                            {"site", Or(c.site)},
                            {"kind", Or(c.kind)}}}};
-  json version{{"version", c.version}, {"fetched_at", IsoTime(c.fetched_at)}};
+  json version{{"version", c.version}, {"fetched_at", IsoTimeJson(c.fetched_at)}};
   if (c.content_hash != nullptr && !c.content_hash->empty()) version["content_hash"] = *c.content_hash;
   if (c.document_as_of) version["as_of"] = c.document_as_of->ToString();
   j["version"] = std::move(version);

@@ -19,6 +19,10 @@ namespace chipkg::query {
 // "2026-12-04T19:06:17Z"; "unknown time" for 0 (a version the store does
 // not hold).
 std::string IsoTime(int64_t unix_seconds);
+// The same for outputs scripts read, where a placeholder would pass for a
+// time: JSON null and an empty CSV field when the time is unknown.
+nlohmann::json IsoTimeJson(int64_t unix_seconds);
+std::string IsoTimeCsv(int64_t unix_seconds);
 
 // What a citation says, whichever command made it. Pointers are to fields
 // the caller keeps alive for the call; null or empty ones are left out.

@@ -277,7 +277,8 @@ Citation MakeCitation(Library& library, const Fact& fact) {
 
 int CitationTable::Cite(Library& library, const Fact& fact) {
   const Provenance& p = fact.provenance;
-  auto key = std::make_tuple(p.document_id, p.document_version, p.span_begin, p.span_end);
+  auto key = std::make_tuple(p.document_id, p.document_version, p.span_begin, p.span_end,
+                             fact.valid_as_of ? fact.valid_as_of->ToString() : std::string());
   auto it = index_.find(key);
   if (it != index_.end()) return it->second;
   Citation c = MakeCitation(library, fact);

@@ -51,7 +51,7 @@ struct Citation {
   std::string content_hash;
   int64_t fetched_at = 0;  // Unix seconds
   std::optional<Date> document_as_of;
-  std::optional<Date> valid_as_of;  // the claim's (of the first claim, where one passage states several)
+  std::optional<Date> valid_as_of;  // the claim's
   std::string section;
   uint32_t span_begin = 0, span_end = 0;
   std::string excerpt;

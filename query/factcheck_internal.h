@@ -56,7 +56,8 @@ class Library {
 };
 
 // Numbers citations in order of first use; one number per (document,
-// version, span).
+// version, span, claim date): a citation shows its claim's valid_as_of, so two
+// claims of one passage that hold as of different dates need two.
 class CitationTable {
  public:
   int Cite(Library& library, const Fact& fact);
@@ -64,7 +65,7 @@ class CitationTable {
   std::vector<Citation> Take() { return std::move(list_); }
 
  private:
-  std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t>, int> index_;
+  std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, std::string>, int> index_;
   std::vector<Citation> list_;
 };
 

@@ -15,6 +15,8 @@ namespace chipkg::factcheck {
 
 using query::CitationJsonFields;
 using query::IsoTime;
+using query::IsoTimeCsv;
+using query::IsoTimeJson;
 using nlohmann::json;
 
 namespace {
@@ -218,7 +220,7 @@ std::vector<std::string> ProvenanceFields(const Citation* c) {
           c->url,
           std::to_string(c->version),
           c->content_hash,
-          IsoTime(c->fetched_at),
+          IsoTimeCsv(c->fetched_at),
           c->section,
           std::to_string(c->span_begin),
           std::to_string(c->span_end),
@@ -391,13 +393,13 @@ json TracedJson(const TracedClaim& t) {
   if (!t.text_problem.empty()) j["text_problem"] = t.text_problem;
   j["asserted"] = {
       {"tx", t.asserted.id},
-      {"time", IsoTime(t.asserted.time_micros / 1000000)},
+      {"time", IsoTimeJson(t.asserted.time_micros / 1000000)},
       {"time_micros", t.asserted.time_micros},
       {"run_id", t.asserted.run_id}};
   if (t.retracted) {
     j["retracted"] = {
         {"tx", t.retracted->id},
-        {"time", IsoTime(t.retracted->time_micros / 1000000)},
+        {"time", IsoTimeJson(t.retracted->time_micros / 1000000)},
         {"time_micros", t.retracted->time_micros},
         {"run_id", t.retracted->run_id}};
   } else {
@@ -661,7 +663,7 @@ std::string Render(const TraceReport& r, Format format) {
 std::string Render(const VerifyReport& r, Format format) {
   if (format == Format::kJson) {
     json j;
-    if (!r.document.empty()) j["document"] = r.document;
+    if (!r.document.empty()) j["document_id"] = r.document;  // the document checked; "document" is a citation's object
     j["confirmed"] = r.confirmed;
     j["mismatched"] = r.mismatched;
     j["unverifiable"] = r.unverifiable;
@@ -751,7 +753,7 @@ json SourceSummaryJson(const SourceSummary& s) {
   for (const auto& v : s.versions) {
     json x = {{"version", v.version},
               {"content_hash", v.content_hash},
-              {"fetched_at", IsoTime(v.fetched_at)},
+              {"fetched_at", IsoTimeJson(v.fetched_at)},
               {"tx", v.tx},
               {"content_type", v.content_type}};
     if (v.as_of) x["as_of"] = v.as_of->ToString();
@@ -798,7 +800,7 @@ std::string Render(const SourcesReport& r, Format format) {
       const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
       csv.Row({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
                std::to_string(s.versions.size()), latest ? latest->content_hash : "",
-               latest ? IsoTime(latest->fetched_at) : "",
+               latest ? IsoTimeCsv(latest->fetched_at) : "",
                latest && latest->as_of ? latest->as_of->ToString() : "", std::to_string(s.live_facts),
                std::to_string(s.retracted_facts), std::to_string(s.not_published),
                std::to_string(s.subjects)});
@@ -878,7 +880,7 @@ std::string Render(const HistoryReport& r, Format format) {
       json x = ClaimJson(e.claim);
       x["event"] = e.asserted ? "asserted" : "retracted";
       x["tx"] = e.tx;
-      x["time"] = IsoTime(e.time_micros / 1000000);
+      x["time"] = IsoTimeJson(e.time_micros / 1000000);
       x["time_micros"] = e.time_micros;  // the transaction's own precision, to order events within a second
       x["run_id"] = e.run_id;
       x["version"] = e.version;
@@ -891,7 +893,7 @@ std::string Render(const HistoryReport& r, Format format) {
   if (format == Format::kCsv) {
     Csv csv(Concat({"tx", "time", "run_id", "event", "value", "qualifiers", "citation"}, kProvenanceHeader));
     for (const auto& e : r.events) {
-      csv.Row(Concat({std::to_string(e.tx), IsoTime(e.time_micros / 1000000), e.run_id,
+      csv.Row(Concat({std::to_string(e.tx), IsoTimeCsv(e.time_micros / 1000000), e.run_id,
                       e.asserted ? "asserted" : "retracted", e.claim.display,
                       QualifiersToString(e.claim.qualifiers), std::to_string(e.claim.citation)},
                      ProvenanceFields(Find(r.citations, e.claim.citation))));

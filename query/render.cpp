@@ -577,7 +577,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
           static const Passage kUnread;
           const Passage& p = c.passage != nullptr ? *c.passage : kUnread;
           fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, p.section, p.excerpt,
-                  p.attribution, IsoTime(c.fetched_at),
+                  p.attribution, IsoTimeCsv(c.fetched_at),
                   r.VersionOf(c) != nullptr ? std::string_view(r.VersionOf(c)->content_hash) : std::string_view(),
                   c.valid_as_of ? c.valid_as_of->ToString() : "",
                   p.row >= 0 ? std::to_string(p.row) : "", p.column});

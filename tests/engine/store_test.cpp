@@ -834,8 +834,14 @@ TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
         EXPECT_EQ(got.document->url, document->url);
       }
       ASSERT_EQ(got.fetched_at.has_value(), version.ok()) << versions[i].first << " v" << versions[i].second;
+      ASSERT_EQ(got.version != nullptr, version.ok()) << versions[i].first << " v" << versions[i].second;
       if (version.ok()) {
         EXPECT_EQ(*got.fetched_at, version->fetched_at);
+        EXPECT_EQ(got.version->version, versions[i].second);
+        EXPECT_EQ(got.version->fetched_at, version->fetched_at);
+        EXPECT_EQ(got.version->content_hash, version->content_hash);
+        EXPECT_EQ(got.version->content_hash.size(), 64u);
+        EXPECT_TRUE(got.version->text.empty()) << "a citation's version is its record, not its text";
       }
     }
     EXPECT_EQ((*sources)[0].document, (*sources)[1].document) << "doc-8 twice: one record";
@@ -848,6 +854,9 @@ TEST(StoreTest, BatchedDocumentAndVersionReadsAreAlignedWithTheAsked) {
     auto again = (*reader)->GetCitedSources({versions[0]});
     ASSERT_TRUE(again.ok());
     EXPECT_EQ((*again)[0].document, (*sources)[0].document) << "kept and shared, not read again";
+    EXPECT_EQ((*again)[0].version, (*sources)[0].version) << "the version's record too";
+    EXPECT_EQ((*sources)[0].version, sources->at(5).version) << "doc-8 v2 twice: one record";
+    EXPECT_NE((*sources)[0].version, (*sources)[1].version);
   }
   EXPECT_TRUE((*reader)->GetCitedSources({}).value().empty());
 }

@@ -664,6 +664,41 @@ TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
   EXPECT_NE(csv.find(",news,Page news,https://news.example/news,Specs,has not named a foundry,from the press,"),
             std::string::npos)
       << csv;
+
+  // Which text exactly: the cited version's content hash, in every format.
+  Result<DocumentVersion> vend = store_->GetDocumentVersion("vend", 1, /*with_text=*/false);
+  ASSERT_TRUE(vend.ok()) << vend.status().message();
+  ASSERT_EQ(vend->content_hash.size(), 64u);
+  ASSERT_EQ(r.citations.at(0).document_id, "vend");
+  EXPECT_NE(text.find("version 1 (sha256 " + vend->content_hash.substr(0, 12) + "), fetched 2025-01-01T00:00:00Z"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(j["citations"][0]["version"]["content_hash"], vend->content_hash);
+  EXPECT_NE(csv.find(",2025-01-01T00:00:00Z," + vend->content_hash + ","), std::string::npos) << csv;
+
+  // A citation whose version record is not in the answer says less, not something else.
+  QueryResult unversioned = r;
+  for (Citation& c : unversioned.citations) c.version_record = -1;
+  EXPECT_EQ(unversioned.VersionOf(unversioned.citations.at(0)), nullptr);
+  const std::string bare = Render(unversioned, Format::kText);
+  EXPECT_EQ(bare.find("sha256"), std::string::npos) << bare;
+  EXPECT_NE(bare.find("version 1, fetched 2025-01-01T00:00:00Z"), std::string::npos) << bare;
+  const nlohmann::json jb = nlohmann::json::parse(Render(unversioned, Format::kJson));
+  EXPECT_FALSE(jb["citations"][0]["version"].contains("content_hash")) << jb.dump(2);
+  EXPECT_EQ(jb["citations"][0]["version"]["version"], 1);
+  const std::string bare_csv = Render(unversioned, Format::kCsv);
+  EXPECT_EQ(bare_csv.find(vend->content_hash), std::string::npos) << bare_csv;
+  EXPECT_NE(bare_csv.find(",2025-01-01T00:00:00Z,,"), std::string::npos) << bare_csv;
+
+  // An unknown fetch time reads as such to people, and as no value to scripts.
+  QueryResult unfetched = unversioned;
+  for (Citation& c : unfetched.citations) c.fetched_at = 0;
+  EXPECT_NE(Render(unfetched, Format::kText).find("version 1, fetched unknown time"), std::string::npos);
+  const nlohmann::json ju = nlohmann::json::parse(Render(unfetched, Format::kJson));
+  EXPECT_TRUE(ju["citations"][0]["version"]["fetched_at"].is_null()) << ju.dump(2);
+  const std::string unfetched_csv = Render(unfetched, Format::kCsv);
+  EXPECT_EQ(unfetched_csv.find("unknown time"), std::string::npos) << unfetched_csv;
+  EXPECT_NE(unfetched_csv.find(",from the vendor,,,"), std::string::npos) << unfetched_csv;
 }
 
 TEST_F(EvaluatorTest, ExcerptsReadLaterAreTheOnesReadAtOnce) {

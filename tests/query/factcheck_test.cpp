@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -396,6 +398,9 @@ TEST_F(FactcheckTest, VerifyConfirmsRoundedArithmeticAndCatchesMistakes) {
   EXPECT_NE(text.find("1 confirmed, 1 mismatched"), std::string::npos) << text;
   auto json = nlohmann::json::parse(Render(*v, Format::kJson));
   EXPECT_EQ(json["items"][0]["status"], "confirmed");
+  // The document checked, by id: "document" names a citation's object wherever it appears.
+  EXPECT_EQ(json["document_id"], "doc-a") << json.dump(2);
+  EXPECT_FALSE(json.contains("document")) << json.dump(2);
 
   // A tolerance wide enough forgives the careless figure.
   Options loose;
@@ -474,6 +479,46 @@ TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   const AttributeSummary* memory = FindAttr(p->attributes, "memory");
   ASSERT_NE(memory, nullptr);
   for (const auto& g : memory->groups) EXPECT_NE(g.display, "32 GB");
+}
+
+// One passage can state a figure for two dates ("in 2023 and 2024 it had 16
+// chips"): each claim's citation shows its own date, not the first claim's.
+TEST_F(FactcheckTest, ClaimsOfOnePassageKeepTheirOwnDates) {
+  const std::string notes = "Instance notes\nIn both 2023 and 2024 the instance had 16 chips.\n";
+  Fact then = At(notes, "doc-n", "16 chips", "instance:x.32xlarge", "chips", Value::Quantity(16, "count", "16 chips"));
+  then.valid_as_of = Date::Parse("2023");
+  Fact later = then;
+  later.valid_as_of = Date::Parse("2024");
+  Write("doc-n", "Notes", "press", notes, {then, later});
+
+  for (const bool history : {false, true}) {
+    nlohmann::json report;
+    if (history) {
+      auto h = History(*store_, TheSchema(), "x.32xlarge.chips");
+      ASSERT_TRUE(h.ok()) << h.status().message();
+      report = nlohmann::json::parse(Render(*h, Format::kJson));
+    } else {
+      auto t = Trace(*store_, TheSchema(), "x.32xlarge.chips");
+      ASSERT_TRUE(t.ok()) << t.status().message();
+      report = nlohmann::json::parse(Render(*t, Format::kJson));
+    }
+    std::multiset<std::string> dates;
+    std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
+      if (j.is_object()) {
+        if (j.contains("fact_id") && j.contains("excerpt") && j.contains("version") &&
+            j.value("excerpt", "") == "16 chips" && j["document"].value("id", "") == "doc-n") {
+          dates.insert(j.value("valid_as_of", "none"));
+        }
+        for (const auto& [key, value] : j.items()) walk(value);
+      } else if (j.is_array()) {
+        for (const auto& value : j) walk(value);
+      }
+    };
+    walk(report);
+    EXPECT_EQ(dates.count("2023"), dates.count("2024")) << (history ? "history " : "trace ") << report.dump(2);
+    EXPECT_GE(dates.count("2024"), 1u) << (history ? "history " : "trace ") << report.dump(2);
+    EXPECT_EQ(dates.count("none"), 0u) << report.dump(2);
+  }
 }
 
 // The describe footer counts in words a reader would write: "1 attribute".
