@@ -92,30 +92,54 @@ std::string WhyNotADocument(std::string_view body) {
   return "";
 }
 
-// A text in Windows-1252 (the superset of Latin-1 that older pages are
-// served in without saying so) as UTF-8: stored as it came, its names and
-// values were invalid UTF-8 that no query could name.
-std::string Windows1252ToUtf8(std::string_view s) {
+// A byte of Windows-1252 (the superset of Latin-1 that older pages are served
+// in without saying so) as UTF-8.
+void AppendWindows1252(unsigned char b, std::string* out) {
   static constexpr uint16_t k80To9F[32] = {0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
                                            0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D, 0x017D, 0x008F,
                                            0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
                                            0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
-  std::string out;
-  out.reserve(s.size() + s.size() / 8);
-  for (char ch : s) {
-    const auto b = static_cast<unsigned char>(ch);
-    const uint32_t cp = b >= 0x80 && b <= 0x9F ? k80To9F[b - 0x80] : b;
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
+  const uint32_t cp = b >= 0x80 && b <= 0x9F ? k80To9F[b - 0x80] : b;
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out += static_cast<char>(0xC0 | (cp >> 6));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out += static_cast<char>(0xE0 | (cp >> 12));
+    *out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+// The text as UTF-8: what is well-formed UTF-8 kept as it is, each byte that
+// is not read as Windows-1252. Byte by byte rather than for the whole text: a
+// UTF-8 page with one stray byte (a 0x92 apostrophe pasted from an old
+// editor) read wholly as Windows-1252 had every other accented name and "✓"
+// garbled, and on the next run stated a fraction of its facts. A page wholly
+// in Windows-1252 comes out the same either way, but for the rare pair of its
+// bytes that happens to be well-formed UTF-8. Says, in `warning`, where the
+// first such byte was and how many there were; leaves it empty for UTF-8.
+std::string AsUtf8(std::string text, std::string* warning) {
+  size_t first = FirstInvalidUtf8(text);
+  if (first == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  size_t at = 0, replaced = 0;
+  std::string_view rest(text);
+  while (true) {
+    const size_t bad = FirstInvalidUtf8(rest.substr(at));
+    if (bad == std::string_view::npos) {
+      out.append(rest.substr(at));
+      break;
+    }
+    out.append(rest.substr(at, bad));
+    AppendWindows1252(static_cast<unsigned char>(rest[at + bad]), &out);
+    ++replaced;
+    at += bad + 1;
+  }
+  *warning = "not valid UTF-8 at byte " + std::to_string(first) + ": " + std::to_string(replaced) +
+             (replaced == 1 ? " byte" : " bytes") + " read as Windows-1252";
   return out;
 }
 
@@ -197,7 +221,8 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     return Status::InvalidArgument(spec.location + ": " + why + "; nothing stored (a previous version, if any, stands)");
   }
   // Stored, hashed and extracted as UTF-8 (an unchanged page converts to the same text every run).
-  if (!IsValidUtf8(text)) text = Windows1252ToUtf8(text);
+  std::string encoding_warning;
+  text = AsUtf8(std::move(text), &encoding_warning);
   auto latest = store.LatestDocumentVersion(doc_id);
   const bool same_text = latest.ok() && latest->content_hash == Sha256Hex(text);
   if (same_text && !options.reextract) {
@@ -232,6 +257,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
                                  cell.text + "\" not read (" + cell.reason + ")");
     }
   }
+  if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, of a document that
   // stated something (an error or maintenance page served in place of the

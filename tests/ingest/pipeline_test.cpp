@@ -333,6 +333,50 @@ TEST_F(PipelineTest, ALatin1PageIsStoredAsUtf8) {
   EXPECT_TRUE(stored->text == original);
 }
 
+// A UTF-8 page with one stray Windows-1252 byte (an apostrophe pasted from an
+// old editor) keeps its UTF-8 as it is: read wholly as Windows-1252 it had its
+// other characters garbled and stated a fraction of its facts, so every cron
+// run refused it as a page cut short. The stray byte is read as
+// Windows-1252, and the run says where it was.
+TEST_F(PipelineTest, AStrayByteInAUtf8PageIsReadAloneAndReported) {
+  const std::string original = ReadFile(Seed("000_de7815fa348ea8df.txt"));
+  ASSERT_NE(original.find("\xE2\x9C\x93"), std::string::npos) << "the seed's check marks are UTF-8";
+  const fs::path page = dir_ / "stray.txt";
+  WriteFile(page, original);
+  SourceSpec spec;
+  spec.location = page.string();
+  spec.id = "stray-page";
+  auto first = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->documents_new, 1u) << (first->sources.empty() ? "" : first->sources[0].error);
+  const size_t facts = store_->FactsFromDocument("stray-page").value().size();
+  ASSERT_GT(facts, 100u);
+
+  std::string edited = original;
+  const size_t apostrophe = edited.find("doesn't");
+  ASSERT_NE(apostrophe, std::string::npos);
+  edited[apostrophe + 5] = '\x92';
+  WriteFile(page, edited);
+  auto second = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(second.ok());
+  ASSERT_EQ(second->documents_changed, 1u) << (second->sources.empty() ? "" : second->sources[0].error);
+  EXPECT_EQ(second->facts_retracted, 0u) << "only the apostrophe changed; added " << second->facts_added;
+  EXPECT_EQ(store_->FactsFromDocument("stray-page").value().size(), facts);
+  auto version = store_->LatestDocumentVersion("stray-page");
+  ASSERT_TRUE(version.ok());
+  std::string expected = original;
+  expected.replace(apostrophe + 5, 1, "\xE2\x80\x99");  // U+2019, what 0x92 is in Windows-1252
+  EXPECT_TRUE(version->text == expected);
+  ASSERT_FALSE(second->sources.at(0).warnings.empty());
+  EXPECT_EQ(second->sources[0].warnings.front(),
+            "not valid UTF-8 at byte " + std::to_string(apostrophe + 5) + ": 1 byte read as Windows-1252");
+
+  // Read the same way every run: the next one finds the page unchanged.
+  auto third = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->documents_unchanged, 1u);
+}
+
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   const fs::path bad = dir_ / "bad.json";
   WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");
