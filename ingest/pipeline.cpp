@@ -503,6 +503,11 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     SourceOutcome outcome;
     outcome.location = WithoutCredentials(sources[i].location);  // reports never show a password
     Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report);
+    // Past a fetch that worked, an I/O error or damage is the store's (a
+    // full disk, a file gone bad), and would fail every source after it the
+    // same way, each fetched for nothing and each with a line of its own in
+    // the cron mail: the run stops there, the sources after it not tried.
+    const bool store_failed = !st.ok() && result->ok() && (st.IsIOError() || st.IsCorruption());
     if (!st.ok()) {
       outcome.state = SourceOutcome::State::kFailed;
       outcome.error = st.message();
@@ -516,6 +521,19 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     report.facts_added += outcome.facts_added;
     report.facts_retracted += outcome.facts_retracted;
     report.sources.push_back(std::move(outcome));
+    if (store_failed) {
+      for (size_t j = i + 1; j < sources.size(); ++j) {
+        SourceOutcome untried;
+        untried.location = WithoutCredentials(sources[j].location);
+        untried.document_id = prepared[j].doc.id;
+        untried.tried = false;
+        untried.error = "the store failed on source " + std::to_string(i + 1) + " (" +
+                        report.sources[i].location + ")";
+        ++report.documents_failed;
+        report.sources.push_back(std::move(untried));
+      }
+      break;
+    }
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -38,6 +38,9 @@ struct SourceOutcome {
   std::string document_id;
   enum class State { kNew, kChanged, kUnchanged, kFailed } state = State::kFailed;
   std::string error;  // kFailed: why
+  // false: the run stopped before this source, counted as failed: the store
+  // failed on an earlier one, which `error` names.
+  bool tried = true;
   size_t facts_added = 0;
   size_t facts_retracted = 0;
   // What the extraction of a new or changed text could not read: lines of a

@@ -1,8 +1,9 @@
-// kill -9 during `chipkg ingest` leaves the store consistent: every document
-// version is all in or all out. A reference store ingested without
-// interruption says what each document must hold.
+// kill -9 or a full disk during `chipkg ingest` leaves the store consistent:
+// every document version is all in or all out. A reference store ingested
+// without interruption says what each document must hold.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,9 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <random>
 #include <thread>
 
@@ -97,6 +100,72 @@ TEST(IngestCrashTest, KillNineLeavesEveryDocumentAllInOrAllOut) {
   }
   EXPECT_GT(killed_mid_run, 0) << "no run was interrupted: the test proved nothing";
 
+  ASSERT_EQ(Wait(StartIngest(dir / "victim", manifest)), 0);
+  auto victim = Store::Open((dir / "victim").string());
+  ASSERT_TRUE(victim.ok());
+  auto reference = Store::OpenReader((dir / "reference").string());
+  ASSERT_TRUE(reference.ok());
+  EXPECT_EQ(LiveFactsByDocument(**victim), LiveFactsByDocument(**reference));
+  victim->reset();
+  reference->reset();
+  fs::remove_all(dir);
+}
+
+// A full disk, as the file-size limit makes one: the write that hits it
+// fails, and the run stops there instead of fetching and failing every source
+// after it with a line each. What was stored stays whole, and the next run
+// completes it.
+TEST(IngestCrashTest, AFullDiskStopsTheRunAndKeepsEveryDocumentWhole) {
+  std::random_device rd;
+  const fs::path dir = fs::temp_directory_path() / ("chipkg-full-" + std::to_string(rd()));
+  fs::create_directories(dir);
+  const std::string gen = std::string(CHIPKG_SOURCE_DIR) + "/tools/corpus/gen_pages.py";
+  ASSERT_EQ(std::system(("python3 " + gen + " 40 " + (dir / "pages").string()).c_str()), 0);
+  const fs::path manifest = dir / "pages" / "manifest.json";
+  ASSERT_EQ(Wait(StartIngest(dir / "reference", manifest)), 0);
+
+  const fs::path errors = dir / "stderr.txt";
+  pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG, as one on a full disk with ENOSPC
+    const rlimit limit{400 * 1024, 400 * 1024};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    int fd = open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 2);
+    execl(CHIPKG_BINARY, CHIPKG_BINARY, "--db", (dir / "victim").c_str(), "ingest", "--quiet", "--manifest",
+          manifest.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_EQ(Wait(pid), 1);
+  std::ifstream in(errors);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string said = text.str();
+  size_t failed_lines = 0;
+  for (size_t at = said.find("chipkg ingest: failed"); at != std::string::npos;
+       at = said.find("chipkg ingest: failed", at + 1)) {
+    ++failed_lines;
+  }
+  EXPECT_EQ(failed_lines, 1u) << said;
+  EXPECT_NE(said.find("File too large"), std::string::npos) << said;
+  EXPECT_NE(said.find("sources not tried: the store failed on source "), std::string::npos) << said;
+
+  {
+    auto victim = Store::Open((dir / "victim").string());
+    ASSERT_TRUE(victim.ok()) << victim.status().message();
+    auto reference = Store::OpenReader((dir / "reference").string());
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    auto expected = LiveFactsByDocument(**reference);
+    auto got = LiveFactsByDocument(**victim);
+    EXPECT_GT(got.size(), 0u) << "the limit left room for no document: the test proved nothing";
+    EXPECT_LT(got.size(), expected.size()) << "the limit stopped nothing: the test proved nothing";
+    for (const auto& [doc, keys] : got) {
+      ASSERT_TRUE(expected.count(doc)) << doc;
+      if (!keys.empty() || !expected[doc].empty()) {
+        EXPECT_EQ(keys, expected[doc]) << "document " << doc;
+      }
+    }
+  }
   ASSERT_EQ(Wait(StartIngest(dir / "victim", manifest)), 0);
   auto victim = Store::Open((dir / "victim").string());
   ASSERT_TRUE(victim.ok());

@@ -142,12 +142,20 @@ int RunIngest(const Args& args) {
     PrintError(report.status());
     return kExitFailed;
   }
+  size_t untried = 0;
+  const SourceOutcome* first_untried = nullptr;
   for (const auto& s : report->sources) {
-    if (s.state == SourceOutcome::State::kFailed) {
+    if (!s.tried) {
+      if (untried++ == 0) first_untried = &s;  // one line for the lot, below
+    } else if (s.state == SourceOutcome::State::kFailed) {
       // Most errors name the location already ("URL: HTTP 404 Not Found").
       const bool named = s.error.rfind(s.location + ": ", 0) == 0;
       std::fprintf(stderr, "chipkg ingest: failed %s\n", (named ? s.error : s.location + ": " + s.error).c_str());
     }
+  }
+  if (first_untried != nullptr) {
+    std::fprintf(stderr, "chipkg ingest: %zu %s not tried: %s\n", untried, untried == 1 ? "source" : "sources",
+                 first_untried->error.c_str());
   }
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have

@@ -195,6 +195,10 @@ void FillStore(const std::string& path, const Schema& schema, bool completing) {
                stats.ok() ? static_cast<unsigned long long>(stats->live_facts)
                           : static_cast<unsigned long long>(report->facts_added));
   for (const auto& s : report->sources) {
+    if (!s.tried) {
+      std::fprintf(stderr, "chipkg: the sources after it not tried: %s\n", s.error.c_str());
+      break;
+    }
     if (s.state == SourceOutcome::State::kFailed) {
       std::fprintf(stderr, "chipkg: failed %s: %s\n", s.location.c_str(), s.error.c_str());
     }
