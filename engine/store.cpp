@@ -417,10 +417,74 @@ void StoreImpl::CloseDb() {
   for (auto* h : handles_) {
     if (h != nullptr) db_->DestroyColumnFamilyHandle(h);
   }
-  db_->Close().PermitUncheckedError();
+  const bool closed = db_->Close().ok();
   delete db_;
   db_ = nullptr;
   handles_.clear();
+  if (!read_only_ && closed) RecordCleanClose();
+}
+
+namespace {
+
+// RocksDB reads a MANIFEST cut short (a copy or a disk that lost its tail)
+// as the store it was some edits earlier, silently: readers then answered
+// from a store missing whole documents, with exit status 0, `export`
+// wrote an empty backup over a good one, and the next writer deleted every
+// table file the shortened MANIFEST does not name, for good. A writer's
+// clean close therefore records the MANIFEST it leaves and that file's size;
+// a writer deletes the record before it opens (it starts a new MANIFEST,
+// leaving the old one as it was), so while the record stands, the MANIFEST
+// it names must be exactly that size.
+constexpr char kCleanCloseRecord[] = "CHIPKG-CLEAN-CLOSE";
+
+std::string CurrentManifest(const fs::path& store) {
+  std::ifstream current(store / "CURRENT", std::ios::binary);
+  std::string name;
+  std::getline(current, name);
+  return name;
+}
+
+}  // namespace
+
+void StoreImpl::RecordCleanClose() const {
+  const fs::path store(path_);
+  const std::string manifest = CurrentManifest(store);
+  std::error_code ec;
+  const auto size = fs::file_size(store / manifest, ec);
+  if (manifest.empty() || ec) return;  // no record: no check, as for a store closed before records were kept
+  const fs::path temporary = store / (std::string(kCleanCloseRecord) + ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << manifest << ' ' << size << '\n';
+    if (!out.flush()) return;
+  }
+  fs::rename(temporary, store / kCleanCloseRecord, ec);
+}
+
+Status StoreImpl::CheckSinceCleanClose() const {
+  const fs::path store(path_);
+  std::ifstream in(store / kCleanCloseRecord, std::ios::binary);
+  if (!in) return Status::OK();
+  std::string recorded;
+  uintmax_t recorded_size = 0;
+  if (!(in >> recorded >> recorded_size)) return Status::OK();  // a record cut short proves nothing
+  const std::string manifest = CurrentManifest(store);
+  if (manifest != recorded) return Status::OK();  // a writer has run since (and its record was not removed)
+  std::error_code ec;
+  const auto size = fs::file_size(store / manifest, ec);
+  if (!ec && size == recorded_size) return Status::OK();
+  return Status::Corruption(
+      "opening " + path_ + ": its " + manifest + " (the record of which table files hold the data) " +
+      (ec ? std::string("cannot be read (") + ec.message() + ")"
+          : "is " + std::to_string(size) + " bytes where the last clean close left " + std::to_string(recorded_size)) +
+      "; the store is damaged: read as it is, whole documents would be missing and the next write would delete "
+      "their files, so nothing was read or changed. Restore the store's directory from a copy, or its contents "
+      "from an export (chipkg import FILE into a new store), or ingest its sources again into a new store");
+}
+
+void StoreImpl::ForgetCleanClose() const {
+  std::error_code ec;
+  fs::remove(fs::path(path_) / kCleanCloseRecord, ec);
 }
 
 void StoreImpl::BuildOptions(const StoreOptions& options) {
@@ -524,6 +588,8 @@ Status StoreImpl::OpenPrimary() {
     if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
+  CHIPKG_RETURN_IF_ERROR(CheckSinceCleanClose());
+  ForgetCleanClose();
   CHIPKG_RETURN_IF_ERROR(OpenDb(/*reader=*/false));
   RetireIdleWals();  // upkeep: a failure leaves the files for the next open
   // Holding the lock, any bulk-load directory left here belongs to a process
@@ -610,6 +676,7 @@ Status StoreImpl::OpenAsReader() {
   if (!fs::exists(fs::path(path_) / "CURRENT", ec)) {
     return Status::NotFound("no chipkg store at " + path_ + " (no RocksDB CURRENT file)");
   }
+  CHIPKG_RETURN_IF_ERROR(CheckSinceCleanClose());
   return OpenDb(/*reader=*/true);
 }
 

@@ -420,6 +420,10 @@ class StoreImpl final : public Store {
   // reopens when it differs.
   std::string FilesState() const;
   void CloseDb();
+  // A clean close's record of the MANIFEST it left (see kCleanCloseRecord).
+  void RecordCleanClose() const;
+  Status CheckSinceCleanClose() const;
+  void ForgetCleanClose() const;
   // After either open: the format record (written now for a fresh store),
   // every column family present, the dictionary and the counters.
   Status CheckFormatAndLoad(bool fresh, bool reader);

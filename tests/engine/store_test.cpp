@@ -1092,6 +1092,60 @@ TEST(StoreTest, AReaderRefusesADamagedTableFile) {
   EXPECT_FALSE(Store::Open(dir.Sub("s")).ok());
 }
 
+// A MANIFEST cut short (a copy or a disk that lost its tail) reads, to
+// RocksDB, as the store some edits earlier: without a check, readers answered
+// from a store missing whole documents and the next writer deleted their
+// table files for good. Both refuse it, naming the damage, and delete
+// nothing; with the MANIFEST whole again the store is as it was.
+TEST(StoreTest, AManifestCutShortIsRefusedAndNothingIsDeleted) {
+  TempDir dir;
+  for (int session = 0; session < 2; ++session) {  // two sessions: edits appended to the MANIFEST
+    auto writer = OpenOrDie(dir.Sub("s"));
+    for (int d = session * 20; d < session * 20 + 20; ++d) {
+      DocBuilder b("doc-" + std::to_string(d));
+      for (int c = 0; c < 25; ++c) {
+        const std::string chip = "chip:c" + std::to_string(d * 25 + c);
+        b.Add(chip, "memory", Value::Quantity((16 + c) * kGB, "bytes", std::to_string(16 + c) + " GB"),
+              "memory " + std::to_string(16 + c) + " GB");
+      }
+      ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+    }
+  }  // closed: flushed into table files, the MANIFEST's edits appended
+  const std::filesystem::path store(dir.Sub("s"));
+  std::string name;
+  std::getline(std::ifstream(store / "CURRENT"), name);
+  const std::filesystem::path manifest = store / name;
+  std::string whole;
+  {
+    std::ifstream in(manifest, std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(whole.size(), 1000u);
+  std::filesystem::resize_file(manifest, whole.size() / 2);
+  const auto before = Listing(dir.path());
+
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_FALSE(reader.ok()) << "a store with its MANIFEST cut short opened for reading; chip:c990 has "
+                            << (*reader)->FactsAbout("chip:c990").value().size() << " facts";
+  EXPECT_TRUE(reader.status().IsCorruption()) << reader.status().ToString();
+  EXPECT_NE(reader.status().message().find("the store is damaged"), std::string::npos) << reader.status().ToString();
+  EXPECT_NE(reader.status().message().find(name), std::string::npos) << reader.status().ToString();
+  auto writer = Store::Open(dir.Sub("s"));
+  ASSERT_FALSE(writer.ok()) << "a writer opened a store with its MANIFEST cut short";
+  EXPECT_TRUE(writer.status().IsCorruption()) << writer.status().ToString();
+  EXPECT_EQ(Listing(dir.path()), before) << "a table file was deleted or a file written";
+
+  std::ofstream(manifest, std::ios::binary | std::ios::trunc) << whole;
+  {
+    auto restored = Store::OpenReader(dir.Sub("s"));
+    ASSERT_TRUE(restored.ok()) << restored.status().ToString();
+    EXPECT_EQ((*restored)->FactsAbout("chip:c990").value().size(), 1u);
+  }
+  auto reopened = OpenOrDie(dir.Sub("s"));
+  EXPECT_EQ(reopened->FactsAbout("chip:c7").value().size(), 1u);
+  EXPECT_EQ(reopened->FactsAbout("chip:c990").value().size(), 1u);
+}
+
 // A reader whose catching up fails (here CURRENT names a MANIFEST that is not
 // there) says so and goes on answering from the view it had; once the store
 // is readable again, catching up succeeds.
