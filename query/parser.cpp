@@ -151,7 +151,7 @@ class Converter {
         q.statement = n.is_type<g::facts_statement>() ? StatementKind::kFacts : StatementKind::kConflicts;
         for (const auto& c : n.children) {
           if (c->is_type<g::about_clause>()) {
-            q.entity = EntityText(*c->children.at(0));
+            q.entity = EntityName(*c->children.at(0));
             q.entity_pos = Pos(*c->children.at(0));
           } else if (c->is_type<g::kind_name>()) {
             q.kind = c->string();
@@ -160,7 +160,7 @@ class Converter {
         }
       } else if (n.is_type<g::lookup_statement>()) {
         q.statement = StatementKind::kLookup;
-        q.entity = EntityText(*n.children.at(0));
+        q.entity = EntityName(*n.children.at(0));
         q.entity_pos = Pos(*n.children.at(0));
         q.member = ConvertColumn(*n.children.at(1));
       } else {
@@ -378,6 +378,17 @@ class Converter {
 
   std::string EntityText(const Node& n) const {
     return n.is_type<g::string_literal>() ? Unquote(n) : n.string();
+  }
+
+  // The entity a lookup or an `about` names. Quotes that hold nothing name
+  // none: a lookup then ran on no entity at all (and crashed), and
+  // `conflicts about ""` answered for the whole store.
+  std::string EntityName(const Node& n) const {
+    std::string name = EntityText(n);
+    if (name.find_first_not_of(" \t") == std::string::npos) {
+      Fail(n, "an entity name is needed between the quotes (e.g. \"Trainium 2\")");
+    }
+    return name;
   }
 
   // The text between the quotes, escapes resolved.

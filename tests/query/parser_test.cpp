@@ -155,6 +155,15 @@ TEST(ParserTest, ErrorsSayWhereAndWhat) {
   EXPECT_NE(ErrorOf("find chip where memory > 1e999999 GB").find("number out of range"), std::string::npos);
   EXPECT_NE(ErrorOf("find chip limit 99999999999999999999999").find("limit out of range"), std::string::npos);
   EXPECT_NE(ErrorOf("find chip where\n  memory >=\n  ").find("line 3, column 3"), std::string::npos);
+  // Quotes that hold no name name no entity: a lookup of one crashed, an `about` one answered for every entity.
+  EXPECT_EQ(ErrorOf("\"\".memory"),
+            "line 1, column 1: an entity name is needed between the quotes (e.g. \"Trainium 2\")\n"
+            "  \"\".memory\n"
+            "  ^");
+  for (const char* empty : {"''.memory", "\xE2\x80\x9C\xE2\x80\x9D.memory", "\" \".tdp", "conflicts about \"\"",
+                            "conflicts in chip about ''", "facts about \"\""}) {
+    EXPECT_NE(ErrorOf(empty).find("an entity name is needed"), std::string::npos) << empty;
+  }
 }
 
 TEST(ParserTest, InvalidUtf8IsRefusedWithPosition) {
