@@ -251,7 +251,16 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
     out << indent << "version " << c.version;
     if (!c.content_hash.empty()) out << " (sha256 " << ShortHash(c.content_hash) << ")";
     out << ", fetched " << IsoTime(c.fetched_at);
-    if (c.document_as_of) out << ", as of " << c.document_as_of->ToString();
+    // The claim's own date first: a dataset row can be weeks older than the
+    // file that carries it, and `query` footnotes give the row's.
+    if (c.valid_as_of) {
+      out << ", as of " << c.valid_as_of->ToString();
+      if (c.document_as_of && *c.document_as_of != *c.valid_as_of) {
+        out << " (the document as of " << c.document_as_of->ToString() << ")";
+      }
+    } else if (c.document_as_of) {
+      out << ", as of " << c.document_as_of->ToString();
+    }
     out << "\n";
     out << indent;
     if (!c.section.empty()) out << "section \"" << OneLine(c.section, 60) << "\": ";

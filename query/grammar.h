@@ -2,7 +2,8 @@
 // language's reference: query/README.md explains it with examples, the rules
 // below are the exact syntax. One named rule per construct; keywords are whole
 // words, case-insensitive, and reserved (they cannot name an attribute, a kind
-// or an entity without quotes).
+// or an entity without quotes), except `evidence`: it only follows `with`,
+// which is reserved, and the data-center schema has an attribute of that name.
 //
 //   query       := statement clause* [';'] end
 //   statement   := 'find' KIND ['where' condition]
@@ -124,7 +125,7 @@ struct reserved_word
     : sor<kw_find, kw_count, kw_facts, kw_conflicts, kw_about, kw_where, kw_and, kw_or, kw_not, kw_show,
           kw_order, kw_by, kw_asc, kw_desc, kw_limit, kw_using, kw_prefer, kw_site, kw_from, kw_document, kw_as,
           kw_of, kw_at, kw_tx, kw_run, kw_tolerance, kw_true, kw_false, kw_contains, kw_in, kw_with,
-          kw_evidence, kw_ignoring> {};
+          kw_ignoring> {};
 
 // A name that is not a keyword: attributes, kinds, entities, functions.
 struct name : seq<not_at<reserved_word>, identifier> {};

@@ -52,7 +52,9 @@ struct NestingGuard : pegtl::maybe_nothing {
       ~Depth() { --d_; }
       size_t& d_;
     } depth(in.private_depth);
-    if (in.private_depth > kMaxNesting) {
+    // A factor tries `not` and a group one level below the deepest real one
+    // before finding it is neither, so N real levels reach N + 1 here.
+    if (in.private_depth > kMaxNesting + 1) {
       throw pegtl::parse_error("conditions are nested more than " + std::to_string(kMaxNesting) +
                                    " levels deep (parentheses or 'not'); simplify the query",
                                in);

@@ -670,6 +670,40 @@ TEST_F(SeedsTest, VerifyConfirmsPerfPerWattAndFitCounts) {
   }
 }
 
+// A fact-checker must not blame a source for chipkg's own formula. Epoch's
+// TPP counts TF32 at 19 bits (Trainium1: 190 TFLOPS x 19 = 3.61e15) and its
+// price-performance is ML OP/s per dollar (MLU270-F4: 128e12 / 2080 USD);
+// with those, only four rows of the file fail their own arithmetic.
+TEST_F(SeedsTest, VerifyOfEpochFlagsOnlyTheRowsThatFailTheirOwnArithmetic) {
+  ASSERT_NE(store_, nullptr);
+  auto v = Verify(*store_, TheSchema(), "epoch-ml-hardware");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  const std::string text = Render(*v, Format::kText);
+  std::set<std::string> mismatched;
+  std::map<std::string, std::string> status;
+  for (const auto& i : v->items) {
+    if (i.status == "mismatch") mismatched.insert(i.subject_name + " " + i.predicate);
+    status[i.subject_name + " " + i.predicate] = i.status;
+  }
+  EXPECT_EQ(mismatched.size(), 4u) << text;
+  for (const auto& m : mismatched) EXPECT_NE(m.find("total_processing_performance"), std::string::npos) << m;
+  EXPECT_EQ(v->unverifiable, 0u) << text;
+  EXPECT_EQ(status["AWS Trainium total_processing_performance"], "confirmed") << text;
+  EXPECT_EQ(status["AWS Inferentia 2 total_processing_performance"], "confirmed") << text;
+  EXPECT_EQ(status["Cambricon MLU270-F4 price_performance"], "confirmed") << text;
+}
+
+// An Epoch row holds as of its own "Last modified" date, weeks before the
+// file's; describe's footnotes give the row's date, as query's do.
+TEST_F(SeedsTest, DescribeFootnotesGiveTheRowsDateNotTheFilesOnly) {
+  ASSERT_NE(store_, nullptr);
+  auto d = Describe(*store_, TheSchema(), "trainium2");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const std::string text = Render(*d, Format::kText);
+  EXPECT_NE(text.find(", as of 2025-10-29 (the document as of 2025-12-16)"), std::string::npos) << text;
+  EXPECT_EQ(text.find(", as of 2025-12-16\n"), std::string::npos) << text;
+}
+
 TEST_F(SeedsTest, ConflictsListTrainiumFoundryProcessNodeAndMemory) {
   ASSERT_NE(store_, nullptr);
   auto r = Conflicts(*store_, TheSchema(), "Trainium");

@@ -68,6 +68,20 @@ TEST(ParserTest, CallsWithStringsWordsAndOptions) {
   EXPECT_EQ(q.show[1].attribute.name, "foundry");
 }
 
+// `evidence` is a keyword only after `with`; elsewhere it is the data-center
+// attribute of that name.
+TEST(ParserTest, EvidenceIsAnAttributeExceptAfterWith) {
+  Query q = MustParse("find data_center where evidence = reported show status, evidence with evidence");
+  EXPECT_EQ(q.where->comparison.attribute.name, "evidence");
+  ASSERT_EQ(q.show.size(), 2u);
+  EXPECT_EQ(q.show[1].attribute.name, "evidence");
+  EXPECT_TRUE(q.with_evidence);
+  EXPECT_EQ(MustParse("'Some campus'.evidence").member->attribute.name, "evidence");
+  EXPECT_FALSE(MustParse("find data_center show evidence").with_evidence);
+  EXPECT_NE(ErrorOf("find chip where fits('Llama 3.1 70B', int4) with").find("expected 'evidence' after 'with'"),
+            std::string::npos);
+}
+
 TEST(ParserTest, NumbersAsPagesWriteThem) {
   Query q = MustParse("find chip where memory_bandwidth >= 2,900 GB/s or peak_throughput > 1.3e15 FLOP/s");
   EXPECT_DOUBLE_EQ(q.where->children[0].comparison.value.number, 2900);
@@ -182,9 +196,23 @@ TEST(ParserTest, DeepNestingIsBoundedNotFatal) {
   std::string nots;
   for (int i = 0; i < 5000; ++i) nots += "not ";
   EXPECT_NE(ErrorOf("find chip where " + nots + "reported(tdp)").find("nested more than"), std::string::npos);
-  // Within the bound it parses.
-  std::string ok = "find chip where " + std::string(40, '(') + "memory > 1 GB" + std::string(40, ')');
-  MustParse(ok);
+  // Exactly 64 levels parse, 65 do not, as the message says.
+  auto parens = [](size_t n) {
+    return "find chip where " + std::string(n, '(') + "memory > 1 GB" + std::string(n, ')');
+  };
+  auto negations = [](size_t n) {
+    std::string q = "find chip where ";
+    for (size_t i = 0; i < n; ++i) q += "not ";
+    return q + "reported(tdp)";
+  };
+  MustParse(parens(kMaxNesting));
+  MustParse(negations(kMaxNesting));
+  EXPECT_NE(ErrorOf(parens(kMaxNesting + 1)).find("nested more than 64 levels"), std::string::npos);
+  EXPECT_NE(ErrorOf(negations(kMaxNesting + 1)).find("nested more than 64 levels"), std::string::npos);
+  // Levels of both kinds add up.
+  EXPECT_NE(ErrorOf("find chip where " + std::string(33, '(') + negations(32).substr(16) + std::string(33, ')'))
+                .find("nested more than"),
+            std::string::npos);
 }
 
 TEST(SuggestTest, NearestNames) {

@@ -357,6 +357,26 @@ TEST_F(ToolsTest, CsvCarriesNumbersDatesAndDatasetCells) {
   EXPECT_FALSE(Contains(noted.out, "note:")) << noted.out;
 }
 
+// Every example `help` gives works on the bundled store, as a reader would
+// try them: one after another in a session.
+TEST_F(ToolsTest, EveryHelpExampleWorksOnTheBundledStore) {
+  Output help = Chipkg(Db({}), "help\n");
+  ASSERT_EQ(help.code, 0) << help.err;
+  const size_t from = help.out.find("\nExamples:\n");
+  ASSERT_NE(from, std::string::npos) << help.out;
+  std::istringstream lines(help.out.substr(from + 11));
+  std::string line, script;
+  size_t examples = 0;
+  while (std::getline(lines, line) && !line.empty()) {
+    script += line.substr(line.find_first_not_of(' ')) + "\n";
+    ++examples;
+  }
+  EXPECT_GT(examples, 15u) << help.out;
+  Output all = Chipkg(Db({}), script);
+  EXPECT_EQ(all.code, 0) << script << "\n" << all.err;
+  EXPECT_FALSE(Contains(all.err, "error")) << all.err;
+}
+
 TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   Output o = Chipkg(Db({}),
                     "describe Trainium   # a comment after a statement\n"
@@ -784,6 +804,23 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   EXPECT_EQ(llms.code, 0) << llms.err;
   EXPECT_TRUE(Contains(llms.out, "llm: ")) << llms.out;
   EXPECT_TRUE(Contains(llms.out, "  parameters ")) << llms.out;
+  // The same listing for scripts: JSON and CSV, from the shell and the REPL.
+  Output json = Chipkg(Db({"attributes", "data_center", "--format", "json"}));
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json listing = nlohmann::json::parse(json.out);
+  EXPECT_EQ(listing["kind"], "data_center");
+  bool evidence = false;
+  for (const auto& a : listing["attributes"]) evidence |= a["section"] == "stated" && a["name"] == "evidence";
+  EXPECT_TRUE(evidence) << json.out;
+  Output csv = Chipkg(Db({"attributes", "--format", "csv"}));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("section,name,definition,description\n", 0), 0u) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, "\nstated,memory_bandwidth,\"quantity, GB/s\",")) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, "\nview,bf16,")) << csv.out;
+  Output repl_json = Chipkg(Db({}), "format json\nattributes llm\n");
+  ASSERT_EQ(repl_json.code, 0) << repl_json.err;
+  ASSERT_EQ(repl_json.out.rfind("format json\n", 0), 0u) << repl_json.out;  // the REPL confirms the setting
+  EXPECT_EQ(nlohmann::json::parse(repl_json.out.substr(12))["kind"], "llm") << repl_json.out;
   Output robots = Chipkg(Db({"attributes", "robots"}));
   EXPECT_EQ(robots.code, 2);
   EXPECT_TRUE(Contains(robots.err, "unknown kind 'robots'")) << robots.err;

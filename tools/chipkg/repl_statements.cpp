@@ -68,8 +68,16 @@ bool TakeFlag(std::string& rest, const std::string& flag) {
 // What a query can ask about entities of `kind` (chip when empty): the
 // schema's predicates that apply to it, its named views, the derived
 // attributes and the tests, each with its type or unit, so that a
-// researcher at the REPL need not read the schema files.
-Result<std::string> AttributesText(const Schema& schema, std::string kind) {
+// researcher at the REPL need not read the schema files. One row per entry,
+// so that text, JSON and CSV say the same.
+struct AttributeEntry {
+  std::string section;  // stated, view, derived, synonym, qualifier
+  std::string name;
+  std::string definition;  // type or unit; the view's qualifiers; the rule; the words; the values
+  std::string description;
+};
+
+Result<std::vector<AttributeEntry>> AttributesOf(const Schema& schema, std::string& kind) {
   if (kind.empty()) kind = "chip";
   const auto& kinds = schema.entity_kinds();
   if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end() && kind.size() > 1 && kind.back() == 's' &&
@@ -97,30 +105,20 @@ Result<std::string> AttributesText(const Schema& schema, std::string kind) {
       default: return "text";
     }
   };
-  std::ostringstream out;
-  char line[512];
+  std::vector<AttributeEntry> entries;
   std::vector<const PredicateDef*> stated;
   for (const PredicateDef& p : schema.predicates()) {
     if (applies(p)) stated.push_back(&p);
   }
   std::sort(stated.begin(), stated.end(), [](const PredicateDef* a, const PredicateDef* b) { return a->name < b->name; });
-  out << kind << ": " << stated.size() << " attributes sources state (a condition can also test name)\n";
-  for (const PredicateDef* p : stated) {
-    std::snprintf(line, sizeof line, "  %-30s %-22s %s\n", p->name.c_str(), type_of(*p).c_str(), p->description.c_str());
-    out << line;
-  }
-  bool header = false;
+  for (const PredicateDef* p : stated) entries.push_back({"stated", p->name, type_of(*p), p->description});
   for (const AttributeDef& a : schema.attributes()) {
     const PredicateDef* p = schema.FindPredicate(a.predicate);
     if (p == nullptr || !applies(*p)) continue;
-    if (!header) out << "\nnamed views (an attribute with qualifiers fixed):\n";
-    header = true;
     std::string qualifiers;
     for (const auto& [k, v] : a.qualifiers) qualifiers += (qualifiers.empty() ? "" : ", ") + k + "=" + v;
-    std::snprintf(line, sizeof line, "  %-30s %s{%s}\n", a.name.c_str(), a.predicate.c_str(), qualifiers.c_str());
-    out << line;
+    entries.push_back({"view", a.name, a.predicate + "{" + qualifiers + "}", ""});
   }
-  out << "\ncomputed by the schema's rules (any kind whose claims they read):\n";
   for (const DerivationDef& d : schema.derivations()) {
     std::string head = d.name;
     if (!d.params.empty()) {
@@ -128,8 +126,7 @@ Result<std::string> AttributesText(const Schema& schema, std::string kind) {
       for (size_t i = 0; i < d.params.size(); ++i) head += (i ? ", " : "") + d.params[i];
       head += ")";
     }
-    std::snprintf(line, sizeof line, "  %-30s %s\n", head.c_str(), d.formula.c_str());
-    out << line;
+    entries.push_back({"derived", head, d.formula, ""});
   }
   std::map<std::string, std::string> other_words;  // attribute -> "power, power_draw"
   for (const SynonymDef& syn : schema.synonyms()) {
@@ -138,20 +135,70 @@ Result<std::string> AttributesText(const Schema& schema, std::string kind) {
     std::string& words = other_words[syn.target];
     words += (words.empty() ? "" : ", ") + syn.word;
   }
-  if (!other_words.empty()) {
-    out << "\nother words for them:\n";
-    for (const auto& [target, words] : other_words) {
-      std::snprintf(line, sizeof line, "  %-30s %s\n", target.c_str(), words.c_str());
-      out << line;
-    }
-  }
-  out << "\nqualifiers: {KEY=VALUE} after an attribute, e.g. peak_throughput{format=fp8}";
+  for (const auto& [target, words] : other_words) entries.push_back({"synonym", target, words, ""});
   for (const std::string& key : schema.qualifier_keys()) {
     if (const std::vector<std::string>* values = schema.QualifierValues(key)) {
       std::string list;
       for (const std::string& v : *values) list += (list.empty() ? "" : " ") + v;
-      out << "\n  " << key << ": " << list;
+      entries.push_back({"qualifier", key, list, ""});
     }
+  }
+  return entries;
+}
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+Result<std::string> AttributesListing(const Schema& schema, std::string kind, factcheck::Format format) {
+  auto entries = AttributesOf(schema, kind);
+  if (!entries.ok()) return entries.status();
+  if (format == factcheck::Format::kJson) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const AttributeEntry& e : *entries) {
+      list.push_back({{"section", e.section}, {"name", e.name}, {"definition", e.definition},
+                      {"description", e.description}});
+    }
+    return nlohmann::json{{"kind", kind}, {"attributes", std::move(list)}}.dump(2) + "\n";
+  }
+  if (format == factcheck::Format::kCsv) {
+    std::string out = "section,name,definition,description\n";
+    for (const AttributeEntry& e : *entries) {
+      out += CsvField(e.section) + "," + CsvField(e.name) + "," + CsvField(e.definition) + "," +
+             CsvField(e.description) + "\n";
+    }
+    return out;
+  }
+  std::ostringstream out;
+  char line[512];
+  const size_t stated =
+      std::count_if(entries->begin(), entries->end(), [](const AttributeEntry& e) { return e.section == "stated"; });
+  out << kind << ": " << stated << " attributes sources state (a condition can also test name)\n";
+  const std::map<std::string, const char*> headers = {
+      {"view", "\nnamed views (an attribute with qualifiers fixed):\n"},
+      {"derived", "\ncomputed by the schema's rules (any kind whose claims they read):\n"},
+      {"synonym", "\nother words for them:\n"}};
+  std::string section = "stated";
+  for (const AttributeEntry& e : *entries) {
+    if (e.section == "qualifier") continue;
+    if (e.section != section) {
+      section = e.section;
+      out << headers.at(section);
+    }
+    if (e.section == "stated") {
+      std::snprintf(line, sizeof line, "  %-30s %-22s %s\n", e.name.c_str(), e.definition.c_str(),
+                    e.description.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "  %-30s %s\n", e.name.c_str(), e.definition.c_str());
+    }
+    out << line;
+  }
+  out << "\nqualifiers: {KEY=VALUE} after an attribute, e.g. peak_throughput{format=fp8}";
+  for (const AttributeEntry& e : *entries) {
+    if (e.section == "qualifier") out << "\n  " << e.name << ": " << e.definition;
   }
   out << "\n";
   return out.str();
@@ -202,13 +249,6 @@ nlohmann::json MatchJson(const MatchRecord& m) {
           {"entity", m.entity},
           {"method", m.method},
           {"decision", m.decision}};
-}
-
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 int RunMatches(Session& s, const std::string& rest, std::string& out, std::string& err) {
@@ -373,7 +413,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     return Emit(factcheck::Trace(*s.store, *s.schema, rest, options), s, out, err);
   }
   if (known("attributes")) {
-    auto text = AttributesText(*s.schema, Lower(rest));
+    auto text = AttributesListing(*s.schema, Lower(rest), s.format);
     if (!text.ok()) return Fail(err, text.status(), kExitUsage);
     out += *text;
     return kExitOk;
@@ -457,8 +497,8 @@ const std::vector<StatementDoc>& StatementDocs() {
        {"history trainium.memory"}},
       {"matches",
        "matches [confirm|reject KIND NAME]",
-       "automatic entity matches for review",
-       {"matches", "matches confirm chip Amazon Trainium1"}},
+       "automatic entity matches for review (the bundled data has none; confirm or reject one it lists)",
+       {"matches"}},
       {"query",
        "query TEXT  (or just TEXT)",
        "a query in the chipkg query language",
