@@ -213,8 +213,14 @@ bool IsPriceDimension(const std::string& dimension) { return dimension.rfind("us
 class RowReader {
  public:
   RowReader(const std::string& text, const std::string& dataset, const std::string& document_id,
-            const Schema& schema, EntityResolver& resolver, DatasetExtraction& out)
-      : text_(text), dataset_(dataset), document_id_(document_id), schema_(schema), resolver_(resolver), out_(out) {}
+            const Schema& schema, EntityResolver& resolver, DatasetExtraction& out, size_t max_facts)
+      : text_(text),
+        dataset_(dataset),
+        document_id_(document_id),
+        schema_(schema),
+        resolver_(resolver),
+        out_(out),
+        max_facts_(max_facts) {}
 
   Status Read(const Plan& plan, const CsvTable& table) {
     const std::string rule = DatasetRule(dataset_);
@@ -283,6 +289,11 @@ class RowReader {
         CHIPKG_RETURN_IF_ERROR(ReadCell(column, record.fields[column.index], ctx).WithContext(where));
       }
       summary.facts = out_.facts.size() - before;
+      if (out_.facts.size() > max_facts_) {
+        return TooManyFacts(document_id_, max_facts_,
+                            "row " + std::to_string(row) + " of " + std::to_string(table.records.size()) + ", line " +
+                                std::to_string(record.line));
+      }
       out_.rows.push_back(summary);
     }
     return Status::OK();
@@ -428,6 +439,7 @@ class RowReader {
   const Schema& schema_;
   EntityResolver& resolver_;
   DatasetExtraction& out_;
+  const size_t max_facts_;
 };
 
 }  // namespace
@@ -436,7 +448,7 @@ std::string DatasetRule(const std::string& dataset) { return "dataset:" + datase
 
 Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::string& dataset,
                                          const std::string& document_id, const Schema& schema,
-                                         EntityResolver& resolver) {
+                                         EntityResolver& resolver, size_t max_facts) {
   auto started = std::chrono::steady_clock::now();
   if (text.size() > std::numeric_limits<uint32_t>::max()) {
     return Status::InvalidArgument(document_id + ": " + std::to_string(text.size()) +
@@ -458,7 +470,7 @@ Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::str
   for (size_t i = 0; i < table->header.fields.size(); ++i) {
     if (!mapped.count(static_cast<int>(i))) out.unmapped_columns.push_back(table->header.fields[i].value);
   }
-  RowReader reader(text, dataset, document_id, schema, resolver, out);
+  RowReader reader(text, dataset, document_id, schema, resolver, out, max_facts);
   CHIPKG_RETURN_IF_ERROR(reader.Read(*plan, *table));
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;

@@ -16,6 +16,7 @@
 
 #include "engine/fact.h"
 #include "engine/status.h"
+#include "ingest/extract.h"
 #include "ingest/resolve.h"
 
 namespace chipkg {
@@ -74,9 +75,11 @@ struct DatasetExtraction {
 // `column` lines for `dataset`, a mapped header missing from the file, no name
 // column, a mapped predicate or unit the schema does not know, a file over
 // 4 GiB. Cells that cannot be read are skipped and listed, never guessed.
+// A file whose rows state more than `max_facts` facts is refused
+// (TooManyFacts, ingest/extract.h) at the row that passes it.
 Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::string& dataset,
                                          const std::string& document_id, const Schema& schema,
-                                         EntityResolver& resolver);
+                                         EntityResolver& resolver, size_t max_facts = kDefaultMaxFactsPerDocument);
 
 // Rule name recorded in provenance.rule for a dataset: "dataset:<dataset>".
 std::string DatasetRule(const std::string& dataset);

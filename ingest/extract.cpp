@@ -32,10 +32,18 @@ std::vector<std::pair<std::string, double>> ScoreTemplates(const std::string& te
   return out;
 }
 
+Status TooManyFacts(const std::string& document_id, size_t limit, const std::string& where) {
+  return Status::InvalidArgument(document_id + ": states more than " + std::to_string(limit) +
+                                 " facts (extraction stopped at " + where +
+                                 "); nothing stored from it (a stored version stands); chipkg ingest --max-facts N "
+                                 "raises the limit");
+}
+
 Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& source, const Schema& schema,
-                                   EntityResolver& resolver) {
+                                   EntityResolver& resolver, size_t max_facts) {
   try {
     Page page(text, source, schema, resolver);
+    page.max_facts = max_facts;
     const TemplateDef* chosen = nullptr;
     double best = 0;
     for (const TemplateDef& t : Templates()) {
@@ -96,6 +104,9 @@ Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& so
       out.facts.push_back(std::move(f));
     }
     return out;
+  } catch (const FactLimitReached& limit) {
+    return TooManyFacts(source.document_id, max_facts, "byte " + std::to_string(limit.offset) + " of " +
+                                                           std::to_string(text.size()));
   } catch (const std::exception& e) {
     return Status::Aborted("extracting " + source.document_id + ": " + e.what());
   }

@@ -67,6 +67,17 @@ struct Extraction {
 // Longest line the extractors interpret; longer ones are reported and skipped.
 inline constexpr size_t kMaxInterpretedLine = 64 * 1024;
 
+// Most facts one document may state before its extraction stops and the
+// document is refused. A fact costs ~2.7 KB of memory on its way to the store,
+// so a 10 MiB page of table rows (a million facts) took 2.8 GB, enough for the
+// OOM killer to end a cron run on a small host; the bundled pages state under
+// 200 facts and Epoch's CSV 3,200, so legitimate documents are far below it.
+inline constexpr size_t kDefaultMaxFactsPerDocument = 100000;
+
+// The error a document over the limit gets: what, where extraction stopped,
+// and how to raise the limit.
+Status TooManyFacts(const std::string& document_id, size_t limit, const std::string& where);
+
 // Version of the extraction rules; stored as provenance.rule_version. Bump when
 // a rule's output changes, so re-extraction retracts and re-asserts cleanly.
 inline constexpr const char* kExtractRuleVersion = "1";
@@ -75,9 +86,10 @@ inline constexpr const char* kExtractRuleVersion = "1";
 // chip, organization, process_node, data_center, instance_type, rack_design,
 // llm); entities it creates are the resolver's NewEntities(). Returns an error
 // only if the resolver fails for a reason other than a bad name (e.g. the
-// store cannot be read): bad input is never an error, it yields warnings.
+// store cannot be read): bad input is never an error, it yields warnings,
+// except a page that states more than `max_facts` facts (TooManyFacts).
 Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& source, const Schema& schema,
-                                   EntityResolver& resolver);
+                                   EntityResolver& resolver, size_t max_facts = kDefaultMaxFactsPerDocument);
 
 // The registered page templates, best first when scored against `text`:
 // (name, score in [0, 1]). For diagnostics (`chipkg extract --explain`).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -127,6 +128,13 @@ struct Draft {
 // instead of making a claim. Declared in schema/sites/extract-predicates.schema.
 inline constexpr const char* kPageDatePredicate = "record_as_of";
 
+// Thrown by Page::Add when a page states more facts than Page::max_facts.
+struct FactLimitReached : std::exception {
+  explicit FactLimitReached(size_t at) : offset(at) {}
+  const char* what() const noexcept override { return "too many facts"; }
+  size_t offset;  // where in the text the fact over the limit was read
+};
+
 class Page {
  public:
   Page(const std::string& text, const SourceInfo& source, const Schema& schema, EntityResolver& resolver);
@@ -204,6 +212,10 @@ class Page {
   std::vector<bool>& from_template() { return from_template_; }
   std::vector<std::string>& warnings() { return warnings_; }
   bool generic_phase = false;  // facts added now come from generic readers
+  // Add throws FactLimitReached instead of adding one more fact than this:
+  // the readers have no way out of their loops, and the limit must stop them
+  // before the memory is spent, not after.
+  size_t max_facts = kDefaultMaxFactsPerDocument;
 
  private:
   std::vector<Line> lines_;

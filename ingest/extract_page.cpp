@@ -414,6 +414,7 @@ void Page::Add(Draft d, const Emit& emit) {
       return;  // read twice (e.g. a label and its context): one claim
     }
   }
+  if (facts_.size() >= max_facts) throw FactLimitReached(pr.span_begin);
   same_span.push_back(facts_.size());
   facts_.push_back(std::move(f));
   from_template_.push_back(!generic_phase);

@@ -239,7 +239,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   std::vector<Fact> facts;
   if (spec.format.empty() || spec.format == "page") {
     SourceInfo info{doc_id, spec.location, doc.site, doc.kind};
-    auto extraction = ExtractDocument(text, info, schema, *resolver);
+    auto extraction = ExtractDocument(text, info, schema, *resolver, options.max_facts_per_document);
     if (!extraction.ok()) return extraction.status();
     // The page's own title, as of its latest version, unless the source list names it.
     if (spec.title.empty() && !extraction->title.empty()) doc.title = extraction->title;
@@ -247,7 +247,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     facts = std::move(extraction->facts);
     outcome.warnings = std::move(extraction->warnings);
   } else {
-    auto extraction = ExtractDataset(text, spec.format, doc_id, schema, *resolver);
+    auto extraction = ExtractDataset(text, spec.format, doc_id, schema, *resolver, options.max_facts_per_document);
     if (!extraction.ok()) return extraction.status();
     version.as_of = extraction->newest_as_of;
     facts = std::move(extraction->facts);

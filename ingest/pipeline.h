@@ -11,6 +11,7 @@
 
 #include "engine/fact.h"
 #include "engine/status.h"
+#include "ingest/extract.h"
 #include "ingest/fetch.h"
 
 namespace chipkg {
@@ -83,6 +84,9 @@ struct IngestOptions {
   // supersedes the stored version's facts, with no new version
   // (Store::RestateDocumentVersion). A 304 answer reads the stored text.
   bool reextract = false;
+  // A document stating more facts than this is refused, the rest of the run
+  // going on (see kDefaultMaxFactsPerDocument in ingest/extract.h).
+  size_t max_facts_per_document = kDefaultMaxFactsPerDocument;
 };
 
 // Ingests `sources` into `store`, fetching through `fetcher` one source at a

@@ -377,6 +377,53 @@ TEST_F(PipelineTest, AStrayByteInAUtf8PageIsReadAloneAndReported) {
   EXPECT_EQ(third->documents_unchanged, 1u);
 }
 
+// A document stating more facts than the limit is refused before it costs
+// the memory (a 9 MB page of generated rows took 2.8 GB): the source fails
+// saying where extraction stopped, its stored version stands, and the run
+// goes on to the next source.
+TEST_F(PipelineTest, ADocumentOverTheFactLimitIsRefusedAndTheRunGoesOn) {
+  SourceSpec page = SeedCopy("000_de7815fa348ea8df.txt", "catalog.txt", "catalog");
+  auto first = IngestSources(*store_, *schema_, {page});
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->documents_new, 1u);
+  const size_t facts = store_->FactsFromDocument("catalog").value().size();
+  ASSERT_GT(facts, 100u);
+  ASSERT_LT(facts, 1000u);
+
+  SourceSpec csv;
+  csv.location = (fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv").string();
+  csv.format = "epoch-ml-hardware";
+  csv.id = "epoch";
+  WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 450 W\n");
+  IngestOptions limited;
+  limited.max_facts_per_document = 1000;  // over the page's, under the CSV's 3,200
+  auto run = IngestSources(*store_, *schema_, {csv, page}, limited);
+  ASSERT_TRUE(run.ok());
+  ASSERT_EQ(run->sources.size(), 2u);
+  EXPECT_EQ(run->documents_failed, 1u);
+  EXPECT_EQ(run->documents_changed, 1u) << run->sources[1].error;  // the run went on
+  EXPECT_NE(run->sources[0].error.find("epoch: states more than 1000 facts (extraction stopped at row "),
+            std::string::npos)
+      << run->sources[0].error;
+  EXPECT_NE(run->sources[0].error.find("--max-facts N raises the limit"), std::string::npos);
+  EXPECT_TRUE(store_->FactsFromDocument("epoch").value().empty());
+  EXPECT_FALSE(store_->LatestDocumentVersion("epoch").ok());
+
+  // A changed page over the limit: the version stored before stands.
+  const size_t now = store_->FactsFromDocument("catalog").value().size();
+  limited.max_facts_per_document = now / 2;
+  WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 400 W\n");
+  auto over = IngestSources(*store_, *schema_, {page}, limited);
+  ASSERT_TRUE(over.ok());
+  EXPECT_EQ(over->documents_failed, 1u);
+  EXPECT_NE(over->sources[0].error.find("catalog: states more than " + std::to_string(now / 2) +
+                                        " facts (extraction stopped at byte "),
+            std::string::npos)
+      << over->sources[0].error;
+  EXPECT_EQ(store_->FactsFromDocument("catalog").value().size(), now);
+  EXPECT_EQ(store_->LatestDocumentVersion("catalog").value().version, 2u);
+}
+
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   const fs::path bad = dir_ / "bad.json";
   WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");

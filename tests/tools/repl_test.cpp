@@ -207,7 +207,8 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   const std::string store = (g_sandbox->root() / "ingest-options").string();
   const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
   for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--timeout", "0"}, {"--timeout", "5s"}, {"--retries", "-1"}, {"--parallel", "0"}, {"--parallel", "x"}}) {
+           {"--timeout", "0"}, {"--timeout", "5s"}, {"--retries", "-1"}, {"--parallel", "0"}, {"--parallel", "x"},
+           {"--max-facts", "0"}}) {
     Output bad = Chipkg({"ingest", seed, flag, value, "--db", store});
     EXPECT_EQ(bad.code, 2) << flag << " " << value;
     EXPECT_TRUE(Contains(bad.err, flag + " \"" + value + "\": expected a whole number")) << bad.err;
@@ -231,8 +232,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   EXPECT_TRUE(Contains(two.err, "--id names one document")) << two.err;
   EXPECT_FALSE(fs::exists(fs::path(store) / "CURRENT"));  // nothing was opened, let alone written
 
+  Output capped = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--max-facts", "20", "--db", store});
+  EXPECT_EQ(capped.code, 1) << capped.err;
+  EXPECT_TRUE(Contains(capped.err, "seed-000-aws-trainium: states more than 20 facts")) << capped.err;
   Output good = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--timeout", "5", "--retries", "0",
-                        "--parallel", "2", "--db", store});
+                        "--parallel", "2", "--max-facts", "1000", "--db", store});
   ASSERT_EQ(good.code, 0) << good.err;
   EXPECT_TRUE(Contains(good.err, "documents 1 new")) << good.err;
   // Read again with the same rules: the same facts, nothing written.

@@ -3,6 +3,7 @@
 //   chipkg ingest PATH|URL... [--site S] [--kind K] [--title T] [--dataset NAME] [--id ID (one PATH|URL)]
 //   chipkg ingest --manifest FILE
 //   either with [--timeout SECONDS] [--retries N] [--parallel N] [--accept-shrinking] [--reextract]
+//               [--max-facts N]
 //
 // Exit status: 0 every source fetched, 1 some sources failed, 2 bad usage or
 // configuration (including another ingest holding the store). One summary
@@ -44,7 +45,10 @@ int RunIngest(const Args& args) {
       args, "timeout", static_cast<int>(options.fetch.deadline.count() / 1000), 1, 3600);
   const auto retries = WholeNumberOption(args, "retries", options.fetch.max_retries, 0, 10);
   const auto parallel = WholeNumberOption(args, "parallel", options.parallel_fetches, 1, 32);
-  if (!deadline_s || !retries || !parallel) return kExitUsage;
+  const auto max_facts = WholeNumberOption(args, "max-facts", static_cast<int>(options.max_facts_per_document), 1,
+                                           10000000);
+  if (!deadline_s || !retries || !parallel || !max_facts) return kExitUsage;
+  options.max_facts_per_document = static_cast<size_t>(*max_facts);
   options.fetch.deadline = std::chrono::seconds(*deadline_s);
   // A longer deadline is for slow large files: one attempt may use all of it.
   options.fetch.total_timeout = std::max<std::chrono::milliseconds>(options.fetch.total_timeout,
@@ -189,7 +193,7 @@ int RunIngest(const Args& args) {
 const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
                                "fetch, extract and store documents (incremental; for cron; --timeout S a "
                                "source, --retries N, --parallel N fetches, --reextract unchanged ones with "
-                               "the current rules)",
+                               "the current rules, --max-facts N a document)",
                                RunIngest});
 
 }  // namespace
