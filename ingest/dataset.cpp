@@ -74,6 +74,15 @@ Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable&
       return Status::InvalidArgument(Where(*def) + ": column \"" + def->header + "\" of dataset " + dataset +
                                      " is not a header of the file");
     }
+    // Which of two columns of one name holds the figure would be a guess
+    // (the second was read by no one, without a word).
+    for (size_t i = static_cast<size_t>(index) + 1; i < table.header.fields.size(); ++i) {
+      if (table.ColumnIndex(table.header.fields[i].value) == index) {
+        return Status::InvalidArgument("the file's header has column \"" + def->header + "\" twice (columns " +
+                                       std::to_string(index + 1) + " and " + std::to_string(i + 1) +
+                                       "): which one dataset " + dataset + " reads would be a guess");
+      }
+    }
     if (def->role != "value") {
       auto role = roles.find(def->role);
       if (role == roles.end()) {

@@ -340,13 +340,35 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
   buf << in.rdbuf();
   const std::string text = buf.str();
   nlohmann::json json;
+  // JSON takes the last of two values of one key silently; in a manifest
+  // that is a source's id or location given twice, one of them a mistake.
+  std::vector<std::set<std::string>> keys_seen;
+  size_t sources_seen = 0;
+  std::string duplicate;
+  auto refuse_duplicate_keys = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (depth == 1 && (event == Event::object_start || event == Event::array_start || event == Event::value)) {
+      ++sources_seen;  // an item of the manifest's array begins
+    }
+    if (event == Event::object_start) {
+      keys_seen.emplace_back();
+    } else if (event == Event::object_end && !keys_seen.empty()) {
+      keys_seen.pop_back();
+    } else if (event == Event::key && !keys_seen.empty() && duplicate.empty() &&
+               !keys_seen.back().insert(parsed.get<std::string>()).second) {
+      duplicate = path + ": source " + std::to_string(sources_seen) + ": \"" + parsed.get<std::string>() +
+                  "\" is given twice";
+    }
+    return true;
+  };
   try {
-    json = nlohmann::json::parse(text);
+    json = nlohmann::json::parse(text, refuse_duplicate_keys);
   } catch (const nlohmann::json::parse_error& e) {
     size_t line = 1 + std::count(text.begin(), text.begin() + std::min<size_t>(e.byte, text.size()), '\n');
     return Status::InvalidArgument(path + ":" + std::to_string(line) + ": not valid JSON (" + e.what() + ")");
   }
   if (!json.is_array()) return Status::InvalidArgument(path + ": a manifest is a JSON array of sources");
+  if (!duplicate.empty()) return Status::InvalidArgument(duplicate);
   const auto base = std::filesystem::path(path).parent_path();
   std::vector<SourceSpec> out;
   // Two sources under one document id would each replace the other's
@@ -361,17 +383,19 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
       spec.location = item.get<std::string>();
     } else if (item.is_object()) {
       for (const auto& [key, value] : item.items()) {
-        if (!value.is_string()) return Status::InvalidArgument(where + ": \"" + key + "\" must be a string");
-        const std::string v = value.get<std::string>();
-        if (key == "location") spec.location = v;
-        else if (key == "site") spec.site = v;
-        else if (key == "kind") spec.kind = v;
-        else if (key == "title") spec.title = v;
-        else if (key == "format") spec.format = v;
-        else if (key == "id") spec.id = v;
-        else
+        std::string* field = key == "location" ? &spec.location
+                             : key == "site"   ? &spec.site
+                             : key == "kind"   ? &spec.kind
+                             : key == "title"  ? &spec.title
+                             : key == "format" ? &spec.format
+                             : key == "id"     ? &spec.id
+                                               : nullptr;
+        if (field == nullptr) {
           return Status::InvalidArgument(where + ": unknown key \"" + key +
                                          "\" (expected location, site, kind, title, format, id)");
+        }
+        if (!value.is_string()) return Status::InvalidArgument(where + ": \"" + key + "\" must be a string");
+        *field = value.get<std::string>();
       }
     } else {
       return Status::InvalidArgument(where + ": expected a string or an object");

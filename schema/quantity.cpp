@@ -248,7 +248,12 @@ std::string Schema::FormatQuantity(double canonical, const std::string& dimensio
   if (qualifiers != nullptr) {
     auto format = qualifiers->find(qualifier::kFormat);
     const size_t flop = spelling.find("FLOP");
-    if (format != qualifiers->end() && format->second.rfind("int", 0) == 0 && flop != std::string::npos) {
+    // A dataset's "max" is the fastest of floating-point and integer formats
+    // alike (TPU v1's is its INT8 figure): operations, not FLOPs, is what
+    // holds for every chip.
+    const bool counts_ops = format != qualifiers->end() &&
+                            (format->second.rfind("int", 0) == 0 || format->second == "max");
+    if (counts_ops && flop != std::string::npos) {
       std::string ops = spelling;
       ops.erase(flop, 2);  // "TFLOPS" -> "TOPS", "TFLOPS/W" -> "TOPS/W"
       const UnitDef* as_flops = FindUnit(spelling, dimension);

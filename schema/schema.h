@@ -243,9 +243,10 @@ class Schema {
   // dimension's display unit: "2900 GB/s", "34.36 GB", "0.596 USD/h". Four
   // significant digits, but never fewer than the integer digits (2900, not
   // 2.9e3), trailing zeros dropped; scientific beyond 1e15 or below 1e-4.
-  // A figure whose `qualifiers` name an integer format (int8, int4, ...)
-  // counts operations, not floating-point ones: a FLOP unit is shown as its
-  // OP unit when the schema has one ("1979 TOPS", not "1979 TFLOPS").
+  // A figure whose `qualifiers` name an integer format (int8, int4, ...), or
+  // format=max (a dataset's fastest format, integer or not), counts
+  // operations, not floating-point ones: a FLOP unit is shown as its OP unit
+  // when the schema has one ("1979 TOPS", not "1979 TFLOPS").
   std::string FormatQuantity(double canonical, const std::string& dimension, const std::string& unit = "",
                              const Qualifiers* qualifiers = nullptr) const;
 

@@ -623,6 +623,16 @@ TEST_F(MiniDatasetTest, MissingMappedHeaderIsAnError) {
   EXPECT_NE(r.status().message().find("mini.schema:"), std::string::npos) << r.status().message();
 }
 
+TEST_F(MiniDatasetTest, AMappedHeaderGivenTwiceIsAnError) {
+  std::string header(kHeader);
+  header.insert(header.find('\n'), ",TDP");
+  auto r = Extract(header + "A,1,1,1,Acme,2024,2024,x,y,9\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the file's header has column \"TDP\" twice (columns 3 and 10)"),
+            std::string::npos)
+      << r.status().message();
+}
+
 TEST_F(MiniDatasetTest, UnknownDatasetIsAnError) {
   auto r = ExtractDataset(kHeader, "nope", "doc", *schema_, *resolver_);
   ASSERT_FALSE(r.ok());

@@ -448,6 +448,23 @@ TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   EXPECT_NE(r.status().message().find("source 3: id \"spec\" is already the id of source 1"), std::string::npos)
       << r.status().message();
 
+  // JSON would keep the last of two values of a key without a word.
+  WriteFile(bad, "[\"c.txt\", {\"location\": \"a.txt\", \"id\": \"a\", \"site\": {\"id\": 1}, \"id\": \"b\"}]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad.json: source 2: \"id\" is given twice"), std::string::npos)
+      << r.status().message();
+  // An unknown key is reported as unknown whatever its value.
+  WriteFile(bad, "[{\"location\": \"a.txt\", \"frobnicate\": 1}]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 1: unknown key \"frobnicate\""), std::string::npos)
+      << r.status().message();
+  WriteFile(bad, "[{\"location\": \"a.txt\", \"id\": 7}]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 1: \"id\" must be a string"), std::string::npos) << r.status().message();
+
   fs::create_directories(dir_ / "a-directory");
   r = LoadManifest((dir_ / "a-directory").string());
   ASSERT_FALSE(r.ok());

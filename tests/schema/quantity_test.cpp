@@ -183,6 +183,9 @@ TEST_F(Quantity, Format) {
   EXPECT_EQ(schema_->FormatQuantity(9.894e14, "ops_per_second", "", &bf16), "989.4 TFLOPS");
   EXPECT_EQ(schema_->FormatQuantity(2.6e12, "ops_per_watt", "", &int4), "2.6 TOPS/W");
   EXPECT_EQ(schema_->FormatQuantity(2e14, "ops_per_second", "PFLOPS", &int8), "0.2 POPS");
+  // A dataset's fastest format may be an integer one (TPU v1: INT8 only).
+  const Qualifiers max{{"format", "max"}};
+  EXPECT_EQ(schema_->FormatQuantity(1.227e12, "ops_per_watt", "", &max), "1.227 TOPS/W");
   EXPECT_EQ(schema_->FormatQuantity(2e14, "ops_per_second", "FLOP/s", &int8), "200000000000000 OP/s");
   EXPECT_EQ(schema_->FormatQuantity(3.4e15, "ops_per_second", "PFLOPS"), "3.4 PFLOPS");
   EXPECT_EQ(schema_->FormatQuantity(4.2e11, "ops_per_watt"), "0.42 TFLOPS/W");

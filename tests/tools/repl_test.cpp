@@ -219,6 +219,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   EXPECT_EQ(flag_for_nothing.code, 2);
   EXPECT_TRUE(Contains(flag_for_nothing.err, "--kind applies to PATH|URL arguments, and none was given"))
       << flag_for_nothing.err;
+  const std::string manifest = std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json";
+  Output manifest_as_page = Chipkg({"ingest", manifest, "--db", store});
+  EXPECT_EQ(manifest_as_page.code, 2);
+  EXPECT_TRUE(Contains(manifest_as_page.err, "manifest.json is a manifest, not a document: chipkg ingest --manifest "))
+      << manifest_as_page.err;
   Output no_such_dataset = Chipkg({"ingest", seed, "--dataset", "epoch-ml-hardwar", "--db", store});
   EXPECT_EQ(no_such_dataset.code, 2);
   EXPECT_TRUE(Contains(no_such_dataset.err, "unknown dataset \"epoch-ml-hardwar\"")) << no_such_dataset.err;
@@ -227,6 +232,9 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   EXPECT_TRUE(Contains(password.err, "http://127.0.0.1:9/page: a URL with a user name or password is not ingested"))
       << password.err;
   EXPECT_FALSE(Contains(password.err, "s3cret")) << password.err;
+  Output twice = Chipkg({"ingest", seed, "--id", "a", "--id", "b", "--db", store});
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_TRUE(Contains(twice.err, "option '--id' given twice ('a', then 'b'): give it once")) << twice.err;
   Output two = Chipkg({"ingest", seed, seed, "--id", "one-id", "--db", store});
   EXPECT_EQ(two.code, 2);
   EXPECT_TRUE(Contains(two.err, "--id names one document")) << two.err;

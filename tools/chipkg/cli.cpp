@@ -31,7 +31,8 @@ std::vector<std::string> Args::GetAll(const std::string& name) const {
   return out;
 }
 
-Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known) {
+Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known,
+                       const std::vector<std::string>& repeatable) {
   Args args;
   bool only_positional = false;
   for (int i = 1; i < argc; ++i) {
@@ -74,6 +75,12 @@ Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::s
       value = argv[++i];
     } else if (!it->second && has_inline_value) {
       return Status::InvalidArgument("option '--" + name + "' takes no value");
+    }
+    if (it->second && std::find(repeatable.begin(), repeatable.end(), name) == repeatable.end()) {
+      if (auto before = args.Get(name); before && *before != value) {
+        return Status::InvalidArgument("option '--" + name + "' given twice ('" + *before + "', then '" + value +
+                                       "'): give it once");
+      }
     }
     args.options.emplace_back(name, value);
   }

@@ -33,7 +33,11 @@ struct Args {
 // Splits argv into the command, its positional arguments and its options.
 // `value_options` lists the options that take a value. Unknown options are
 // reported against `known` (name -> takes value) with the nearest name.
-Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known);
+// An option that takes a value may be given twice with two values only if it
+// is `repeatable` (--manifest): otherwise which one counts would be a guess
+// (`--id a --id b` stored the document as b).
+Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::string, bool>>& known,
+                       const std::vector<std::string>& repeatable = {});
 
 // The store path: --db, else $CHIPKG_DB, else ~/.chipkg/store.
 std::string StorePath(const Args& args);

@@ -83,6 +83,13 @@ int RunIngest(const Args& args) {
     return kExitUsage;
   }
   for (const auto& location : args.positional) {
+    // A manifest given as a document would be stored as a page of JSON text
+    // that states nothing: almost certainly a missing --manifest.
+    if (!args.Has("dataset") && location.size() > 5 && location.compare(location.size() - 5, 5, ".json") == 0 &&
+        std::filesystem::is_regular_file(location) && LoadManifest(location).ok()) {
+      PrintError(location + " is a manifest, not a document: chipkg ingest --manifest " + location);
+      return kExitUsage;
+    }
     SourceSpec spec;
     spec.id = id.value_or("");
     spec.location = location;

@@ -60,7 +60,7 @@ __attribute__((constructor(101))) void PrepareTheProcessBeforeAnyConstructor() {
 }
 
 int main(int argc, char** argv) {
-  auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions);
+  auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions, {"manifest"});
   if (!parsed.ok()) {
     chipkg::cli::PrintError(parsed.status());
     std::fprintf(stderr, "run 'chipkg help' for usage\n");
