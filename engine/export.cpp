@@ -5,7 +5,9 @@
 // Export(Import(Export(s))) == Export(s) byte for byte. Dictionary ids are
 // internal and not exported. Strings that are not valid UTF-8 (a span cut
 // inside a multi-byte character) are written as {"hex": "..."}.
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -240,9 +242,16 @@ std::string JsonReason(const std::exception& e) {
 struct RecordWriter {
   std::ostream& out;
   uint64_t records = 0;  // written so far
+  // The system's reason for the first write that failed (a full disk: ENOSPC),
+  // taken at once: later calls may change errno.
+  int first_error = 0;
   void Write(const Json& j) {
     out << j.dump() << '\n';
     ++records;
+    if (!out && first_error == 0) first_error = errno != 0 ? errno : EIO;
+  }
+  Status Failure(const std::string& path) const {
+    return Status::IOError("writing the export of " + path + " failed: " + std::strerror(first_error != 0 ? first_error : EIO));
   }
 };
 
@@ -286,7 +295,8 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
       CHIPKG_RETURN_IF_ERROR(FillProvenance(&batch, snap.get()));
       for (const auto& f : batch) out.Write(FactJson(f));
       batch.clear();
-      return Status::OK();
+      // A full disk stops the export here, not after every fact was encoded.
+      return out_stream ? Status::OK() : out.Failure(path_);
     };
     CHIPKG_RETURN_IF_ERROR(Scan(codec::kFactsCf, "", "", 0, [&](std::string_view key, std::string_view value) {
       if (key.size() != 8 || !codec::DecodeCore(value, &core)) {
@@ -303,7 +313,7 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
     for (const auto& [k, v] : meta) out.Write(Json{{"type", "meta"}, {"key", Str(k)}, {"value", Str(v)}});
     out.Write(Json{{"type", "end"}, {"records", out.records}});
     out_stream.flush();
-    if (!out_stream) return Status::IOError("writing the export of " + path_ + " failed");
+    if (!out_stream) return out.Failure(path_);
     return Status::OK();
   } catch (const std::exception& e) {
     return Status::IOError("exporting " + path_ + ": " + e.what());
