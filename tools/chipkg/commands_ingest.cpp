@@ -83,10 +83,11 @@ int RunIngest(const Args& args) {
     return kExitUsage;
   }
   for (const auto& location : args.positional) {
+    std::error_code probe_error;  // a link loop or an overlong name: left for the fetch to report
     // A manifest given as a document would be stored as a page of JSON text
     // that states nothing: almost certainly a missing --manifest.
     if (!args.Has("dataset") && location.size() > 5 && location.compare(location.size() - 5, 5, ".json") == 0 &&
-        std::filesystem::is_regular_file(location) && LoadManifest(location).ok()) {
+        std::filesystem::is_regular_file(location, probe_error) && LoadManifest(location).ok()) {
       PrintError(location + " is a manifest, not a document: chipkg ingest --manifest " + location);
       return kExitUsage;
     }
