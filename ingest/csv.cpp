@@ -147,9 +147,9 @@ class Parser {
 
 }  // namespace
 
-int CsvTable::ColumnIndex(std::string_view name) const {
+int CsvTable::ColumnIndex(std::string_view name, size_t from) const {
   std::string_view wanted = TrimSpaces(name);
-  for (size_t i = 0; i < header.fields.size(); ++i) {
+  for (size_t i = from; i < header.fields.size(); ++i) {
     if (TrimSpaces(header.fields[i].value) == wanted) return static_cast<int>(i);
   }
   return -1;

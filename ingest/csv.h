@@ -39,8 +39,9 @@ struct CsvRecord {
 struct CsvTable {
   CsvRecord header;               // the first record (empty when CsvOptions::header is false)
   std::vector<CsvRecord> records; // data records, in file order
-  // Index of the header field equal to `name` (exact, after trimming spaces), or -1.
-  int ColumnIndex(std::string_view name) const;
+  // Index of the first header field at or after `from` equal to `name`
+  // (exact, after trimming spaces), or -1.
+  int ColumnIndex(std::string_view name, size_t from = 0) const;
 };
 
 struct CsvOptions {

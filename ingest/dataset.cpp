@@ -75,13 +75,13 @@ Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable&
                                      " is not a header of the file");
     }
     // Which of two columns of one name holds the figure would be a guess
-    // (the second was read by no one, without a word).
-    for (size_t i = static_cast<size_t>(index) + 1; i < table.header.fields.size(); ++i) {
-      if (table.ColumnIndex(table.header.fields[i].value) == index) {
-        return Status::InvalidArgument("the file's header has column \"" + def->header + "\" twice (columns " +
-                                       std::to_string(index + 1) + " and " + std::to_string(i + 1) +
-                                       "): which one dataset " + dataset + " reads would be a guess");
-      }
+    // (the second was read by no one, without a word). One scan per mapped
+    // column: comparing every header with every other took 83 s on a file
+    // with 40,000 unmapped columns.
+    if (int again = table.ColumnIndex(def->header, static_cast<size_t>(index) + 1); again >= 0) {
+      return Status::InvalidArgument("the file's header has column \"" + def->header + "\" twice (columns " +
+                                     std::to_string(index + 1) + " and " + std::to_string(again + 1) +
+                                     "): which one dataset " + dataset + " reads would be a guess");
     }
     if (def->role != "value") {
       auto role = roles.find(def->role);
@@ -453,7 +453,15 @@ class RowReader {
 
 }  // namespace
 
-std::string DatasetRule(const std::string& dataset) { return "dataset:" + dataset; }
+namespace {
+constexpr std::string_view kDatasetRulePrefix = "dataset:";
+}  // namespace
+
+std::string DatasetRule(const std::string& dataset) { return std::string(kDatasetRulePrefix) + dataset; }
+
+std::string DatasetOfRule(const std::string& rule) {
+  return rule.starts_with(kDatasetRulePrefix) ? rule.substr(kDatasetRulePrefix.size()) : "";
+}
 
 Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::string& dataset,
                                          const std::string& document_id, const Schema& schema,

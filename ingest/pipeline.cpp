@@ -237,7 +237,18 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   version.fetched_at = NowSeconds();
   version.content_type = fetched->content_type;
   std::vector<Fact> facts;
-  if (spec.format.empty() || spec.format == "page") {
+  std::optional<std::vector<Fact>> standing;
+  if (latest.ok()) {
+    auto read = store.FactsFromDocument(doc_id);
+    if (!read.ok()) return read.status();
+    standing = std::move(*read);
+  }
+  // A document read as a dataset is read as one again when the source does
+  // not say (`chipkg ingest FILE --id epoch-ml-hardware`): as a page, the
+  // changed CSV stated nothing, and the error blamed the file.
+  std::string format = spec.format;
+  if (format.empty() && standing && !standing->empty()) format = DatasetOfRule(standing->front().provenance.rule);
+  if (format.empty() || format == "page") {
     SourceInfo info{doc_id, spec.location, doc.site, doc.kind};
     auto extraction = ExtractDocument(text, info, schema, *resolver, options.max_facts_per_document);
     if (!extraction.ok()) return extraction.status();
@@ -247,7 +258,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     facts = std::move(extraction->facts);
     outcome.warnings = std::move(extraction->warnings);
   } else {
-    auto extraction = ExtractDataset(text, spec.format, doc_id, schema, *resolver, options.max_facts_per_document);
+    auto extraction = ExtractDataset(text, format, doc_id, schema, *resolver, options.max_facts_per_document);
     if (!extraction.ok()) return extraction.status();
     version.as_of = extraction->newest_as_of;
     facts = std::move(extraction->facts);
@@ -265,9 +276,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   // document said: it is refused, and the stored version stands. One that
   // states less than half of what the stored version states (a page cut
   // short) likewise, unless the caller accepts it.
-  if (latest.ok()) {
-    auto standing = store.FactsFromDocument(doc_id);
-    if (!standing.ok()) return standing.status();
+  if (standing) {
     if (facts.empty() && !standing->empty()) {
       return Status::InvalidArgument(spec.location + ": nothing extracted from the new text (no fact about any "
                                      "entity: an error or maintenance page, or a file cut short?), where the stored "

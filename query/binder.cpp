@@ -95,9 +95,24 @@ class Binder {
                                                      " columns can be shown, this is column " +
                                                      std::to_string(kMaxShownColumns + 1));
     }
+    // A row's cells are keyed by column label (JSON objects, CSV's column
+    // field): two columns of one label would keep one of them.
+    auto taken = [&](const std::string& label) -> std::string {
+      if (q.with_evidence && label == "evidence") return "'with evidence' adds a column named evidence";
+      if (q.statement == StatementKind::kLookup && b.member && b.member->label == label) {
+        return "the lookup already shows " + label;
+      }
+      for (const BoundColumn& earlier : b.columns) {
+        if (earlier.label == label) return "column " + label + " is shown twice";
+      }
+      return "";
+    };
     for (const Column& c : q.show) {
       Result<BoundColumn> col = BindColumn(c, subject_kind);
       if (!col.ok()) return col.status();
+      if (std::string clash = taken(col->label); !clash.empty()) {
+        return Error(c.pos, clash + ": each column of a row needs its own name, so show it once");
+      }
       b.columns.push_back(std::move(*col));
     }
     b.show_given = !q.show.empty();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "query/factcheck.h"
 #include "query/citation_json.h"
@@ -510,24 +511,31 @@ std::string Render(const ConflictReport& r, Format format) {
     return Dump(j);
   }
   if (format == Format::kCsv) {
-    Csv csv({"subject", "subject_name", "attribute", "value_a", "citations_a", "value_b", "citations_b",
-             "kind", "size", "relative", "gap", "gap_unit", "sanity"});
+    // One row per claim on each side of a difference, with its provenance,
+    // as describe's CSV has: citation numbers alone point into footnotes
+    // that a CSV does not carry.
+    Csv csv(Concat({"subject", "subject_name", "attribute", "difference", "side", "value", "versus", "claim",
+                    "citation", "kind", "size", "relative", "gap", "gap_unit", "sanity"},
+                   kProvenanceHeader));
+    size_t difference = 0;
     for (const auto& a : r.conflicts) {
       for (const auto& d : a.differences) {
-        auto refs = [&](size_t g) {
-          std::vector<int> n;
-          for (const auto& c : a.groups[g].claims) n.push_back(c.citation);
-          return Refs(n);
-        };
+        ++difference;
         std::string flags;
         for (const auto& f : a.flags) {
           if (f.group == d.a || f.group == d.b) flags += (flags.empty() ? "" : "; ") + f.message;
         }
         const Comparison& c = d.comparison;
-        csv.Row({a.subject, a.subject_name, a.label, a.groups[d.a].display, refs(d.a), a.groups[d.b].display,
-                 refs(d.b), DifferenceKindName(c.kind), c.size,
-                 c.kind == DifferenceKind::kQuantity ? Num(c.relative) : "",
-                 c.kind == DifferenceKind::kDate ? std::to_string(c.gap) : "", c.gap_unit, flags});
+        for (const auto& [side, group, other] : {std::tuple{"a", d.a, d.b}, std::tuple{"b", d.b, d.a}}) {
+          for (const auto& claim : a.groups[group].claims) {
+            csv.Row(Concat({a.subject, a.subject_name, a.label, std::to_string(difference), side,
+                            a.groups[group].display, a.groups[other].display, claim.display,
+                            std::to_string(claim.citation), DifferenceKindName(c.kind), c.size,
+                            c.kind == DifferenceKind::kQuantity ? Num(c.relative) : "",
+                            c.kind == DifferenceKind::kDate ? std::to_string(c.gap) : "", c.gap_unit, flags},
+                           ProvenanceFields(Find(r.citations, claim.citation))));
+          }
+        }
       }
     }
     return csv.str();

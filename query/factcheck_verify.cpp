@@ -20,6 +20,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -655,20 +656,38 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
   for (const Document& d : docs) {
     auto facts = store.FactsFromDocument(d.id, std::nullopt, options.view);
     if (!facts.ok()) return facts.status().WithContext("facts of " + d.id);
-    std::map<uint32_t, DocumentFacts> versions;
-    for (Fact& f : *facts) versions[f.provenance.document_version].facts.push_back(std::move(f));
-    for (auto& [v, doc] : versions) {
-      std::stable_sort(doc.facts.begin(), doc.facts.end(), [](const Fact& a, const Fact& b) {
-        return std::tie(a.provenance.span_begin, a.id) < std::tie(b.provenance.span_begin, b.id);
-      });
-      for (const Fact& f : doc.facts) {
-        // A count of the page's own fit table is derived whatever the
-        // extractor marked it as.
-        bool derived =
-            f.provenance.derivation == Derivation::kStatedDerived || f.predicate == "models_fitting";
-        if (!derived) continue;
-        if (f.value.kind == ValueKind::kNotPublished) continue;
-        VerifyItem item = verifier.Check(f, doc);
+    std::stable_sort(facts->begin(), facts->end(), [](const Fact& a, const Fact& b) {
+      return std::tie(a.provenance.span_begin, a.id) < std::tie(b.provenance.span_begin, b.id);
+    });
+    // A figure is checked against the document as it stood while the figure
+    // stood: its inputs may be claims of other versions, since a re-ingest
+    // keeps an unchanged claim under the version that first stated it (an
+    // Epoch row whose TDP changed keeps its stated efficiency in version 1,
+    // next to a version-2 TDP: the efficiency is then a mismatch, not a
+    // figure with no TDP). The snapshot of a claim standing in the view is
+    // the view itself; that of a retracted one (history views), the
+    // transaction that asserted it.
+    auto stands = [&](const Fact& f) {
+      return f.retracted_tx == 0 || (options.view.as_of_tx && f.retracted_tx > *options.view.as_of_tx);
+    };
+    constexpr TxId kTheView = std::numeric_limits<TxId>::max();
+    std::map<TxId, std::vector<const Fact*>> derived_by_snapshot;
+    for (const Fact& f : *facts) {
+      // A count of the page's own fit table is derived whatever the
+      // extractor marked it as.
+      bool derived = f.provenance.derivation == Derivation::kStatedDerived || f.predicate == "models_fitting";
+      if (!derived || f.value.kind == ValueKind::kNotPublished) continue;
+      derived_by_snapshot[stands(f) ? kTheView : f.asserted_tx].push_back(&f);
+    }
+    for (const auto& [snapshot, derived] : derived_by_snapshot) {
+      DocumentFacts doc;
+      for (const Fact& f : *facts) {
+        bool in = snapshot == kTheView ? stands(f)
+                                       : f.asserted_tx <= snapshot && (f.retracted_tx == 0 || f.retracted_tx > snapshot);
+        if (in) doc.facts.push_back(f);
+      }
+      for (const Fact* f : derived) {
+        VerifyItem item = verifier.Check(*f, doc);
         if (item.status == "confirmed") {
           report.confirmed++;
         } else if (item.status == "mismatch") {

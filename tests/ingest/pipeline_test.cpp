@@ -424,6 +424,38 @@ TEST_F(PipelineTest, ADocumentOverTheFactLimitIsRefusedAndTheRunGoesOn) {
   EXPECT_EQ(store_->LatestDocumentVersion("catalog").value().version, 2u);
 }
 
+// `chipkg ingest FILE --id epoch-ml-hardware` names the document, not how to
+// read it: the stored version says it is a dataset (read as a page, the
+// changed CSV stated nothing and was refused as "an error page?").
+TEST_F(PipelineTest, ADatasetDocumentIsReadAsItsDatasetWhenTheSourceDoesNotSay) {
+  const std::string csv =
+      ReadFile(fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv");
+  SourceSpec spec;
+  spec.location = (dir_ / "ml.csv").string();
+  spec.format = "epoch-ml-hardware";
+  spec.id = "epoch";
+  WriteFile(spec.location, csv);
+  auto first = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->documents_new, 1u) << first->SummaryLine();
+
+  std::string changed = csv;
+  const size_t tdp = changed.find(",700.0,");
+  ASSERT_NE(tdp, std::string::npos);
+  WriteFile(spec.location, changed.replace(tdp, 7, ",750.0,"));
+  spec.format.clear();
+  auto again = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  ASSERT_EQ(again->documents_changed, 1u) << again->sources[0].error;
+  EXPECT_EQ(again->sources[0].facts_added, 1u);
+  EXPECT_EQ(again->sources[0].facts_retracted, 1u);
+  auto stored = store_->FactsFromDocument("epoch");
+  ASSERT_TRUE(stored.ok()) << stored.status().message();
+  size_t from_dataset = 0;
+  for (const Fact& f : *stored) from_dataset += f.provenance.rule == "dataset:epoch-ml-hardware";
+  EXPECT_EQ(from_dataset, stored->size());
+}
+
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   const fs::path bad = dir_ / "bad.json";
   WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");

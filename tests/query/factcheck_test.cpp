@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <set>
 #include <map>
@@ -693,6 +694,102 @@ TEST_F(SeedsTest, VerifyOfEpochFlagsOnlyTheRowsThatFailTheirOwnArithmetic) {
   EXPECT_EQ(status["Cambricon MLU270-F4 price_performance"], "confirmed") << text;
 }
 
+// ---- verify after re-ingests: a kept claim stays under the version that first
+// stated it, so a figure's inputs can sit in another version ----------------
+
+class VerifyAfterChangesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Store::Open(dir_.str() + "/store");
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+  }
+  static std::string Read(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void Ingest(const SourceSpec& spec, const std::string& text) {
+    std::ofstream(spec.location, std::ios::binary | std::ios::trunc) << text;
+    auto r = IngestSources(*store_, TheSchema(), {spec});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    ASSERT_EQ(r->documents_failed, 0u) << r->SummaryLine();
+  }
+  std::map<std::string, std::string> Statuses(const VerifyReport& v) {
+    std::map<std::string, std::string> out;
+    for (const auto& i : v.items) out[i.subject_name + " " + i.predicate + " " + QualifiersToString(i.qualifiers)] = i.status;
+    return out;
+  }
+  TempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+// Epoch's Trainium3 row gives Energy efficiency = Max performance / TDP (W)
+// = 671e12 / 700. A new TDP of 750 W with the old efficiency left standing is
+// a mismatch the fact-checker must see (it once said "no figure for TDP").
+TEST_F(VerifyAfterChangesTest, AChangedInputOfADatasetRowMakesItsFormulaAMismatch) {
+  const std::filesystem::path csv =
+      std::filesystem::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv";
+  std::string text = Read(csv);
+  const size_t row = text.find("\nAmazon Trainium3,");
+  ASSERT_NE(row, std::string::npos);
+  const size_t end = text.find("\n", text.find("2025-12-05 21:21:23", row));
+  std::string file = text.substr(0, text.find('\n') + 1) + text.substr(row + 1, end - row);
+  SourceSpec spec;
+  spec.location = dir_.str() + "/epoch.csv";
+  spec.format = "epoch-ml-hardware";
+  spec.id = "epoch";
+  Ingest(spec, file);
+  auto before = Verify(*store_, TheSchema(), "epoch");
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_EQ(before->mismatched, 0u) << Render(*before, Format::kText);
+  ASSERT_GT(before->confirmed, 0u);
+
+  const size_t tdp = file.find(",700.0,");
+  ASSERT_NE(tdp, std::string::npos);
+  Ingest(spec, file.replace(tdp, 7, ",750.0,"));
+  auto after = Verify(*store_, TheSchema(), "epoch");
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  const std::string rendered = Render(*after, Format::kText);
+  EXPECT_EQ(after->unverifiable, 0u) << rendered;
+  ASSERT_EQ(after->mismatched, 1u) << rendered;
+  for (const auto& i : after->items) {
+    if (i.status != "mismatch") continue;
+    EXPECT_EQ(i.predicate, "perf_per_watt") << rendered;
+    EXPECT_NE(i.working.find("TDP (W) = 750 W"), std::string::npos) << rendered;
+  }
+  // History views check a retracted figure against the document of its day.
+  Options history;
+  history.view.include_retracted = true;
+  auto all = Verify(*store_, TheSchema(), "epoch", history);
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ(all->mismatched, 1u) << Render(*all, Format::kText);
+  EXPECT_EQ(all->unverifiable, 0u) << Render(*all, Format::kText);
+}
+
+// A page cut short (its fit counts gone) and then restored: the counts come
+// back in version 3, the model table they count was kept from version 1.
+TEST_F(VerifyAfterChangesTest, FitCountsOfARestoredPageAreCheckedAgainstTheKeptModelTable) {
+  const std::string page =
+      Read(std::filesystem::path(CHIPKG_SOURCE_DIR) / "datasets" / "seeds" / "000_de7815fa348ea8df.txt");
+  const size_t counts = page.find("Which open-source LLMs fit on one AWS Trainium");
+  ASSERT_NE(counts, std::string::npos);
+  SourceSpec spec;
+  spec.location = dir_.str() + "/page.txt";
+  spec.id = "page";
+  Ingest(spec, page);
+  Ingest(spec, page.substr(0, counts));
+  Ingest(spec, page);
+  auto v = Verify(*store_, TheSchema(), "page");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  const std::string rendered = Render(*v, Format::kText);
+  size_t fit_counts = 0;
+  for (const auto& i : v->items) {
+    EXPECT_EQ(i.status, "confirmed") << rendered;
+    fit_counts += i.predicate == "models_fitting";
+  }
+  EXPECT_EQ(fit_counts, 3u) << rendered;
+}
+
 // An Epoch row holds as of its own "Last modified" date, weeks before the
 // file's; describe's footnotes give the row's date, as query's do.
 TEST_F(SeedsTest, DescribeFootnotesGiveTheRowsDateNotTheFilesOnly) {
@@ -729,6 +826,27 @@ TEST_F(SeedsTest, ConflictsListTrainiumFoundryProcessNodeAndMemory) {
     flagged |= f.message.find("likely a per-server/instance figure") != std::string::npos;
   }
   EXPECT_TRUE(flagged) << text;
+
+  // The CSV carries each side's claims with their documents and excerpts.
+  const std::string csv = Render(*r, Format::kCsv);
+  const size_t header_end = csv.find('\n');
+  ASSERT_NE(header_end, std::string::npos);
+  EXPECT_EQ(csv.rfind("subject,subject_name,attribute,difference,side,value,versus,claim,citation,", 0), 0u) << csv;
+  EXPECT_NE(csv.substr(0, header_end).find(",document,title,url,version,content_hash,"), std::string::npos) << csv;
+  bool foundry_both_sides = false;
+  std::set<std::string> foundry_documents;
+  for (size_t at = header_end + 1; at < csv.size();) {
+    size_t end = csv.find('\n', at);
+    const std::string line = csv.substr(at, end - at);
+    at = end == std::string::npos ? csv.size() : end + 1;
+    if (line.find(",foundry,") == std::string::npos) continue;
+    for (const char* doc : {"seed-000-aws-trainium", "seed-001-amazon-trainium", "epoch-ml-hardware"}) {
+      if (line.find(doc) != std::string::npos) foundry_documents.insert(doc);
+    }
+    foundry_both_sides |= line.find(",b,") != std::string::npos;
+  }
+  EXPECT_TRUE(foundry_both_sides) << csv;
+  EXPECT_GE(foundry_documents.size(), 2u) << csv;
 }
 
 }  // namespace

@@ -224,6 +224,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   EXPECT_EQ(manifest_as_page.code, 2);
   EXPECT_TRUE(Contains(manifest_as_page.err, "manifest.json is a manifest, not a document: chipkg ingest --manifest "))
       << manifest_as_page.err;
+  const fs::path upper = g_sandbox->root() / "MANIFEST.JSON";
+  fs::copy_file(manifest, upper, fs::copy_options::overwrite_existing);
+  Output upper_case = Chipkg({"ingest", upper.string(), "--db", store});
+  EXPECT_EQ(upper_case.code, 2) << upper_case.out;
+  EXPECT_TRUE(Contains(upper_case.err, "MANIFEST.JSON is a manifest, not a document")) << upper_case.err;
   Output no_such_dataset = Chipkg({"ingest", seed, "--dataset", "epoch-ml-hardwar", "--db", store});
   EXPECT_EQ(no_such_dataset.code, 2);
   EXPECT_TRUE(Contains(no_such_dataset.err, "unknown dataset \"epoch-ml-hardwar\"")) << no_such_dataset.err;

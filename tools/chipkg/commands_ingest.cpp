@@ -12,6 +12,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cctype>
 #include <filesystem>
 #include <optional>
 
@@ -86,7 +87,9 @@ int RunIngest(const Args& args) {
     std::error_code probe_error;  // a link loop or an overlong name: left for the fetch to report
     // A manifest given as a document would be stored as a page of JSON text
     // that states nothing: almost certainly a missing --manifest.
-    if (!args.Has("dataset") && location.size() > 5 && location.compare(location.size() - 5, 5, ".json") == 0 &&
+    std::string extension = std::filesystem::path(location).extension().string();
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!args.Has("dataset") && extension == ".json" &&
         std::filesystem::is_regular_file(location, probe_error) && LoadManifest(location).ok()) {
       PrintError(location + " is a manifest, not a document: chipkg ingest --manifest " + location);
       return kExitUsage;
