@@ -115,8 +115,9 @@ using Strings = std::vector<std::string>;
 // A query that shows thousands of columns (a runaway script) is refused at
 // the first column too many, before any of them is read.
 TEST_F(EvaluatorTest, ShownColumnsAreBounded) {
+  // Distinct columns: one name twice is refused (ColumnsOfOneNameAreRefused).
   std::string columns = "memory";
-  for (int i = 1; i < 256; ++i) columns += ", memory";
+  for (int i = 1; i < 256; ++i) columns += ", memory{scope=s" + std::to_string(i) + "}";
   Result<QueryResult> most = Run("find chip show " + columns);
   ASSERT_TRUE(most.ok()) << most.status().message();
   EXPECT_EQ(most->columns.size(), 256u);
@@ -128,6 +129,17 @@ TEST_F(EvaluatorTest, ShownColumnsAreBounded) {
                                               0),
             0u)
       << too_many.status().message();
+}
+
+// A row's cells are keyed by column name (JSON objects): one name twice
+// would lose a column, whatever the qualifiers are written as.
+TEST_F(EvaluatorTest, ColumnsOfOneNameAreRefused) {
+  for (const char* text : {"find chip show memory, tdp, memory", "find chip show memory{scope=chip}, memory{scope=chip}"}) {
+    Result<QueryResult> r = Run(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find("is shown twice"), std::string::npos) << r.status().message();
+  }
+  EXPECT_TRUE(Run("find chip show memory, memory{scope=chip}").ok());
 }
 
 TEST_F(EvaluatorTest, QuantitiesCompareInCanonicalUnits) {
