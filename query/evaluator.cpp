@@ -1165,6 +1165,7 @@ class Evaluator {
     std::vector<Support> yes, no;
     Reason pro, con;
     if (need_reasons_) pro.test = con.test = cond.label;
+    const bool side_by_side = cond.attribute.predicate != nullptr && cond.attribute.predicate->many_values;
     bool unknown = false;
     for (const Claim& c : **claims) {
       const Truth t = CompareClaim(c, cond);
@@ -1178,7 +1179,9 @@ class Evaluator {
         if (t == Truth::kUnknown) unknown = true;
         if (t == Truth::kFalse) no.push_back(c.support);
         if (need_reasons_) {
-          pro.contradicting.push_back(EvidenceOf(c));
+          // Another region an instance is offered in does not contradict
+          // "available_in contains us": values=many stand side by side.
+          if (!side_by_side || t != Truth::kFalse) pro.contradicting.push_back(EvidenceOf(c));
           if (t == Truth::kFalse) con.supporting.push_back(EvidenceOf(c));
         }
       }
@@ -2653,6 +2656,13 @@ class Evaluator {
 
   Status RunConflicts(QueryResult& result) {
     result.columns = {"attribute", "value", "other value", "difference"};
+    // Predicates whose values stand side by side (values=many: regions) have
+    // no conflicts. Names compared per group of claims: a lookup in the
+    // schema's map per group would be a hash of every predicate of Q5's pass.
+    std::vector<std::string_view> side_by_side;
+    for (const PredicateDef& p : schema_.predicates()) {
+      if (p.many_values) side_by_side.push_back(p.name);
+    }
     std::vector<Entity> subjects;
     result.kind = q_.kind;
     if (q_.entity) {
@@ -2854,6 +2864,7 @@ class Evaluator {
         }
         const std::span<const Claim* const> g(sorted.data() + begin, end - begin);
         begin = end;
+        if (std::find(side_by_side.begin(), side_by_side.end(), g.front()->predicate) != side_by_side.end()) continue;
         std::string attribute;  // the group's, made at its first disagreement
         for (size_t i = 0; i < g.size(); ++i) {
           for (size_t j = i + 1; j < g.size(); ++j) {

@@ -23,12 +23,6 @@ namespace {
 constexpr size_t kMaxTarget = 4096;       // bytes of an ENTITY.ATTR(...) target
 constexpr size_t kMaxAttributeName = 64;  // longer than any attribute name
 
-// Predicates whose values add up rather than compete: a page listing two
-// regions, or two descriptions, does not contradict itself or another page.
-bool Accumulates(const std::string& predicate) {
-  return predicate == "available_in" || predicate == "description";
-}
-
 std::string Lower(const std::string& s) {
   std::string out = s;
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -375,7 +369,9 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
   for (auto& [id, b] : buckets) {
     // Differences first: a conflicts-only report cites nothing it does not show.
     std::vector<Difference> differences;
-    if (!Accumulates(b.predicate)) {
+    // Values side by side (values=many: regions, descriptions) add up rather than compete.
+    const PredicateDef* declared = schema.FindPredicate(b.predicate);
+    if (declared == nullptr || !declared->many_values) {
       // One document giving two values (a cell listing two foundries) is not
       // two sources disagreeing: a difference needs claims from two documents.
       auto only_document = [](const std::vector<const Fact*>& cluster) -> std::optional<std::string> {

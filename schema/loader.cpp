@@ -505,11 +505,16 @@ void SchemaBuilder::Unit(const Line& line) {
 void SchemaBuilder::Predicate(const Line& line) {
   std::map<std::string, std::vector<std::string>> opts;
   if (!CheckArgs(line, 2, 2, "NAME TYPE (type: quantity, date, entity, text or bool)") ||
-      !TakeOptions(line, {"dimension", "display", "subjects", "object", "description", "label"},
+      !TakeOptions(line, {"dimension", "display", "subjects", "object", "description", "label", "values"},
                    {"subjects", "label"}, opts, nullptr)) {
     return;
   }
   PredicateDef def;
+  if (const std::string values = One(opts, "values"); !values.empty() && values != "one" && values != "many") {
+    return Error(line.where, "predicate " + line.args[0] + ": values= is one or many, not '" + values + "'");
+  } else {
+    def.many_values = values == "many";
+  }
   def.name = line.args[0];
   if (!CheckName(line, "predicate", def.name)) return;
   std::optional<ValueKind> type = ParseValueType(line.args[1]);

@@ -44,6 +44,10 @@ struct PredicateDef {
   std::vector<std::string> subject_kinds;  // entity kinds it applies to
   std::string object_kind;  // kEntity: kind of the referenced entity
   std::string description;
+  // values=many: a subject has several values side by side (the regions an
+  // instance is offered in), so one claim neither contradicts nor conflicts
+  // with another.
+  bool many_values = false;
   int line = 0;             // where it is declared, for error messages
   std::string file;
 };

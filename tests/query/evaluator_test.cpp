@@ -455,6 +455,37 @@ TEST_F(EvaluatorTest, FactsAndConflictsStatements) {
   EXPECT_NE(Error("facts").find("'facts' needs 'about ENTITY' or 'from document ID'"), std::string::npos);
 }
 
+// An instance offered in the US and in Mumbai, by two documents: values=many
+// in the schema (available_in), so neither contradicts the other, in a
+// query's reasons or in a conflicts statement (or `chipkg conflicts`).
+TEST_F(EvaluatorTest, ValuesSideBySideNeitherContradictNorConflict) {
+  PutEntity(*store_, "instance:x.large", "instance_type", "x.large");
+  DocBuilder("regions-a", "vendor", "a.example")
+      .Add("instance:x.large", "available_in", Value::Text("US"))
+      .Add("instance:x.large", "chips", Q(16, "count", "16"))
+      .Write(*store_, "run-2");
+  DocBuilder("regions-b", "press", "b.example")
+      .Add("instance:x.large", "available_in", Value::Text("Mumbai"))
+      .Add("instance:x.large", "chips", Q(8, "count", "8"))
+      .Write(*store_, "run-2");
+  QueryResult found = Ok("find instance_type where available_in contains \"us\"");
+  ASSERT_EQ(found.rows.size(), 1u);
+  ASSERT_EQ(found.rows[0].reasons.size(), 1u);
+  EXPECT_EQ(found.rows[0].reasons[0].supporting.size(), 1u);
+  EXPECT_TRUE(found.rows[0].reasons[0].contradicting.empty()) << Render(found, Format::kText);
+  // A figure still has one value: 16 chips against 8 contradicts.
+  QueryResult chips = Ok("find instance_type where chips = 16");
+  ASSERT_EQ(chips.rows.size(), 1u);
+  EXPECT_EQ(chips.rows[0].reasons.at(0).contradicting.size(), 1u) << Render(chips, Format::kText);
+  QueryResult c = Ok("conflicts about \"x.large\"");
+  ASSERT_EQ(c.rows.size(), 1u) << Render(c, Format::kText);
+  EXPECT_EQ(c.rows[0].cells.at(0).values.at(0).text, "chips") << Render(c, Format::kText);
+  auto report = factcheck::Conflicts(*store_, RealSchema(), "x.large");
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->conflicts.size(), 1u) << factcheck::Render(*report, factcheck::Format::kText);
+  EXPECT_EQ(report->conflicts[0].predicate, "chips");
+}
+
 // One document giving two values (a dataset cell "SMIC,TSMC") lists both: no
 // conflict in a cell, for conflicting() or in a conflicts statement, as in
 // `chipkg conflicts`. A second document giving a third value disagrees.

@@ -208,6 +208,22 @@ TEST(SchemaLoader, BadNumbers) {
   ExpectError("unit \"$ \" watts 1\n", 1, "nothing after '$'");
 }
 
+// values=many: a subject's values stand side by side (regions); anything
+// else but one or many is a mistake, not a silent single value.
+TEST(SchemaLoader, PredicateValuesAreOneOrMany) {
+  ExpectError("predicate regions text values=several subjects=chip\n", 1,
+              "predicate regions: values= is one or many, not 'several'");
+  Result<Schema> s = Schema::LoadTexts(
+      {{"base.schema", kBase}, {"t.schema", "predicate regions text values=many subjects=chip\n"}});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->FindPredicate("regions")->many_values);
+  EXPECT_FALSE(s->FindPredicate("memory")->many_values);
+  Result<Schema> real = Schema::LoadDirectory(std::string(CHIPKG_SOURCE_DIR) + "/schema");
+  ASSERT_TRUE(real.ok()) << real.status().message();
+  EXPECT_TRUE(real->FindPredicate("available_in")->many_values);
+  EXPECT_FALSE(real->FindPredicate("foundry")->many_values);
+}
+
 TEST(SchemaLoader, Duplicates) {
   ExpectError("\npredicate memory quantity dimension=bytes subjects=chip\n", 2,
               "duplicate predicate 'memory' (first declared at base.schema:16)");
