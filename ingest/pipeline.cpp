@@ -290,6 +290,12 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
                                      " (a page cut short, or a layout chipkg reads less of?); nothing stored (the "
                                      "stored version stands; chipkg ingest --accept-shrinking stores it)");
     }
+  } else if (facts.empty()) {
+    // Stored (an unchanged text then costs nothing next run), but said: a
+    // cron job's first fetch may have met a maintenance page.
+    outcome.warnings.insert(outcome.warnings.begin(),
+                            "stored, but it states no fact chipkg reads (an error or maintenance page, or a "
+                            "layout chipkg does not know?)");
   }
 
   // New entities go in before the facts that name them; an entity with no

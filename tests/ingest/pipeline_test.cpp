@@ -456,6 +456,27 @@ TEST_F(PipelineTest, ADatasetDocumentIsReadAsItsDatasetWhenTheSourceDoesNotSay) 
   EXPECT_EQ(from_dataset, stored->size());
 }
 
+// A first fetch that meets a maintenance page stores it (nothing to retract)
+// but says so; the real page later is a changed version with its facts.
+TEST_F(PipelineTest, ANewDocumentThatStatesNothingIsStoredWithAWarning) {
+  SourceSpec spec;
+  spec.location = (dir_ / "page.txt").string();
+  spec.id = "page";
+  WriteFile(spec.location, "Down for maintenance\nWe will be back shortly.\n");
+  auto first = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->documents_new, 1u);
+  ASSERT_FALSE(first->sources.at(0).warnings.empty());
+  EXPECT_NE(first->sources[0].warnings.front().find("stored, but it states no fact chipkg reads"), std::string::npos)
+      << first->sources[0].warnings.front();
+  WriteFile(spec.location, ReadFile(Seed("000_de7815fa348ea8df.txt")));
+  auto real = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(real.ok()) << real.status().message();
+  EXPECT_EQ(real->documents_changed, 1u);
+  EXPECT_GT(real->sources.at(0).facts_added, 100u);
+  for (const std::string& w : real->sources[0].warnings) EXPECT_EQ(w.find("states no fact"), std::string::npos) << w;
+}
+
 TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   const fs::path bad = dir_ / "bad.json";
   WriteFile(bad, "[\n  {\"location\": \"a.txt\"},\n  {\"locaton\": \"b.txt\"}\n]\n");
