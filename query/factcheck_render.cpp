@@ -465,6 +465,14 @@ std::string Render(const Profile& r, Format format) {
         }
       }
     }
+    // Claims of other entities naming this one (Trainium 2's successor is
+    // Trainium 3): the text's "referenced by", each with its source.
+    for (const auto& x : r.referenced_by) {
+      for (int n : x.citations) {
+        csv.Row(Concat({r.entity.id, "referenced by: " + x.predicate + " of", x.subject_name, "", std::to_string(n), "no"},
+                       ProvenanceFields(Find(r.citations, n))));
+      }
+    }
     return csv.str();
   }
   std::ostringstream out;

@@ -214,6 +214,9 @@ TEST_F(FactcheckTest, DescribeGroupsAgreeingClaimsAndShowsConflicts) {
   EXPECT_FALSE(json["citations"].empty());
   std::string csv = Render(*p, Format::kCsv);
   EXPECT_EQ(csv.rfind("entity,attribute,value", 0), 0u);
+  // The instance naming Chip X as its accelerator, with the page that says so.
+  EXPECT_NE(csv.find("chip:x,referenced by: accelerator of,x.32xlarge,,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",doc-b,Page B,file:///doc-b.txt,"), std::string::npos) << csv;
 }
 
 // A value reads the same in every command's JSON: `describe` shows a yes/no
