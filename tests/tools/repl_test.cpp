@@ -410,6 +410,7 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_TRUE(Contains(o.err, "error:")) << o.err;
   EXPECT_TRUE(Contains(o.err, "line 2, column 27")) << o.err;  // the malformed query, on the script's line 2
   EXPECT_TRUE(Contains(o.err, "did you mean")) << o.err;  // Trainuim
+  EXPECT_TRUE(Contains(o.err, "error: line 3: no entity named 'Trainuim'")) << o.err;  // where, too
   // The fit, computed from the model's parameters and the chip's memory.
   EXPECT_TRUE(Contains(o.out, "70 GB <= 96 GB")) << o.out;
   Output ok = Chipkg(Db({}), "format json\nsources\nformat text\nhelp\n");

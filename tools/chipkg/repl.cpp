@@ -474,6 +474,14 @@ int RunRepl(const Args& args) {
     std::string out, err;
     session.statement_line = interactive ? 1 : statement_line;
     int code = RunStatement(session, statement, out, err);
+    // A script's failed statement names its line, as a query's parse
+    // errors already do ("error: line 3, column 17: ..."): `describe X` of
+    // an unknown X said only what, not where.
+    constexpr std::string_view kError = "error: ";
+    if (!interactive && code != kExitOk && err.starts_with(kError) &&
+        err.compare(kError.size(), 5, "line ") != 0) {
+      err.insert(kError.size(), "line " + std::to_string(statement_line) + ": ");
+    }
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fflush(stdout);
     std::fwrite(err.data(), 1, err.size(), stderr);
