@@ -569,6 +569,16 @@ class Binder {
                               Join(d->params) + ")");
     }
     b.label = d->name + "(" + Join(shown_args) + ")";
+    if (const PredicateDef* p = schema_.FindPredicate(d->name); p != nullptr && b.headroom == 0) {
+      BoundAttribute& stated = b.stated.emplace();
+      stated.label = b.label + " as stated";
+      stated.predicate = p;
+      stated.type = p->type;
+      stated.dimension = p->dimension;
+      stated.pos = c.pos;
+      for (const auto& [param, id] : b.entity_args) stated.filter[schema_.QualifierOfParameter(param)] = id;
+      for (const auto& [param, key] : b.table_args) stated.filter[schema_.QualifierOfParameter(param)] = key;
+    }
     return b;
   }
 

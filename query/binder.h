@@ -62,6 +62,10 @@ struct BoundCall {
   std::map<std::string, std::string> table_args;   // parameter -> table key (precision -> int8)
   double headroom = 0;  // fraction added to what must fit: headroom 15% -> 0.15
   std::string label;    // "fits(Llama 3.1 70B, int8)"
+  // Pages' own statements of the test with these arguments (a fit table's
+  // mark: predicate fits, model=..., format=...), where a predicate shares
+  // the rule's name: a shown column gives them beside the computed answer.
+  std::optional<BoundAttribute> stated;
   SourcePos pos;
 };
 

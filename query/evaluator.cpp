@@ -1617,6 +1617,24 @@ class Evaluator {
       v.computed = true;
       cell.values.push_back(std::move(v));
     }
+    if (col.call.stated) {
+      // The page's own mark after the computation: a fact-checker sees
+      // where a fit table and the rule part ways.
+      Result<const std::vector<Claim>*> claims = Claims(e, *col.call.stated);
+      if (!claims.ok()) return claims.status();
+      if (!(*claims)->empty()) {
+        Cell marks = MakeCell(col.call.stated->label, **claims);
+        for (ShownValue& v : marks.values) {
+          v.text = "stated " + v.text;
+          if (v.content) {  // the call's arguments say the model and format already
+            auto content = std::make_shared<ShownValue::Content>(*v.content);
+            for (const auto& [key, unused] : col.call.stated->filter) content->qualifiers.erase(key);
+            v.content = std::move(content);
+          }
+          cell.values.push_back(std::move(v));
+        }
+      }
+    }
     if (cell.values.empty()) {
       ShownValue v;
       v.kind = ShownValue::Kind::kUnknown;

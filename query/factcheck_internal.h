@@ -124,9 +124,4 @@ Result<DerivedTrace> TraceDerivation(
     const std::function<Result<std::vector<Fact>>(const EntityId&, const std::string&)>& facts_for,
     bool trace_claims);
 
-// The qualifier a stated claim uses for a derivation parameter: the
-// parameter's own name when it is a qualifier key ("model"), and "format" for
-// "precision" (the numeric format a fit is judged at).
-std::string ParamQualifier(const Schema& schema, const std::string& param);
-
 }  // namespace chipkg::factcheck::internal

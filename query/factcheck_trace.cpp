@@ -13,17 +13,6 @@ namespace chipkg::factcheck {
 
 using namespace internal;
 
-namespace internal {
-
-std::string ParamQualifier(const Schema& schema, const std::string& param) {
-  const auto& keys = schema.qualifier_keys();
-  if (std::find(keys.begin(), keys.end(), param) != keys.end()) return param;
-  if (param == "precision") return qualifier::kFormat;
-  return param;
-}
-
-}  // namespace internal
-
 namespace {
 
 constexpr size_t kContextBytes = 120;  // text shown either side of a span
@@ -397,7 +386,7 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
       } else {
         for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       }
-      filter[ParamQualifier(schema, param)] = value;
+      filter[schema.QualifierOfParameter(param)] = value;
     }
   }
   if (!t->predicate.empty()) {

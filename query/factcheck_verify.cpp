@@ -365,9 +365,9 @@ class Verifier {
   std::vector<std::string> ArgumentsFor(const Fact& fact, const DerivationDef& d, VerifyItem& item) {
     std::vector<std::string> args;
     for (const auto& param : d.params) {
-      auto it = fact.qualifiers.find(ParamQualifier(library_.schema(), param));
+      auto it = fact.qualifiers.find(library_.schema().QualifierOfParameter(param));
       if (it == fact.qualifiers.end()) {
-        item.reason = "the claim has no " + ParamQualifier(library_.schema(), param) + " qualifier for " +
+        item.reason = "the claim has no " + library_.schema().QualifierOfParameter(param) + " qualifier for " +
                       d.name + "'s " + param;
         return {};
       }

@@ -3,6 +3,7 @@
 
 #include "schema/schema.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "engine/store.h"
@@ -47,6 +48,12 @@ const DimensionDef* Schema::FindDimension(const std::string& name) const {
 
 const DerivationDef* Schema::FindDerivation(const std::string& name) const {
   return Lookup(derivation_index_, derivations_, name);
+}
+
+std::string Schema::QualifierOfParameter(const std::string& param) const {
+  if (std::find(qualifier_keys_.begin(), qualifier_keys_.end(), param) != qualifier_keys_.end()) return param;
+  if (param == "precision") return qualifier::kFormat;
+  return param;
 }
 
 std::vector<std::string> Schema::SubjectKinds(const std::string& name) const {

@@ -207,6 +207,11 @@ class Schema {
   // The unit of `dimension` with that spelling, likewise; "" is any dimension.
   const UnitDef* FindUnit(const std::string& spelling, const std::string& dimension) const;
   const DerivationDef* FindDerivation(const std::string& name) const;
+  // The qualifier a page's own statement of a derived test carries for one
+  // of the rule's parameters (fits(model, precision): a fit mark says
+  // model=... and format=...): the parameter's own name if it is a
+  // qualifier key, format for precision.
+  std::string QualifierOfParameter(const std::string& param) const;
   // What `word` (any case) is another word for when said of `kind`: the
   // targets of its synonyms that apply to that kind (any kind when empty).
   // Several only when `kind` is empty and the word means different
