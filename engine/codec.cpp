@@ -422,6 +422,11 @@ void EncodeVersionMeta(const DocumentVersion& v, std::string* out) {
   PutString(out, v.content_type);
   PutVarint(out, v.tx);
   PutVarint(out, v.text.size());
+  // Optional tail: records written before it end at the text size.
+  if (!v.url.empty() || !v.title.empty()) {
+    PutString(out, v.url);
+    PutString(out, v.title);
+  }
 }
 
 bool DecodeVersionMeta(std::string_view in, DocumentVersion* v, uint64_t* text_size) {
@@ -437,7 +442,11 @@ bool DecodeVersionMeta(std::string_view in, DocumentVersion* v, uint64_t* text_s
   } else {
     v->as_of.reset();
   }
-  return ReadString(&in, &v->content_type) && GetVarint(&in, &v->tx) && GetVarint(&in, text_size) && in.empty();
+  if (!ReadString(&in, &v->content_type) || !GetVarint(&in, &v->tx) || !GetVarint(&in, text_size)) return false;
+  v->url.clear();
+  v->title.clear();
+  if (in.empty()) return true;
+  return ReadString(&in, &v->url) && ReadString(&in, &v->title) && in.empty();
 }
 
 void EncodeEntity(const Entity& e, std::string* out) {

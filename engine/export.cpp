@@ -220,6 +220,8 @@ Json VersionJson(const DocumentVersion& v) {
   j["content_type"] = Str(v.content_type);
   j["tx"] = v.tx;
   j["text"] = Str(v.text);
+  if (!v.url.empty()) j["url"] = Str(v.url);
+  if (!v.title.empty()) j["title"] = Str(v.title);
   return j;
 }
 
@@ -387,6 +389,8 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
         v.content_type = ReadStr(j.at("content_type"));
         v.tx = j.at("tx").get<uint64_t>();
         v.text = ReadStr(j.at("text"));
+        if (j.contains("url")) v.url = ReadStr(j.at("url"));  // exports before they were kept have neither
+        if (j.contains("title")) v.title = ReadStr(j.at("title"));
         Document d;
         d.id = v.document_id;
         s = writer->AddDocumentVersion(d, std::move(v));

@@ -163,6 +163,12 @@ struct DocumentVersion {
   std::string content_type;
   std::string text;           // exact text every span refers to
   TxId tx = 0;                // transaction that stored it
+  // Where this version was read from, and the document's title then: a
+  // document re-ingested from another place (`--id` on an edited copy)
+  // keeps citing the old place for the old versions. Empty in versions
+  // stored before they were kept: the Document's then stand for them.
+  std::string url;
+  std::string title;
 };
 
 struct Entity {

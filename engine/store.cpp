@@ -1199,6 +1199,8 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   }
 
   version.version = latest ? latest->version + 1 : 1;
+  if (version.url.empty()) version.url = doc.url;
+  if (version.title.empty()) version.title = doc.title;
   return WriteVersionFacts(doc, std::move(version), std::move(facts), run_id, std::move(stored_doc),
                            /*restate=*/false);
 }

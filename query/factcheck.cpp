@@ -249,6 +249,9 @@ Citation MakeCitation(Library& library, const Fact& fact) {
     c.kind = d->kind;
   }
   if (const DocumentVersion* v = library.GetVersion(p.document_id, p.document_version)) {
+    // The version's own place and title, where it keeps them (re-ingested from elsewhere).
+    if (!v->url.empty()) c.url = v->url;
+    if (!v->title.empty()) c.title = v->title;
     c.content_hash = v->content_hash;
     c.fetched_at = v->fetched_at;
     c.document_as_of = v->as_of;

@@ -782,6 +782,8 @@ json SourceSummaryJson(const SourceSummary& s) {
               {"tx", v.tx},
               {"content_type", v.content_type}};
     if (v.as_of) x["as_of"] = v.as_of->ToString();
+    if (!v.url.empty()) x["url"] = v.url;
+    if (!v.title.empty()) x["title"] = v.title;
     versions.push_back(x);
   }
   j["versions"] = versions;
@@ -806,7 +808,10 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
     out << "    version " << v.version << ": sha256 " << ShortHash(v.content_hash) << ", fetched "
         << IsoTime(v.fetched_at);
     if (v.as_of) out << ", as of " << v.as_of->ToString();
-    out << ", tx " << v.tx << "\n";
+    out << ", tx " << v.tx;
+    // Read from another place than the document's now (re-ingested by --id from a copy).
+    if (!v.url.empty() && v.url != s.document.url) out << ", from " << v.url;
+    out << "\n";
   }
 }
 

@@ -74,6 +74,15 @@ const Document& DocumentOf(const Citation& c) {
   return c.document != nullptr ? *c.document : kNone;
 }
 
+// The cited version's own place and title where it keeps them (a document
+// re-ingested from elsewhere), else the document's.
+const std::string& UrlOf(const Citation& c, const DocumentVersion* version) {
+  return version != nullptr && !version->url.empty() ? version->url : DocumentOf(c).url;
+}
+const std::string& TitleOf(const Citation& c, const DocumentVersion* version) {
+  return version != nullptr && !version->title.empty() ? version->title : DocumentOf(c).title;
+}
+
 std::string QualifierText(const Qualifiers& q) {
   if (q.empty()) return "";
   std::string out = "{";
@@ -232,9 +241,11 @@ void RenderText(const QueryResult& r, Sink& out) {
       out += std::to_string(c.number);
       out += "] ";
       const Document& d = DocumentOf(c);
-      out += d.title.empty() ? c.document_id : d.title;
+      const std::string& title = TitleOf(c, r.VersionOf(c));
+      const std::string& url = UrlOf(c, r.VersionOf(c));
+      out += title.empty() ? c.document_id : title;
       out += " \xE2\x80\x94 ";
-      out += d.url.empty() ? c.document_id : d.url;
+      out += url.empty() ? c.document_id : url;
       if (!d.kind.empty() || !d.site.empty()) {
         out += " (";
         out += d.kind;
@@ -366,8 +377,8 @@ json AnswerCitationJson(const Citation& c, const DocumentVersion* version) {
   f.number = c.number;
   f.fact_id = c.fact_id;
   f.document_id = &c.document_id;
-  f.title = &d.title;
-  f.url = &d.url;
+  f.title = &TitleOf(c, version);
+  f.url = &UrlOf(c, version);
   f.site = &d.site;
   f.kind = &d.kind;
   f.version = c.version;
@@ -576,7 +587,7 @@ void RenderCsv(const QueryResult& r, Sink& out) {
           const Citation& c = *it->second;
           static const Passage kUnread;
           const Passage& p = c.passage != nullptr ? *c.passage : kUnread;
-          fields({std::to_string(c.number), std::to_string(id), c.document_id, DocumentOf(c).title, DocumentOf(c).url, p.section, p.excerpt,
+          fields({std::to_string(c.number), std::to_string(id), c.document_id, TitleOf(c, r.VersionOf(c)), UrlOf(c, r.VersionOf(c)), p.section, p.excerpt,
                   p.attribution, IsoTimeCsv(c.fetched_at),
                   r.VersionOf(c) != nullptr ? std::string_view(r.VersionOf(c)->content_hash) : std::string_view(),
                   c.valid_as_of ? c.valid_as_of->ToString() : "",

@@ -226,6 +226,41 @@ TEST(CodecTest, ProvRoundTrip) {
   EXPECT_FALSE(DecodeProv(std::string_view(bytes).substr(0, bytes.size() - 1), &q, &run));
 }
 
+// A version keeps where it was read from; records of stores written before
+// that end at the text size and still decode, with no place of their own.
+TEST(CodecTest, VersionMetaRoundTripAndOlderRecords) {
+  DocumentVersion v;
+  v.document_id = "doc";
+  v.content_hash = "ab";
+  v.fetched_at = 1700000000;
+  v.as_of = Date::Parse("2024-05");
+  v.content_type = "text/plain";
+  v.tx = 7;
+  v.text = "hello";
+  std::string older;
+  EncodeVersionMeta(v, &older);
+  v.url = "/tmp/copy.txt";
+  v.title = "A copy";
+  std::string newer;
+  EncodeVersionMeta(v, &newer);
+  ASSERT_GT(newer.size(), older.size());
+  EXPECT_EQ(newer.compare(0, older.size(), older), 0);  // the tail only
+
+  DocumentVersion back;
+  uint64_t text_size = 0;
+  ASSERT_TRUE(DecodeVersionMeta(newer, &back, &text_size));
+  EXPECT_EQ(back.url, "/tmp/copy.txt");
+  EXPECT_EQ(back.title, "A copy");
+  EXPECT_EQ(back.tx, 7u);
+  EXPECT_EQ(text_size, 5u);
+  ASSERT_TRUE(DecodeVersionMeta(older, &back, &text_size));  // the fields of the last decode are not kept
+  EXPECT_EQ(back.url, "");
+  EXPECT_EQ(back.title, "");
+  EXPECT_EQ(back.as_of->ToString(), "2024-05");
+  EXPECT_FALSE(DecodeVersionMeta(newer.substr(0, newer.size() - 1), &back, &text_size));
+  EXPECT_FALSE(DecodeVersionMeta(newer + "x", &back, &text_size));
+}
+
 TEST(CodecTest, VarintsAndPrefixSuccessor) {
   for (uint64_t v : {uint64_t{0}, uint64_t{127}, uint64_t{128}, uint64_t{1} << 35, ~uint64_t{0}}) {
     std::string s;

@@ -793,6 +793,49 @@ TEST_F(VerifyAfterChangesTest, FitCountsOfARestoredPageAreCheckedAgainstTheKeptM
   EXPECT_EQ(fit_counts, 3u) << rendered;
 }
 
+// The same document read again from an edited copy (`chipkg ingest COPY --id
+// page`): a claim of version 1 still cites the place and title version 1 was
+// read from, the changed claim the copy's.
+TEST_F(VerifyAfterChangesTest, OldVersionsKeepCitingWhereTheyWereRead) {
+  const std::string page =
+      Read(std::filesystem::path(CHIPKG_SOURCE_DIR) / "datasets" / "seeds" / "000_de7815fa348ea8df.txt");
+  SourceSpec first;
+  first.location = dir_.str() + "/original.txt";
+  first.id = "page";
+  Ingest(first, page);
+  SourceSpec copy = first;
+  copy.location = dir_.str() + "/edited-copy.txt";
+  copy.title = "Edited copy";
+  std::string edited = page;
+  const size_t tdp = edited.find("\n- 500 W");
+  ASSERT_NE(tdp, std::string::npos);
+  Ingest(copy, edited.replace(tdp, 8, "\n- 450 W"));
+
+  auto answer = query::RunQuery(*store_, TheSchema(), "facts from document page");
+  ASSERT_TRUE(answer.ok()) << answer.status().message();
+  const std::string text = query::Render(*answer, query::Format::kText);
+  std::set<uint32_t> versions;
+  for (const query::Citation& c : answer->citations) {
+    const DocumentVersion* v = answer->VersionOf(c);
+    ASSERT_NE(v, nullptr);
+    versions.insert(c.version);
+    EXPECT_EQ(v->url, c.version == 1 ? first.location : copy.location) << text;
+  }
+  EXPECT_EQ(versions, (std::set<uint32_t>{1, 2})) << text;
+  EXPECT_NE(text.find("Edited copy \xE2\x80\x94 " + copy.location), std::string::npos) << text;
+  EXPECT_NE(text.find("\xE2\x80\x94 " + first.location), std::string::npos) << text;
+
+  auto traced = Trace(*store_, TheSchema(), "Trainium.tdp");
+  ASSERT_TRUE(traced.ok()) << traced.status().message();
+  bool new_figure = false;
+  for (const auto& c : traced->claims) {
+    if (c.citation.document_id != "page") continue;
+    EXPECT_EQ(c.citation.url, c.citation.version == 1 ? first.location : copy.location);
+    new_figure |= c.citation.version == 2 && c.citation.title == "Edited copy";
+  }
+  EXPECT_TRUE(new_figure) << Render(*traced, Format::kText);
+}
+
 // An Epoch row holds as of its own "Last modified" date, weeks before the
 // file's; describe's footnotes give the row's date, as query's do.
 TEST_F(SeedsTest, DescribeFootnotesGiveTheRowsDateNotTheFilesOnly) {
