@@ -423,9 +423,10 @@ void EncodeVersionMeta(const DocumentVersion& v, std::string* out) {
   PutVarint(out, v.tx);
   PutVarint(out, v.text.size());
   // Optional tail: records written before it end at the text size.
-  if (!v.url.empty() || !v.title.empty()) {
+  if (!v.url.empty() || !v.title.empty() || !v.format.empty()) {
     PutString(out, v.url);
     PutString(out, v.title);
+    PutString(out, v.format);
   }
 }
 
@@ -445,8 +446,9 @@ bool DecodeVersionMeta(std::string_view in, DocumentVersion* v, uint64_t* text_s
   if (!ReadString(&in, &v->content_type) || !GetVarint(&in, &v->tx) || !GetVarint(&in, text_size)) return false;
   v->url.clear();
   v->title.clear();
+  v->format.clear();
   if (in.empty()) return true;
-  return ReadString(&in, &v->url) && ReadString(&in, &v->title) && in.empty();
+  return ReadString(&in, &v->url) && ReadString(&in, &v->title) && ReadString(&in, &v->format) && in.empty();
 }
 
 void EncodeEntity(const Entity& e, std::string* out) {

@@ -222,6 +222,7 @@ Json VersionJson(const DocumentVersion& v) {
   j["text"] = Str(v.text);
   if (!v.url.empty()) j["url"] = Str(v.url);
   if (!v.title.empty()) j["title"] = Str(v.title);
+  if (!v.format.empty()) j["format"] = Str(v.format);
   return j;
 }
 
@@ -391,6 +392,7 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
         v.text = ReadStr(j.at("text"));
         if (j.contains("url")) v.url = ReadStr(j.at("url"));  // exports before they were kept have neither
         if (j.contains("title")) v.title = ReadStr(j.at("title"));
+        if (j.contains("format")) v.format = ReadStr(j.at("format"));
         Document d;
         d.id = v.document_id;
         s = writer->AddDocumentVersion(d, std::move(v));

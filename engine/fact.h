@@ -169,6 +169,10 @@ struct DocumentVersion {
   // stored before they were kept: the Document's then stand for them.
   std::string url;
   std::string title;
+  // How the text was read: the dataset's name for a CSV read by its
+  // columns, empty for a page (and in versions stored before it was kept).
+  // The next version is read the same way unless the source says otherwise.
+  std::string format;
 };
 
 struct Entity {

@@ -232,7 +232,7 @@ class RowReader {
         max_facts_(max_facts) {}
 
   Status Read(const Plan& plan, const CsvTable& table) {
-    const std::string rule = DatasetRule(dataset_);
+    const std::string rule = Schema::DatasetRule(dataset_);
     // Declare every row name distinct before resolving any, so the order of
     // the rows cannot decide which of two look-alikes absorbs the other.
     std::map<std::string, std::vector<std::string>> names_by_kind;
@@ -452,16 +452,6 @@ class RowReader {
 };
 
 }  // namespace
-
-namespace {
-constexpr std::string_view kDatasetRulePrefix = "dataset:";
-}  // namespace
-
-std::string DatasetRule(const std::string& dataset) { return std::string(kDatasetRulePrefix) + dataset; }
-
-std::string DatasetOfRule(const std::string& rule) {
-  return rule.starts_with(kDatasetRulePrefix) ? rule.substr(kDatasetRulePrefix.size()) : "";
-}
 
 Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::string& dataset,
                                          const std::string& document_id, const Schema& schema,

@@ -81,9 +81,4 @@ Result<DatasetExtraction> ExtractDataset(const std::string& text, const std::str
                                          const std::string& document_id, const Schema& schema,
                                          EntityResolver& resolver, size_t max_facts = kDefaultMaxFactsPerDocument);
 
-// Rule name recorded in provenance.rule for a dataset: "dataset:<dataset>".
-std::string DatasetRule(const std::string& dataset);
-// The dataset a fact was read from, by its rule; empty for a page's fact.
-std::string DatasetOfRule(const std::string& rule);
-
 }  // namespace chipkg

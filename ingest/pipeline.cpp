@@ -245,10 +245,20 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   }
   // A document read as a dataset is read as one again when the source does
   // not say (`chipkg ingest FILE --id epoch-ml-hardware`): as a page, the
-  // changed CSV stated nothing, and the error blamed the file.
-  std::string format = spec.format;
-  if (format.empty() && standing && !standing->empty()) format = DatasetOfRule(standing->front().provenance.rule);
-  if (format.empty() || format == "page") {
+  // changed CSV stated nothing, and the error blamed the file. How the
+  // stored version was read is kept with it; versions stored before that
+  // was kept tell it by their facts' rule.
+  std::string stored_format;
+  if (latest.ok()) {
+    stored_format = latest->format;
+    if (stored_format.empty() && standing && !standing->empty()) {
+      stored_format = Schema::DatasetOfRule(standing->front().provenance.rule);
+    }
+  }
+  std::string format = spec.format.empty() ? stored_format : spec.format;
+  if (format == "page") format.clear();
+  version.format = format;
+  if (format.empty()) {
     SourceInfo info{doc_id, spec.location, doc.site, doc.kind};
     auto extraction = ExtractDocument(text, info, schema, *resolver, options.max_facts_per_document);
     if (!extraction.ok()) return extraction.status();
@@ -278,10 +288,15 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   // short) likewise, unless the caller accepts it.
   if (standing) {
     if (facts.empty() && !standing->empty()) {
+      auto reading = [](const std::string& f) { return f.empty() ? std::string("a page") : "dataset " + f; };
+      const std::string read_otherwise =
+          format == stored_format ? ""
+                                  : " (the stored version was read as " + reading(stored_format) +
+                                        ", this run read it as " + reading(format) + ")";
       return Status::InvalidArgument(spec.location + ": nothing extracted from the new text (no fact about any "
                                      "entity: an error or maintenance page, or a file cut short?), where the stored "
-                                     "version states " + std::to_string(standing->size()) +
-                                     " facts; nothing stored (the stored version stands)");
+                                     "version states " + std::to_string(standing->size()) + " facts" +
+                                     read_otherwise + "; nothing stored (the stored version stands)");
     }
     if (!options.accept_shrinking && standing->size() >= kShrinkGuardFromFacts &&
         facts.size() * 2 < standing->size()) {

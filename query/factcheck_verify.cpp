@@ -33,7 +33,6 @@ using namespace internal;
 
 namespace {
 
-constexpr const char* kDatasetRulePrefix = "dataset:";
 
 // ---- a small evaluator for formulas as documents write them -----------------
 //
@@ -264,8 +263,9 @@ class Verifier {
     } else if (fact.predicate == "weight_memory") {
       done = WeightMemory(fact, doc, item);
     }
-    if (!done && rule.rfind(kDatasetRulePrefix, 0) == 0 && !fact.provenance.formula.empty()) {
-      done = DatasetFormula(fact, doc, rule.substr(std::strlen(kDatasetRulePrefix)), item);
+    if (const std::string dataset = Schema::DatasetOfRule(rule);
+        !done && !dataset.empty() && !fact.provenance.formula.empty()) {
+      done = DatasetFormula(fact, doc, dataset, item);
     }
     if (!done) {
       if (const DerivationDef* d = schema.FindDerivation(fact.predicate)) done = Rule(fact, doc, *d, item);
@@ -542,14 +542,27 @@ class Verifier {
         if (c->header.empty() || text.compare(pos, c->header.size(), c->header) != 0) continue;
         Operand o;
         o.name = c->header;
+        // The same row's cell: of the stated figure's own version and row
+        // while that claim stands, else the same chip's row (its name, the
+        // section) as the document now gives it. Row numbers alone mix
+        // chips across versions: a chip added at the top (as Epoch adds
+        // them) makes version 2's row 1 another chip than version 1's.
+        const Fact* input = nullptr;
         for (const Fact& f : doc.facts) {
-          if (f.provenance.row == row && f.provenance.column == c->header &&
-              f.value.kind == ValueKind::kQuantity) {
-            o.value = f.value.number;
-            o.display = library_.FormatCanonical(f.value.number, f.value.dimension, f.predicate, &f.qualifiers);
-            o.citations.push_back(citations_.Cite(library_, f));
+          if (f.provenance.column != c->header || f.value.kind != ValueKind::kQuantity) continue;
+          if (f.provenance.document_version == fact.provenance.document_version && f.provenance.row == row) {
+            input = &f;
             break;
           }
+          if (input == nullptr && f.subject == fact.subject && f.provenance.section == fact.provenance.section) {
+            input = &f;
+          }
+        }
+        if (input != nullptr) {
+          o.value = input->value.number;
+          o.display =
+              library_.FormatCanonical(input->value.number, input->value.dimension, input->predicate, &input->qualifiers);
+          o.citations.push_back(citations_.Cite(library_, *input));
         }
         if (!o.value) o.display = "(empty)";
         return std::make_pair(c->header.size(), o);
@@ -656,17 +669,19 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
   for (const Document& d : docs) {
     auto facts = store.FactsFromDocument(d.id, std::nullopt, options.view);
     if (!facts.ok()) return facts.status().WithContext("facts of " + d.id);
+    // In the document's order, version by version (spans index their own version's text).
     std::stable_sort(facts->begin(), facts->end(), [](const Fact& a, const Fact& b) {
-      return std::tie(a.provenance.span_begin, a.id) < std::tie(b.provenance.span_begin, b.id);
+      return std::tie(a.provenance.document_version, a.provenance.span_begin, a.id) <
+             std::tie(b.provenance.document_version, b.provenance.span_begin, b.id);
     });
-    // A figure is checked against the document as it stood while the figure
-    // stood: its inputs may be claims of other versions, since a re-ingest
+    // A figure is checked against the document as it stood with the figure
+    // in it: its inputs may be claims of other versions, since a re-ingest
     // keeps an unchanged claim under the version that first stated it (an
     // Epoch row whose TDP changed keeps its stated efficiency in version 1,
     // next to a version-2 TDP: the efficiency is then a mismatch, not a
-    // figure with no TDP). The snapshot of a claim standing in the view is
-    // the view itself; that of a retracted one (history views), the
-    // transaction that asserted it.
+    // figure with no TDP). A claim standing in the view is checked against
+    // the view; a retracted one (history views) against the document just
+    // before its retraction, the last state that still stated it.
     auto stands = [&](const Fact& f) {
       return f.retracted_tx == 0 || (options.view.as_of_tx && f.retracted_tx > *options.view.as_of_tx);
     };
@@ -677,14 +692,24 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
       // extractor marked it as.
       bool derived = f.provenance.derivation == Derivation::kStatedDerived || f.predicate == "models_fitting";
       if (!derived || f.value.kind == ValueKind::kNotPublished) continue;
-      derived_by_snapshot[stands(f) ? kTheView : f.asserted_tx].push_back(&f);
+      derived_by_snapshot[stands(f) ? kTheView : f.retracted_tx - 1].push_back(&f);
     }
+    // Usually (no history view) one snapshot holds every fact: they move
+    // into it (a vector's move keeps its buffer, so `derived` still points
+    // at them) rather than being copied.
+    const bool one_whole_snapshot =
+        derived_by_snapshot.size() == 1 && std::all_of(facts->begin(), facts->end(), stands);
     for (const auto& [snapshot, derived] : derived_by_snapshot) {
       DocumentFacts doc;
-      for (const Fact& f : *facts) {
-        bool in = snapshot == kTheView ? stands(f)
-                                       : f.asserted_tx <= snapshot && (f.retracted_tx == 0 || f.retracted_tx > snapshot);
-        if (in) doc.facts.push_back(f);
+      if (one_whole_snapshot) {
+        doc.facts = std::move(*facts);
+      } else {
+        for (const Fact& f : *facts) {
+          bool in = snapshot == kTheView
+                        ? stands(f)
+                        : f.asserted_tx <= snapshot && (f.retracted_tx == 0 || f.retracted_tx > snapshot);
+          if (in) doc.facts.push_back(f);
+        }
       }
       for (const Fact* f : derived) {
         VerifyItem item = verifier.Check(*f, doc);

@@ -50,6 +50,16 @@ const DerivationDef* Schema::FindDerivation(const std::string& name) const {
   return Lookup(derivation_index_, derivations_, name);
 }
 
+namespace {
+constexpr std::string_view kDatasetRulePrefix = "dataset:";
+}  // namespace
+
+std::string Schema::DatasetRule(const std::string& dataset) { return std::string(kDatasetRulePrefix) + dataset; }
+
+std::string Schema::DatasetOfRule(const std::string& rule) {
+  return rule.starts_with(kDatasetRulePrefix) ? rule.substr(kDatasetRulePrefix.size()) : "";
+}
+
 std::string Schema::QualifierOfParameter(const std::string& param) const {
   if (std::find(qualifier_keys_.begin(), qualifier_keys_.end(), param) != qualifier_keys_.end()) return param;
   if (param == "precision") return qualifier::kFormat;

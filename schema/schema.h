@@ -269,6 +269,10 @@ class Schema {
   const std::vector<DimensionDef>& dimensions() const { return dimensions_; }
   // Column mappings of one dataset, in declaration order (empty if none).
   std::vector<const ColumnDef*> ColumnsOf(const std::string& dataset) const;
+  // The rule a dataset's facts record in provenance.rule ("dataset:NAME"),
+  // and back: the dataset a fact was read from, empty for a page's fact.
+  static std::string DatasetRule(const std::string& dataset);
+  static std::string DatasetOfRule(const std::string& rule);
   const std::vector<std::string>& entity_kinds() const { return entity_kinds_; }
   const std::vector<std::string>& qualifier_keys() const { return qualifier_keys_; }
   // The values a qualifier key takes when the schema closes it (`qualifier

@@ -241,6 +241,7 @@ TEST(CodecTest, VersionMetaRoundTripAndOlderRecords) {
   EncodeVersionMeta(v, &older);
   v.url = "/tmp/copy.txt";
   v.title = "A copy";
+  v.format = "epoch-ml-hardware";
   std::string newer;
   EncodeVersionMeta(v, &newer);
   ASSERT_GT(newer.size(), older.size());
@@ -251,11 +252,13 @@ TEST(CodecTest, VersionMetaRoundTripAndOlderRecords) {
   ASSERT_TRUE(DecodeVersionMeta(newer, &back, &text_size));
   EXPECT_EQ(back.url, "/tmp/copy.txt");
   EXPECT_EQ(back.title, "A copy");
+  EXPECT_EQ(back.format, "epoch-ml-hardware");
   EXPECT_EQ(back.tx, 7u);
   EXPECT_EQ(text_size, 5u);
   ASSERT_TRUE(DecodeVersionMeta(older, &back, &text_size));  // the fields of the last decode are not kept
   EXPECT_EQ(back.url, "");
   EXPECT_EQ(back.title, "");
+  EXPECT_EQ(back.format, "");
   EXPECT_EQ(back.as_of->ToString(), "2024-05");
   EXPECT_FALSE(DecodeVersionMeta(newer.substr(0, newer.size() - 1), &back, &text_size));
   EXPECT_FALSE(DecodeVersionMeta(newer + "x", &back, &text_size));

@@ -454,6 +454,33 @@ TEST_F(PipelineTest, ADatasetDocumentIsReadAsItsDatasetWhenTheSourceDoesNotSay) 
   size_t from_dataset = 0;
   for (const Fact& f : *stored) from_dataset += f.provenance.rule == "dataset:epoch-ml-hardware";
   EXPECT_EQ(from_dataset, stored->size());
+
+  // Read as a page on purpose, the error says how the two readings differ.
+  WriteFile(spec.location, csv);
+  spec.format = "page";
+  auto as_page = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(as_page.ok());
+  EXPECT_EQ(as_page->documents_failed, 1u);
+  EXPECT_NE(as_page->sources[0].error.find(
+                "(the stored version was read as dataset epoch-ml-hardware, this run read it as a page)"),
+            std::string::npos)
+      << as_page->sources[0].error;
+
+  // A dataset stored with no rows yet: its version says how it was read,
+  // where no fact can.
+  SourceSpec empty;
+  empty.location = (dir_ / "empty.csv").string();
+  empty.format = "epoch-ml-hardware";
+  empty.id = "empty";
+  WriteFile(empty.location, csv.substr(0, csv.find('\n') + 1));
+  ASSERT_EQ(IngestSources(*store_, *schema_, {empty})->documents_new, 1u);
+  EXPECT_EQ(store_->LatestDocumentVersion("empty").value().format, "epoch-ml-hardware");
+  WriteFile(empty.location, csv);
+  empty.format.clear();
+  auto filled = IngestSources(*store_, *schema_, {empty});
+  ASSERT_TRUE(filled.ok());
+  ASSERT_EQ(filled->documents_changed, 1u) << filled->sources[0].error;
+  EXPECT_GT(filled->sources[0].facts_added, 3000u);
 }
 
 // A first fetch that meets a maintenance page stores it (nothing to retract)

@@ -736,37 +736,59 @@ TEST_F(VerifyAfterChangesTest, AChangedInputOfADatasetRowMakesItsFormulaAMismatc
   const size_t row = text.find("\nAmazon Trainium3,");
   ASSERT_NE(row, std::string::npos);
   const size_t end = text.find("\n", text.find("2025-12-05 21:21:23", row));
-  std::string file = text.substr(0, text.find('\n') + 1) + text.substr(row + 1, end - row);
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  std::string trainium3 = text.substr(row + 1, end - row);
+  auto replaced = [](std::string s, const std::string& from, const std::string& to) {
+    const size_t at = s.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? s : s.replace(at, from.size(), to);
+  };
+  // Another chip, right by its own arithmetic (671e12 / 500 W), added at the
+  // top as Epoch adds new chips: every row below moves down one.
+  const std::string zeta = replaced(replaced(replaced(trainium3, "Amazon Trainium3", "Zeta Test Chip"), ",700.0,", ",500.0,"),
+                                    "958571428571.4286", "1342000000000.0");
   SourceSpec spec;
   spec.location = dir_.str() + "/epoch.csv";
   spec.format = "epoch-ml-hardware";
   spec.id = "epoch";
-  Ingest(spec, file);
-  auto before = Verify(*store_, TheSchema(), "epoch");
-  ASSERT_TRUE(before.ok()) << before.status().message();
-  EXPECT_EQ(before->mismatched, 0u) << Render(*before, Format::kText);
-  ASSERT_GT(before->confirmed, 0u);
+  auto verified = [&](const Options& options = {}) {
+    auto v = Verify(*store_, TheSchema(), "epoch", options);
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() ? *v : VerifyReport{};
+  };
+  Ingest(spec, header + trainium3);
+  VerifyReport first = verified();
+  EXPECT_EQ(first.mismatched, 0u) << Render(first, Format::kText);
+  ASSERT_GT(first.confirmed, 0u);
 
-  const size_t tdp = file.find(",700.0,");
-  ASSERT_NE(tdp, std::string::npos);
-  Ingest(spec, file.replace(tdp, 7, ",750.0,"));
-  auto after = Verify(*store_, TheSchema(), "epoch");
-  ASSERT_TRUE(after.ok()) << after.status().message();
-  const std::string rendered = Render(*after, Format::kText);
-  EXPECT_EQ(after->unverifiable, 0u) << rendered;
-  ASSERT_EQ(after->mismatched, 1u) << rendered;
-  for (const auto& i : after->items) {
+  Ingest(spec, header + zeta + trainium3);
+  VerifyReport moved = verified();
+  EXPECT_EQ(moved.mismatched, 0u) << Render(moved, Format::kText);  // Trainium 3 is not checked with Zeta's row
+  EXPECT_EQ(moved.unverifiable, 0u) << Render(moved, Format::kText);
+
+  trainium3 = replaced(trainium3, ",700.0,", ",750.0,");
+  Ingest(spec, header + zeta + trainium3);
+  VerifyReport changed = verified();
+  const std::string rendered = Render(changed, Format::kText);
+  EXPECT_EQ(changed.unverifiable, 0u) << rendered;
+  ASSERT_EQ(changed.mismatched, 1u) << rendered;
+  for (const auto& i : changed.items) {
     if (i.status != "mismatch") continue;
+    EXPECT_EQ(i.subject_name, "AWS Trainium 3") << rendered;
     EXPECT_EQ(i.predicate, "perf_per_watt") << rendered;
     EXPECT_NE(i.working.find("TDP (W) = 750 W"), std::string::npos) << rendered;
   }
-  // History views check a retracted figure against the document of its day.
+
+  // The efficiency corrected (671e12 / 750 W): nothing standing is wrong, but
+  // history views check the retracted figure against the document as it last
+  // stated it, with the 750 W beside it.
+  Ingest(spec, header + zeta + replaced(trainium3, "958571428571.4286", "894666666666.6666"));
+  EXPECT_EQ(verified().mismatched, 0u) << Render(verified(), Format::kText);
   Options history;
   history.view.include_retracted = true;
-  auto all = Verify(*store_, TheSchema(), "epoch", history);
-  ASSERT_TRUE(all.ok()) << all.status().message();
-  EXPECT_EQ(all->mismatched, 1u) << Render(*all, Format::kText);
-  EXPECT_EQ(all->unverifiable, 0u) << Render(*all, Format::kText);
+  VerifyReport all = verified(history);
+  EXPECT_EQ(all.mismatched, 1u) << Render(all, Format::kText);
+  EXPECT_EQ(all.unverifiable, 0u) << Render(all, Format::kText);
 }
 
 // A page cut short (its fit counts gone) and then restored: the counts come

@@ -229,6 +229,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   Output upper_case = Chipkg({"ingest", upper.string(), "--db", store});
   EXPECT_EQ(upper_case.code, 2) << upper_case.out;
   EXPECT_TRUE(Contains(upper_case.err, "MANIFEST.JSON is a manifest, not a document")) << upper_case.err;
+  const fs::path unnamed = g_sandbox->root() / "sources";
+  fs::copy_file(manifest, unnamed, fs::copy_options::overwrite_existing);
+  Output no_extension = Chipkg({"ingest", unnamed.string(), "--db", store});
+  EXPECT_EQ(no_extension.code, 2) << no_extension.out;
+  EXPECT_TRUE(Contains(no_extension.err, "sources is a manifest, not a document")) << no_extension.err;
   Output no_such_dataset = Chipkg({"ingest", seed, "--dataset", "epoch-ml-hardwar", "--db", store});
   EXPECT_EQ(no_such_dataset.code, 2);
   EXPECT_TRUE(Contains(no_such_dataset.err, "unknown dataset \"epoch-ml-hardwar\"")) << no_such_dataset.err;

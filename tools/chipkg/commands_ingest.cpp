@@ -12,8 +12,8 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
-#include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 
 #include "ingest/fetch.h"
@@ -23,6 +23,19 @@
 
 namespace chipkg::cli {
 namespace {
+
+// Whether a local file's text starts as a JSON array does ('[' after
+// spaces), as a manifest's does: only such a file is read whole as one.
+bool StartsLikeAJsonArray(const std::string& location) {
+  std::error_code probe_error;  // a link loop or an overlong name: left for the fetch to report
+  if (!std::filesystem::is_regular_file(location, probe_error)) return false;
+  std::ifstream in(location, std::ios::binary);
+  char c = 0;
+  for (int read = 0; read < 4096 && in.get(c); ++read) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c == '[';
+  }
+  return false;
+}
 
 // --NAME's value as a whole number in [min, max]; nullopt (and the error
 // printed) if it is not one.
@@ -84,13 +97,10 @@ int RunIngest(const Args& args) {
     return kExitUsage;
   }
   for (const auto& location : args.positional) {
-    std::error_code probe_error;  // a link loop or an overlong name: left for the fetch to report
     // A manifest given as a document would be stored as a page of JSON text
-    // that states nothing: almost certainly a missing --manifest.
-    std::string extension = std::filesystem::path(location).extension().string();
-    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!args.Has("dataset") && extension == ".json" &&
-        std::filesystem::is_regular_file(location, probe_error) && LoadManifest(location).ok()) {
+    // that states nothing: almost certainly a missing --manifest, whatever
+    // the file is called (MANIFEST.JSON, sources).
+    if (!args.Has("dataset") && StartsLikeAJsonArray(location) && LoadManifest(location).ok()) {
       PrintError(location + " is a manifest, not a document: chipkg ingest --manifest " + location);
       return kExitUsage;
     }
