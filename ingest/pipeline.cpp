@@ -384,8 +384,10 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
       keys_seen.emplace_back();
     } else if (event == Event::object_end && !keys_seen.empty()) {
       keys_seen.pop_back();
-    } else if (event == Event::key && !keys_seen.empty() && duplicate.empty() &&
+    } else if (event == Event::key && keys_seen.size() == 1 && duplicate.empty() &&
                !keys_seen.back().insert(parsed.get<std::string>()).second) {
+      // A source's own keys only: an object nested in a value is already
+      // wrong as a value, and saying so names the real mistake.
       duplicate = path + ": source " + std::to_string(sources_seen) + ": \"" + parsed.get<std::string>() +
                   "\" is given twice";
     }

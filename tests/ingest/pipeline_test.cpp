@@ -534,6 +534,12 @@ TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("bad.json: source 2: \"id\" is given twice"), std::string::npos)
       << r.status().message();
+  // A key twice inside a nested value is not the mistake to report: the value is.
+  WriteFile(bad, "[{\"location\": \"a.txt\", \"title\": {\"x\": 1, \"x\": 2}}]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 1: \"title\" must be a string"), std::string::npos)
+      << r.status().message();
   // An unknown key is reported as unknown whatever its value.
   WriteFile(bad, "[{\"location\": \"a.txt\", \"frobnicate\": 1}]\n");
   r = LoadManifest(bad.string());
