@@ -110,8 +110,35 @@ std::string Marks(const Support& s) {
   return out;
 }
 
-std::string ValueText(const ShownValue& v) {
+// A value longer than this many characters is cut short in a text table
+// (marked with an ellipsis and counted in a note): one long cell (Epoch's
+// list of the ML models trained on a chip runs to 3,700 characters) made
+// every line of its column that wide. JSON and CSV carry every value
+// whole; so do `describe` and `trace`, which cut at the same length.
+constexpr size_t kLongestValueShown = 80;
+
+// `text` cut to kLongestValueShown characters (code points, as Width counts),
+// the last one an ellipsis; true when it was cut.
+bool ShortenForTable(std::string& text) {
+  size_t chars = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (++chars == kLongestValueShown) {
+      // i starts the last character that fits; the rest, if any, goes.
+      size_t end = i + 1;
+      while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+      if (end == text.size()) return false;
+      text.resize(i);
+      text += "\xE2\x80\xA6";
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string ValueText(const ShownValue& v, size_t* shortened) {
   std::string t = v.text;
+  if (ShortenForTable(t)) ++*shortened;
   if (!v.qualifiers().empty()) t.append(" ").append(QualifierText(v.qualifiers()));
   if (v.computed && !v.formula().empty()) t += " computed: " + v.formula();
   const std::string marks = Marks(v.support);
@@ -119,11 +146,11 @@ std::string ValueText(const ShownValue& v) {
   return t;
 }
 
-std::string CellText(const Cell& c) {
+std::string CellText(const Cell& c, size_t* shortened) {
   std::string out;
   for (size_t i = 0; i < c.values.size(); ++i) {
     if (i > 0) out += "; ";
-    out += ValueText(c.values[i]);
+    out += ValueText(c.values[i], shortened);
   }
   if (c.state == Cell::State::kConflict) out += "  (conflict)";
   return out;
@@ -156,9 +183,10 @@ void RenderText(const QueryResult& r, Sink& out) {
     std::vector<std::string> header = {EntityColumn(r)};
     for (const std::string& c : r.columns) header.push_back(c);
     std::vector<std::vector<std::string>> table;
+    size_t shortened = 0;
     for (const Row& row : r.rows) {
       std::vector<std::string> line = {row.name};
-      for (const Cell& c : row.cells) line.push_back(CellText(c));
+      for (const Cell& c : row.cells) line.push_back(CellText(c, &shortened));
       table.push_back(std::move(line));
     }
     std::vector<size_t> widths(header.size(), 0);
@@ -230,6 +258,11 @@ void RenderText(const QueryResult& r, Sink& out) {
       out += "\n" + std::to_string(r.rows.size()) + (r.rows.size() == 1 ? " row" : " rows");
       if (r.cited_rows < r.rows.size()) out += " (citations for the first " + std::to_string(r.cited_rows) + ")";
       out += "\n";
+    }
+    if (shortened > 0) {
+      out += "note: " + std::to_string(shortened) + (shortened == 1 ? " value is" : " values are") + " cut at " +
+             std::to_string(kLongestValueShown) + " characters here (\xE2\x80\xA6); --format json or csv shows " +
+             (shortened == 1 ? "it" : "them") + " whole\n";
     }
   }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";

@@ -131,6 +131,39 @@ TEST_F(EvaluatorTest, ShownColumnsAreBounded) {
       << too_many.status().message();
 }
 
+// A text table cuts a value longer than 80 characters (one long list made its
+// whole column that wide) and says so; JSON and CSV carry it whole.
+TEST_F(EvaluatorTest, TextTablesCutLongValuesAndSaySo) {
+  // 79 characters, then a two-byte one at the 80th place, then more: the cut
+  // keeps 79 and ends with the ellipsis, never half a character.
+  const std::string long_value = std::string(78, 'a') + "b\xC3\xBC" + std::string(100, 'c');
+  const std::string just_fits = std::string(79, 'x') + "\xC3\xBC";  // 80 characters: shown whole
+  DocBuilder("lists", "vendor", "lists.example")
+      .Add("chip:alpha", "cooling", Value::Text(long_value))
+      .Add("chip:beta", "cooling", Value::Text(just_fits))
+      .Write(*store_, "run-2");
+  QueryResult r = Ok("find chip show cooling order by name");
+  ASSERT_GE(r.rows.size(), 2u);
+  const std::string text = Render(r, Format::kText);
+  EXPECT_NE(text.find(std::string(78, 'a') + "b\xE2\x80\xA6 [1]"), std::string::npos) << text;
+  // The sources below the table keep the claim and its excerpt whole: they are the evidence.
+  const std::string table = text.substr(0, text.find("\nsources:"));
+  EXPECT_EQ(table.find(std::string(100, 'c')), std::string::npos) << text;
+  EXPECT_NE(text.find("cooling = " + long_value), std::string::npos) << text;
+  EXPECT_NE(text.find(just_fits + " [2]"), std::string::npos) << text;
+  EXPECT_NE(text.find("note: 1 value is cut at 80 characters here (\xE2\x80\xA6); --format json or csv shows it whole"),
+            std::string::npos)
+      << text;
+  // The column is as wide as the cut value, not the whole one.
+  const size_t rule = text.find('\n') + 1;
+  const std::string rule_line = text.substr(rule, text.find('\n', rule) - rule);
+  EXPECT_LT(rule_line.size(), 120u) << rule_line;
+  EXPECT_NE(Render(r, Format::kJson).find(long_value), std::string::npos);
+  EXPECT_NE(Render(r, Format::kCsv).find(long_value), std::string::npos);
+  // Nothing cut, no note.
+  EXPECT_EQ(Render(Ok("find chip where memory > 50 GB show memory"), Format::kText).find("cut at"), std::string::npos);
+}
+
 // A row's cells are keyed by column name (JSON objects): one name twice
 // would lose a column, whatever the qualifiers are written as.
 TEST_F(EvaluatorTest, ColumnsOfOneNameAreRefused) {
