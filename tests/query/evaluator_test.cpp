@@ -164,6 +164,31 @@ TEST_F(EvaluatorTest, TextTablesCutLongValuesAndSaySo) {
   EXPECT_EQ(Render(Ok("find chip where memory > 50 GB show memory"), Format::kText).find("cut at"), std::string::npos);
 }
 
+// A dataset's figure reads as a person writes it, in the table and in the
+// footnote's claim: a whole number written as a float loses its ".0", a
+// cell in base units is shown in the display unit. Pages' own wording stays.
+TEST_F(EvaluatorTest, DatasetFiguresReadAsPeopleWriteThem) {
+  DocBuilder("dataset", "aggregator", "data.example")
+      .Add("chip:alpha", "base_clock", Q(1665e6, "frequency", "1665.0 MHz"))
+      .Add("chip:alpha", "memory_bandwidth", Q(3.35e12, "bytes_per_second", "3350000000000.0 byte/s"))
+      .Add("chip:alpha", "tdp", Q(700, "watts", "700.05 W"))
+      .Add("chip:beta", "base_clock", Q(1.5e9, "frequency", "1.50 GHz"))
+      .Write(*store_, "run-2");
+  QueryResult r = Ok("facts from document \"dataset\"");
+  const std::string text = Render(r, Format::kText);
+  for (const char* shown : {"base_clock  1665 MHz [", "memory_bandwidth  3350 GB/s [", "tdp  700.05 W [",
+                            "base_clock  1.50 GHz [", "base_clock = 1665 MHz\n", "memory_bandwidth = 3350 GB/s\n",
+                            "tdp = 700.05 W\n", "base_clock = 1.50 GHz\n"}) {
+    std::string squeezed = text;  // columns are padded: compare with runs of spaces made one
+    for (size_t at; (at = squeezed.find("   ")) != std::string::npos;) squeezed.erase(at, 1);
+    EXPECT_NE(squeezed.find(shown), std::string::npos) << shown << "\n" << text;
+  }
+  // Only the excerpt keeps the figure as written.
+  ASSERT_NE(text.find("\"1665.0 MHz\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("1665.0 MHz"), text.find("\"1665.0 MHz\"") + 1) << text;
+  EXPECT_EQ(text.find("3350000000000.0 byte/s ["), std::string::npos) << text;
+}
+
 // A row's cells are keyed by column name (JSON objects): one name twice
 // would lose a column, whatever the qualifiers are written as.
 TEST_F(EvaluatorTest, ColumnsOfOneNameAreRefused) {
