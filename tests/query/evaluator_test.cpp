@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <future>
+#include <thread>
 #include <cstdio>
 #include <fstream>
 #include <filesystem>
@@ -18,6 +21,7 @@
 #include "engine/store_impl.h"
 #include "query/factcheck.h"
 #include "query/query.h"
+#include "query/read_ahead.h"
 #include "query_test_util.h"
 
 namespace chipkg::query {
@@ -1261,7 +1265,7 @@ TEST(EvaluatorLargeAnswerTest, AFindOverManyCandidatesAnswersAsBatchesDo) {
   a.Add("llm:test-70b", "parameters", Q(70e9, "parameters", "70 B"));
   a.Write(store, "run-1");
   b.Write(store, "run-1");
-  const auto* impl = dynamic_cast<const internal::StoreImpl*>(&store);
+  const auto* impl = dynamic_cast<const chipkg::internal::StoreImpl*>(&store);
   ASSERT_NE(impl, nullptr);
 
   // The answer without what names the query or times it. A find over more
@@ -1555,6 +1559,52 @@ TEST(EvaluatorLargeAnswerTest, ConflictsAnswerAlikeAtEveryBatchBoundary) {
         check_citations(*c);
       }
     }
+  }
+}
+
+// When the read-ahead thread falls behind, the conflicts pass reads later
+// batches itself and keeps them until their turn. Here that thread is held
+// busy while the pass starts, so the pass takes batches over (as many as it
+// may) and then waits: the answer, its order and its citations must be those
+// of a pass that took none over.
+TEST(EvaluatorLargeAnswerTest, ConflictsAnswerAlikeWhenBatchesAreTakenOver) {
+  constexpr int kChips = 1100;  // 18 batches: more than the pass may take over at once
+  TempDir dir;
+  Result<std::unique_ptr<Store>> opened = Store::Open(dir.path() + "/store");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  Store& store = **opened;
+  DocBuilder a("ds-a", "vendor", "a.example"), b("ds-b", "press", "b.example");
+  for (int i = 0; i < kChips; ++i) {
+    char id[32];
+    std::snprintf(id, sizeof id, "chip:t%05d", i);
+    PutEntity(store, id, "chip", std::string("T chip ") + std::to_string(i));
+    a.Add(id, "memory", Q((i + 1) * 1e9, "bytes", std::to_string(i + 1) + " GB"));
+    const int b_gb = i % 3 == 0 ? i + 2 : i + 1;
+    b.Add(id, "memory", Q(b_gb * 1e9, "bytes", std::to_string(b_gb) + " GB"));
+  }
+  a.Write(store, "run-1", 1735689600);
+  b.Write(store, "run-1", 1735776000);
+  const std::string query = "conflicts in chip tolerance 0%";
+  Result<QueryResult> unhindered = RunQuery(store, RealSchema(), query);
+  ASSERT_TRUE(unhindered.ok()) << unhindered.status().message();
+  ASSERT_EQ(unhindered->rows.size(), static_cast<size_t>((kChips + 2) / 3));
+  // Every evaluation's reads ahead run on one lasting thread, in order: a
+  // task submitted first holds it.
+  query::internal::ReadAhead holder;
+  std::future<void> busy = holder.Submit([] { std::this_thread::sleep_for(std::chrono::milliseconds(400)); });
+  Result<QueryResult> hindered = RunQuery(store, RealSchema(), query);
+  ASSERT_TRUE(hindered.ok()) << hindered.status().message();
+  EXPECT_EQ(busy.wait_for(std::chrono::seconds(0)), std::future_status::ready);  // the pass had to wait for it
+  EXPECT_TRUE(Render(*unhindered, Format::kCsv) == Render(*hindered, Format::kCsv));
+  EXPECT_TRUE(Render(*unhindered, Format::kJson) == Render(*hindered, Format::kJson));
+  ASSERT_EQ(hindered->citations.size(), unhindered->citations.size());
+  for (size_t k = 0; k < hindered->citations.size(); ++k) {
+    const Citation& c = hindered->citations[k];
+    Result<Fact> f = store.GetFact(c.fact_id);
+    ASSERT_TRUE(f.ok());
+    EXPECT_EQ(c.subject, f->subject) << k;
+    EXPECT_EQ(c.document_id, f->provenance.document_id) << k;
+    ASSERT_NE(hindered->VersionOf(c), nullptr) << k;
   }
 }
 
