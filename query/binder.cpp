@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <optional>
 #include <cmath>
 #include <deque>
 #include <ctime>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "query/parser.h"
+#include "query/query.h"
 #include "query/suggest.h"
 
 namespace chipkg::query {
@@ -739,61 +743,14 @@ class Binder {
       b.notes.push_back("as of " + d->ToString() + ": claims valid on or before that date");
     }
     if (!q.as_at) return Status::OK();
-    const TransactionPoint& t = *q.as_at;
-    Result<std::vector<Transaction>> txs = store_.ListTransactions();
-    if (!txs.ok()) return txs.status().WithContext("reading the transaction log");
-    switch (t.kind) {
-      case TransactionPoint::Kind::kTx: {
-        const TxId last = store_.LastTx();
-        if (t.tx == 0 || t.tx > last) {
-          return Error(t.pos, "no transaction " + std::to_string(t.tx) + ": the store has transactions 1 to " +
-                                  std::to_string(last));
-        }
-        b.view.as_of_tx = t.tx;
-        b.notes.push_back("as at tx " + std::to_string(t.tx) + ": the store as it was after that transaction");
-        return Status::OK();
-      }
-      case TransactionPoint::Kind::kRun: {
-        std::optional<TxId> found;
-        std::vector<std::string> runs;
-        for (const Transaction& tx : *txs) {
-          if (tx.run_id == t.run) found = std::max(found.value_or(0), tx.id);
-          if (std::find(runs.begin(), runs.end(), tx.run_id) == runs.end()) runs.push_back(tx.run_id);
-        }
-        if (!found) return Error(t.pos, "no ingest run '" + t.run + "'" + DidYouMean(t.run, runs));
-        b.view.as_of_tx = *found;
-        b.notes.push_back("as at run " + t.run + " (tx " + std::to_string(*found) + ")");
-        return Status::OK();
-      }
-      case TransactionPoint::Kind::kTime: {
-        Result<int64_t> micros = ParseInstant(t.time);
-        if (!micros.ok()) return Error(t.pos, micros.status().message());
-        std::optional<TxId> found;
-        for (const Transaction& tx : *txs) {
-          if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);
-        }
-        if (!found) return Error(t.pos, "the store was empty at " + t.time);
-        b.view.as_of_tx = *found;
-        b.notes.push_back("as at " + t.time + " (tx " + std::to_string(*found) + ")");
-        return Status::OK();
-      }
+    Result<AsAtPoint> at = ResolveAsAt(store_, *q.as_at);
+    if (!at.ok()) {
+      if (!at.status().IsInvalidArgument()) return at.status();
+      return Error(q.as_at->pos, at.status().message());
     }
+    b.view.as_of_tx = at->tx;
+    b.notes.push_back(at->note);
     return Status::OK();
-  }
-
-  // Unix microseconds of the instant just after `text`: the end of a day
-  // written as a date, the given second of a timestamp (UTC).
-  static Result<int64_t> ParseInstant(const std::string& text) {
-    const std::optional<Date> day = Date::Parse(text.substr(0, 10));
-    if (!day || day->precision != DatePrecision::kDay) return Status::InvalidArgument("not a valid date: " + text);
-    int64_t seconds = static_cast<int64_t>(day->FirstDay()) * 86400;
-    if (text.size() <= 10) return (seconds + 86400) * 1000000;
-    int h = 0, m = 0, s = 0;
-    if (std::sscanf(text.c_str() + 11, "%2d:%2d:%2d", &h, &m, &s) < 2 || h > 23 || m > 59 || s > 60) {
-      return Status::InvalidArgument("not a valid time: " + text);
-    }
-    seconds += h * 3600 + m * 60 + s;
-    return (seconds + 1) * 1000000;
   }
 
   // Where a name read the short way is noted; Bind adds the notes to the answer's.
@@ -807,6 +764,98 @@ class Binder {
 };
 
 }  // namespace
+
+namespace {
+
+// Unix microseconds of the instant just after `text`: the end of a day
+// written as a date, the given second of a timestamp (UTC).
+Result<int64_t> ParseInstant(const std::string& text) {
+  const std::optional<Date> day = Date::Parse(text.substr(0, 10));
+  if (!day || day->precision != DatePrecision::kDay) return Status::InvalidArgument("not a valid date: " + text);
+  int64_t seconds = static_cast<int64_t>(day->FirstDay()) * 86400;
+  if (text.size() <= 10) return (seconds + 86400) * 1000000;
+  int h = 0, m = 0, s = 0;
+  if (std::sscanf(text.c_str() + 11, "%2d:%2d:%2d", &h, &m, &s) < 2 || h > 23 || m > 59 || s > 60) {
+    return Status::InvalidArgument("not a valid time: " + text);
+  }
+  seconds += h * 3600 + m * 60 + s;
+  return (seconds + 1) * 1000000;
+}
+
+}  // namespace
+
+Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
+  Result<std::vector<Transaction>> txs = store.ListTransactions();
+  if (!txs.ok()) return txs.status().WithContext("reading the transaction log");
+  switch (t.kind) {
+    case TransactionPoint::Kind::kTx: {
+      const TxId last = store.LastTx();
+      if (t.tx == 0 || t.tx > last) {
+        return Status::InvalidArgument("no transaction " + std::to_string(t.tx) + ": the store has transactions 1 to " +
+                                       std::to_string(last));
+      }
+      return AsAtPoint{t.tx, "as at tx " + std::to_string(t.tx) + ": the store as it was after that transaction"};
+    }
+    case TransactionPoint::Kind::kRun: {
+      std::optional<TxId> found;
+      std::vector<std::string> runs;
+      for (const Transaction& tx : *txs) {
+        if (tx.run_id == t.run) found = std::max(found.value_or(0), tx.id);
+        if (std::find(runs.begin(), runs.end(), tx.run_id) == runs.end()) runs.push_back(tx.run_id);
+      }
+      if (!found) return Status::InvalidArgument("no ingest run '" + t.run + "'" + DidYouMean(t.run, runs));
+      return AsAtPoint{*found, "as at run " + t.run + " (tx " + std::to_string(*found) + ")"};
+    }
+    case TransactionPoint::Kind::kTime: {
+      Result<int64_t> micros = ParseInstant(t.time);
+      if (!micros.ok()) return micros.status();
+      std::optional<TxId> found;
+      for (const Transaction& tx : *txs) {
+        if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);
+      }
+      if (!found) return Status::InvalidArgument("the store was empty at " + t.time);
+      return AsAtPoint{*found, "as at " + t.time + " (tx " + std::to_string(*found) + ")"};
+    }
+  }
+  return Status::InvalidArgument("unknown kind of point in time");
+}
+
+Result<AsAtPoint> ResolveAsAt(const Store& store, const std::string& when_as_given) {
+  auto trim = [](const std::string& x) {
+    const size_t b = x.find_first_not_of(" \t");
+    return b == std::string::npos ? std::string() : x.substr(b, x.find_last_not_of(" \t") - b + 1);
+  };
+  const std::string when = trim(when_as_given);
+  auto word = [&](std::string_view w) {
+    return when.size() > w.size() && Lower(when.substr(0, w.size())) == w &&
+           std::isspace(static_cast<unsigned char>(when[w.size()]));
+  };
+  TransactionPoint t;
+  if (word("tx")) {
+    const std::string n = trim(when.substr(2));
+    uint64_t tx = 0;
+    auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), tx);
+    if (n.empty() || ec != std::errc() || end != n.data() + n.size()) {
+      return Status::InvalidArgument("'" + when + "': after 'tx', a transaction number (tx 12)");
+    }
+    t.kind = TransactionPoint::Kind::kTx;
+    t.tx = tx;
+  } else if (word("run")) {
+    std::string run = trim(when.substr(3));
+    if (run.size() >= 2 && (run.front() == '"' || run.front() == '\'') && run.back() == run.front()) {
+      run = run.substr(1, run.size() - 2);
+    }
+    t.kind = TransactionPoint::Kind::kRun;
+    t.run = run;
+  } else if (!when.empty() && std::isdigit(static_cast<unsigned char>(when[0]))) {
+    t.kind = TransactionPoint::Kind::kTime;
+    t.time = when;
+  } else {
+    return Status::InvalidArgument("'" + when + "' is not a point in time: tx N, run RUN-ID, a date (2025-01-31) or "
+                                   "a timestamp (2025-01-31T12:00:00Z)");
+  }
+  return ResolveAsAt(store, t);
+}
 
 Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const std::string& name,
                                  const std::string& kind, std::string* short_name_note) {

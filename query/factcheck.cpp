@@ -297,7 +297,7 @@ Claim MakeClaim(Library& library, CitationTable* citations, const Fact& fact) {
   c.valid_as_of = fact.valid_as_of;
   c.document_id = fact.provenance.document_id;
   c.asserted_tx = fact.asserted_tx;
-  c.retracted_tx = fact.retracted_tx;
+  c.retracted_tx = library.RetractedAsSeen(fact.retracted_tx);
   return c;
 }
 
@@ -788,7 +788,7 @@ Result<Profile> Describe(const Store& store, const Schema& schema, const std::st
                          const Options& options) {
   auto e = FindEntityByName(store, schema, entity);
   if (!e.ok()) return e.status();
-  Library library(store, schema);
+  Library library(store, schema, options.view.as_of_tx);
   CitationTable citations;
   Profile profile;
   profile.entity = *e;
@@ -834,7 +834,7 @@ Result<ConflictReport> Conflicts(const Store& store, const Schema& schema, const
     if (!all.ok()) return all.status().WithContext("listing entities");
     subjects = std::move(*all);
   }
-  Library library(store, schema);
+  Library library(store, schema, options.view.as_of_tx);
   CitationTable citations;
   for (const Entity& s : subjects) {
     auto facts = store.FactsAbout(s.id, options.view);
@@ -855,19 +855,25 @@ Result<ConflictReport> Conflicts(const Store& store, const Schema& schema, const
 
 namespace {
 
-Result<SourceSummary> Summarise(const Store& store, const Document& doc) {
+// A document as it stood after `as_of_tx` (now when none): its versions and
+// facts until then, a later retraction not yet made.
+Result<SourceSummary> Summarise(const Store& store, const Document& doc, std::optional<TxId> as_of_tx) {
   SourceSummary s;
   s.document = doc;
   auto versions = store.ListDocumentVersions(doc.id, false);
   if (!versions.ok()) return versions.status().WithContext("versions of " + doc.id);
   s.versions = std::move(*versions);
+  if (as_of_tx) {
+    std::erase_if(s.versions, [&](const DocumentVersion& v) { return v.tx > *as_of_tx; });
+  }
   ReadView all;
   all.include_retracted = true;
+  all.as_of_tx = as_of_tx;
   auto facts = store.FactsFromDocument(doc.id, std::nullopt, all);
   if (!facts.ok()) return facts.status().WithContext("facts of " + doc.id);
   std::set<EntityId> subjects;
   for (const Fact& f : *facts) {
-    if (f.live()) {
+    if (f.retracted_tx == 0 || (as_of_tx && f.retracted_tx > *as_of_tx)) {
       s.live_facts++;
       if (f.value.kind == ValueKind::kNotPublished) s.not_published++;
       subjects.insert(f.subject);
@@ -882,13 +888,14 @@ Result<SourceSummary> Summarise(const Store& store, const Document& doc) {
 }  // namespace
 
 Result<SourcesReport> Sources(const Store& store, const Options& options) {
-  (void)options;
   SourcesReport report;
   auto docs = store.ListDocuments();
   if (!docs.ok()) return docs.status().WithContext("listing documents");
   for (const Document& d : *docs) {
-    auto s = Summarise(store, d);
+    auto s = Summarise(store, d, options.view.as_of_tx);
     if (!s.ok()) return s.status();
+    // A document first stored after the report's point in time was not there yet.
+    if (options.view.as_of_tx && s->versions.empty()) continue;
     report.sources.push_back(std::move(*s));
   }
   return report;
@@ -898,8 +905,11 @@ Result<SourceReport> Source(const Store& store, const std::string& document, con
   auto doc = FindDocument(store, document);
   if (!doc.ok()) return doc.status();
   SourceReport report;
-  auto s = Summarise(store, *doc);
+  auto s = Summarise(store, *doc, options.view.as_of_tx);
   if (!s.ok()) return s.status();
+  if (options.view.as_of_tx && s->versions.empty()) {
+    return Status::NotFound("document " + doc->id + " was not stored yet at tx " + std::to_string(*options.view.as_of_tx));
+  }
   report.source = std::move(*s);
   auto facts = store.FactsFromDocument(doc->id, std::nullopt, options.view);
   if (!facts.ok()) return facts.status().WithContext("facts of " + doc->id);
@@ -928,7 +938,7 @@ Result<SourceReport> Source(const Store& store, const std::string& document, con
     sf.claim.valid_as_of = f.valid_as_of;
     sf.claim.document_id = f.provenance.document_id;
     sf.claim.asserted_tx = f.asserted_tx;
-    sf.claim.retracted_tx = f.retracted_tx;
+    sf.claim.retracted_tx = options.view.as_of_tx && f.retracted_tx > *options.view.as_of_tx ? 0 : f.retracted_tx;
     sf.subject = f.subject;
     sf.subject_name = name(f.subject);
     sf.predicate = f.predicate;

@@ -19,7 +19,16 @@ namespace chipkg::factcheck::internal {
 // entity names and transactions are fetched on first use and kept.
 class Library {
  public:
-  Library(const Store& store, const Schema& schema) : store_(store), schema_(schema) {}
+  // `as_of_tx`: the report reads the store as it was after that transaction
+  // (Options::view); a retraction after it had not happened then.
+  Library(const Store& store, const Schema& schema, std::optional<TxId> as_of_tx = std::nullopt)
+      : store_(store), schema_(schema), as_of_tx_(as_of_tx) {}
+
+  // A fact's retraction as the report's point in time sees it: 0 when it
+  // came after that point.
+  TxId RetractedAsSeen(TxId retracted_tx) const {
+    return as_of_tx_ && retracted_tx > *as_of_tx_ ? 0 : retracted_tx;
+  }
 
   const Store& store() const { return store_; }
   const Schema& schema() const { return schema_; }
@@ -49,6 +58,7 @@ class Library {
  private:
   const Store& store_;
   const Schema& schema_;
+  std::optional<TxId> as_of_tx_;
   std::map<EntityId, std::string> names_;
   std::map<std::string, std::unique_ptr<Document>> documents_;
   std::map<std::pair<std::string, uint32_t>, std::unique_ptr<DocumentVersion>> versions_;

@@ -48,7 +48,7 @@ TracedClaim internal::TraceFact(Library& library, CitationTable& citations, cons
   } else {
     t.asserted.id = fact.asserted_tx;
   }
-  if (fact.retracted_tx != 0) {
+  if (library.RetractedAsSeen(fact.retracted_tx) != 0) {
     if (auto tx = library.GetTransaction(fact.retracted_tx)) {
       t.retracted = *tx;
     } else {
@@ -360,7 +360,7 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
                           const Options& options) {
   auto t = ParseTarget(store, schema, target);
   if (!t.ok()) return t.status();
-  Library library(store, schema);
+  Library library(store, schema, options.view.as_of_tx);
   CitationTable citations;
   TraceReport report;
   report.entity = t->entity;

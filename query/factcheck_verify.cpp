@@ -663,7 +663,7 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
     if (!all.ok()) return all.status().WithContext("listing documents");
     docs = std::move(*all);
   }
-  Library library(store, schema);
+  Library library(store, schema, options.view.as_of_tx);
   CitationTable citations;
   Verifier verifier(library, citations, options, options.verify_tolerance);
   for (const Document& d : docs) {

@@ -68,6 +68,19 @@ Result<QueryResult> RunQuery(const Store& store, const Schema& schema, std::stri
 Status ReadExcerpts(const Store& store, QueryResult& result, size_t begin = 0,
                     size_t end = std::numeric_limits<size_t>::max());
 
+// A point in transaction time, as `as at` reads it in a query: the
+// transaction it names and a note saying so ("as at run nightly (tx 41)").
+struct AsAtPoint {
+  TxId tx = 0;
+  std::string note;
+};
+// WHEN: "tx N", "run RUN-ID", a date (the end of that UTC day) or a
+// timestamp (2025-01-31T12:00:00Z). InvalidArgument says what in it matches
+// nothing (a run that never ran, with the nearest names; a time before the
+// first transaction).
+Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& when);
+Result<AsAtPoint> ResolveAsAt(const Store& store, const std::string& when);
+
 enum class Format { kText, kJson, kCsv };
 // "text", "json", "csv"; InvalidArgument naming the choices otherwise.
 Result<Format> ParseFormat(const std::string& name);

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -800,6 +801,75 @@ TEST_F(ToolsTest, ConflictsListTrainiumsDisagreements) {
   Output bad = Chipkg(Db({"conflicts", "--tolerance", "lots"}));
   EXPECT_EQ(bad.code, 2);
   EXPECT_TRUE(Contains(bad.err, "not a percentage")) << bad.err;
+}
+
+// The fact-checker's statements read the store as it was at a point in
+// transaction time (`--as-at`, as a query's `as at`): what chipkg said of a
+// page before a later ingest changed it, with no later retraction shown.
+TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
+  const std::string store = (g_sandbox->root() / "as-at").string();
+  const std::string page = (g_sandbox->root() / "as-at-page.txt").string();
+  std::string text;
+  {
+    std::ifstream in(std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/001_fbc9a4a76c8d550e.txt", std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_TRUE(Contains(text, "820 GB/s"));
+  auto write_page = [&](const std::string& body) { std::ofstream(page, std::ios::binary) << body; };
+  write_page(text);
+  Output one = Chipkg({"ingest", page, "--id", "trn-page", "--db", store});
+  ASSERT_EQ(one.code, 0) << one.err;
+  const std::string said = one.out + one.err;
+  const size_t run_at = said.find("run-");
+  ASSERT_NE(run_at, std::string::npos) << said;
+  const std::string first_run = said.substr(run_at, said.find(':', run_at) - run_at);
+  std::string edited = text;
+  for (size_t at; (at = edited.find("820 GB/s")) != std::string::npos;) edited.replace(at, 8, "900 GB/s");
+  write_page(edited);
+  Output two = Chipkg({"ingest", page, "--id", "trn-page", "--db", store});
+  ASSERT_EQ(two.code, 0) << two.err;
+
+  Output now = Chipkg({"trace", "trainium.memory_bandwidth", "--db", store});
+  ASSERT_EQ(now.code, 0) << now.err;
+  EXPECT_TRUE(Contains(now.out, "900 GB/s")) << now.out;
+  EXPECT_TRUE(Contains(now.out, "RETRACTED")) << now.out;
+  Output then = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", first_run, "--db", store});
+  ASSERT_EQ(then.code, 0) << then.err;
+  EXPECT_EQ(then.out.rfind("as at run " + first_run + " (tx ", 0), 0u) << then.out;
+  EXPECT_TRUE(Contains(then.out, "1 claim (1 standing)")) << then.out;
+  EXPECT_TRUE(Contains(then.out, "820 GB/s")) << then.out;
+  EXPECT_FALSE(Contains(then.out, "900 GB/s")) << then.out;
+  EXPECT_FALSE(Contains(then.out, "RETRACTED")) << then.out;
+  Output described = Chipkg({"describe", "trainium", "--as-at", "run " + first_run, "--db", store});
+  ASSERT_EQ(described.code, 0) << described.err;
+  EXPECT_TRUE(Contains(described.out, "820 GB/s")) << described.out;
+  EXPECT_FALSE(Contains(described.out, "900 GB/s")) << described.out;
+  EXPECT_FALSE(Contains(described.out, "(retracted)")) << described.out;
+  Output source = Chipkg({"source", "trn-page", "--as-at", "run", first_run, "--db", store});
+  ASSERT_EQ(source.code, 0) << source.err;
+  EXPECT_TRUE(Contains(source.out, "820 GB/s")) << source.out;
+  EXPECT_FALSE(Contains(source.out, "900 GB/s")) << source.out;
+  EXPECT_FALSE(Contains(source.out, "version 2")) << source.out;
+  // The same at the REPL, where the point in time follows the statement.
+  Output repl = Chipkg({"--db", store}, "trace trainium.memory_bandwidth --as-at run " + first_run + "\n");
+  ASSERT_EQ(repl.code, 0) << repl.err;
+  EXPECT_TRUE(Contains(repl.out, "1 claim (1 standing)")) << repl.out;
+  EXPECT_FALSE(Contains(repl.out, "900 GB/s")) << repl.out;
+  // What names no point, or is given where it means nothing, is refused with why.
+  Output no_run = Chipkg({"describe", "trainium", "--as-at", "run", "nightly", "--db", store});
+  EXPECT_EQ(no_run.code, 2);
+  EXPECT_TRUE(Contains(no_run.err, "no ingest run 'nightly'")) << no_run.err;
+  Output too_early = Chipkg({"describe", "trainium", "--as-at", "1999-01-01", "--db", store});
+  EXPECT_EQ(too_early.code, 2);
+  EXPECT_TRUE(Contains(too_early.err, "the store was empty at 1999-01-01")) << too_early.err;
+  Output not_a_point = Chipkg({"verify", "--as-at", "yesterday", "--db", store});
+  EXPECT_EQ(not_a_point.code, 2);
+  EXPECT_TRUE(Contains(not_a_point.err, "'yesterday' is not a point in time")) << not_a_point.err;
+  Output query = Chipkg({"query", "trainium.memory", "--as-at", "tx", "1", "--db", store});
+  EXPECT_EQ(query.code, 2);
+  EXPECT_TRUE(Contains(query.err, "a query says it itself: ... as at run RUN-ID")) << query.err;
+  Output history = Chipkg({"--db", store}, "history trainium.memory_bandwidth --as-at tx 1\n");
+  EXPECT_TRUE(Contains(history.err, "history lists every transaction")) << history.err;
 }
 
 TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {

@@ -73,6 +73,9 @@ Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::s
     if (it->second && !has_inline_value) {
       if (i + 1 >= argc) return Status::InvalidArgument("option '--" + name + "' needs a value");
       value = argv[++i];
+      // A point in time is written as a query writes it, `--as-at tx 12` or
+      // `--as-at run nightly`: two words, the second no positional argument.
+      if (name == "as-at" && (value == "tx" || value == "run") && i + 1 < argc) value += std::string(" ") + argv[++i];
     } else if (!it->second && has_inline_value) {
       return Status::InvalidArgument("option '--" + name + "' takes no value");
     }

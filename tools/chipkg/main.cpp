@@ -20,7 +20,7 @@ const std::vector<std::pair<std::string, bool>> kKnownOptions = {
     {"version", false}, {"quiet", false},   {"output", true},   {"n", true},      {"corpus", true},
     {"work", true},     {"keep", false},    {"no-ingest", false}, {"timeout", true}, {"retries", true},
     {"parallel", true}, {"accept-shrinking", false}, {"reextract", false}, {"mismatches", false},
-    {"max-facts", true},
+    {"max-facts", true}, {"as-at", true},
 };
 
 void PrintUsage(std::FILE* out) {

@@ -65,6 +65,32 @@ bool TakeFlag(std::string& rest, const std::string& flag) {
   return false;
 }
 
+// Removes "--as-at WHEN" / "--as-at=WHEN" from a statement's argument text:
+// WHEN is "tx N" or "run RUN-ID" (two words) or a date or timestamp (one).
+Result<std::optional<std::string>> TakeAsAt(std::string& rest) {
+  const std::string flag = "--as-at";
+  const size_t at = rest.find(flag);
+  if (at == std::string::npos) return std::optional<std::string>();
+  size_t p = at + flag.size();
+  if (p < rest.size() && rest[p] == '=') p++;
+  auto next_word = [&](size_t from) {
+    while (from < rest.size() && std::isspace(static_cast<unsigned char>(rest[from]))) from++;
+    size_t end = from;
+    while (end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[end]))) end++;
+    return std::pair<size_t, size_t>(from, end);
+  };
+  auto [b, e] = next_word(p);
+  const std::string first = Lower(rest.substr(b, e - b));
+  if (first == "tx" || first == "run") e = next_word(e).second;
+  const std::string when = Trim(rest.substr(b, e - b));
+  if (when.empty() || (when == first && (first == "tx" || first == "run"))) {
+    return Status::InvalidArgument("--as-at needs a point in time: tx N, run RUN-ID, a date (2025-01-31) or a "
+                                   "timestamp (2025-01-31T12:00:00Z)");
+  }
+  rest = Trim(rest.substr(0, at) + rest.substr(e));
+  return std::optional<std::string>(when);
+}
+
 // What a query can ask about entities of `kind` (chip when empty): the
 // schema's predicates that apply to it, its named views, the derived
 // attributes and the tests, each with its type or unit, so that a
@@ -403,14 +429,45 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
            " documents, last tx " + std::to_string(s.store->LastTx()) + "\n";
     return kExitOk;
   }
-  const factcheck::Options options = OptionsOf(s);
+  factcheck::Options options = OptionsOf(s);
+  // The query language's own forms (`conflicts in chip ...`, `conflicts
+  // about trainium`), which query/README.md documents, are queries, not
+  // the command's ENTITY.
+  auto starts_with_word = [&](std::string_view w) {
+    return rest.size() > w.size() && Lower(rest.substr(0, w.size())) == w &&
+           std::isspace(static_cast<unsigned char>(rest[w.size()]));
+  };
+  const bool conflicts_query = known("conflicts") && (starts_with_word("in") || starts_with_word("about"));
+  // The fact-checker's statements read the store as it was at a point in
+  // transaction time, as a query's `as at` does: what chipkg said then,
+  // before a later ingest changed it. The answer says which point it is.
+  std::string as_at_note;
+  const size_t answer_from = out.size();
+  if (known("describe") || known("trace") || known("verify") || known("source") || known("sources") ||
+      (known("conflicts") && !conflicts_query)) {
+    auto when = TakeAsAt(rest);
+    if (!when.ok()) return Fail(err, when.status(), kExitUsage);
+    if (*when) {
+      auto point = query::ResolveAsAt(*s.store, **when);
+      if (!point.ok()) return Fail(err, point.status(), point.status().IsInvalidArgument() ? kExitUsage : kExitFailed);
+      options.view.as_of_tx = point->tx;
+      if (s.format == factcheck::Format::kText) as_at_note = point->note + "\n\n";
+    }
+  } else if (known("history") && rest.find("--as-at") != std::string::npos) {
+    return Fail(err, Status::InvalidArgument("history lists every transaction; --as-at is for describe, trace, verify, "
+                                             "conflicts and source"), kExitUsage);
+  }
+  auto with_note = [&](int code) {
+    if (code == kExitOk && !as_at_note.empty()) out.insert(answer_from, as_at_note);
+    return code;
+  };
   if (known("describe")) {
     if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: describe ENTITY"), kExitUsage);
-    return Emit(factcheck::Describe(*s.store, *s.schema, rest, options), s, out, err);
+    return with_note(Emit(factcheck::Describe(*s.store, *s.schema, rest, options), s, out, err));
   }
   if (known("trace")) {
     if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: trace ENTITY.ATTR"), kExitUsage);
-    return Emit(factcheck::Trace(*s.store, *s.schema, rest, options), s, out, err);
+    return with_note(Emit(factcheck::Trace(*s.store, *s.schema, rest, options), s, out, err));
   }
   if (known("attributes")) {
     auto text = AttributesListing(*s.schema, Lower(rest), s.format);
@@ -428,16 +485,9 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     if (!t.ok()) return Fail(err, t.status(), kExitUsage);
     if (*t) o.verify_tolerance = **t;
     o.verify_problems_only = TakeFlag(rest, "--mismatches");
-    return Emit(factcheck::Verify(*s.store, *s.schema, rest, o), s, out, err);
+    return with_note(Emit(factcheck::Verify(*s.store, *s.schema, rest, o), s, out, err));
   }
-  // The query language's own forms (`conflicts in chip ...`, `conflicts
-  // about trainium`), which query/README.md documents, are queries, not
-  // the command's ENTITY.
-  auto starts_with_word = [&](std::string_view w) {
-    return rest.size() > w.size() && Lower(rest.substr(0, w.size())) == w &&
-           std::isspace(static_cast<unsigned char>(rest[w.size()]));
-  };
-  if (known("conflicts") && (starts_with_word("in") || starts_with_word("about"))) {
+  if (conflicts_query) {
     return RunQueryStatement(s, text, out, err);
   }
   if (known("conflicts")) {
@@ -445,16 +495,16 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     auto t = TakeTolerance(rest);
     if (!t.ok()) return Fail(err, t.status(), kExitUsage);
     if (*t) o.compare.tolerance = **t;
-    return Emit(factcheck::Conflicts(*s.store, *s.schema, rest, o), s, out, err);
+    return with_note(Emit(factcheck::Conflicts(*s.store, *s.schema, rest, o), s, out, err));
   }
   if (known("sources")) {
-    if (!rest.empty()) return Emit(factcheck::Source(*s.store, rest, options), s, out, err);
-    return Emit(factcheck::Sources(*s.store, options), s, out, err);
+    if (!rest.empty()) return with_note(Emit(factcheck::Source(*s.store, rest, options), s, out, err));
+    return with_note(Emit(factcheck::Sources(*s.store, options), s, out, err));
   }
   if (known("source")) {
     if (rest.empty())
       return Fail(err, Status::InvalidArgument("usage: source DOCUMENT (see 'sources')"), kExitUsage);
-    return Emit(factcheck::Source(*s.store, rest, options), s, out, err);
+    return with_note(Emit(factcheck::Source(*s.store, rest, options), s, out, err));
   }
   if (known("matches")) return RunMatches(s, rest, out, err);
   if (known("query")) return RunQueryStatement(s, rest, out, err);
@@ -466,25 +516,25 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
 const std::vector<StatementDoc>& StatementDocs() {
   static const std::vector<StatementDoc> docs = {
       {"describe",
-       "describe ENTITY",
-       "every attribute with values, citations, conflicts",
-       {"describe Trainium", "describe \"AWS Trainium 2\""}},
+       "describe ENTITY [--as-at WHEN]",
+       "every attribute with values, citations, conflicts (--as-at tx N, run RUN-ID or a date: as the store was then)",
+       {"describe Trainium", "describe \"AWS Trainium 2\"", "describe Trainium --as-at run seed-run"}},
       {"trace",
-       "trace ENTITY.ATTR",
+       "trace ENTITY.ATTR [--as-at WHEN]",
        "every claim behind a figure, back to the document text",
        {"trace trainium.memory_bandwidth", "trace trainium2.perf_per_watt",
         "trace trainium2.fits(\"Llama 3.1 70B\", int8)"}},
       {"verify",
-       "verify [DOCUMENT] [--tolerance P%] [--mismatches]",
+       "verify [DOCUMENT] [--tolerance P%] [--mismatches] [--as-at WHEN]",
        "recompute the figures documents derive themselves",
        {"verify", "verify seed-000-aws-trainium"}},
       {"conflicts",
-       "conflicts [ENTITY] [--tolerance P%]",
+       "conflicts [ENTITY] [--tolerance P%] [--as-at WHEN]",
        "where sources disagree, and by how much",
        {"conflicts", "conflicts Trainium --tolerance 5%"}},
-      {"sources", "sources", "the documents, their versions and fact counts", {"sources"}},
+      {"sources", "sources [--as-at WHEN]", "the documents, their versions and fact counts", {"sources"}},
       {"source",
-       "source DOCUMENT",
+       "source DOCUMENT [--as-at WHEN]",
        "one document and every fact it gave",
        {"source seed-001-amazon-trainium"}},
       {"attributes",
@@ -644,6 +694,15 @@ int RunOneShot(const Args& args, const std::string& word) {
       return kExitUsage;
     }
     statement += " --mismatches";
+  }
+  if (auto when = args.Get("as-at")) {
+    if (word != "describe" && word != "trace" && word != "verify" && word != "conflicts" && word != "source" &&
+        word != "sources") {
+      PrintError("--as-at is an option of describe, trace, verify, conflicts and source" +
+                 std::string(word == "query" ? "; a query says it itself: ... as at run RUN-ID" : ""));
+      return kExitUsage;
+    }
+    statement += " --as-at " + *when;
   }
   std::string out, err;
   session.answer_stream = &std::cout;  // synchronised with stdio: ordered with the writes below
