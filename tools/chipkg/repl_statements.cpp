@@ -518,7 +518,7 @@ const std::vector<StatementDoc>& StatementDocs() {
       {"describe",
        "describe ENTITY [--as-at WHEN]",
        "every attribute with values, citations, conflicts (--as-at tx N, run RUN-ID or a date: as the store was then)",
-       {"describe Trainium", "describe \"AWS Trainium 2\"", "describe Trainium --as-at run seed-run"}},
+       {"describe Trainium", "describe \"AWS Trainium 2\"", "describe Trainium --as-at tx 59"}},
       {"trace",
        "trace ENTITY.ATTR [--as-at WHEN]",
        "every claim behind a figure, back to the document text",
