@@ -685,6 +685,24 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
                 consumed.push_back(&m);
               }
             }
+            // "Anthropic's Project Rainier (hundreds of thousands of Trainium 2
+            // chips) is the anchor customer": the sentence opens with the one
+            // it is about, and what follows that name up to "is the" only
+            // says more of it (no clause break, no other verb "is").
+            size_t opening = s.begin;
+            while (opening < s.end && SpaceAt(text, opening)) opening += SpaceAt(text, opening);
+            for (const Mention& m : mentions) {
+              if (value || m.range.begin != opening || m.entity->kind != p->object_kind) continue;
+              if (m.range.end > s.begin + is_the) continue;
+              const std::string_view rest = text.substr(m.range.end, s.begin + is_the - m.range.end);
+              if (rest.find_first_of(",;:") != std::string_view::npos ||
+                  AsciiLower(rest).find(" is ") != std::string::npos) {
+                continue;
+              }
+              value = m.range;
+              resolved = m.entity->id;
+              consumed.push_back(&m);
+            }
           }
         }
       }

@@ -253,6 +253,30 @@ TEST(GenericSentence, AnEventsYearAndAGeneration) {
   }
 }
 
+// "X is the anchor customer": the value comes before its label, as the name
+// right before "is the" or as the one the sentence opens with, when what
+// lies between only says more of it.
+TEST(GenericSentence, TheOneASentenceOpensWithIsTheValueBeforeItsLabel) {
+  Extraction e = Extract(
+      "# AWS Trainium 2\n"
+      "Anthropic's Project Rainier (hundreds of thousands of Trainium 2 chips) is the anchor customer.\n");
+  std::vector<std::string> expected = {
+      "chip:aws-trainium2\tcustomer\tentity org:anthropic\t-\tstated\t-\t-\tAnthropic"};
+  EXPECT_EQ(Lines(e), expected);
+  Extraction adjacent = Extract("# AWS Trainium 2\nOver two years, Anthropic is the launch customer.\n");
+  EXPECT_EQ(Lines(adjacent), expected);
+  // A clause break or another "is" between the name and the label: the name
+  // may be anything's, and nothing is read.
+  for (const char* sentence : {"Anthropic trains on it, and Amazon is the anchor customer.",
+                               "Anthropic says the chip is fast and is the anchor customer.",
+                               "Anthropic: the Project Rainier deal is the anchor customer."}) {
+    Extraction none = Extract("# AWS Trainium 2\n" + std::string(sentence) + "\n");
+    for (const std::string& line : Lines(none)) {
+      EXPECT_EQ(line.find("org:anthropic"), std::string::npos) << sentence << "\n  " << line;
+    }
+  }
+}
+
 TEST(GenericSentence, StatedDerivedFromTheDeriveRule) {
   const std::string page =
       "# AWS Trainium\n"
