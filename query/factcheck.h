@@ -196,6 +196,11 @@ struct VerifyItem {
   std::string recomputed_display;
   std::string method;   // "perf_per_watt = peak_throughput / tdp", "page's own formula", ...
   std::string working;  // "210 TFLOPS / 500 W = 0.42 TFLOPS/W"
+  // Per input of `working`, the citations that each suffice: shown after it
+  // as "from ([1] or [2]) and [3]". Kept as numbers, not text, so that a
+  // report renumbered to its problems (--mismatches) still cites the right
+  // excerpts.
+  std::vector<std::vector<int>> working_inputs;
   RoundingCheck check;
   std::vector<int> input_citations;
   std::string reason;  // unverifiable: why; mismatch: what differs

@@ -15,6 +15,11 @@
 
 namespace chipkg::factcheck::internal {
 
+// "([1] or [2]) and [3]": per input, the citations that each suffice.
+std::string SupportText(const std::vector<std::vector<int>>& inputs);
+// A verify item's working with the citations of its inputs after it.
+std::string WorkingWithSources(const VerifyItem& item);
+
 // Reads through the store once per report: documents, versions (with text),
 // entity names and transactions are fetched on first use and kept.
 class Library {

@@ -14,6 +14,7 @@
 
 namespace chipkg::factcheck {
 
+using internal::WorkingWithSources;
 using query::CitationJsonFields;
 using query::IsoTime;
 using query::IsoTimeCsv;
@@ -706,7 +707,7 @@ std::string Render(const VerifyReport& r, Format format) {
         x["recomputed_display"] = i.recomputed_display;
       }
       x["method"] = i.method;
-      x["working"] = i.working;
+      x["working"] = WorkingWithSources(i);
       x["relative_difference"] =
           std::isfinite(i.check.relative_difference) ? json(i.check.relative_difference) : json(nullptr);
       x["relative_tolerance"] = i.check.relative_tolerance;
@@ -728,7 +729,7 @@ std::string Render(const VerifyReport& r, Format format) {
       csv.Row(Concat({i.status, i.subject, i.predicate, QualifiersToString(i.qualifiers), i.stated.display,
                       Num(i.stated.value.number), i.recomputed_display,
                       i.recomputed ? Num(*i.recomputed) : "", Num(i.check.relative_difference),
-                      Num(i.check.relative_tolerance), i.check.rule, i.method, i.working, i.reason},
+                      Num(i.check.relative_tolerance), i.check.rule, i.method, WorkingWithSources(i), i.reason},
                      ProvenanceFields(Find(r.citations, i.stated.citation))));
     }
     return csv.str();
@@ -756,7 +757,7 @@ std::string Render(const VerifyReport& r, Format format) {
     }
     out << "\n";
     if (!i.method.empty()) out << "        " << OneLine(i.method, 160) << "\n";
-    if (!i.working.empty()) out << "        " << OneLine(i.working, 200) << "\n";
+    if (!i.working.empty()) out << "        " << OneLine(WorkingWithSources(i), 200) << "\n";
     if (!i.reason.empty() && i.status != "confirmed") out << "        " << OneLine(i.reason, 200) << "\n";
   }
   Footnotes(out, r.citations);

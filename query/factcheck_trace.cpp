@@ -129,20 +129,6 @@ std::vector<Choice> Choices(Library& library, const std::vector<Fact>& facts, co
   return out;
 }
 
-std::string Support(const std::vector<std::vector<int>>& inputs) {
-  std::string out;
-  for (const auto& alternatives : inputs) {
-    if (alternatives.empty()) continue;
-    std::string one;
-    for (size_t i = 0; i < alternatives.size(); ++i) {
-      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
-      one.append(i ? " or [" : "[").append(std::to_string(alternatives[i])).append("]");
-    }
-    if (alternatives.size() > 1 && inputs.size() > 1) one = "(" + one + ")";
-    out += (out.empty() ? "" : " and ") + one;
-  }
-  return out;
-}
 
 // Whether two choices' qualifiers can describe the same figure (no key with two values).
 bool Compatible(const Qualifiers& a, const Qualifiers& b) {
@@ -182,6 +168,21 @@ std::string SideDimension(const Schema& schema, const Expr& e) {
 }  // namespace
 
 namespace internal {
+
+std::string SupportText(const std::vector<std::vector<int>>& inputs) {
+  std::string out;
+  for (const auto& alternatives : inputs) {
+    if (alternatives.empty()) continue;
+    std::string one;
+    for (size_t i = 0; i < alternatives.size(); ++i) {
+      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "[" + std::string.
+      one.append(i ? " or [" : "[").append(std::to_string(alternatives[i])).append("]");
+    }
+    if (alternatives.size() > 1 && inputs.size() > 1) one = "(" + one + ")";
+    out += (out.empty() ? "" : " and ") + one;
+  }
+  return out;
+}
 
 Result<DerivedTrace> TraceDerivation(
     Library& library, CitationTable& citations, const DerivationDef& derivation, const Entity& subject,
@@ -337,7 +338,7 @@ Result<DerivedTrace> TraceDerivation(
           if (!leaves[i].constant)
             out.inputs.push_back(CiteAll(library, citations, leaves[i].choices[pick[i]]));
         }
-        out.support = Support(out.inputs);
+        out.support = SupportText(out.inputs);
         d.values.push_back(std::move(out));
       }
     }

@@ -357,8 +357,8 @@ class Verifier {
     for (const auto& alternatives : best->inputs) {
       for (int n : alternatives) item.input_citations.push_back(n);
     }
+    item.working_inputs = best->inputs;
     Judge(fact, best->value, item);
-    if (!best->support.empty()) item.working += "  from " + best->support;
     return true;
   }
 
@@ -621,6 +621,15 @@ class Verifier {
 
 }  // namespace
 
+namespace internal {
+
+std::string WorkingWithSources(const VerifyItem& item) {
+  const std::string sources = SupportText(item.working_inputs);
+  return sources.empty() ? item.working : item.working + "  from " + sources;
+}
+
+}  // namespace internal
+
 namespace {
 
 // Drops the confirmed figures and the citations only they used; the rest are
@@ -635,6 +644,9 @@ void KeepProblemsOnly(VerifyReport& report) {
   for (VerifyItem& i : report.items) {
     renumber(i.stated.citation);
     for (int& n : i.input_citations) renumber(n);
+    for (std::vector<int>& alternatives : i.working_inputs) {
+      for (int& n : alternatives) renumber(n);
+    }
   }
   std::vector<Citation> kept;
   for (Citation& c : report.citations) {

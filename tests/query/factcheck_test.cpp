@@ -439,6 +439,72 @@ TEST_F(FactcheckTest, VerifyConfirmsRoundedArithmeticAndCatchesMistakes) {
             std::string::npos) << listed;
 }
 
+// A report of problems only is numbered again from [1]; the numbers in each
+// working's "from ..." go with the rest, and still name the claims they
+// named in the whole report.
+TEST_F(FactcheckTest, VerifyProblemsOnlyRenumbersTheWorkingsSources) {
+  const Schema& schema = TheSchema();
+  auto q = [&](const std::string& text, const std::string& dim) {
+    auto p = schema.ParseQuantity(text, dim);
+    EXPECT_TRUE(p.has_value()) << text;
+    return Value::Quantity(p ? p->canonical : 0, dim, text);
+  };
+  // A confirmed figure first, so that the mismatch's inputs move when it is dropped.
+  const std::string c =
+      "Chip X brief\n"
+      "BF16 (dense): 200 TFLOPS. TDP: 400 W. Perf per watt: 0.5 TFLOPS/W.\n"
+      "The x.32xlarge costs 32 USD/h for 16 chips: 3 USD/h per chip-hour.\n";
+  Write("doc-c", "Brief C", "press", c,
+        {At(c, "doc-c", "200 TFLOPS", "chip:x", "peak_throughput", q("200 TFLOPS", "ops_per_second"),
+            {{"format", "bf16"}, {"sparsity", "dense"}}),
+         At(c, "doc-c", "400 W", "chip:x", "tdp", q("400 W", "watts")),
+         Derived(At(c, "doc-c", "0.5 TFLOPS/W", "chip:x", "perf_per_watt", q("0.5 TFLOPS/W", "ops_per_watt"),
+                    {{"format", "bf16"}}),
+                 "200 TFLOPS / 400 W"),
+         At(c, "doc-c", "32 USD/h", "instance:x.32xlarge", "instance_price", q("32 USD/h", "usd_per_hour")),
+         At(c, "doc-c", "16 chips", "instance:x.32xlarge", "chips", Value::Quantity(16, "count", "16 chips")),
+         Derived(At(c, "doc-c", "3 USD/h", "instance:x.32xlarge", "price_per_chip_hour", q("3 USD/h", "usd_per_hour")),
+                 "32 USD/h / 16 chips")});
+  auto whole = Verify(*store_, schema, "doc-c");
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  Options problems;
+  problems.verify_problems_only = true;
+  auto only = Verify(*store_, schema, "doc-c", problems);
+  ASSERT_TRUE(only.ok()) << only.status().message();
+  ASSERT_EQ(whole->mismatched, 1u) << Render(*whole, Format::kText);
+  ASSERT_EQ(only->items.size(), 1u) << Render(*only, Format::kText);
+  const VerifyItem* was = nullptr;
+  for (const VerifyItem& i : whole->items) {
+    if (i.status == "mismatch") was = &i;
+  }
+  ASSERT_NE(was, nullptr);
+  const VerifyItem& now = only->items[0];
+  auto fact_of = [](const VerifyReport& r, int number) {
+    for (const Citation& cited : r.citations) {
+      if (cited.number == number) return cited.fact_id;
+    }
+    return uint64_t{0};
+  };
+  ASSERT_FALSE(was->working_inputs.empty());
+  ASSERT_EQ(now.working_inputs.size(), was->working_inputs.size());
+  bool moved = false;
+  std::string sources;
+  for (size_t k = 0; k < was->working_inputs.size(); ++k) {
+    ASSERT_EQ(now.working_inputs[k].size(), 1u);  // one claim per input here
+    ASSERT_EQ(was->working_inputs[k].size(), 1u);
+    const int before = was->working_inputs[k][0], after = now.working_inputs[k][0];
+    EXPECT_NE(fact_of(*only, after), 0u) << "[" << after << "] is not in the report's citations";
+    EXPECT_EQ(fact_of(*only, after), fact_of(*whole, before)) << "input " << k << ": [" << before << "] -> [" << after << "]";
+    moved = moved || before != after;
+    sources += (k ? " and [" : "[") + std::to_string(after) + "]";
+  }
+  EXPECT_TRUE(moved) << "nothing was renumbered: the checks above show nothing";
+  const std::string text = Render(*only, Format::kText);
+  EXPECT_NE(text.find(now.working + "  from " + sources), std::string::npos) << text;
+  auto json = nlohmann::json::parse(Render(*only, Format::kJson));
+  EXPECT_EQ(json["items"][0]["working"], now.working + "  from " + sources) << json.dump(2);
+}
+
 TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   // Page A changes: memory now 24 GB, the rest as before.
   std::string a = std::string(kPageA) + "Update: Memory: 24 GB.\n";
