@@ -100,11 +100,18 @@ std::vector<std::string> EntityNames(const Store& store) {
 
 // ---- Library ------------------------------------------------------------------
 
+bool Library::Note(const Status& status) {
+  if (status.ok()) return true;
+  if (failure_.ok() && !status.IsNotFound()) failure_ = status;
+  return false;
+}
+
 std::string Library::EntityName(const EntityId& id) {
   auto it = names_.find(id);
   if (it != names_.end()) return it->second;
   std::string name = id;
-  if (auto e = store_.GetEntity(id); e.ok() && !e->name.empty()) {
+  auto e = store_.GetEntity(id);
+  if (Note(e.status()) && !e->name.empty()) {
     name = e->name;
   } else if (const EntityDef* def = schema_.ResolveEntity(id); def && !def->name.empty()) {
     name = def->name;
@@ -118,7 +125,7 @@ const Document* Library::GetDocument(const std::string& id) {
   if (it != documents_.end()) return it->second.get();
   auto doc = store_.GetDocument(id);
   auto& slot = documents_[id];
-  if (doc.ok()) slot = std::make_unique<Document>(std::move(*doc));
+  if (Note(doc.status())) slot = std::make_unique<Document>(std::move(*doc));
   return slot.get();
 }
 
@@ -128,14 +135,16 @@ const DocumentVersion* Library::GetVersion(const std::string& id, uint32_t versi
   if (it != versions_.end()) return it->second.get();
   auto v = store_.GetDocumentVersion(id, version);
   auto& slot = versions_[key];
-  if (v.ok()) slot = std::make_unique<DocumentVersion>(std::move(*v));
+  if (Note(v.status())) {
+    slot = std::make_unique<DocumentVersion>(std::move(*v));
+  }
   return slot.get();
 }
 
 std::optional<Transaction> Library::GetTransaction(TxId tx) {
   if (!transactions_) {
     transactions_.emplace();
-    if (auto list = store_.ListTransactions(); list.ok()) {
+    if (auto list = store_.ListTransactions(); Note(list.status())) {
       for (auto& t : *list) (*transactions_)[t.id] = t;
     }
   }
@@ -210,17 +219,17 @@ std::vector<std::pair<double, std::string>> Library::KnownChipCounts(const Entit
     }
     out.emplace_back(n, where);
   };
-  if (auto refs = store_.FactsReferencing(chip, view); refs.ok()) {
+  if (auto refs = store_.FactsReferencing(chip, view); Note(refs.status())) {
     for (const Fact& f : *refs) {
       if (f.predicate != "accelerator") continue;
       auto chips = store_.FactsAbout(f.subject, "chips", view);
-      if (!chips.ok()) continue;
+      if (!Note(chips.status())) continue;
       for (const Fact& c : *chips) {
         if (c.value.kind == ValueKind::kQuantity) add(c.value.number, EntityName(f.subject));
       }
     }
   }
-  if (auto own = store_.FactsAbout(chip, view); own.ok()) {
+  if (auto own = store_.FactsAbout(chip, view); Note(own.status())) {
     for (const Fact& f : *own) {
       auto it = f.qualifiers.find(qualifier::kScopeCount);
       if (it == f.qualifiers.end()) continue;
@@ -813,6 +822,7 @@ Result<Profile> Describe(const Store& store, const Schema& schema, const std::st
     auto& list = profile.referenced_by[it->second].citations;
     if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(n);
   }
+  CHIPKG_RETURN_IF_ERROR(library.failure());
   profile.citations = citations.Take();
   return profile;
 }
@@ -847,6 +857,7 @@ Result<ConflictReport> Conflicts(const Store& store, const Schema& schema, const
       report.conflicts.push_back(std::move(a));
     }
   }
+  CHIPKG_RETURN_IF_ERROR(library.failure());
   report.citations = citations.Take();
   return report;
 }
@@ -999,6 +1010,7 @@ Result<HistoryReport> History(const Store& store, const Schema& schema, const st
       report.events.begin(), report.events.end(), [](const HistoryEvent& a, const HistoryEvent& b) {
         return std::make_tuple(a.tx, a.asserted ? 1 : 0) < std::make_tuple(b.tx, b.asserted ? 1 : 0);
       });
+  CHIPKG_RETURN_IF_ERROR(library.failure());
   report.citations = citations.Take();
   return report;
 }

@@ -60,7 +60,17 @@ class Library {
   // claims. Counts of 1 are left out. {count, what has it}.
   std::vector<std::pair<double, std::string>> KnownChipCounts(const EntityId& chip, const ReadView& view);
 
+  // The first read above that failed other than by finding nothing (a
+  // damaged store): the getters answer as if absent so that a report can be
+  // built, and the report's caller returns this instead of the report. A
+  // fact-checker must not be told that a version "is not stored" or that its
+  // fetch time is unknown when the store could not be read.
+  const Status& failure() const { return failure_; }
+
  private:
+  // Keeps the first failure that is not NotFound; true if `status` is OK.
+  bool Note(const Status& status);
+
   const Store& store_;
   const Schema& schema_;
   std::optional<TxId> as_of_tx_;
@@ -68,6 +78,7 @@ class Library {
   std::map<std::string, std::unique_ptr<Document>> documents_;
   std::map<std::pair<std::string, uint32_t>, std::unique_ptr<DocumentVersion>> versions_;
   std::optional<std::map<TxId, Transaction>> transactions_;
+  Status failure_;
 };
 
 // Numbers citations in order of first use; one number per (document,

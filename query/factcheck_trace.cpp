@@ -414,6 +414,7 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
     if (!d.ok()) return d.status();
     report.derived = std::move(*d);
   }
+  CHIPKG_RETURN_IF_ERROR(library.failure());
   return report;
 }
 

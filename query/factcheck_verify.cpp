@@ -736,6 +736,7 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
       }
     }
   }
+  CHIPKG_RETURN_IF_ERROR(library.failure());
   report.citations = citations.Take();
   if (options.verify_problems_only) KeepProblemsOnly(report);
   return report;

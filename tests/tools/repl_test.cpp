@@ -691,6 +691,54 @@ TEST_F(ToolsTest, ADbThatIsNotAStoreSaysWhatItIs) {
   EXPECT_TRUE(Contains(empty.err, "store path is empty") || Contains(empty.err, "--db")) << empty.err;
 }
 
+// A store whose document versions cannot be read (a table file's data blocks
+// damaged after the open's checks, which read only its index and footer):
+// the fact-checker's statements fail as a query does, naming the damage and
+// what to do, where they used to say a version "is not stored" or its fetch
+// time "unknown" and exit 0. Nothing of the store is written.
+TEST_F(ToolsTest, FactCheckerStatementsReportADamagedStore) {
+  const fs::path copy = g_sandbox->root() / "damaged-versions";
+  fs::copy(g_sandbox->store(), copy, fs::copy_options::recursive);
+  // The table file of the `versions` column family: RocksDB writes the
+  // family's id (engine/codec.h kVersionsCf, 10) after the property name.
+  fs::path versions;
+  for (const auto& entry : fs::directory_iterator(copy)) {
+    if (entry.path().extension() != ".sst") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = bytes.rfind("column.family.id");
+    if (at != std::string::npos && at + 16 < bytes.size() && bytes[at + 16] == 10) versions = entry.path();
+  }
+  ASSERT_FALSE(versions.empty()) << "no table file of the versions column family in " << copy;
+  {
+    std::fstream f(versions, std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (size_t i = 0; i < bytes.size() / 2; i += 997) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    f.seekp(0);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  auto listing = [&] {
+    std::map<std::string, uintmax_t> files;
+    for (const auto& entry : fs::directory_iterator(copy)) files[entry.path().filename().string()] = entry.file_size();
+    return files;
+  };
+  const auto before = listing();
+  const std::vector<std::vector<std::string>> statements = {
+      {"trace", "trainium.memory"},    {"describe", "trainium2"},        {"conflicts", "trainium"},
+      {"verify", "seed-003-aws-trainium2"}, {"history", "trainium.memory"}, {"query", "trainium.memory"}};
+  for (std::vector<std::string> args : statements) {
+    const std::string what = args[0];
+    args.push_back("--db");
+    args.push_back(copy.string());
+    Output o = Chipkg(args);
+    EXPECT_EQ(o.code, 1) << what << ": " << o.out.substr(0, 600);
+    EXPECT_TRUE(Contains(o.err, "Corruption")) << what << ": " << o.err;
+    EXPECT_TRUE(Contains(o.err, "the store is damaged: restore it from")) << what << ": " << o.err;
+    EXPECT_FALSE(Contains(o.out, "is not stored")) << what << ": " << o.out.substr(0, 600);
+  }
+  EXPECT_EQ(listing(), before);
+}
+
 // A one-shot reader ends without closing its store (nothing to save), but
 // with its whole answer written and no file left in TMPDIR, on success and
 // on a failed statement alike.

@@ -127,7 +127,17 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
 }
 
 void PrintError(const std::string& message) { std::fprintf(stderr, "chipkg: %s\n", message.c_str()); }
-void PrintError(const Status& status) { PrintError(status.message()); }
+void PrintError(const Status& status) { PrintError(ErrorText(status)); }
+
+std::string ErrorText(const Status& status) {
+  constexpr std::string_view kDamaged = "the store is damaged";
+  if (!status.IsCorruption() || status.message().find(kDamaged) != std::string::npos) return status.message();
+  // An export reads every record and stops at the first damaged one, so it
+  // is a way out only when made before the damage.
+  return status.message() + "; " + std::string(kDamaged) +
+         ": restore it from a copy or an export made before the damage, or ingest its sources again into a "
+         "new store";
+}
 
 std::vector<Command>& Registry() {
   static std::vector<Command> commands;

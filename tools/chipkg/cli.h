@@ -56,7 +56,10 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
 
 // Prints "chipkg: <message>" on stderr.
 void PrintError(const std::string& message);
-void PrintError(const Status& status);
+void PrintError(const Status& status);  // as ErrorText says it
+// A failure's message, and for a damaged store (Corruption: a record or a
+// table block that fails its check) what to do about it, once.
+std::string ErrorText(const Status& status);
 
 using CommandFn = std::function<int(const Args&)>;
 struct Command {

@@ -238,7 +238,7 @@ factcheck::Options OptionsOf(const Session& s) {
 }
 
 int Fail(std::string& err, const Status& status, int code = kExitFailed) {
-  err += "error: " + status.message() + "\n";
+  err += "error: " + cli::ErrorText(status) + "\n";
   return code;
 }
 
