@@ -141,6 +141,22 @@ const DocumentVersion* Library::GetVersion(const std::string& id, uint32_t versi
   return slot.get();
 }
 
+const DocumentVersion* Library::LatestVersion(const std::string& id) {
+  auto it = latest_versions_.find(id);
+  if (it == latest_versions_.end()) {
+    std::optional<DocumentVersion> latest;
+    auto versions = store_.ListDocumentVersions(id, /*with_text=*/false);
+    if (Note(versions.status())) {
+      for (DocumentVersion& v : *versions) {
+        if (as_of_tx_ && v.tx > *as_of_tx_) continue;
+        if (!latest || v.version > latest->version) latest = std::move(v);
+      }
+    }
+    it = latest_versions_.emplace(id, std::move(latest)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
 std::optional<Transaction> Library::GetTransaction(TxId tx) {
   if (!transactions_) {
     transactions_.emplace();

@@ -148,6 +148,12 @@ struct TracedClaim {
   std::string text_problem;       // why not, when not
   Transaction asserted;
   std::optional<Transaction> retracted;
+  // The latest version of the document (as the report sees the store) when
+  // it is later than the cited one and the claim stands: a page fetched
+  // again keeps a claim it still makes under the version that first made it,
+  // so without this a figure the page states today read as last seen in an
+  // old version, amid that version's text. Without its text.
+  std::optional<DocumentVersion> still_stated_by;
 };
 
 // One evaluation of a derivation over one choice of inputs.

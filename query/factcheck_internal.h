@@ -42,6 +42,9 @@ class Library {
   const Document* GetDocument(const std::string& id);                          // nullptr if absent
   const DocumentVersion* GetVersion(const std::string& id, uint32_t version);  // with text; nullptr if absent
   std::optional<Transaction> GetTransaction(TxId tx);
+  // The document's latest version as the report sees the store (stored by
+  // its point in time), without its text; nullptr if none.
+  const DocumentVersion* LatestVersion(const std::string& id);
 
   // "32 GB", "TSMC", "not published", "2022-10-01", "yes". A quantity is
   // shown as the source wrote it when `as_written` and the original reads as
@@ -78,6 +81,7 @@ class Library {
   std::map<std::string, std::unique_ptr<Document>> documents_;
   std::map<std::pair<std::string, uint32_t>, std::unique_ptr<DocumentVersion>> versions_;
   std::optional<std::map<TxId, Transaction>> transactions_;
+  std::map<std::string, std::optional<DocumentVersion>> latest_versions_;
   Status failure_;
 };
 

@@ -394,6 +394,13 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
   } else {
     line("retracted", "no (the claim stands)");
   }
+  if (const auto& later = t.still_stated_by) {
+    line("still in",
+         "version " + std::to_string(later->version) +
+             (later->content_hash.empty() ? "" : ", sha256 " + ShortHash(later->content_hash)) + ", fetched " +
+             IsoTime(later->fetched_at) + ", the latest (the context above is version " +
+             std::to_string(c.version) + "'s)");
+  }
 }
 
 json TracedJson(const TracedClaim& t) {
@@ -415,6 +422,13 @@ json TracedJson(const TracedClaim& t) {
         {"run_id", t.retracted->run_id}};
   } else {
     j["retracted"] = nullptr;
+  }
+  if (const auto& later = t.still_stated_by) {
+    j["still_stated_by"] = {{"version", later->version},
+                            {"content_hash", later->content_hash},
+                            {"fetched_at", IsoTimeJson(later->fetched_at)}};
+  } else {
+    j["still_stated_by"] = nullptr;
   }
   return j;
 }

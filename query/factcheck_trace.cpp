@@ -48,7 +48,10 @@ TracedClaim internal::TraceFact(Library& library, CitationTable& citations, cons
   } else {
     t.asserted.id = fact.asserted_tx;
   }
-  if (library.RetractedAsSeen(fact.retracted_tx) != 0) {
+  if (library.RetractedAsSeen(fact.retracted_tx) == 0) {
+    const DocumentVersion* latest = library.LatestVersion(p.document_id);
+    if (latest != nullptr && latest->version > p.document_version) t.still_stated_by = *latest;
+  } else {
     if (auto tx = library.GetTransaction(fact.retracted_tx)) {
       t.retracted = *tx;
     } else {

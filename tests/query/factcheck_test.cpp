@@ -542,6 +542,43 @@ TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   }
   EXPECT_EQ(with_retraction, 1u);
   EXPECT_NE(Render(*t, Format::kText).find("RETRACTED"), std::string::npos);
+  for (const auto& c : t->claims) EXPECT_FALSE(c.retracted && c.still_stated_by) << c.claim.display;
+
+  // The bandwidth page A still states stays cited from version 1, where it
+  // was first read; the trace names version 2 as still stating it.
+  auto bandwidth = Trace(*store_, schema, "Chip X.memory_bandwidth");
+  ASSERT_TRUE(bandwidth.ok()) << bandwidth.status().message();
+  size_t still = 0;
+  for (const auto& c : bandwidth->claims) {
+    if (c.citation.document_id != "doc-a") {
+      EXPECT_FALSE(c.still_stated_by) << c.citation.document_id;  // doc-b has one version
+      continue;
+    }
+    EXPECT_EQ(c.citation.version, 1u);
+    ASSERT_TRUE(c.still_stated_by.has_value());
+    EXPECT_EQ(c.still_stated_by->version, 2u);
+    EXPECT_FALSE(c.still_stated_by->content_hash.empty());
+    ++still;
+  }
+  EXPECT_EQ(still, 1u);
+  const std::string bandwidth_text = Render(*bandwidth, Format::kText);
+  EXPECT_NE(bandwidth_text.find("still in    version 2, sha256 "), std::string::npos) << bandwidth_text;
+  auto bandwidth_json = nlohmann::json::parse(Render(*bandwidth, Format::kJson));
+  bool json_names_it = false;
+  for (const auto& c : bandwidth_json["claims"]) {
+    json_names_it = json_names_it || (c["still_stated_by"].is_object() && c["still_stated_by"]["version"] == 2);
+  }
+  EXPECT_TRUE(json_names_it) << bandwidth_json.dump(2);
+  // As the store was before version 2, there was no later version to name.
+  auto versions = store_->ListDocumentVersions("doc-a");
+  ASSERT_TRUE(versions.ok());
+  ASSERT_EQ(versions->size(), 2u);
+  Options before_v2;
+  before_v2.view.as_of_tx = (*versions)[0].tx;
+  auto then = Trace(*store_, schema, "Chip X.memory_bandwidth", before_v2);
+  ASSERT_TRUE(then.ok()) << then.status().message();
+  ASSERT_FALSE(then->claims.empty());
+  for (const auto& c : then->claims) EXPECT_FALSE(c.still_stated_by) << c.citation.document_id;
 
   // describe shows standing claims only.
   auto p = Describe(*store_, schema, "Chip X");
