@@ -207,6 +207,16 @@ struct VerifyItem {
   // report renumbered to its problems (--mismatches) still cites the right
   // excerpts.
   std::vector<std::vector<int>> working_inputs;
+  // Other readings of the inputs that do not confirm the figure where the
+  // one above does: the document (or the sources used) gives two values for
+  // an input ("500 W" in one section, "550 W" in another). Confirmed on one
+  // reading is not confirmed on every one, and the fact-checker is told.
+  struct OtherReading {
+    std::string working;  // "1,300 TFLOPS / 550 W"
+    std::string recomputed_display;
+    std::vector<std::vector<int>> inputs;  // as working_inputs
+  };
+  std::vector<OtherReading> other_readings;
   RoundingCheck check;
   std::vector<int> input_citations;
   std::string reason;  // unverifiable: why; mismatch: what differs
@@ -216,6 +226,7 @@ struct VerifyReport {
   std::string document;  // filter, empty for every document
   std::vector<VerifyItem> items;
   size_t confirmed = 0, mismatched = 0, unverifiable = 0;
+  size_t confirmed_on_one_reading = 0;  // of `confirmed`: with other readings that do not confirm them
   std::vector<Citation> citations;
 };
 

@@ -19,6 +19,8 @@ namespace chipkg::factcheck::internal {
 std::string SupportText(const std::vector<std::vector<int>>& inputs);
 // A verify item's working with the citations of its inputs after it.
 std::string WorkingWithSources(const VerifyItem& item);
+// "1,300 TFLOPS / 550 W = 2.364 TFLOPS/W  from [2] and [4]".
+std::string OtherReadingText(const VerifyItem::OtherReading& reading);
 
 // Reads through the store once per report: documents, versions (with text),
 // entity names and transactions are fetched on first use and kept.

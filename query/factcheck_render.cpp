@@ -14,6 +14,7 @@
 
 namespace chipkg::factcheck {
 
+using internal::OtherReadingText;
 using internal::WorkingWithSources;
 using query::CitationJsonFields;
 using query::IsoTime;
@@ -706,6 +707,7 @@ std::string Render(const VerifyReport& r, Format format) {
     if (!r.document.empty()) j["document_id"] = r.document;  // the document checked; "document" is a citation's object
     j["confirmed"] = r.confirmed;
     j["mismatched"] = r.mismatched;
+    j["confirmed_on_one_reading"] = r.confirmed_on_one_reading;
     j["unverifiable"] = r.unverifiable;
     json items = json::array();
     for (const auto& i : r.items) {
@@ -727,6 +729,14 @@ std::string Render(const VerifyReport& r, Format format) {
       x["relative_tolerance"] = i.check.relative_tolerance;
       x["rounding"] = i.check.rule;
       x["input_citations"] = i.input_citations;
+      json others = json::array();
+      for (const VerifyItem::OtherReading& o : i.other_readings) {
+        std::vector<int> cited;
+        for (const auto& alternatives : o.inputs) cited.insert(cited.end(), alternatives.begin(), alternatives.end());
+        others.push_back({{"working", OtherReadingText(o)}, {"recomputed_display", o.recomputed_display},
+                          {"input_citations", cited}});
+      }
+      x["other_readings"] = others;
       if (!i.reason.empty()) x["reason"] = i.reason;
       items.push_back(x);
     }
@@ -752,8 +762,12 @@ std::string Render(const VerifyReport& r, Format format) {
   const size_t checked = r.confirmed + r.mismatched + r.unverifiable;
   out << "verify" << (r.document.empty() ? "" : " " + r.document) << ": " << checked << " derived figure"
       << (checked == 1 ? "" : "s") << ": " << r.confirmed << " confirmed, " << r.mismatched << " mismatched, "
-      << r.unverifiable << " unverifiable" << (r.items.size() < checked ? " (the confirmed ones not listed)" : "")
-      << "\n";
+      << r.unverifiable << " unverifiable" << (r.items.size() < checked ? " (the confirmed ones not listed)" : "");
+  if (r.confirmed_on_one_reading > 0) {
+    out << "; " << r.confirmed_on_one_reading << " of the confirmed only on one reading of inputs the sources give "
+        << "two values for";
+  }
+  out << "\n";
   std::string doc;
   for (const auto& i : r.items) {
     if (i.stated.document_id != doc) {
@@ -772,6 +786,9 @@ std::string Render(const VerifyReport& r, Format format) {
     out << "\n";
     if (!i.method.empty()) out << "        " << OneLine(i.method, 160) << "\n";
     if (!i.working.empty()) out << "        " << OneLine(WorkingWithSources(i), 200) << "\n";
+    for (const VerifyItem::OtherReading& o : i.other_readings) {
+      out << "        but the inputs also read " << OneLine(OtherReadingText(o), 200) << " (not confirmed)\n";
+    }
     if (!i.reason.empty() && i.status != "confirmed") out << "        " << OneLine(i.reason, 200) << "\n";
   }
   Footnotes(out, r.citations);

@@ -326,6 +326,16 @@ class Verifier {
     return std::move(*all);
   }
 
+  // A figure stated for one format is recomputed from inputs of that format.
+  static bool FitsKey(const Fact& fact, const DerivedValue& v) {
+    const Qualifiers key = ComparisonQualifiers(fact.qualifiers, fact.value);
+    for (const auto& [k, val] : v.qualifiers) {
+      auto it = key.find(k);
+      if (it != key.end() && it->second != val) return false;
+    }
+    return true;
+  }
+
   // Picks the derived value that matches the stated figure, else the closest.
   bool Conclude(const Fact& fact, const DerivedTrace& d, VerifyItem& item) {
     if (!d.missing.empty() || d.values.empty()) {
@@ -335,14 +345,7 @@ class Verifier {
     const DerivedValue* best = nullptr;
     double best_diff = std::numeric_limits<double>::infinity();
     for (const DerivedValue& v : d.values) {
-      // A figure stated for one format is recomputed from inputs of that format.
-      bool fits_key = true;
-      Qualifiers key = ComparisonQualifiers(fact.qualifiers, fact.value);
-      for (const auto& [k, val] : v.qualifiers) {
-        auto it = key.find(k);
-        if (it != key.end() && it->second != val) fits_key = false;
-      }
-      if (!fits_key) continue;
+      if (!FitsKey(fact, v)) continue;
       double diff = std::fabs(v.value - fact.value.number);
       if (!best || diff < best_diff) {
         best = &v;
@@ -359,6 +362,20 @@ class Verifier {
     }
     item.working_inputs = best->inputs;
     Judge(fact, best->value, item);
+    if (item.status != "confirmed") return true;
+    constexpr size_t kMostOtherReadings = 3;
+    for (const DerivedValue& v : d.values) {
+      if (&v == best || item.other_readings.size() == kMostOtherReadings || !FitsKey(fact, v)) continue;
+      VerifyItem other = item;
+      other.reason.clear();
+      Judge(fact, v.value, other);
+      if (other.status == "confirmed") continue;
+      const bool seen = std::any_of(item.other_readings.begin(), item.other_readings.end(),
+                                    [&](const VerifyItem::OtherReading& r) {
+                                      return r.recomputed_display == other.recomputed_display;
+                                    });
+      if (!seen) item.other_readings.push_back({v.working, other.recomputed_display, v.inputs});
+    }
     return true;
   }
 
@@ -628,6 +645,11 @@ std::string WorkingWithSources(const VerifyItem& item) {
   return sources.empty() ? item.working : item.working + "  from " + sources;
 }
 
+std::string OtherReadingText(const VerifyItem::OtherReading& reading) {
+  const std::string sources = SupportText(reading.inputs);
+  return reading.working + " = " + reading.recomputed_display + (sources.empty() ? "" : "  from " + sources);
+}
+
 }  // namespace internal
 
 namespace {
@@ -646,6 +668,11 @@ void KeepProblemsOnly(VerifyReport& report) {
     for (int& n : i.input_citations) renumber(n);
     for (std::vector<int>& alternatives : i.working_inputs) {
       for (int& n : alternatives) renumber(n);
+    }
+    for (VerifyItem::OtherReading& r : i.other_readings) {
+      for (std::vector<int>& alternatives : r.inputs) {
+        for (int& n : alternatives) renumber(n);
+      }
     }
   }
   std::vector<Citation> kept;
@@ -727,6 +754,7 @@ Result<VerifyReport> Verify(const Store& store, const Schema& schema, const std:
         VerifyItem item = verifier.Check(*f, doc);
         if (item.status == "confirmed") {
           report.confirmed++;
+          if (!item.other_readings.empty()) report.confirmed_on_one_reading++;
         } else if (item.status == "mismatch") {
           report.mismatched++;
         } else {

@@ -505,6 +505,61 @@ TEST_F(FactcheckTest, VerifyProblemsOnlyRenumbersTheWorkingsSources) {
   EXPECT_EQ(json["items"][0]["working"], now.working + "  from " + sources) << json.dump(2);
 }
 
+// A figure confirmed on one of two values the document gives for an input
+// is confirmed, and says what the other value gives: "500 W" in the spec
+// list and "550 W" in the text cannot both be the chip's TDP.
+TEST_F(FactcheckTest, VerifySaysWhenAnotherReadingOfTheInputsDoesNotConfirm) {
+  const Schema& schema = TheSchema();
+  auto q = [&](const std::string& text, const std::string& dim) {
+    auto p = schema.ParseQuantity(text, dim);
+    EXPECT_TRUE(p.has_value()) << text;
+    return Value::Quantity(p ? p->canonical : 0, dim, text);
+  };
+  const std::string d =
+      "Chip X notes\n"
+      "BF16 (dense): 200 TFLOPS. TDP: 400 W. Perf per watt: 0.5 TFLOPS/W.\n"
+      "In the rack the chip draws 480 W.\n";
+  Write("doc-d", "Notes D", "press", d,
+        {At(d, "doc-d", "200 TFLOPS", "chip:x", "peak_throughput", q("200 TFLOPS", "ops_per_second"),
+            {{"format", "bf16"}, {"sparsity", "dense"}}),
+         At(d, "doc-d", "400 W", "chip:x", "tdp", q("400 W", "watts")),
+         Derived(At(d, "doc-d", "0.5 TFLOPS/W", "chip:x", "perf_per_watt", q("0.5 TFLOPS/W", "ops_per_watt"),
+                    {{"format", "bf16"}}),
+                 "200 TFLOPS / 400 W"),
+         At(d, "doc-d", "480 W", "chip:x", "tdp", q("480 W", "watts"))});
+  auto v = Verify(*store_, schema, "doc-d");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->items.size(), 1u);
+  const VerifyItem& item = v->items[0];
+  EXPECT_EQ(item.status, "confirmed");
+  EXPECT_EQ(v->confirmed_on_one_reading, 1u);
+  ASSERT_EQ(item.other_readings.size(), 1u);
+  const VerifyItem::OtherReading& other = item.other_readings[0];
+  EXPECT_EQ(other.working, "200 TFLOPS / 480 W");
+  EXPECT_NE(other.recomputed_display.find("0.41"), std::string::npos) << other.recomputed_display;
+  int cites_480 = 0;
+  for (const auto& alternatives : other.inputs) {
+    for (int n : alternatives) {
+      for (const Citation& c : v->citations) cites_480 += c.number == n && c.excerpt == "480 W";
+    }
+  }
+  EXPECT_EQ(cites_480, 1);
+  const std::string text = Render(*v, Format::kText);
+  EXPECT_NE(text.find("1 confirmed, 0 mismatched, 0 unverifiable; 1 of the confirmed only on one reading"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("but the inputs also read 200 TFLOPS / 480 W = "), std::string::npos) << text;
+  auto json = nlohmann::json::parse(Render(*v, Format::kJson));
+  EXPECT_EQ(json["confirmed_on_one_reading"], 1);
+  ASSERT_EQ(json["items"][0]["other_readings"].size(), 1u) << json.dump(2);
+  EXPECT_EQ(json["items"][0]["other_readings"][0]["input_citations"].size(), 2u);
+
+  // One value per input: nothing more to say (doc-a's confirmed figure).
+  auto a = Verify(*store_, schema, "doc-a");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->confirmed_on_one_reading, 0u);
+  for (const VerifyItem& i : a->items) EXPECT_TRUE(i.other_readings.empty()) << i.stated.display;
+}
+
 TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   // Page A changes: memory now 24 GB, the rest as before.
   std::string a = std::string(kPageA) + "Update: Memory: 24 GB.\n";
