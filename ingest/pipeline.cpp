@@ -190,10 +190,41 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
   return out;
 }
 
+// The texts the store holds, by content hash: a new document whose text one
+// of them is (the page already in a manifest, ingested again by its URL or
+// a file copy, or under a renamed id) would count every claim twice, as two
+// sources agreeing. Read once a run, when the first new document comes.
+class KnownTexts {
+ public:
+  // The document (and version) already holding `hash`, if one does.
+  Result<std::optional<std::pair<std::string, uint32_t>>> Find(const Store& store, const std::string& hash) {
+    if (!by_hash_) {
+      by_hash_.emplace();
+      auto documents = store.ListDocuments();
+      if (!documents.ok()) return documents.status().WithContext("listing documents to compare texts");
+      for (const Document& d : *documents) {
+        auto versions = store.ListDocumentVersions(d.id, /*with_text=*/false);
+        if (!versions.ok()) return versions.status();
+        for (const DocumentVersion& v : *versions) by_hash_->emplace(v.content_hash, std::make_pair(d.id, v.version));
+      }
+    }
+    auto it = by_hash_->find(hash);
+    if (it == by_hash_->end()) return std::optional<std::pair<std::string, uint32_t>>();
+    return std::optional<std::pair<std::string, uint32_t>>(it->second);
+  }
+  // A version stored in this run (a later source may repeat it).
+  void Add(const std::string& hash, const std::string& document_id, uint32_t version) {
+    if (by_hash_) by_hash_->emplace(hash, std::make_pair(document_id, version));
+  }
+
+ private:
+  std::optional<std::map<std::string, std::pair<std::string, uint32_t>>> by_hash_;
+};
+
 // Stores what one fetch brought; errors are that source's failure only.
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
                  Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
-                 SourceOutcome& outcome, IngestReport& report) {
+                 SourceOutcome& outcome, IngestReport& report, KnownTexts& known_texts) {
   outcome.document_id = prepared.doc.id;
   CHIPKG_RETURN_IF_ERROR(prepared.status);
   if (!fetched.ok()) return fetched.status();
@@ -224,12 +255,23 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   std::string encoding_warning;
   text = AsUtf8(std::move(text), &encoding_warning);
   auto latest = store.LatestDocumentVersion(doc_id);
-  const bool same_text = latest.ok() && latest->content_hash == Sha256Hex(text);
+  const std::string content_hash = Sha256Hex(text);
+  const bool same_text = latest.ok() && latest->content_hash == content_hash;
   if (same_text && !options.reextract) {
     outcome.state = SourceOutcome::State::kUnchanged;
     return store.PutDocument(doc);  // keeps the new validators
   }
   if (!latest.ok() && !latest.status().IsNotFound()) return latest.status();
+  std::string same_as;  // a stored document this new one repeats word for word
+  if (!latest.ok()) {
+    auto repeated = known_texts.Find(store, content_hash);
+    if (!repeated.ok()) return repeated.status();
+    if (*repeated) {
+      same_as = "the same text as " + (*repeated)->first + " version " + std::to_string((*repeated)->second) +
+                ", already stored: its claims now count twice, as two sources that agree (to make it a version "
+                "of that document instead, give it that id: --id " + (*repeated)->first + ", or \"id\" in the manifest)";
+    }
+  }
 
   auto resolver = MakeEntityResolver(schema, &store);
   DocumentVersion version;
@@ -279,6 +321,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     }
   }
   if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
+  if (!same_as.empty()) outcome.warnings.insert(outcome.warnings.begin(), same_as);
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, of a document that
   // stated something (an error or maintenance page served in place of the
@@ -340,6 +383,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   version.text = text;
   auto written = store.WriteDocumentVersion(doc, std::move(version), std::move(facts), run_id);
   if (!written.ok()) return written.status();
+  known_texts.Add(content_hash, doc_id, written->version);
   outcome.state = latest.ok() ? SourceOutcome::State::kChanged : SourceOutcome::State::kNew;
   outcome.facts_added = written->facts_added;
   outcome.facts_retracted = written->facts_retracted;
@@ -545,6 +589,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     }
   }
 
+  KnownTexts known_texts;
   for (size_t i = 0; i < sources.size(); ++i) {
     std::optional<Result<FetchResult>> result;
     {
@@ -558,7 +603,8 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     cv.notify_all();
     SourceOutcome outcome;
     outcome.location = WithoutCredentials(sources[i].location);  // reports never show a password
-    Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report);
+    Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report,
+                          known_texts);
     // Past a fetch that worked, an I/O error or damage is the store's (a
     // full disk, a file gone bad), and would fail every source after it the
     // same way, each fetched for nothing and each with a line of its own in

@@ -381,6 +381,43 @@ TEST_F(PipelineTest, AStrayByteInAUtf8PageIsReadAloneAndReported) {
 // the memory (a 9 MB page of generated rows took 2.8 GB): the source fails
 // saying where extraction stopped, its stored version stands, and the run
 // goes on to the next source.
+// A new document whose text a stored one already is (a page in the manifest
+// ingested again by a copy, or under a renamed id) is stored, as asked, with
+// a warning naming the document it repeats: its claims count twice. Found in
+// the same run and in a later one; a changed text or a new version of the
+// same document says nothing.
+TEST_F(PipelineTest, ANewDocumentRepeatingAStoredTextIsNamed) {
+  SourceSpec page = SeedCopy("000_de7815fa348ea8df.txt", "catalog.txt", "catalog");
+  SourceSpec copy = SeedCopy("000_de7815fa348ea8df.txt", "copy.txt", "copy");
+  SourceSpec other = SeedCopy("003_d5e7e28472882ec2.txt", "other.txt", "other");
+  auto first = IngestSources(*store_, *schema_, {page, copy, other});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->documents_new, 3u);
+  auto repeats = [](const SourceOutcome& o) {
+    for (const std::string& w : o.warnings) {
+      if (w.find("the same text as ") != std::string::npos) return w;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(repeats(first->sources[0]), "");
+  EXPECT_NE(repeats(first->sources[1]).find("the same text as catalog version 1, already stored: its claims now count "
+                                            "twice"),
+            std::string::npos)
+      << repeats(first->sources[1]);
+  EXPECT_NE(repeats(first->sources[1]).find("--id catalog"), std::string::npos);
+  EXPECT_EQ(repeats(first->sources[2]), "");
+
+  SourceSpec again = SeedCopy("003_d5e7e28472882ec2.txt", "again.txt", "again");
+  WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 450 W\n");
+  auto second = IngestSources(*store_, *schema_, {again, page});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_NE(repeats(second->sources[0]).find("the same text as other version 1"), std::string::npos)
+      << repeats(second->sources[0]);
+  EXPECT_EQ(second->documents_changed, 1u);
+  EXPECT_EQ(repeats(second->sources[1]), "");  // catalog's own new version
+  EXPECT_EQ(store_->FactsFromDocument("again").value().size(), store_->FactsFromDocument("other").value().size());
+}
+
 TEST_F(PipelineTest, ADocumentOverTheFactLimitIsRefusedAndTheRunGoesOn) {
   SourceSpec page = SeedCopy("000_de7815fa348ea8df.txt", "catalog.txt", "catalog");
   auto first = IngestSources(*store_, *schema_, {page});
