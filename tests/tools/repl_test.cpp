@@ -423,6 +423,14 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_TRUE(Contains(ok.out, "\"sources\"")) << ok.out;
   EXPECT_TRUE(Contains(ok.out, "trace trainium2.perf_per_watt")) << ok.out;  // help has examples
+  // A command of the shell typed as a statement says where to run it.
+  Output shell = Chipkg(Db({}), "stats\ningest page.txt --id p\n");
+  EXPECT_EQ(shell.code, 1);
+  EXPECT_TRUE(Contains(shell.err, "line 1: 'stats' is a command of the shell, not a statement: run 'chipkg stats' there"))
+      << shell.err;
+  EXPECT_TRUE(Contains(shell.err, "line 2: 'ingest' is a command of the shell, not a statement: run 'chipkg ingest "
+                                  "page.txt --id p' there"))
+      << shell.err;
   // A query spread over lines, after blank ones: its error names the script's line.
   Output placed = Chipkg(Db({}), "trainium.foundry\n\n# comment\nfind chip\n  where bogus > 1\n");
   EXPECT_EQ(placed.code, 1);
@@ -916,6 +924,7 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   Output query = Chipkg({"query", "trainium.memory", "--as-at", "tx", "1", "--db", store});
   EXPECT_EQ(query.code, 2);
   EXPECT_TRUE(Contains(query.err, "a query says it itself: ... as at run RUN-ID")) << query.err;
+  EXPECT_TRUE(Contains(query.err, "an option of describe, trace, verify, conflicts, source and sources")) << query.err;
   Output history = Chipkg({"--db", store}, "history trainium.memory_bandwidth --as-at tx 1\n");
   EXPECT_TRUE(Contains(history.err, "history lists every transaction")) << history.err;
 }

@@ -508,6 +508,16 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
   }
   if (known("matches")) return RunMatches(s, rest, out, err);
   if (known("query")) return RunQueryStatement(s, rest, out, err);
+  // Commands of the shell only (they write the store, or print its files):
+  // as statements they read as a query that does not parse.
+  for (const char* shell_only : {"stats", "ingest", "export", "import"}) {
+    if (word == shell_only) {
+      return Fail(err,
+                  Status::InvalidArgument("'" + word + "' is a command of the shell, not a statement: run 'chipkg " +
+                                          word + (rest.empty() ? "" : " " + rest) + "' there ('help' lists statements)"),
+                  kExitUsage);
+    }
+  }
   return RunQueryStatement(s, text, out, err);
 }
 
@@ -698,7 +708,7 @@ int RunOneShot(const Args& args, const std::string& word) {
   if (auto when = args.Get("as-at")) {
     if (word != "describe" && word != "trace" && word != "verify" && word != "conflicts" && word != "source" &&
         word != "sources") {
-      PrintError("--as-at is an option of describe, trace, verify, conflicts and source" +
+      PrintError("--as-at is an option of describe, trace, verify, conflicts, source and sources" +
                  std::string(word == "query" ? "; a query says it itself: ... as at run RUN-ID" : ""));
       return kExitUsage;
     }
