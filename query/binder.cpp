@@ -139,6 +139,17 @@ class Binder {
           return Error(k.attribute.pos, "cannot order by " + a->label + ": it is not a number, date, text or name");
         }
         o.attribute = *a;
+        // By default a row shows what it is ordered by, as it shows what its
+        // condition talks about: rows in an order nobody can see read as
+        // arbitrary, and the figures they are ordered by carry citations.
+        const bool shown = std::any_of(b.columns.begin(), b.columns.end(),
+                                       [&](const BoundColumn& c) { return c.label == a->label; });
+        if (!b.show_given && q.statement == StatementKind::kFind && !q.with_evidence && !shown) {
+          BoundColumn col;
+          col.attribute = *a;
+          col.label = a->label;
+          b.columns.push_back(std::move(col));
+        }
       }
       b.order.push_back(std::move(o));
     }
