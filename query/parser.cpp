@@ -579,6 +579,18 @@ Result<Query> ParseQuery(std::string_view text) {
         message += DidYouMean(word, kws);
       }
     }
+    if (message == g::error_message<g::member_expected>) {
+      // "trn1.2xlarge.price_per_chip_hour": the name's own dot ended it.
+      const size_t start = FirstWordOffset(text);
+      size_t end = start;
+      while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
+      const std::string token(text.substr(start, end - start));
+      const size_t last_dot = token.rfind('.');
+      if (offset > start && offset < end && token.find('.') != last_dot && token.front() != '"') {
+        message += "; a name with a dot in it is quoted: \"" + token.substr(0, last_dot) + "\"" +
+                   token.substr(last_dot);
+      }
+    }
     return Status::InvalidArgument(FormatQueryError(text, PositionAt(text, offset), message));
   } catch (const ConvertError& e) {
     return Status::InvalidArgument(FormatQueryError(text, PositionAt(text, e.offset), e.message));

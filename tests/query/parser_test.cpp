@@ -160,6 +160,13 @@ TEST(ParserTest, ErrorsSayWhereAndWhat) {
             "  find chip where memory >= 64 GB shwo memory\n"
             "                                  ^");
   EXPECT_NE(ErrorOf("fnd chip").find("did you mean 'find'?"), std::string::npos);
+  // A name with a dot of its own reads as a name and an attribute: the error shows it quoted.
+  EXPECT_NE(ErrorOf("trn1.2xlarge.price_per_chip_hour")
+                .find("column 6: expected an attribute or a test after '.', e.g. trainium2.memory; a name with a dot "
+                      "in it is quoted: \"trn1.2xlarge\".price_per_chip_hour"),
+            std::string::npos)
+      << ErrorOf("trn1.2xlarge.price_per_chip_hour");
+  EXPECT_EQ(ErrorOf("trainium.").find("quoted"), std::string::npos);  // one dot: nothing to quote
   EXPECT_NE(ErrorOf("find chip where (memory >= 64 GB").find("expected ')' to close the group"), std::string::npos);
   EXPECT_NE(ErrorOf("find chip where memory 64 GB").find("expected a comparison operator"), std::string::npos);
   EXPECT_NE(ErrorOf("find chip where fits(\"Llama").find("unterminated string"), std::string::npos);
