@@ -154,6 +154,10 @@ struct TracedClaim {
   // so without this a figure the page states today read as last seen in an
   // old version, amid that version's text. Without its text.
   std::optional<DocumentVersion> still_stated_by;
+  // Retracted after the point in time the report reads the store as at
+  // (--as-at): the claim then stood, and the fact-checker is told it does
+  // not now. 0 otherwise.
+  TxId retracted_later = 0;
 };
 
 // One evaluation of a derivation over one choice of inputs.

@@ -392,6 +392,9 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
     if (t.retracted->time_micros) r += " at " + IsoTime(t.retracted->time_micros / 1000000);
     if (!t.retracted->run_id.empty()) r += ", run " + t.retracted->run_id;
     line("retracted", r);
+  } else if (t.retracted_later != 0) {
+    line("retracted", "not yet (the claim then stood; retracted later, by tx " + std::to_string(t.retracted_later) +
+                          ": history shows when)");
   } else {
     line("retracted", "no (the claim stands)");
   }
@@ -424,6 +427,7 @@ json TracedJson(const TracedClaim& t) {
   } else {
     j["retracted"] = nullptr;
   }
+  if (t.retracted_later != 0) j["retracted_later_by_tx"] = t.retracted_later;
   if (const auto& later = t.still_stated_by) {
     j["still_stated_by"] = {{"version", later->version},
                             {"content_hash", later->content_hash},

@@ -49,6 +49,7 @@ TracedClaim internal::TraceFact(Library& library, CitationTable& citations, cons
     t.asserted.id = fact.asserted_tx;
   }
   if (library.RetractedAsSeen(fact.retracted_tx) == 0) {
+    t.retracted_later = fact.retracted_tx;
     const DocumentVersion* latest = library.LatestVersion(p.document_id);
     if (latest != nullptr && latest->version > p.document_version) t.still_stated_by = *latest;
   } else {

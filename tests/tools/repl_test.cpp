@@ -896,6 +896,9 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   EXPECT_TRUE(Contains(then.out, "820 GB/s")) << then.out;
   EXPECT_FALSE(Contains(then.out, "900 GB/s")) << then.out;
   EXPECT_FALSE(Contains(then.out, "RETRACTED")) << then.out;
+  // It stood then, and the fact-checker is told it does not now.
+  EXPECT_TRUE(Contains(then.out, "retracted   not yet (the claim then stood; retracted later, by tx ")) << then.out;
+  EXPECT_FALSE(Contains(then.out, "no (the claim stands)")) << then.out;
   Output described = Chipkg({"describe", "trainium", "--as-at", "run " + first_run, "--db", store});
   ASSERT_EQ(described.code, 0) << described.err;
   EXPECT_TRUE(Contains(described.out, "820 GB/s")) << described.out;
