@@ -300,8 +300,14 @@ class Verifier {
       item.recomputed_display = v.kind == ValueKind::kQuantity
                                     ? library_.FormatCanonical(recomputed, dim, fact.predicate, &fact.qualifiers)
                                     : std::to_string(recomputed);
-      auto written = ParseWrittenNumber(v.original.empty() ? fact.provenance.excerpt : v.original);
+      const std::string& as_written = v.original.empty() ? fact.provenance.excerpt : v.original;
+      auto written = ParseWrittenNumber(as_written);
       item.check = CheckRounded(v.number, written, recomputed, extra_);
+      // A dataset cell's digits are in the file's unit, not the one shown
+      // ("1 decimal shown: ±0.05" beside "2.403 TOPS/W" read as ±0.05 TOPS/W).
+      if (fact.provenance.row >= 0 && written && item.check.rule != "exact") {
+        item.check.rule += " in the cell as written, " + as_written;
+      }
     }
     item.status = item.check.confirmed ? "confirmed" : "mismatch";
     if (!item.check.confirmed) {

@@ -853,6 +853,12 @@ TEST_F(SeedsTest, VerifyOfEpochFlagsOnlyTheRowsThatFailTheirOwnArithmetic) {
   EXPECT_EQ(status["AWS Trainium total_processing_performance"], "confirmed") << text;
   EXPECT_EQ(status["AWS Inferentia 2 total_processing_performance"], "confirmed") << text;
   EXPECT_EQ(status["Cambricon MLU270-F4 price_performance"], "confirmed") << text;
+  // A cell's rounding is in the file's unit, and says so, with the cell.
+  for (const auto& i : v->items) {
+    if (i.check.rule == "exact") continue;
+    EXPECT_NE(i.check.rule.find(" in the cell as written, " + i.stated.value.original), std::string::npos)
+        << i.subject_name << " " << i.predicate << ": " << i.check.rule;
+  }
 }
 
 // ---- verify after re-ingests: a kept claim stays under the version that first
