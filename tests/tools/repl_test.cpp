@@ -672,6 +672,12 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   Output misplaced = Chipkg(Db({"describe", "trainium", "--mismatches"}));
   EXPECT_EQ(misplaced.code, 2);
   EXPECT_TRUE(Contains(misplaced.err, "--mismatches is an option of verify")) << misplaced.err;
+  Output ignored = Chipkg(Db({"matches", "--tolerance", "5%"}));
+  EXPECT_EQ(ignored.code, 2);
+  EXPECT_TRUE(Contains(ignored.err, "--tolerance is an option of describe, conflicts and verify")) << ignored.err;
+  Output described = Chipkg(Db({"describe", "trainium", "--tolerance", "10%"}));
+  EXPECT_EQ(described.code, 0) << described.err;
+  EXPECT_FALSE(Contains(described.out, "32 GB vs 32 GiB: 7.4%")) << described.out;  // within 10%
 }
 
 // A --db that is not a store says which of the things it is (a damaged

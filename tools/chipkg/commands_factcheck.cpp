@@ -10,7 +10,7 @@ Command Statement(const std::string& word, const std::string& usage, const std::
   return {word, usage, summary, [word](const Args& args) { return RunOneShot(args, word); }};
 }
 
-const RegisterCommand kDescribe(Statement("describe", "describe ENTITY [--as-at WHEN]",
+const RegisterCommand kDescribe(Statement("describe", "describe ENTITY [--tolerance P%] [--as-at WHEN]",
                                           "every attribute with values, citations and conflicts"));
 const RegisterCommand kTrace(Statement("trace", "trace ENTITY.ATTR [--as-at WHEN]",
                                        "every claim behind a figure, back to the document text"));

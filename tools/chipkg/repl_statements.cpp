@@ -705,6 +705,13 @@ int RunOneShot(const Args& args, const std::string& word) {
     }
     statement += " --mismatches";
   }
+  // An option a command does not read is refused, not ignored: the user
+  // would take the answer for one given with it.
+  if (args.Get("tolerance") && word != "describe" && word != "conflicts" && word != "verify") {
+    PrintError("--tolerance is an option of describe, conflicts and verify" +
+               std::string(word == "query" ? "; a query says it itself: conflicts ... tolerance 5%" : ""));
+    return kExitUsage;
+  }
   if (auto when = args.Get("as-at")) {
     if (word != "describe" && word != "trace" && word != "verify" && word != "conflicts" && word != "source" &&
         word != "sources") {
