@@ -1205,6 +1205,24 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
                            /*restate=*/false);
 }
 
+Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, const std::string& run_id) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  const std::string where = "document " + document_id;
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(document_id));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(document_id));
+  std::optional<uint32_t> latest_no;
+  if (known_did) {
+    CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
+  }
+  if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to retire");
+  // Without its text: no fact is asserted, so no span is checked against it.
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/false));
+  const Document doc = *stored_doc;
+  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored_doc), /*restate=*/true,
+                           "retired: every claim it made withdrawn");
+}
+
 Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
                                                        const std::string& run_id) {
   std::lock_guard lock(write_mu_);
@@ -1224,7 +1242,8 @@ Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std:
 
 Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentVersion version,
                                                   std::vector<Fact> facts, const std::string& run_id,
-                                                  std::optional<Document> stored_doc, bool restate) {
+                                                  std::optional<Document> stored_doc, bool restate,
+                                                  const std::string& what) {
   const std::string where = "document " + doc.id;
   WriteSummary summary;
   Counters c = counters();
@@ -1321,8 +1340,9 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
         .PermitUncheckedError();
   }
   Transaction t{tx, NowMicros(), run_id,
-                "document " + doc.id + " version " + std::to_string(version.version) +
-                    (restate ? " read again" : "")};
+                !what.empty() ? "document " + doc.id + " " + what
+                              : "document " + doc.id + " version " + std::to_string(version.version) +
+                                    (restate ? " read again" : "")};
   value.clear();
   codec::EncodeTx(t, &value);
   batch.Put(handles_[codec::kTxCf], codec::TxKey(tx), value).PermitUncheckedError();

@@ -156,6 +156,15 @@ class Store {
   virtual Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
                                                       const std::string& run_id) = 0;
 
+  // Withdraws every claim the document makes, in one atomic write: each of
+  // its live facts is retracted (history keeps it, as a re-ingest's
+  // retractions are kept), and the document and its versions stay. For a
+  // document that should not be a source (a copy of another ingested under
+  // a second id, a wrong page). Its claims come back only with a changed
+  // text (a new version) or a re-extraction. Nothing is written when it has
+  // no live fact (summary.tx 0). NotFound if the document has no version.
+  virtual Result<WriteSummary> RetireDocument(const std::string& document_id, const std::string& run_id) = 0;
+
   // Updates only the document record (title, kind, validators) without a new version.
   virtual Status PutDocument(const Document& doc) = 0;
 

@@ -55,14 +55,6 @@ int64_t NowSeconds() {
       .count();
 }
 
-std::string NewRunId() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "run-%Y%m%dT%H%M%SZ", &tm);
-  return std::string(buf) + "-" + std::to_string(::getpid());
-}
 
 // The schema's entities are the reference names; keep the store's copy in step
 // so lookups by alias work for readers that only have the store.
@@ -391,6 +383,15 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
 }
 
 }  // namespace
+
+std::string NewRunId() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "run-%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf) + "-" + std::to_string(::getpid());
+}
 
 std::string IngestReport::SummaryLine() const {
   std::ostringstream out;

@@ -61,6 +61,9 @@ struct IngestReport {
   std::string SummaryLine() const;  // one line for cron logs
 };
 
+// "run-20261205T171227Z-19599": the time and the process, as ingest runs are named.
+std::string NewRunId();
+
 struct IngestOptions {
   std::string run_id;  // generated from the time when empty
   // For the default fetchers: their limits (FetchOptions::deadline bounds

@@ -471,6 +471,56 @@ TEST(StoreTest, RestatedVersionKeepsRetractsAndAssertsTheDiffWithoutANewVersion)
   EXPECT_TRUE(store->RestateDocumentVersion(none, {}, "run-x").status().IsNotFound());
 }
 
+// A retired document's live facts are all retracted in one transaction that
+// says so; its versions and record stay, history keeps the facts, other
+// documents are untouched, and retiring it again writes nothing.
+TEST(StoreTest, ARetiredDocumentWithdrawsEveryClaimAndHistoryKeepsThem) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  TwoVersions t;
+  ASSERT_TRUE(store->WriteDocumentVersion(t.v1.doc(), t.v1.version(), t.v1.facts(), "run-1").ok());
+  ASSERT_TRUE(store->WriteDocumentVersion(t.v2.doc(), t.v2.version(), t.v2.facts(), "run-2").ok());
+  DocBuilder other{"doc-other"};
+  other.Add("chip:a", "memory", Value::Quantity(32 * kGB, "bytes", "32 GB"), "Memory 32 GB");
+  ASSERT_TRUE(store->WriteDocumentVersion(other.doc(), other.version(), other.facts(), "run-3").ok());
+  const size_t live_before = store->FactsFromDocument("doc-diff").value().size();
+  ASSERT_GT(live_before, 0u);
+  const StoreStats before = store->Statistics().value();
+
+  auto r = store->RetireDocument("doc-diff", "run-retire");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->tx, 4u);
+  EXPECT_FALSE(r->new_version);
+  EXPECT_EQ(r->facts_retracted, live_before);
+  EXPECT_EQ(r->facts_added, 0u);
+  EXPECT_TRUE(store->FactsFromDocument("doc-diff").value().empty());
+  ReadView everything;
+  everything.include_retracted = true;
+  EXPECT_GE(store->FactsFromDocument("doc-diff", std::nullopt, everything).value().size(), live_before);
+  for (const Fact& f : store->FactsAbout("chip:a").value()) EXPECT_EQ(f.provenance.document_id, "doc-other");
+  EXPECT_EQ(store->FactsFromDocument("doc-other").value().size(), 1u);
+  EXPECT_EQ(store->ListDocumentVersions("doc-diff").value().size(), 2u);
+  EXPECT_TRUE(store->GetDocument("doc-diff").ok());
+  const StoreStats after = store->Statistics().value();
+  EXPECT_EQ(after.live_facts, before.live_facts - live_before);
+  EXPECT_EQ(after.retracted_facts, before.retracted_facts + live_before);
+  EXPECT_EQ(after.document_versions, before.document_versions);
+  auto txs = store->ListTransactions().value();
+  ASSERT_EQ(txs.size(), 4u);
+  EXPECT_EQ(txs[3].description, "document doc-diff retired: every claim it made withdrawn");
+  EXPECT_EQ(txs[3].run_id, "run-retire");
+  // As at the transaction before, the claims stood.
+  ReadView then;
+  then.as_of_tx = 3;
+  EXPECT_EQ(store->FactsFromDocument("doc-diff", std::nullopt, then).value().size(), live_before);
+
+  auto again = store->RetireDocument("doc-diff", "run-retire-2");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->tx, 0u);
+  EXPECT_EQ(store->LastTx(), 4u);
+  EXPECT_TRUE(store->RetireDocument("doc-none", "run-x").status().IsNotFound());
+}
+
 TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));

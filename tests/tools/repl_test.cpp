@@ -753,6 +753,49 @@ TEST_F(ToolsTest, FactCheckerStatementsReportADamagedStore) {
   EXPECT_EQ(listing(), before);
 }
 
+// A page ingested again under a second id is named at ingest; `retire`
+// withdraws the copy's claims (whole names only), and history keeps them.
+TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
+  const std::string store = (g_sandbox->root() / "retire").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  const std::string copy = (g_sandbox->root() / "retire-copy.txt").string();
+  fs::copy_file(seed, copy, fs::copy_options::overwrite_existing);
+  Output first = Chipkg({"ingest", seed, "--id", "catalog", "--db", store});
+  ASSERT_EQ(first.code, 0) << first.err;
+  Output second = Chipkg({"ingest", copy, "--id", "catalog-copy", "--db", store});
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_TRUE(Contains(second.err, "the same text as catalog version 1, already stored")) << second.err;
+  auto cited = [&] {
+    Output q = Chipkg({"query", "trainium.memory", "--format", "json", "--db", store});
+    EXPECT_EQ(q.code, 0) << q.err;
+    return nlohmann::json::parse(q.out)["citations"].size();
+  };
+  const size_t twice = cited();
+
+  Output part = Chipkg({"retire", "copy", "--db", store});
+  EXPECT_EQ(part.code, 2);
+  EXPECT_TRUE(Contains(part.err, "'copy' is only part of catalog-copy: retire takes a document's whole id")) << part.err;
+  Output unknown = Chipkg({"retire", "no-such-document", "--db", store});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_TRUE(Contains(unknown.err, "no document 'no-such-document'")) << unknown.err;
+  EXPECT_EQ(cited(), twice);  // neither wrote anything
+
+  Output retired = Chipkg({"retire", "catalog-copy", "--db", store});
+  ASSERT_EQ(retired.code, 0) << retired.err;
+  EXPECT_TRUE(Contains(retired.err, ": catalog-copy: ")) << retired.err;
+  EXPECT_TRUE(Contains(retired.err, " claims withdrawn (tx ")) << retired.err;
+  EXPECT_EQ(cited() * 2, twice);  // each claim was cited from both documents
+  Output history = Chipkg({"history", "trainium.memory", "--db", store});
+  EXPECT_EQ(history.code, 0) << history.err;
+  EXPECT_TRUE(Contains(history.out, "retracted")) << history.out;
+  Output source = Chipkg({"source", "catalog-copy", "--db", store});
+  EXPECT_EQ(source.code, 0) << source.err;
+  EXPECT_TRUE(Contains(source.out, "0 facts standing")) << source.out;
+  Output again = Chipkg({"retire", "catalog-copy", "--db", store});
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_TRUE(Contains(again.err, "makes no standing claim: nothing withdrawn")) << again.err;
+}
+
 // A one-shot reader ends without closing its store (nothing to save), but
 // with its whole answer written and no file left in TMPDIR, on success and
 // on a failed statement alike.

@@ -9,6 +9,7 @@
 // configuration (including another ingest holding the store). One summary
 // line per run and one line per failure, on stderr.
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "ingest/fetch.h"
 #include "ingest/lock.h"
 #include "ingest/pipeline.h"
+#include "query/factcheck.h"
 #include "tools/chipkg/cli.h"
 
 namespace chipkg::cli {
@@ -210,6 +212,76 @@ int RunIngest(const Args& args) {
   std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
   return report->documents_failed > 0 ? kExitFailed : kExitOk;
 }
+
+// A document that should not be a source (a copy ingested under a second id,
+// a wrong page) loses every claim it made, in one write that history keeps:
+// deleting it would lose what answers said before, and a fact-checker could
+// no longer see why they changed.
+int RunRetire(const Args& args) {
+  if (args.positional.size() != 1) {
+    PrintError("usage: chipkg retire DOCUMENT (its id or title, as 'chipkg sources' lists it)");
+    return kExitUsage;
+  }
+  const std::string path = StorePath(args);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    PrintError("no store at " + path);
+    return kExitUsage;
+  }
+  auto store = Store::Open(path);
+  if (!store.ok()) {
+    if (store.status().IsBusy()) {
+      if (const std::string pid = RunLock::HolderPid(RunLock::PathFor(path)); !pid.empty()) {
+        PrintError("store " + path + " is held by pid " + pid + ": an ingest run is in progress");
+        return kExitUsage;
+      }
+    }
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  auto lock = RunLock::Acquire(RunLock::PathFor(path));
+  if (!lock.ok()) {
+    PrintError(lock.status());
+    return kExitUsage;
+  }
+  auto doc = factcheck::FindDocument(**store, args.positional[0]);
+  if (!doc.ok()) {
+    PrintError(doc.status());
+    return doc.status().IsNotFound() ? kExitUsage : kExitFailed;
+  }
+  // A part of a name is enough to read a document, not to withdraw its claims.
+  auto lower = [](std::string t) {
+    for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  const std::string asked = lower(args.positional[0]);
+  if (asked != lower(doc->id) && asked != lower(doc->url) && asked != lower(doc->title)) {
+    PrintError("'" + args.positional[0] + "' is only part of " + doc->id + ": retire takes a document's whole id, " +
+               "URL or title (chipkg retire " + doc->id + ")");
+    return kExitUsage;
+  }
+  const std::string run_id = NewRunId();
+  auto retired = (*store)->RetireDocument(doc->id, run_id);
+  if (!retired.ok()) {
+    PrintError(retired.status());
+    return kExitFailed;
+  }
+  if (retired->tx == 0) {
+    std::fprintf(stderr, "chipkg retire: %s makes no standing claim: nothing withdrawn\n", doc->id.c_str());
+    return kExitOk;
+  }
+  std::fprintf(stderr,
+               "chipkg retire %s: %s: %zu claims withdrawn (tx %llu). History keeps them: 'chipkg history "
+               "ENTITY.ATTR' lists them, and '--as-at tx %llu' reads the store as it was just before. They come "
+               "back only with a changed text or 'chipkg ingest --reextract'.\n",
+               run_id.c_str(), doc->id.c_str(), retired->facts_retracted, (unsigned long long)retired->tx,
+               (unsigned long long)(retired->tx - 1));
+  return kExitOk;
+}
+
+const RegisterCommand kRetire({"retire", "retire DOCUMENT",
+                               "withdraw every claim a document makes (a copy or a wrong page); history keeps them",
+                               RunRetire});
 
 const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
                                "fetch, extract and store documents (incremental; for cron; --timeout S a "
