@@ -2798,6 +2798,7 @@ class Evaluator {
     cited_kept_in_order_ = true;
     std::vector<const Claim*> sorted;  // one subject's claims, by attribute; reused
     std::vector<Claim*> cited;         // the claims its rows cite; reused
+    std::vector<size_t> first_alike;   // per claim of a group; reused
     std::vector<ReadBatch> to_free;  // batches read ahead, handed back with the next read
     bool batch_read_ahead = false;
     // The rows are sized once, from what the first sixteenth of the subjects
@@ -2943,10 +2944,21 @@ class Evaluator {
         begin = end;
         if (std::find(side_by_side.begin(), side_by_side.end(), g.front()->predicate) != side_by_side.end()) continue;
         std::string attribute;  // the group's, made at its first disagreement
+        // Each claim's first claim alike (itself when none before it is): a
+        // pair is shown with the value stated first on the left, so that
+        // one disagreement reads the same way round in every row (Amazon
+        // against Annapurna Labs, never the other way in the next row).
+        // Final for every claim before `i` when pairs of `i` are made, which
+        // is all a pair's orientation needs; no comparison is made for it.
+        first_alike.resize(g.size());
+        for (size_t k = 0; k < g.size(); ++k) first_alike[k] = k;
         for (size_t i = 0; i < g.size(); ++i) {
           for (size_t j = i + 1; j < g.size(); ++j) {
             factcheck::Comparison cmp = Agree(*g[i], *g[j]);
-            if (cmp.agree) continue;
+            if (cmp.agree) {
+              if (first_alike[j] == j) first_alike[j] = first_alike[i];
+              continue;
+            }
             // One document's two values are a list, not a disagreement (Group::Disputed).
             if (!g[i]->computed && !g[j]->computed && g[i]->document_id == g[j]->document_id) continue;
             if (q_.limit && result.rows.size() >= *q_.limit) {
@@ -2962,6 +2974,11 @@ class Evaluator {
             // claims made on the read-ahead thread then freed across threads.)
             Claim* a = const_cast<Claim*>(g[i]);  // owned by this pass (`kept`)
             Claim* b = const_cast<Claim*>(g[j]);
+            if (first_alike[j] < first_alike[i]) {
+              std::swap(a, b);
+              // Only a difference of kinds names its sides in order.
+              if (cmp.kind == factcheck::DifferenceKind::kKind) cmp = Agree(*a, *b);
+            }
             Row& row = result.rows.emplace_back();
             row.entity = e.id;
             row.name = e.name;

@@ -497,7 +497,9 @@ TEST(StoreTest, ARetiredDocumentWithdrawsEveryClaimAndHistoryKeepsThem) {
   ReadView everything;
   everything.include_retracted = true;
   EXPECT_GE(store->FactsFromDocument("doc-diff", std::nullopt, everything).value().size(), live_before);
-  for (const Fact& f : store->FactsAbout("chip:a").value()) EXPECT_EQ(f.provenance.document_id, "doc-other");
+  const std::vector<Fact> standing = store->FactsAbout("chip:a").value();
+  ASSERT_EQ(standing.size(), 1u);
+  EXPECT_EQ(standing[0].provenance.document_id, "doc-other");
   EXPECT_EQ(store->FactsFromDocument("doc-other").value().size(), 1u);
   EXPECT_EQ(store->ListDocumentVersions("doc-diff").value().size(), 2u);
   EXPECT_TRUE(store->GetDocument("doc-diff").ok());

@@ -517,6 +517,29 @@ TEST_F(EvaluatorTest, FactsAndConflictsStatements) {
   EXPECT_NE(Error("facts").find("'facts' needs 'about ENTITY' or 'from document ID'"), std::string::npos);
 }
 
+// A disagreement reads the same way round in every row: the value stated
+// first on the left, whichever claims of it a pair holds (the third
+// document's 32 GB against the second's 40 GB is "32 GB | 40 GB" too).
+TEST_F(EvaluatorTest, ConflictPairsShowTheValueStatedFirstOnTheLeft) {
+  PutEntity(*store_, "instance:x.mid", "instance_type", "x.mid");
+  const char* docs[] = {"mid-a", "mid-b", "mid-c"};
+  const double chips[] = {32, 40, 32};
+  for (int d = 0; d < 3; ++d) {
+    DocBuilder(docs[d], "press", std::string(docs[d]) + ".example")
+        .Add("instance:x.mid", "chips", Q(chips[d], "count", std::to_string(static_cast<int>(chips[d]))))
+        .Write(*store_, "run-2");
+  }
+  QueryResult c = Ok("conflicts about \"x.mid\"");
+  ASSERT_EQ(c.rows.size(), 2u) << Render(c, Format::kText);
+  for (const Row& row : c.rows) {
+    EXPECT_EQ(row.cells.at(1).values.at(0).text, "32") << Render(c, Format::kText);
+    EXPECT_EQ(row.cells.at(2).values.at(0).text, "40") << Render(c, Format::kText);
+  }
+  // Each side still cites its own claim: the two rows' left claims differ.
+  EXPECT_NE(c.rows[0].cells[1].values[0].support.citation, c.rows[1].cells[1].values[0].support.citation);
+  EXPECT_EQ(c.rows[0].cells[2].values[0].support.citation, c.rows[1].cells[2].values[0].support.citation);
+}
+
 // An instance offered in the US and in Mumbai, by two documents: values=many
 // in the schema (available_in), so neither contradicts the other, in a
 // query's reasons or in a conflicts statement (or `chipkg conflicts`).
