@@ -134,6 +134,24 @@ class FactcheckTest : public ::testing::Test {
     Write("doc-t", "Table", "aggregator", t, {bw});
   }
 
+  // A figure as a page writes it, read as the schema reads it.
+  static Value Written(const std::string& text, const std::string& dim) {
+    auto p = TheSchema().ParseQuantity(text, dim);
+    EXPECT_TRUE(p.has_value()) << text;
+    return Value::Quantity(p ? p->canonical : 0, dim, text);
+  }
+  // kPerfPerWattLine's three claims about chip:x, read from `text` of `doc`:
+  // a perf per watt the page computed from the two figures before it.
+  static constexpr char kPerfPerWattLine[] = "BF16 (dense): 200 TFLOPS. TDP: 400 W. Perf per watt: 0.5 TFLOPS/W.\n";
+  static std::vector<Fact> PerfPerWattFacts(const std::string& text, const std::string& doc) {
+    return {At(text, doc, "200 TFLOPS", "chip:x", "peak_throughput", Written("200 TFLOPS", "ops_per_second"),
+               {{"format", "bf16"}, {"sparsity", "dense"}}),
+            At(text, doc, "400 W", "chip:x", "tdp", Written("400 W", "watts")),
+            Derived(At(text, doc, "0.5 TFLOPS/W", "chip:x", "perf_per_watt", Written("0.5 TFLOPS/W", "ops_per_watt"),
+                       {{"format", "bf16"}}),
+                    "200 TFLOPS / 400 W")};
+  }
+
   void Write(const std::string& id, const std::string& title, const std::string& kind,
              const std::string& text, std::vector<Fact> facts) {
     Document doc;
@@ -444,27 +462,16 @@ TEST_F(FactcheckTest, VerifyConfirmsRoundedArithmeticAndCatchesMistakes) {
 // named in the whole report.
 TEST_F(FactcheckTest, VerifyProblemsOnlyRenumbersTheWorkingsSources) {
   const Schema& schema = TheSchema();
-  auto q = [&](const std::string& text, const std::string& dim) {
-    auto p = schema.ParseQuantity(text, dim);
-    EXPECT_TRUE(p.has_value()) << text;
-    return Value::Quantity(p ? p->canonical : 0, dim, text);
-  };
   // A confirmed figure first, so that the mismatch's inputs move when it is dropped.
-  const std::string c =
-      "Chip X brief\n"
-      "BF16 (dense): 200 TFLOPS. TDP: 400 W. Perf per watt: 0.5 TFLOPS/W.\n"
-      "The x.32xlarge costs 32 USD/h for 16 chips: 3 USD/h per chip-hour.\n";
-  Write("doc-c", "Brief C", "press", c,
-        {At(c, "doc-c", "200 TFLOPS", "chip:x", "peak_throughput", q("200 TFLOPS", "ops_per_second"),
-            {{"format", "bf16"}, {"sparsity", "dense"}}),
-         At(c, "doc-c", "400 W", "chip:x", "tdp", q("400 W", "watts")),
-         Derived(At(c, "doc-c", "0.5 TFLOPS/W", "chip:x", "perf_per_watt", q("0.5 TFLOPS/W", "ops_per_watt"),
-                    {{"format", "bf16"}}),
-                 "200 TFLOPS / 400 W"),
-         At(c, "doc-c", "32 USD/h", "instance:x.32xlarge", "instance_price", q("32 USD/h", "usd_per_hour")),
-         At(c, "doc-c", "16 chips", "instance:x.32xlarge", "chips", Value::Quantity(16, "count", "16 chips")),
-         Derived(At(c, "doc-c", "3 USD/h", "instance:x.32xlarge", "price_per_chip_hour", q("3 USD/h", "usd_per_hour")),
-                 "32 USD/h / 16 chips")});
+  const std::string c = std::string("Chip X brief\n") + kPerfPerWattLine +
+                        "The x.32xlarge costs 32 USD/h for 16 chips: 3 USD/h per chip-hour.\n";
+  std::vector<Fact> facts = PerfPerWattFacts(c, "doc-c");
+  facts.push_back(At(c, "doc-c", "32 USD/h", "instance:x.32xlarge", "instance_price", Written("32 USD/h", "usd_per_hour")));
+  facts.push_back(At(c, "doc-c", "16 chips", "instance:x.32xlarge", "chips", Value::Quantity(16, "count", "16 chips")));
+  facts.push_back(Derived(At(c, "doc-c", "3 USD/h", "instance:x.32xlarge", "price_per_chip_hour",
+                             Written("3 USD/h", "usd_per_hour")),
+                          "32 USD/h / 16 chips"));
+  Write("doc-c", "Brief C", "press", c, facts);
   auto whole = Verify(*store_, schema, "doc-c");
   ASSERT_TRUE(whole.ok()) << whole.status().message();
   Options problems;
@@ -510,23 +517,10 @@ TEST_F(FactcheckTest, VerifyProblemsOnlyRenumbersTheWorkingsSources) {
 // list and "550 W" in the text cannot both be the chip's TDP.
 TEST_F(FactcheckTest, VerifySaysWhenAnotherReadingOfTheInputsDoesNotConfirm) {
   const Schema& schema = TheSchema();
-  auto q = [&](const std::string& text, const std::string& dim) {
-    auto p = schema.ParseQuantity(text, dim);
-    EXPECT_TRUE(p.has_value()) << text;
-    return Value::Quantity(p ? p->canonical : 0, dim, text);
-  };
-  const std::string d =
-      "Chip X notes\n"
-      "BF16 (dense): 200 TFLOPS. TDP: 400 W. Perf per watt: 0.5 TFLOPS/W.\n"
-      "In the rack the chip draws 480 W.\n";
-  Write("doc-d", "Notes D", "press", d,
-        {At(d, "doc-d", "200 TFLOPS", "chip:x", "peak_throughput", q("200 TFLOPS", "ops_per_second"),
-            {{"format", "bf16"}, {"sparsity", "dense"}}),
-         At(d, "doc-d", "400 W", "chip:x", "tdp", q("400 W", "watts")),
-         Derived(At(d, "doc-d", "0.5 TFLOPS/W", "chip:x", "perf_per_watt", q("0.5 TFLOPS/W", "ops_per_watt"),
-                    {{"format", "bf16"}}),
-                 "200 TFLOPS / 400 W"),
-         At(d, "doc-d", "480 W", "chip:x", "tdp", q("480 W", "watts"))});
+  const std::string d = std::string("Chip X notes\n") + kPerfPerWattLine + "In the rack the chip draws 480 W.\n";
+  std::vector<Fact> facts = PerfPerWattFacts(d, "doc-d");
+  facts.push_back(At(d, "doc-d", "480 W", "chip:x", "tdp", Written("480 W", "watts")));
+  Write("doc-d", "Notes D", "press", d, facts);
   auto v = Verify(*store_, schema, "doc-d");
   ASSERT_TRUE(v.ok()) << v.status().message();
   ASSERT_EQ(v->items.size(), 1u);

@@ -55,6 +55,37 @@ std::optional<int> WholeNumberOption(const Args& args, const std::string& name, 
   return value;
 }
 
+// A store's writer and the run lock that names this process to others.
+struct HeldStore {
+  std::unique_ptr<Store> store;
+  RunLock lock;
+};
+
+// Opens the writer and takes the run lock; says why not (and returns
+// nothing) when another process has the store. RocksDB's own lock already
+// refuses a second writer; the run lock (held for the whole run, pid
+// inside) is what tells a person which process has it.
+std::optional<HeldStore> HoldForWriting(const std::string& path) {
+  auto store = Store::Open(path);
+  if (!store.ok()) {
+    // Another writer: if it is an ingest, its run lock's file names its pid.
+    if (store.status().IsBusy()) {
+      if (const std::string pid = RunLock::HolderPid(RunLock::PathFor(path)); !pid.empty()) {
+        PrintError("store " + path + " is held by pid " + pid + ": another ingest run is in progress");
+        return std::nullopt;
+      }
+    }
+    PrintError(store.status());
+    return std::nullopt;
+  }
+  auto lock = RunLock::Acquire(RunLock::PathFor(path));
+  if (!lock.ok()) {
+    PrintError(lock.status());
+    return std::nullopt;
+  }
+  return HeldStore{std::move(*store), std::move(*lock)};
+}
+
 int RunIngest(const Args& args) {
   IngestOptions options;
   const auto deadline_s = WholeNumberOption(
@@ -145,26 +176,9 @@ int RunIngest(const Args& args) {
     PrintError("cannot create store directory " + path + ": " + ec.message());
     return kExitUsage;
   }
-  // RocksDB's own lock already refuses a second writer; the run lock (held for
-  // the whole run, pid inside) is what tells a person which process has it.
-  auto store = Store::Open(path);
-  if (!store.ok()) {
-    // Another writer: if it is an ingest, its run lock's file names its pid.
-    if (store.status().IsBusy()) {
-      if (const std::string pid = RunLock::HolderPid(RunLock::PathFor(path)); !pid.empty()) {
-        PrintError("store " + path + " is held by pid " + pid + ": another ingest run is in progress");
-        return kExitUsage;
-      }
-    }
-    PrintError(store.status());
-    return kExitUsage;
-  }
-  auto lock = RunLock::Acquire(RunLock::PathFor(path));
-  if (!lock.ok()) {
-    PrintError(lock.status());
-    return kExitUsage;
-  }
-  auto report = IngestSources(**store, *schema, sources, options);
+  std::optional<HeldStore> held = HoldForWriting(path);
+  if (!held) return kExitUsage;
+  auto report = IngestSources(*held->store, *schema, sources, options);
   if (!report.ok()) {
     PrintError(report.status());
     return kExitFailed;
@@ -228,23 +242,10 @@ int RunRetire(const Args& args) {
     PrintError("no store at " + path);
     return kExitUsage;
   }
-  auto store = Store::Open(path);
-  if (!store.ok()) {
-    if (store.status().IsBusy()) {
-      if (const std::string pid = RunLock::HolderPid(RunLock::PathFor(path)); !pid.empty()) {
-        PrintError("store " + path + " is held by pid " + pid + ": an ingest run is in progress");
-        return kExitUsage;
-      }
-    }
-    PrintError(store.status());
-    return kExitFailed;
-  }
-  auto lock = RunLock::Acquire(RunLock::PathFor(path));
-  if (!lock.ok()) {
-    PrintError(lock.status());
-    return kExitUsage;
-  }
-  auto doc = factcheck::FindDocument(**store, args.positional[0]);
+  std::optional<HeldStore> held = HoldForWriting(path);
+  if (!held) return kExitUsage;
+  std::unique_ptr<Store>& store = held->store;
+  auto doc = factcheck::FindDocument(*store, args.positional[0]);
   if (!doc.ok()) {
     PrintError(doc.status());
     return doc.status().IsNotFound() ? kExitUsage : kExitFailed;
@@ -261,7 +262,7 @@ int RunRetire(const Args& args) {
     return kExitUsage;
   }
   const std::string run_id = NewRunId();
-  auto retired = (*store)->RetireDocument(doc->id, run_id);
+  auto retired = store->RetireDocument(doc->id, run_id);
   if (!retired.ok()) {
     PrintError(retired.status());
     return kExitFailed;
