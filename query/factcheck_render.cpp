@@ -837,9 +837,16 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
     out << "  (" << KindAndSite(s.document.kind, s.document.site) << ")";
   }
   out << "\n";
-  out << "    " << s.live_facts << " facts standing (" << s.not_published << " not published), "
-      << s.retracted_facts << " retracted, about " << s.subjects << " subject" << (s.subjects == 1 ? "" : "s")
-      << "\n";
+  if (s.live_facts == 0 && s.retracted_facts > 0) {
+    // Said apart: "0 facts standing" amid the counts read as a document
+    // that never said anything (ingest refuses a new version that states
+    // nothing, so this is mostly `chipkg retire`'s doing).
+    out << "    no claim standing: all " << s.retracted_facts << " withdrawn ('history ENTITY.ATTR' shows them)\n";
+  } else {
+    out << "    " << s.live_facts << " facts standing (" << s.not_published << " not published), "
+        << s.retracted_facts << " retracted, about " << s.subjects << " subject" << (s.subjects == 1 ? "" : "s")
+        << "\n";
+  }
   for (const auto& v : s.versions) {
     out << "    version " << v.version << ": sha256 " << ShortHash(v.content_hash) << ", fetched "
         << IsoTime(v.fetched_at);
