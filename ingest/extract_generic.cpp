@@ -687,18 +687,37 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
             }
             // "Anthropic's Project Rainier (hundreds of thousands of Trainium 2
             // chips) is the anchor customer": the sentence opens with the one
-            // it is about, and what follows that name up to "is the" only
-            // says more of it (no clause break, no other verb "is").
+            // it is about when all that follows the name up to "is the" is
+            // its own thing ("'s" and a capitalised name) and an aside in
+            // parentheses. Anything else may hold a verb whose subject the
+            // name is ("Amazon expects that a lab is the anchor customer").
             size_t opening = s.begin;
             while (opening < s.end && SpaceAt(text, opening)) opening += SpaceAt(text, opening);
+            auto owns_what_follows = [&](std::string_view rest) {
+              size_t i = 0;
+              if (rest.starts_with("'s")) {
+                i = 2;
+              } else if (rest.starts_with("\xE2\x80\x99s")) {
+                i = 4;
+              } else {
+                return false;
+              }
+              while (i < rest.size() && rest[i] == ' ' && i + 1 < rest.size() &&
+                     (IsUpper(rest[i + 1]) || IsDigit(rest[i + 1]))) {
+                ++i;
+                while (i < rest.size() && (IsWordByte(rest[i]) || rest[i] == '-')) ++i;
+              }
+              if (i + 1 < rest.size() && rest[i] == ' ' && rest[i + 1] == '(') {
+                const size_t close = rest.find(')', i);
+                if (close == std::string_view::npos) return false;
+                i = close + 1;
+              }
+              return i == rest.size();
+            };
             for (const Mention& m : mentions) {
               if (value || m.range.begin != opening || m.entity->kind != p->object_kind) continue;
               if (m.range.end > s.begin + is_the) continue;
-              const std::string_view rest = text.substr(m.range.end, s.begin + is_the - m.range.end);
-              if (rest.find_first_of(",;:") != std::string_view::npos ||
-                  AsciiLower(rest).find(" is ") != std::string::npos) {
-                continue;
-              }
+              if (!owns_what_follows(text.substr(m.range.end, s.begin + is_the - m.range.end))) continue;
               value = m.range;
               resolved = m.entity->id;
               consumed.push_back(&m);

@@ -255,7 +255,7 @@ TEST(GenericSentence, AnEventsYearAndAGeneration) {
 
 // "X is the anchor customer": the value comes before its label, as the name
 // right before "is the" or as the one the sentence opens with, when what
-// lies between only says more of it.
+// lies between is its own thing ("'s Project Rainier") and an aside.
 TEST(GenericSentence, TheOneASentenceOpensWithIsTheValueBeforeItsLabel) {
   Extraction e = Extract(
       "# AWS Trainium 2\n"
@@ -269,7 +269,10 @@ TEST(GenericSentence, TheOneASentenceOpensWithIsTheValueBeforeItsLabel) {
   // may be anything's, and nothing is read.
   for (const char* sentence : {"Anthropic trains on it, and Amazon is the anchor customer.",
                                "Anthropic says the chip is fast and is the anchor customer.",
-                               "Anthropic: the Project Rainier deal is the anchor customer."}) {
+                               "Anthropic: the Project Rainier deal is the anchor customer.",
+                               "Anthropic expects that a large AI lab is the anchor customer.",
+                               "Anthropic said on Tuesday that a new startup is the launch customer.",
+                               "Anthropic's rival (a lab) is the anchor customer of another chip."}) {
     Extraction none = Extract("# AWS Trainium 2\n" + std::string(sentence) + "\n");
     for (const std::string& line : Lines(none)) {
       EXPECT_EQ(line.find("org:anthropic"), std::string::npos) << sentence << "\n  " << line;

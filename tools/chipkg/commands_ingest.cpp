@@ -238,29 +238,51 @@ int RunRetire(const Args& args) {
   }
   const std::string path = StorePath(args);
   std::error_code ec;
-  if (!std::filesystem::is_directory(path, ec)) {
+  // (Opening the writer would make a new store of a mistyped --db.)
+  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
     PrintError("no store at " + path);
     return kExitUsage;
   }
   std::optional<HeldStore> held = HoldForWriting(path);
   if (!held) return kExitUsage;
   std::unique_ptr<Store>& store = held->store;
-  auto doc = factcheck::FindDocument(*store, args.positional[0]);
-  if (!doc.ok()) {
-    PrintError(doc.status());
-    return doc.status().IsNotFound() ? kExitUsage : kExitFailed;
-  }
-  // A part of a name is enough to read a document, not to withdraw its claims.
+  // The document named whole: by its id, else by a URL or title no other
+  // document has. A part of a name is enough to read a document, not to
+  // withdraw its claims, and a copy shares its original's URL or title.
   auto lower = [](std::string t) {
     for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return t;
   };
   const std::string asked = lower(args.positional[0]);
-  if (asked != lower(doc->id) && asked != lower(doc->url) && asked != lower(doc->title)) {
-    PrintError("'" + args.positional[0] + "' is only part of " + doc->id + ": retire takes a document's whole id, " +
-               "URL or title (chipkg retire " + doc->id + ")");
+  auto documents = store->ListDocuments();
+  if (!documents.ok()) {
+    PrintError(documents.status());
+    return kExitFailed;
+  }
+  std::vector<const Document*> by_id, by_other;
+  for (const Document& d : *documents) {
+    if (lower(d.id) == asked) {
+      by_id.push_back(&d);
+    } else if (lower(d.url) == asked || lower(d.title) == asked) {
+      by_other.push_back(&d);
+    }
+  }
+  const std::vector<const Document*>& matches = by_id.empty() ? by_other : by_id;
+  if (matches.size() != 1) {
+    std::string ids;
+    for (const Document* d : matches) ids += (ids.empty() ? "" : ", ") + d->id;
+    if (matches.empty()) {
+      auto near = factcheck::FindDocument(*store, args.positional[0]);
+      PrintError(near.ok() ? "'" + args.positional[0] + "' is only part of " + near->id +
+                                 ": retire takes a document's whole id, URL or title (chipkg retire " + near->id + ")"
+                           : near.status().message());
+    } else {
+      PrintError("'" + args.positional[0] + "' is the URL or title of " + std::to_string(matches.size()) +
+                 " documents (" + ids + "): retire one by its id");
+    }
     return kExitUsage;
   }
+  const Document* doc = matches.front();
   const std::string run_id = NewRunId();
   auto retired = store->RetireDocument(doc->id, run_id);
   if (!retired.ok()) {
@@ -272,10 +294,11 @@ int RunRetire(const Args& args) {
     return kExitOk;
   }
   std::fprintf(stderr,
-               "chipkg retire %s: %s: %zu claims withdrawn (tx %llu). History keeps them: 'chipkg history "
+               "chipkg retire %s: %s: %zu claim%s withdrawn (tx %llu). History keeps them: 'chipkg history "
                "ENTITY.ATTR' lists them, and '--as-at tx %llu' reads the store as it was just before. They come "
                "back only with a changed text or 'chipkg ingest --reextract'.\n",
-               run_id.c_str(), doc->id.c_str(), retired->facts_retracted, (unsigned long long)retired->tx,
+               run_id.c_str(), doc->id.c_str(), retired->facts_retracted, retired->facts_retracted == 1 ? "" : "s",
+               (unsigned long long)retired->tx,
                (unsigned long long)(retired->tx - 1));
   return kExitOk;
 }
