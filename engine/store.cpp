@@ -3379,6 +3379,27 @@ Result<std::vector<DocumentVersion>> StoreImpl::ListDocumentVersions(const std::
   return out;
 }
 
+Result<std::vector<DocumentVersion>> StoreImpl::ListAllDocumentVersions() const {
+  std::vector<DocumentVersion> out;
+  Status status;
+  const std::string prefix = codec::VersionMetaKey(0, 0).substr(0, 1);
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kVersionsCf, prefix, codec::PrefixSuccessor(prefix), 1,
+                              [&](std::string_view key, std::string_view value) {
+                                if (key.size() != 9) return true;
+                                uint64_t text_size = 0;
+                                Result<DocumentVersion> v =
+                                    DecodeVersionRecord(codec::GetU32(key.data() + 5), value, &text_size);
+                                if (!v.ok()) {
+                                  status = v.status();
+                                  return false;
+                                }
+                                out.push_back(std::move(*v));
+                                return true;
+                              }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  return out;
+}
+
 Result<std::vector<Transaction>> StoreImpl::ListTransactions() const {
   std::vector<Transaction> out;
   Status status;

@@ -306,6 +306,7 @@ class StoreImpl final : public Store {
   Result<DocumentVersion> LatestDocumentVersion(const std::string& document_id) const override;
   Result<std::vector<CitedSource>> GetCitedSources(
       const std::vector<std::pair<std::string, uint32_t>>& versions) const override;
+  Result<std::vector<DocumentVersion>> ListAllDocumentVersions() const override;
   Result<std::vector<DocumentVersion>> ListDocumentVersions(const std::string& document_id,
                                                             bool with_text) const override;
 

@@ -188,29 +188,40 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
 // sources agreeing. Read once a run, when the first new document comes.
 class KnownTexts {
  public:
-  // The document (and version) already holding `hash`, if one does.
+  // A document whose latest version holds `hash` and which has standing
+  // claims (a retired copy counts for nothing, an old version is no longer
+  // what its document says), with that version; none if no such document.
   Result<std::optional<std::pair<std::string, uint32_t>>> Find(const Store& store, const std::string& hash) {
+    using Found = std::optional<std::pair<std::string, uint32_t>>;
     if (!by_hash_) {
       by_hash_.emplace();
-      auto documents = store.ListDocuments();
-      if (!documents.ok()) return documents.status().WithContext("listing documents to compare texts");
-      for (const Document& d : *documents) {
-        auto versions = store.ListDocumentVersions(d.id, /*with_text=*/false);
-        if (!versions.ok()) return versions.status();
-        for (const DocumentVersion& v : *versions) by_hash_->emplace(v.content_hash, std::make_pair(d.id, v.version));
+      auto versions = store.ListAllDocumentVersions();
+      if (!versions.ok()) return versions.status().WithContext("listing document versions to compare texts");
+      std::map<std::string, uint32_t> latest;
+      for (const DocumentVersion& v : *versions) {
+        uint32_t& n = latest[v.document_id];
+        n = std::max(n, v.version);
+      }
+      for (const DocumentVersion& v : *versions) {
+        if (latest[v.document_id] == v.version) (*by_hash_)[v.content_hash].emplace_back(v.document_id, v.version);
       }
     }
     auto it = by_hash_->find(hash);
-    if (it == by_hash_->end()) return std::optional<std::pair<std::string, uint32_t>>();
-    return std::optional<std::pair<std::string, uint32_t>>(it->second);
+    if (it == by_hash_->end()) return Found();
+    for (const auto& [document_id, version] : it->second) {
+      auto standing = store.FactsFromDocument(document_id);
+      if (!standing.ok()) return standing.status();
+      if (!standing->empty()) return Found(std::make_pair(document_id, version));
+    }
+    return Found();
   }
   // A version stored in this run (a later source may repeat it).
   void Add(const std::string& hash, const std::string& document_id, uint32_t version) {
-    if (by_hash_) by_hash_->emplace(hash, std::make_pair(document_id, version));
+    if (by_hash_) (*by_hash_)[hash].emplace_back(document_id, version);
   }
 
  private:
-  std::optional<std::map<std::string, std::pair<std::string, uint32_t>>> by_hash_;
+  std::optional<std::map<std::string, std::vector<std::pair<std::string, uint32_t>>>> by_hash_;
 };
 
 // Stores what one fetch brought; errors are that source's failure only.
@@ -254,12 +265,11 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     return store.PutDocument(doc);  // keeps the new validators
   }
   if (!latest.ok() && !latest.status().IsNotFound()) return latest.status();
-  std::string same_as;  // a stored document this new one repeats word for word
   if (!latest.ok()) {
     auto repeated = known_texts.Find(store, content_hash);
     if (!repeated.ok()) return repeated.status();
     if (*repeated) {
-      same_as = "the same text as " + (*repeated)->first + " version " + std::to_string((*repeated)->second) +
+      outcome.repeats = "the same text as " + (*repeated)->first + " version " + std::to_string((*repeated)->second) +
                 ", already stored: its claims now count twice, as two sources that agree (to make it a version "
                 "of that document instead, give it that id: --id " + (*repeated)->first + ", or \"id\" in the manifest)";
     }
@@ -313,7 +323,6 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     }
   }
   if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
-  if (!same_as.empty()) outcome.warnings.insert(outcome.warnings.begin(), same_as);
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, of a document that
   // stated something (an error or maintenance page served in place of the

@@ -49,6 +49,11 @@ struct SourceOutcome {
   // column holds ("row 12, column \"Memory (GB)\": \"n/a\" not read (not a
   // number)"), rows that merge into one entity.
   std::vector<std::string> warnings;
+  // A new document whose text a stored document with standing claims
+  // already is: what it repeats, and what to do. Not an extraction warning:
+  // shown even by a quiet run, since a cron job is where a renamed manifest
+  // id goes unnoticed.
+  std::string repeats;
 };
 
 struct IngestReport {

@@ -223,7 +223,7 @@ Comparison CompareValues(const Value& a, const Qualifiers& a_qualifiers, std::op
   if (a_np || b_np) {
     c.kind = DifferenceKind::kNotPublished;
     c.agree = a_np && b_np;
-    c.size = c.agree ? "both not published" : "value vs not published";
+    c.size = c.agree ? "both not published" : a_np ? "not published vs value" : "value vs not published";
     return c;
   }
   if (a.kind != b.kind) {

@@ -2557,6 +2557,29 @@ class Evaluator {
     }
   }
 
+  // The same value, as stated (a date at its own precision, a quantity per
+  // chip where it was normalised): what orients a conflicts pair.
+  static bool SameValue(const Claim& a, const Claim& b) {
+    const Value& x = a.value;
+    const Value& y = b.value;
+    if (x.kind != y.kind) return false;
+    switch (x.kind) {
+      case ValueKind::kQuantity:
+        return x.dimension == y.dimension && a.number.value_or(x.number) == b.number.value_or(y.number);
+      case ValueKind::kDate:
+        return x.date.year == y.date.year && x.date.month == y.date.month && x.date.day == y.date.day &&
+               x.date.precision == y.date.precision;
+      case ValueKind::kBool:
+        return (x.number != 0) == (y.number != 0);
+      case ValueKind::kNotPublished:
+        return true;
+      case ValueKind::kEntity:
+      case ValueKind::kText:
+        return x.text == y.text;
+    }
+    return false;
+  }
+
   static std::string AttributeText(const Claim& c) {
     std::string t = c.predicate;
     if (!c.qualifiers.empty()) t += " " + QualifierText(c.qualifiers);
@@ -2944,21 +2967,27 @@ class Evaluator {
         begin = end;
         if (std::find(side_by_side.begin(), side_by_side.end(), g.front()->predicate) != side_by_side.end()) continue;
         std::string attribute;  // the group's, made at its first disagreement
-        // Each claim's first claim alike (itself when none before it is): a
-        // pair is shown with the value stated first on the left, so that
-        // one disagreement reads the same way round in every row (Amazon
-        // against Annapurna Labs, never the other way in the next row).
-        // Final for every claim before `i` when pairs of `i` are made, which
-        // is all a pair's orientation needs; no comparison is made for it.
+        // Each claim's first claim of the same value (itself when none
+        // before it has it): a pair is shown with the value stated first on
+        // the left, so that one disagreement reads the same way round in
+        // every row (Amazon against Annapurna Labs, never the other way in
+        // the next row). By equal values, not by agreement, which is not
+        // transitive: "2022" agrees with every day of 2022, and within a
+        // tolerance 100 ~ 100.9 ~ 101.8.
         first_alike.resize(g.size());
-        for (size_t k = 0; k < g.size(); ++k) first_alike[k] = k;
+        for (size_t k = 0; k < g.size(); ++k) {
+          first_alike[k] = k;
+          for (size_t m = 0; m < k; ++m) {
+            if (SameValue(*g[m], *g[k])) {
+              first_alike[k] = m;
+              break;
+            }
+          }
+        }
         for (size_t i = 0; i < g.size(); ++i) {
           for (size_t j = i + 1; j < g.size(); ++j) {
             factcheck::Comparison cmp = Agree(*g[i], *g[j]);
-            if (cmp.agree) {
-              if (first_alike[j] == j) first_alike[j] = first_alike[i];
-              continue;
-            }
+            if (cmp.agree) continue;
             // One document's two values are a list, not a disagreement (Group::Disputed).
             if (!g[i]->computed && !g[j]->computed && g[i]->document_id == g[j]->document_id) continue;
             if (q_.limit && result.rows.size() >= *q_.limit) {
@@ -2976,8 +3005,11 @@ class Evaluator {
             Claim* b = const_cast<Claim*>(g[j]);
             if (first_alike[j] < first_alike[i]) {
               std::swap(a, b);
-              // Only a difference of kinds names its sides in order.
-              if (cmp.kind == factcheck::DifferenceKind::kKind) cmp = Agree(*a, *b);
+              // A difference of kinds, or a value against "not published",
+              // names its sides in order.
+              if (cmp.kind == factcheck::DifferenceKind::kKind || cmp.kind == factcheck::DifferenceKind::kNotPublished) {
+                cmp = Agree(*a, *b);
+              }
             }
             Row& row = result.rows.emplace_back();
             row.entity = e.id;

@@ -586,7 +586,11 @@ Result<Query> ParseQuery(std::string_view text) {
       while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end]))) ++end;
       const std::string token(text.substr(start, end - start));
       const size_t last_dot = token.rfind('.');
-      if (offset > start && offset < end && token.find('.') != last_dot && token.front() != '"') {
+      const std::string name = token.substr(0, last_dot);
+      const size_t inner_dot = name.rfind('.');
+      // A dot between two parts of the name, and an attribute after the last.
+      const bool dotted_name = inner_dot != std::string::npos && inner_dot > 0 && inner_dot + 1 < name.size();
+      if (offset > start && offset < end && dotted_name && last_dot + 1 < token.size() && token.front() != '"') {
         message += "; a name with a dot in it is quoted: \"" + token.substr(0, last_dot) + "\"" +
                    token.substr(last_dot);
       }

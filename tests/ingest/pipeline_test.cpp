@@ -377,10 +377,6 @@ TEST_F(PipelineTest, AStrayByteInAUtf8PageIsReadAloneAndReported) {
   EXPECT_EQ(third->documents_unchanged, 1u);
 }
 
-// A document stating more facts than the limit is refused before it costs
-// the memory (a 9 MB page of generated rows took 2.8 GB): the source fails
-// saying where extraction stopped, its stored version stands, and the run
-// goes on to the next source.
 // A new document whose text a stored one already is (a page in the manifest
 // ingested again by a copy, or under a renamed id) is stored, as asked, with
 // a warning naming the document it repeats: its claims count twice. Found in
@@ -394,10 +390,8 @@ TEST_F(PipelineTest, ANewDocumentRepeatingAStoredTextIsNamed) {
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_EQ(first->documents_new, 3u);
   auto repeats = [](const SourceOutcome& o) {
-    for (const std::string& w : o.warnings) {
-      if (w.find("the same text as ") != std::string::npos) return w;
-    }
-    return std::string();
+    for (const std::string& w : o.warnings) EXPECT_EQ(w.find("the same text as "), std::string::npos) << w;
+    return o.repeats;
   };
   EXPECT_EQ(repeats(first->sources[0]), "");
   EXPECT_NE(repeats(first->sources[1]).find("the same text as catalog version 1, already stored: its claims now count "
@@ -416,8 +410,25 @@ TEST_F(PipelineTest, ANewDocumentRepeatingAStoredTextIsNamed) {
   EXPECT_EQ(second->documents_changed, 1u);
   EXPECT_EQ(repeats(second->sources[1]), "");  // catalog's own new version
   EXPECT_EQ(store_->FactsFromDocument("again").value().size(), store_->FactsFromDocument("other").value().size());
+
+  // A copy whose claims were withdrawn counts for nothing, and an old
+  // version is no longer what its document says: neither is named.
+  ASSERT_TRUE(store_->RetireDocument("again", "run-retire").ok());
+  ASSERT_TRUE(store_->RetireDocument("other", "run-retire").ok());
+  SourceSpec after_retire = SeedCopy("003_d5e7e28472882ec2.txt", "fourth.txt", "fourth");
+  SourceSpec old_text = SeedCopy("000_de7815fa348ea8df.txt", "old.txt", "old");  // catalog's version 1
+  auto third = IngestSources(*store_, *schema_, {after_retire, old_text});
+  ASSERT_TRUE(third.ok()) << third.status().ToString();
+  EXPECT_EQ(third->documents_new, 2u);
+  EXPECT_NE(repeats(third->sources[1]).find("the same text as copy version 1"), std::string::npos)
+      << repeats(third->sources[1]);  // copy's latest is that text; catalog has moved on
+  EXPECT_EQ(repeats(third->sources[0]), "");
 }
 
+// A document stating more facts than the limit is refused before it costs
+// the memory (a 9 MB page of generated rows took 2.8 GB): the source fails
+// saying where extraction stopped, its stored version stands, and the run
+// goes on to the next source.
 TEST_F(PipelineTest, ADocumentOverTheFactLimitIsRefusedAndTheRunGoesOn) {
   SourceSpec page = SeedCopy("000_de7815fa348ea8df.txt", "catalog.txt", "catalog");
   auto first = IngestSources(*store_, *schema_, {page});

@@ -538,6 +538,25 @@ TEST_F(EvaluatorTest, ConflictPairsShowTheValueStatedFirstOnTheLeft) {
   // Each side still cites its own claim: the two rows' left claims differ.
   EXPECT_NE(c.rows[0].cells[1].values[0].support.citation, c.rows[1].cells[1].values[0].support.citation);
   EXPECT_EQ(c.rows[0].cells[2].values[0].support.citation, c.rows[1].cells[2].values[0].support.citation);
+
+  // Agreement within a tolerance is not transitive (100 ~ 100.9 ~ 101.8 at
+  // 1%): sides follow equal values, so 100 stays on the left of 101.8.
+  PutEntity(*store_, "instance:x.wide", "instance_type", "x.wide");
+  const char* wide_docs[] = {"wide-a", "wide-b", "wide-c", "wide-d"};
+  const double wide[] = {100, 100.9, 101.8, 100};
+  for (int d = 0; d < 4; ++d) {
+    std::ostringstream written;
+    written << wide[d];
+    DocBuilder(wide_docs[d], "press", std::string(wide_docs[d]) + ".example")
+        .Add("instance:x.wide", "chips", Q(wide[d], "count", written.str()))
+        .Write(*store_, "run-2");
+  }
+  QueryResult w = Ok("conflicts about \"x.wide\" tolerance 1%");
+  ASSERT_EQ(w.rows.size(), 2u) << Render(w, Format::kText);
+  for (const Row& row : w.rows) {
+    EXPECT_EQ(row.cells.at(1).values.at(0).text, "100") << Render(w, Format::kText);
+    EXPECT_EQ(row.cells.at(2).values.at(0).text, "101.8") << Render(w, Format::kText);
+  }
 }
 
 // An instance offered in the US and in Mumbai, by two documents: values=many

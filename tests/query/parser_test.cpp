@@ -167,6 +167,8 @@ TEST(ParserTest, ErrorsSayWhereAndWhat) {
             std::string::npos)
       << ErrorOf("trn1.2xlarge.price_per_chip_hour");
   EXPECT_EQ(ErrorOf("trainium.").find("quoted"), std::string::npos);  // one dot: nothing to quote
+  EXPECT_EQ(ErrorOf("trainium..memory").find("quoted"), std::string::npos);  // a typo, not a name's dot
+  EXPECT_EQ(ErrorOf("trn1.2xlarge.").find("quoted"), std::string::npos);     // no attribute after it
   EXPECT_NE(ErrorOf("find chip where (memory >= 64 GB").find("expected ')' to close the group"), std::string::npos);
   EXPECT_NE(ErrorOf("find chip where memory 64 GB").find("expected a comparison operator"), std::string::npos);
   EXPECT_NE(ErrorOf("find chip where fits(\"Llama").find("unterminated string"), std::string::npos);

@@ -198,6 +198,9 @@ int RunIngest(const Args& args) {
     std::fprintf(stderr, "chipkg ingest: %zu %s not tried: %s\n", untried, untried == 1 ? "source" : "sources",
                  first_untried->error.c_str());
   }
+  for (const auto& s : report->sources) {
+    if (!s.repeats.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.repeats.c_str());
+  }
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have
     // hundreds of cells that are not what their column holds.

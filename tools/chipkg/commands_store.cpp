@@ -247,7 +247,9 @@ int RunImport(const Args& args) {
   auto stats = (*store)->Import(in);
   if (!stats.ok()) {
     created.Undo(*store);
-    PrintError(stats.status().WithContext(from_stdin ? "standard input" : file));
+    // Undecodable bytes here are the file's (a text that no longer matches
+    // its hash), not the store's: no advice to restore the store.
+    PrintError(stats.status().WithContext(from_stdin ? "standard input" : file).message());
     return kExitFailed;
   }
   std::fprintf(stderr, "imported %llu facts, %llu documents, %llu entities\n",

@@ -707,8 +707,8 @@ int RunOneShot(const Args& args, const std::string& word) {
   }
   // An option a command does not read is refused, not ignored: the user
   // would take the answer for one given with it.
-  if (args.Get("tolerance") && word != "describe" && word != "conflicts" && word != "verify") {
-    PrintError("--tolerance is an option of describe, conflicts and verify" +
+  if (args.Get("tolerance") && word != "describe" && word != "trace" && word != "conflicts" && word != "verify") {
+    PrintError("--tolerance is an option of describe, trace, conflicts and verify" +
                std::string(word == "query" ? "; a query says it itself: conflicts ... tolerance 5%" : ""));
     return kExitUsage;
   }
