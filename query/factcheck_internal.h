@@ -71,6 +71,13 @@ class Library {
   // fact-checker must not be told that a version "is not stored" or that its
   // fetch time is unknown when the store could not be read.
   const Status& failure() const { return failure_; }
+  // For a report's own reads of the store: keeps `status` as the failure
+  // when it is the store's (damaged, or unreadable), not an answer such as
+  // "no figure" that a report turns into "unverifiable". True if it was OK.
+  bool NoteStoreRead(const Status& status) {
+    if (failure_.ok() && (status.IsCorruption() || status.IsIOError())) failure_ = status;
+    return status.ok();
+  }
 
  private:
   // Keeps the first failure that is not NotFound; true if `status` is OK.

@@ -769,7 +769,7 @@ std::string Render(const VerifyReport& r, Format format) {
       << r.unverifiable << " unverifiable" << (r.items.size() < checked ? " (the confirmed ones not listed)" : "");
   if (r.confirmed_on_one_reading > 0) {
     out << "; " << r.confirmed_on_one_reading << " of the confirmed only on one reading of inputs the sources give "
-        << "two values for";
+        << "two values for" << (r.items.size() < checked ? " (listed without --mismatches)" : "");
   }
   out << "\n";
   std::string doc;

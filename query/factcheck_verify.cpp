@@ -325,7 +325,7 @@ class Verifier {
     for (const Fact* f : doc.Find(subject, predicate)) out.push_back(*f);
     if (!out.empty()) return out;
     auto all = library_.store().FactsAbout(subject, predicate, options_.view);
-    if (!all.ok()) return all.status();
+    if (!library_.NoteStoreRead(all.status())) return all.status();
     if (!all->empty() && item.method.find("other sources") == std::string::npos) {
       item.method += " (some inputs from other sources: the document does not state them)";
     }
@@ -405,13 +405,13 @@ class Verifier {
     if (args.size() != d.params.size()) return false;
     auto subject = library_.store().GetEntity(fact.subject);
     Entity e;
-    if (subject.ok()) e = *subject;
+    if (library_.NoteStoreRead(subject.status())) e = *subject;
     e.id = fact.subject;
     auto facts_for = [&](const EntityId& about, const std::string& predicate) {
       return Inputs(about, predicate, doc, item);
     };
     auto traced = TraceDerivation(library_, citations_, d, e, args, options_, facts_for, false);
-    if (!traced.ok()) {
+    if (!library_.NoteStoreRead(traced.status())) {
       item.reason = traced.status().message();
       return false;
     }
@@ -456,7 +456,7 @@ class Verifier {
     }
     auto subject = library_.store().GetEntity(fact.subject);
     Entity chip;
-    if (subject.ok()) chip = *subject;
+    if (library_.NoteStoreRead(subject.status())) chip = *subject;
     chip.id = fact.subject;
     auto facts_for = [&](const EntityId& about, const std::string& predicate) {
       return Inputs(about, predicate, doc, item);
@@ -477,7 +477,7 @@ class Verifier {
       std::vector<std::string> args;
       for (bool entity : is_model) args.push_back(entity ? m : format->second);
       auto d = TraceDerivation(library_, citations_, *fits, chip, args, options_, facts_for, false);
-      if (!d.ok() || d->values.empty()) continue;
+      if (!library_.NoteStoreRead(d.status()) || d->values.empty()) continue;
       evaluated++;
       const DerivedValue& v = d->values.front();
       if (v.value != 0) {
@@ -544,7 +544,7 @@ class Verifier {
       return Inputs(about, predicate, doc, item);
     };
     auto d = TraceDerivation(library_, citations_, lhs, none, args, options_, facts_for, false);
-    if (!d.ok()) {
+    if (!library_.NoteStoreRead(d.status())) {
       item.reason = d.status().message();
       return false;
     }
