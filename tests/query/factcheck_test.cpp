@@ -554,6 +554,50 @@ TEST_F(FactcheckTest, VerifySaysWhenAnotherReadingOfTheInputsDoesNotConfirm) {
   for (const VerifyItem& i : a->items) EXPECT_TRUE(i.other_readings.empty()) << i.stated.display;
 }
 
+// A figure whose inputs verify reads from other sources, in a store whose
+// subject index is damaged: the report fails, naming the damage, where the
+// figure was marked "unverifiable" and the command exited 0.
+TEST_F(FactcheckTest, VerifyFailsWhenItsOwnReadsFindTheStoreDamaged) {
+  const std::string p = "Chip X review\nPerf per watt: 0.42 TFLOPS/W.\n";
+  Write("doc-p", "Review P", "press", p,
+        {Derived(At(p, "doc-p", "0.42 TFLOPS/W", "chip:x", "perf_per_watt", Written("0.42 TFLOPS/W", "ops_per_watt"),
+                    {{"format", "bf16"}}),
+                 "210 TFLOPS / 500 W")});
+  auto whole = Verify(*store_, TheSchema(), "doc-p");
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_EQ(whole->items.size(), 1u);
+  ASSERT_EQ(whole->items[0].status, "confirmed") << Render(*whole, Format::kText);
+  ASSERT_NE(whole->items[0].method.find("other sources"), std::string::npos) << whole->items[0].method;
+
+  store_.reset();  // closed: written into table files
+  // The first data block of the `spo` table (codec kSpoCf, RocksDB's family id 5), which the
+  // other sources' inputs are read from; the open checks only the file's index and footer.
+  const std::string path = dir_.str() + "/store";
+  std::filesystem::path spo;
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    if (entry.path().extension() != ".sst") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = bytes.rfind("column.family.id");
+    if (at != std::string::npos && at + 16 < bytes.size() && bytes[at + 16] == 5) spo = entry.path();
+  }
+  ASSERT_FALSE(spo.empty()) << "no table file of the spo column family in " << path;
+  {
+    std::fstream f(spo, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(20);
+    char byte = 0;
+    f.read(&byte, 1);
+    byte = static_cast<char>(byte ^ 0x5a);
+    f.seekp(20);
+    f.write(&byte, 1);
+  }
+  auto reader = Store::OpenReader(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto damaged = Verify(**reader, TheSchema(), "doc-p");
+  ASSERT_FALSE(damaged.ok()) << Render(*damaged, Format::kText);
+  EXPECT_TRUE(damaged.status().IsCorruption()) << damaged.status().ToString();
+}
+
 TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   // Page A changes: memory now 24 GB, the rest as before.
   std::string a = std::string(kPageA) + "Update: Memory: 24 GB.\n";
