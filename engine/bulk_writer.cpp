@@ -184,6 +184,7 @@ Result<BulkWriterImpl::DocState*> BulkWriterImpl::Doc(const std::string& id, boo
     auto stored = store_->GetDocument(id);
     if (stored.ok()) {
       d.stored = true;
+      d.retired_tx = stored->retired_tx;
     } else if (!stored.status().IsNotFound()) {
       return stored.status();
     }
@@ -248,9 +249,14 @@ Status BulkWriterImpl::AddEntity(const Entity& entity) {
 Status BulkWriterImpl::AddDocument(const Document& doc) {
   CHIPKG_BULK_CHECK();
   if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocument: empty document id"));
+  if (raw_ && doc.retired_tx != 0 && !txs_.count(doc.retired_tx)) {
+    return Failed(Status::InvalidArgument("import: document " + doc.id + " names retired_tx " +
+                                          std::to_string(doc.retired_tx) + ", which is not in the import"));
+  }
   auto d = Doc(doc.id, true);
   if (!d.ok()) return Failed(d.status());
-  documents_[doc.id] = doc;
+  Document& kept = documents_[doc.id] = doc;
+  if (!raw_) kept.retired_tx = (*d)->retired_tx;  // an import restores the mark; a load only keeps it
   wrote_anything_ = true;
   return Status::OK();
 }
@@ -290,7 +296,10 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
     version.content_hash = hash;
   }
   d->latest = version.version;
-  if (!documents_.count(doc.id) || !raw_) documents_[doc.id] = doc;
+  if (!documents_.count(doc.id) || !raw_) {
+    Document& kept = documents_[doc.id] = doc;
+    if (!raw_) kept.retired_tx = d->retired_tx;
+  }
 
   std::string meta;
   codec::EncodeVersionMeta(version, &meta);
@@ -340,6 +349,11 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   auto state = Doc(p.document_id, false);
   if (!state.ok()) return Failed(state.status().WithContext(where()));
   DocState* d = *state;
+  if (d->retired_tx != 0 && !raw_) {
+    return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " was retired by tx " +
+                                          std::to_string(d->retired_tx) +
+                                          " and asserts no claim until it is reinstated (chipkg reinstate)"));
+  }
   if (p.document_version == 0 && !raw_) p.document_version = d->latest;
   if (!VersionExists(d, p.document_version)) {
     return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " has no version " +

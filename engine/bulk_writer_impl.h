@@ -71,6 +71,7 @@ class BulkWriterImpl final : public BulkWriter {
     uint32_t did = 0;
     uint32_t latest = 0;  // 0: no version yet
     bool stored = false;  // the document record exists in the store
+    TxId retired_tx = 0;  // the stored record's (a load keeps it, and asserts no claim of a retired document)
   };
   Status Failed(Status s);
   Result<DocState*> Doc(const std::string& id, bool create);

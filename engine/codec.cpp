@@ -404,13 +404,16 @@ void EncodeDocument(const Document& d, std::string* out) {
   PutString(out, d.kind);
   PutString(out, d.etag);
   PutString(out, d.last_modified);
+  // Optional tail: a document never retired (every record written before
+  // retirement was kept) ends at its validators.
+  if (d.retired_tx != 0) PutVarint(out, d.retired_tx);
 }
 
 bool DecodeDocument(std::string_view key, std::string_view in, Document* d) {
   d->id.assign(key.data(), key.size());
   return ReadString(&in, &d->url) && ReadString(&in, &d->title) && ReadString(&in, &d->site) &&
          ReadString(&in, &d->kind) && ReadString(&in, &d->etag) && ReadString(&in, &d->last_modified) &&
-         in.empty();
+         (in.empty() ? (d->retired_tx = 0, true) : GetVarint(&in, &d->retired_tx) && d->retired_tx != 0 && in.empty());
 }
 
 void EncodeVersionMeta(const DocumentVersion& v, std::string* out) {

@@ -50,7 +50,7 @@
 // PROV: s section, v span_begin, v span_end, s excerpt, s prefix, s suffix, z row, s column,
 //   s attribution, v n + s citation*, s note, s rule_version, v run_id id, s formula.
 //   (document, version, rule and derivation live in CORE.)
-// DOCUMENT: s url, s title, s site, s kind, s etag, s last_modified.
+// DOCUMENT: s url, s title, s site, s kind, s etag, s last_modified, [v retired_tx] (only when not 0).
 // VERSION: s document id, s content_hash, z fetched_at, u8 has_as_of [DATE], s content_type, v tx, v text size.
 // ENTITY: s kind, s name, v n + s alias*.
 // TX: z time_micros, s run_id, s description.

@@ -206,6 +206,7 @@ Json DocumentJson(const Document& d) {
   j["kind"] = Str(d.kind);
   j["etag"] = Str(d.etag);
   j["last_modified"] = Str(d.last_modified);
+  if (d.retired_tx != 0) j["retired_tx"] = d.retired_tx;  // exports before retirement was kept have none
   return j;
 }
 
@@ -379,6 +380,7 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
         d.kind = ReadStr(j.at("kind"));
         d.etag = ReadStr(j.at("etag"));
         d.last_modified = ReadStr(j.at("last_modified"));
+        if (j.contains("retired_tx")) d.retired_tx = j.at("retired_tx").get<uint64_t>();
         s = writer->AddDocument(d);
       } else if (type == "version") {
         DocumentVersion v;

@@ -152,6 +152,13 @@ struct Document {
   // Conditional-GET validators of the latest fetch.
   std::string etag;
   std::string last_modified;
+  // The transaction that retired it (Store::RetireDocument), 0 while it is a
+  // source. Kept on the record, not only in the log: a retired document's
+  // later versions are stored without claims, so that a changed page or a
+  // re-extraction cannot bring back what was withdrawn unnoticed. Set and
+  // cleared only by RetireDocument and ReinstateDocument (and an import);
+  // other writes keep the stored value whatever the caller passes.
+  TxId retired_tx = 0;
 };
 
 struct DocumentVersion {

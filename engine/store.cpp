@@ -1154,6 +1154,13 @@ void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFam
 
 // ---- writes ---------------------------------------------------------------------
 
+namespace {
+std::string RetiredRefusal(const Document& stored) {
+  return "document " + stored.id + " was retired by tx " + std::to_string(stored.retired_tx) +
+         ": its versions are stored without claims until it is reinstated (chipkg reinstate " + stored.id + ")";
+}
+}  // namespace
+
 Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, DocumentVersion version,
                                                      std::vector<Fact> facts, const std::string& run_id) {
   std::lock_guard lock(write_mu_);
@@ -1198,6 +1205,9 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
     return summary;
   }
 
+  if (stored_doc && stored_doc->retired_tx != 0 && !facts.empty()) {
+    return Status::InvalidArgument(RetiredRefusal(*stored_doc));
+  }
   version.version = latest ? latest->version + 1 : 1;
   if (version.url.empty()) version.url = doc.url;
   if (version.title.empty()) version.title = doc.title;
@@ -1216,11 +1226,35 @@ Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, c
     CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
   }
   if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to retire");
+  if (stored_doc->retired_tx != 0) {
+    WriteSummary nothing;
+    nothing.version = *latest_no;
+    return nothing;
+  }
   // Without its text: no fact is asserted, so no span is checked against it.
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/false));
   const Document doc = *stored_doc;
   return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored_doc), /*restate=*/true,
-                           "retired: every claim it made withdrawn");
+                           "retired: every claim it made withdrawn", Retirement::kRetire);
+}
+
+Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vector<Fact> facts,
+                                                  const std::string& run_id) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  const std::string where = "document " + doc.id;
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(doc.id));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(doc.id));
+  std::optional<uint32_t> latest_no;
+  if (known_did) {
+    CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
+  }
+  if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to reinstate");
+  if (stored_doc->retired_tx == 0) return Status::InvalidArgument(where + " is not retired: nothing to reinstate");
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/true));
+  return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored_doc),
+                           /*restate=*/true, "reinstated: the claims of its latest version asserted again",
+                           Retirement::kReinstate);
 }
 
 Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
@@ -1235,6 +1269,7 @@ Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std:
     CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
   }
   if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to read again");
+  if (stored_doc->retired_tx != 0 && !facts.empty()) return Status::InvalidArgument(RetiredRefusal(*stored_doc));
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/true));
   return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored_doc),
                            /*restate=*/true);
@@ -1243,12 +1278,17 @@ Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std:
 Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentVersion version,
                                                   std::vector<Fact> facts, const std::string& run_id,
                                                   std::optional<Document> stored_doc, bool restate,
-                                                  const std::string& what) {
+                                                  const std::string& what, Retirement retirement) {
   const std::string where = "document " + doc.id;
   WriteSummary summary;
   Counters c = counters();
   Interner in(&dict_, static_cast<uint32_t>(c.next_dict));
   const TxId tx = c.last_tx + 1;
+  Document record = doc;
+  record.retired_tx = retirement == Retirement::kRetire      ? tx
+                      : retirement == Retirement::kReinstate ? 0
+                      : stored_doc                           ? stored_doc->retired_tx
+                                                             : 0;
   if (!restate) version.tx = tx;
   CHIPKG_ASSIGN_OR_RETURN(uint32_t did, in.Intern(doc.id));
   CHIPKG_ASSIGN_OR_RETURN(uint32_t run, in.Intern(run_id));
@@ -1322,14 +1362,14 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
     }
   }
 
-  if (restate && summary.facts_added == 0 && summary.facts_retracted == 0) {
+  if (restate && summary.facts_added == 0 && summary.facts_retracted == 0 && retirement == Retirement::kKeep) {
     summary.version = version.version;  // read again, the same facts: nothing to write
     return summary;
   }
   CHIPKG_RETURN_IF_ERROR(PutContested(&batch, spo_written).WithContext(where));
 
   std::string value;
-  codec::EncodeDocument(doc, &value);
+  codec::EncodeDocument(record, &value);
   batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
   if (!restate) {
     value.clear();
@@ -1478,7 +1518,9 @@ Status StoreImpl::PutDocument(const Document& doc) {
   Counters c = counters();
   rocksdb::WriteBatch batch;
   std::string value;
-  codec::EncodeDocument(doc, &value);
+  Document record = doc;
+  record.retired_tx = stored ? stored->retired_tx : 0;
+  codec::EncodeDocument(record, &value);
   batch.Put(handles_[codec::kDocumentsCf], doc.id, value).PermitUncheckedError();
   if (!stored) ++c.documents;
   return WriteRecordTx(&batch, &c, "document record " + doc.id, "writing document " + doc.id,

@@ -142,7 +142,9 @@ class Store {
   // previous version's live facts are retracted, and new ones asserted.
   // Fact::id, asserted_tx and provenance.document_version/run_id are set by
   // the store. Fails with InvalidArgument if a fact's span lies outside the
-  // text or its excerpt differs from the text at its span.
+  // text or its excerpt differs from the text at its span. A retired
+  // document (RetireDocument) takes new versions without facts only:
+  // `facts` not empty is refused with InvalidArgument, nothing written.
   virtual Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version,
                                                     std::vector<Fact> facts, const std::string& run_id) = 0;
 
@@ -152,7 +154,8 @@ class Store {
   // facts asserted are the latest version's, checked against its text). When
   // every fact is kept nothing is written (summary.tx 0); otherwise the
   // transaction says the version was read again. NotFound if the document has
-  // no version.
+  // no version; InvalidArgument, nothing written, for a retired document
+  // with `facts` not empty (ReinstateDocument asserts them).
   virtual Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
                                                       const std::string& run_id) = 0;
 
@@ -160,10 +163,20 @@ class Store {
   // its live facts is retracted (history keeps it, as a re-ingest's
   // retractions are kept), and the document and its versions stay. For a
   // document that should not be a source (a copy of another ingested under
-  // a second id, a wrong page). Its claims come back only with a changed
-  // text (a new version) or a re-extraction. Nothing is written when it has
-  // no live fact (summary.tx 0). NotFound if the document has no version.
+  // a second id, a wrong page). The document is marked retired
+  // (Document::retired_tx) in the same write, even when it has no live fact:
+  // its later versions are stored without claims, until ReinstateDocument.
+  // Retiring a retired document writes nothing (summary.tx 0). NotFound if
+  // the document has no version.
   virtual Result<WriteSummary> RetireDocument(const std::string& document_id, const std::string& run_id) = 0;
+
+  // Undoes a retirement: clears the mark and asserts `facts` as what the
+  // latest version states (read from its text again by the caller, as for
+  // RestateDocumentVersion, and checked against it), in one atomic write
+  // whose transaction says the document was reinstated. InvalidArgument
+  // if the document is not retired; NotFound if it has no version.
+  virtual Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts,
+                                                 const std::string& run_id) = 0;
 
   // Updates only the document record (title, kind, validators) without a new version.
   virtual Status PutDocument(const Document& doc) = 0;

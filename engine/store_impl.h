@@ -257,6 +257,8 @@ class StoreImpl final : public Store {
   Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
                                               const std::string& run_id) override;
   Result<WriteSummary> RetireDocument(const std::string& document_id, const std::string& run_id) override;
+  Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts,
+                                         const std::string& run_id) override;
   Status PutDocument(const Document& doc) override;
   Status PutEntity(const Entity& entity) override;
   Status PutMeta(const std::string& key, const std::string& value) override;
@@ -528,13 +530,18 @@ class StoreImpl final : public Store {
   Result<std::optional<Entity>> ReadEntity(const std::string& id) const;
   Result<std::optional<Document>> ReadDocument(const std::string& id) const;
   Result<DocumentVersion> ReadVersion(uint32_t did, uint32_t version, bool with_text) const;
-  // WriteDocumentVersion, RestateDocumentVersion and RetireDocument after
-  // their checks: `restate` diffs `facts` against the live ones as of
-  // `version`, the latest, which it neither numbers nor stores again.
-  // `what` is the transaction's description, after the document's id.
+  // What a write does to the document's retirement mark: the stored mark
+  // is kept by every write but RetireDocument's and ReinstateDocument's.
+  enum class Retirement { kKeep, kRetire, kReinstate };
+  // WriteDocumentVersion, RestateDocumentVersion, RetireDocument and
+  // ReinstateDocument after their checks: `restate` diffs `facts` against
+  // the live ones as of `version`, the latest, which it neither numbers nor
+  // stores again. `what` is the transaction's description, after the
+  // document's id.
   Result<WriteSummary> WriteVersionFacts(const Document& doc, DocumentVersion version, std::vector<Fact> facts,
                                          const std::string& run_id, std::optional<Document> stored_doc,
-                                         bool restate, const std::string& what = "");
+                                         bool restate, const std::string& what = "",
+                                         Retirement retirement = Retirement::kKeep);
 
   // Every read's options: whether the blocks of a read of `keys` keys stay
   // cached (StoreOptions::fill_block_cache).

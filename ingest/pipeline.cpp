@@ -224,6 +224,59 @@ class KnownTexts {
   std::optional<std::map<std::string, std::vector<std::pair<std::string, uint32_t>>>> by_hash_;
 };
 
+// What one text states, read as a page or (`format` not empty) as the
+// dataset `format` names.
+struct Extracted {
+  std::vector<Fact> facts;
+  std::optional<Date> as_of;
+  std::string title;  // a page's own; empty for a dataset
+  std::vector<std::string> warnings;
+};
+Result<Extracted> ExtractText(const Schema& schema, EntityResolver& resolver, const Document& doc,
+                              const std::string& location, const std::string& text, const std::string& format,
+                              size_t max_facts) {
+  Extracted out;
+  if (format.empty()) {
+    SourceInfo info{doc.id, location, doc.site, doc.kind};
+    auto extraction = ExtractDocument(text, info, schema, resolver, max_facts);
+    if (!extraction.ok()) return extraction.status();
+    out.title = std::move(extraction->title);
+    out.as_of = extraction->as_of;
+    out.facts = std::move(extraction->facts);
+    out.warnings = std::move(extraction->warnings);
+    return out;
+  }
+  auto extraction = ExtractDataset(text, format, doc.id, schema, resolver, max_facts);
+  if (!extraction.ok()) return extraction.status();
+  out.as_of = extraction->newest_as_of;
+  out.facts = std::move(extraction->facts);
+  out.warnings = std::move(extraction->warnings);
+  for (const SkippedCell& cell : extraction->skipped) {
+    out.warnings.push_back("row " + std::to_string(cell.row) + ", column \"" + cell.column + "\": \"" + cell.text +
+                           "\" not read (" + cell.reason + ")");
+  }
+  return out;
+}
+
+// New entities go in before the facts that name them; an entity with no
+// facts (if the document write then fails) is harmless and reused next run.
+// Only entities a fact names: a page with nothing to extract made a chip of
+// its first line.
+Status PutNamedEntities(Store& store, EntityResolver& resolver, const std::vector<Fact>& facts,
+                        std::vector<Entity>& new_entities) {
+  std::set<std::string> named;
+  for (const Fact& f : facts) {
+    named.insert(f.subject);
+    if (f.value.kind == ValueKind::kEntity) named.insert(f.value.text);
+  }
+  for (const auto& e : resolver.NewEntities()) {
+    if (!named.count(e.id)) continue;
+    CHIPKG_RETURN_IF_ERROR(store.PutEntity(e));
+    new_entities.push_back(e);
+  }
+  return RecordMatches(store, resolver.NewMatches());
+}
+
 // Stores what one fetch brought; errors are that source's failure only.
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
                  Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
@@ -302,27 +355,29 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   std::string format = spec.format.empty() ? stored_format : spec.format;
   if (format == "page") format.clear();
   version.format = format;
-  if (format.empty()) {
-    SourceInfo info{doc_id, spec.location, doc.site, doc.kind};
-    auto extraction = ExtractDocument(text, info, schema, *resolver, options.max_facts_per_document);
-    if (!extraction.ok()) return extraction.status();
-    // The page's own title, as of its latest version, unless the source list names it.
-    if (spec.title.empty() && !extraction->title.empty()) doc.title = extraction->title;
-    version.as_of = extraction->as_of;
-    facts = std::move(extraction->facts);
-    outcome.warnings = std::move(extraction->warnings);
-  } else {
-    auto extraction = ExtractDataset(text, format, doc_id, schema, *resolver, options.max_facts_per_document);
-    if (!extraction.ok()) return extraction.status();
-    version.as_of = extraction->newest_as_of;
-    facts = std::move(extraction->facts);
-    outcome.warnings = std::move(extraction->warnings);
-    for (const SkippedCell& cell : extraction->skipped) {
-      outcome.warnings.push_back("row " + std::to_string(cell.row) + ", column \"" + cell.column + "\": \"" +
-                                 cell.text + "\" not read (" + cell.reason + ")");
+  auto extracted = ExtractText(schema, *resolver, doc, spec.location, text, format, options.max_facts_per_document);
+  if (!extracted.ok()) return extracted.status();
+  // The page's own title, as of its latest version, unless the source list names it.
+  if (spec.title.empty() && !extracted->title.empty()) doc.title = extracted->title;
+  version.as_of = extracted->as_of;
+  facts = std::move(extracted->facts);
+  outcome.warnings = std::move(extracted->warnings);
+  if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
+  if (doc.retired_tx != 0) {
+    // Kept as history, asserting nothing: the retirement was a decision
+    // about the document, which a new text does not undo.
+    outcome.warnings.insert(outcome.warnings.begin(),
+                            "retired by tx " + std::to_string(doc.retired_tx) + " (chipkg retire): " +
+                                (same_text ? std::string("not read again") : "the new version is stored without its " +
+                                                                                 std::to_string(facts.size()) +
+                                                                                 " claims") +
+                                "; 'chipkg reinstate " + doc_id + "' asserts what its latest version states");
+    facts.clear();
+    if (same_text) {
+      outcome.state = SourceOutcome::State::kUnchanged;
+      return store.PutDocument(doc);
     }
   }
-  if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, of a document that
   // stated something (an error or maintenance page served in place of the
@@ -357,21 +412,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
                             "layout chipkg does not know?)");
   }
 
-  // New entities go in before the facts that name them; an entity with no
-  // facts (if the document write then fails) is harmless and reused next run.
-  // Only entities a fact names: a page with nothing to extract made a chip of
-  // its first line.
-  std::set<std::string> named;
-  for (const Fact& f : facts) {
-    named.insert(f.subject);
-    if (f.value.kind == ValueKind::kEntity) named.insert(f.value.text);
-  }
-  for (const auto& e : resolver->NewEntities()) {
-    if (!named.count(e.id)) continue;
-    CHIPKG_RETURN_IF_ERROR(store.PutEntity(e));
-    report.new_entities.push_back(e);
-  }
-  CHIPKG_RETURN_IF_ERROR(RecordMatches(store, resolver->NewMatches()));
+  CHIPKG_RETURN_IF_ERROR(PutNamedEntities(store, *resolver, facts, report.new_entities));
 
   if (same_text) {  // read again: the stored version's facts as the rules now read them
     auto restated = store.RestateDocumentVersion(doc, std::move(facts), run_id);
@@ -671,6 +712,45 @@ Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std
     fetchers.push_back(owned.back().get());
   }
   return IngestWith(store, schema, sources, fetchers, options);
+}
+
+Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, const std::string& document_id,
+                                          const std::string& run_id, size_t max_facts_per_document) {
+  if (store.read_only()) return Status::InvalidArgument("the store is open read-only; reinstate needs the writer");
+  Result<Document> doc = store.GetDocument(document_id);
+  if (!doc.ok()) return doc.status();
+  if (doc->retired_tx == 0) {
+    return Status::InvalidArgument("document " + document_id + " is not retired: its claims stand as its latest "
+                                   "version states them ('chipkg ingest --reextract' reads it again)");
+  }
+  Result<DocumentVersion> latest = store.LatestDocumentVersion(document_id);
+  if (!latest.ok()) return latest.status();
+  CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
+  // Read as it was read when stored: versions stored before the reading was
+  // kept with them tell it by their (now withdrawn) facts' rule.
+  std::string format = latest->format;
+  if (format.empty()) {
+    ReadView all;
+    all.include_retracted = true;
+    all.with_provenance = false;  // the rule is in the core
+    Result<std::vector<Fact>> withdrawn = store.FactsFromDocument(document_id, std::nullopt, all);
+    if (!withdrawn.ok()) return withdrawn.status();
+    if (!withdrawn->empty()) format = Schema::DatasetOfRule(withdrawn->front().provenance.rule);
+  }
+  auto resolver = MakeEntityResolver(schema, &store);
+  const std::string location = latest->url.empty() ? doc->url : latest->url;
+  Result<Extracted> extracted =
+      ExtractText(schema, *resolver, *doc, location, latest->text, format, max_facts_per_document);
+  if (!extracted.ok()) return extracted.status();
+  ReinstateReport report;
+  report.warnings = std::move(extracted->warnings);
+  report.version = latest->version;
+  CHIPKG_RETURN_IF_ERROR(PutNamedEntities(store, *resolver, extracted->facts, report.new_entities));
+  Result<WriteSummary> written = store.ReinstateDocument(*doc, std::move(extracted->facts), run_id);
+  if (!written.ok()) return written.status();
+  report.tx = written->tx;
+  report.facts_added = written->facts_added;
+  return report;
 }
 
 std::string DefaultManifestPath() {

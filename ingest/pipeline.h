@@ -108,6 +108,22 @@ Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std
 Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std::vector<SourceSpec>& sources,
                                    const IngestOptions& options = {});
 
+// A retired document (Store::RetireDocument) made a source again: its
+// latest stored version is read again with the current schema and rules (as
+// it was read when stored: a page, or the dataset it was read as) and what it
+// states is asserted, in one transaction that clears the retirement. Nothing
+// is fetched. InvalidArgument for a document that is not retired.
+struct ReinstateReport {
+  TxId tx = 0;
+  uint32_t version = 0;  // the version read again
+  size_t facts_added = 0;
+  std::vector<Entity> new_entities;
+  std::vector<std::string> warnings;  // what the extraction could not read, as ingest reports it
+};
+Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, const std::string& document_id,
+                                          const std::string& run_id,
+                                          size_t max_facts_per_document = kDefaultMaxFactsPerDocument);
+
 // The bundled corpus: datasets/manifest.json of the source tree or install.
 std::string DefaultManifestPath();
 

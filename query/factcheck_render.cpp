@@ -810,6 +810,7 @@ json SourceSummaryJson(const SourceSummary& s) {
   j["url"] = s.document.url;
   j["site"] = s.document.site;
   j["kind"] = s.document.kind;
+  j["retired_tx"] = s.document.retired_tx != 0 ? json(s.document.retired_tx) : json();
   json versions = json::array();
   for (const auto& v : s.versions) {
     json x = {{"version", v.version},
@@ -837,7 +838,12 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
     out << "  (" << KindAndSite(s.document.kind, s.document.site) << ")";
   }
   out << "\n";
-  if (s.live_facts == 0 && s.retracted_facts > 0) {
+  if (s.document.retired_tx != 0) {
+    out << "    retired by tx " << s.document.retired_tx << ": no claim standing (" << s.retracted_facts
+        << " withdrawn, 'history ENTITY.ATTR' shows them); later versions are stored without claims ('chipkg "
+           "reinstate "
+        << s.document.id << "' makes it a source again)\n";
+  } else if (s.live_facts == 0 && s.retracted_facts > 0) {
     // Said apart: "0 facts standing" amid the counts read as a document
     // that never said anything (ingest refuses a new version that states
     // nothing, so this is mostly `chipkg retire`'s doing).
@@ -868,7 +874,7 @@ std::string Render(const SourcesReport& r, Format format) {
   }
   if (format == Format::kCsv) {
     Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched_at", "as_of",
-             "live_facts", "retracted_facts", "not_published", "subjects"});
+             "live_facts", "retracted_facts", "not_published", "subjects", "retired_tx"});
     for (const auto& s : r.sources) {
       const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
       csv.Row({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
@@ -876,7 +882,7 @@ std::string Render(const SourcesReport& r, Format format) {
                latest ? IsoTimeCsv(latest->fetched_at) : "",
                latest && latest->as_of ? latest->as_of->ToString() : "", std::to_string(s.live_facts),
                std::to_string(s.retracted_facts), std::to_string(s.not_published),
-               std::to_string(s.subjects)});
+               std::to_string(s.subjects), s.document.retired_tx ? std::to_string(s.document.retired_tx) : ""});
     }
     return csv.str();
   }

@@ -59,6 +59,11 @@ void Populate(Store& store) {
   d.last_modified = "yesterday";
   ASSERT_TRUE(store.WriteDocumentVersion(d, other.version(), other.facts(), "run-3").ok());
   ASSERT_TRUE(store.PutDocument({"doc-empty", "file:///x", "No versions", "", "", "", ""}).ok());
+  // A retired document: the mark travels with the export.
+  DocBuilder gone("doc-gone");
+  gone.Add("chip:b", "tdp", Value::Quantity(300, "watts", "300 W"), "300 W");
+  ASSERT_TRUE(store.WriteDocumentVersion(gone.doc(), gone.version(), gone.facts(), "run-4").ok());
+  ASSERT_TRUE(store.RetireDocument("doc-gone", "run-5").ok());
   ASSERT_TRUE(store.PutMeta("match/a1", "confirmed").ok());
   ASSERT_TRUE(store.PutMeta("ingest/state", std::string("bin\0ary\xff", 8)).ok());
 }
@@ -84,7 +89,8 @@ TEST(ExportTest, ImportReproducesTheStoreExactly) {
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(stats->facts, original->Statistics().value().facts);
   EXPECT_EQ(stats->entities, 2u);
-  EXPECT_EQ(stats->documents, 3u);
+  EXPECT_EQ(stats->documents, 4u);
+  EXPECT_NE(first.find(R"("retired_tx":)"), std::string::npos);
   const std::string second = ExportOf(*copy);
   EXPECT_EQ(first, second);
 
@@ -118,6 +124,10 @@ TEST(ExportTest, ImportReproducesTheStoreExactly) {
   EXPECT_EQ(copy->GetMeta("ingest/state").value(), std::string("bin\0ary\xff", 8));
   EXPECT_EQ(copy->FindEntity("alpha").value().id, "chip:a");
   EXPECT_EQ(copy->GetDocument("doc-b").value().etag, "W/\"abc\"");
+  const TxId retired = original->GetDocument("doc-gone").value().retired_tx;
+  EXPECT_NE(retired, 0u);
+  EXPECT_EQ(copy->GetDocument("doc-gone").value().retired_tx, retired);
+  EXPECT_EQ(copy->GetDocument("doc-b").value().retired_tx, 0u);
   auto hist = copy->History("chip:a", "memory_type").value();
   ASSERT_EQ(hist.size(), 2u);
   EXPECT_FALSE(hist[0].live());

@@ -523,6 +523,83 @@ TEST(StoreTest, ARetiredDocumentWithdrawsEveryClaimAndHistoryKeepsThem) {
   EXPECT_TRUE(store->RetireDocument("doc-none", "run-x").status().IsNotFound());
 }
 
+// A retirement is a mark on the document that every other write keeps: a
+// changed text is stored without claims, a re-reading asserts none, a bulk
+// load refuses them, until ReinstateDocument clears it with the claims.
+TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  TwoVersions t;
+  ASSERT_TRUE(store->WriteDocumentVersion(t.v1.doc(), t.v1.version(), t.v1.facts(), "run-1").ok());
+  auto retired = store->RetireDocument("doc-diff", "run-retire");
+  ASSERT_TRUE(retired.ok()) << retired.status().ToString();
+  EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, retired->tx);
+
+  // A changed text with claims is refused whole; without them it is stored.
+  const TxId before = store->LastTx();
+  auto with_claims = store->WriteDocumentVersion(t.v2.doc(), t.v2.version(), t.v2.facts(), "run-2");
+  EXPECT_TRUE(with_claims.status().IsInvalidArgument()) << with_claims.status().ToString();
+  EXPECT_NE(with_claims.status().message().find("was retired by tx " + std::to_string(retired->tx)), std::string::npos)
+      << with_claims.status().ToString();
+  EXPECT_EQ(store->LastTx(), before);
+  EXPECT_EQ(store->ListDocumentVersions("doc-diff").value().size(), 1u);
+  auto stored = store->WriteDocumentVersion(t.v2.doc(), t.v2.version(), {}, "run-2");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_EQ(stored->version, 2u);
+  EXPECT_EQ(stored->facts_added, 0u);
+  EXPECT_TRUE(store->FactsFromDocument("doc-diff").value().empty());
+  // The caller's record (no mark) changes the title, not the retirement.
+  Document retitled = t.v2.doc();
+  retitled.title = "Renamed";
+  ASSERT_TRUE(store->PutDocument(retitled).ok());
+  EXPECT_EQ(store->GetDocument("doc-diff").value().title, "Renamed");
+  EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, retired->tx);
+  EXPECT_TRUE(store->RestateDocumentVersion(t.v2.doc(), t.v2.facts(), "run-3").status().IsInvalidArgument());
+  {
+    auto writer = store->StartBulk();
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    Fact f = t.v2.facts().front();
+    f.provenance.document_version = 0;
+    const Status added = (*writer)->AddFact(f);
+    EXPECT_TRUE(added.IsInvalidArgument()) << added.ToString();
+    EXPECT_NE(added.message().find("was retired by tx"), std::string::npos) << added.ToString();
+  }
+  EXPECT_TRUE(store->FactsFromDocument("doc-diff").value().empty());
+  // Retiring again writes nothing.
+  const TxId settled = store->LastTx();
+  EXPECT_EQ(store->RetireDocument("doc-diff", "run-4").value().tx, 0u);
+  EXPECT_EQ(store->LastTx(), settled);
+
+  // Reinstated: the latest version's claims, checked against its text, in one transaction.
+  auto back = store->ReinstateDocument(t.v2.doc(), t.v2.facts(), "run-back");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->tx, settled + 1);
+  EXPECT_EQ(back->facts_added, t.v2.facts().size());
+  EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, 0u);
+  EXPECT_EQ(store->GetDocument("doc-diff").value().title, "Title of doc-diff");  // the record the caller passed
+  const std::vector<Fact> standing = store->FactsFromDocument("doc-diff").value();
+  ASSERT_EQ(standing.size(), t.v2.facts().size());
+  for (const Fact& f : standing) EXPECT_EQ(f.provenance.document_version, 2u);
+  EXPECT_EQ(store->ListTransactions().value().back().description,
+            "document doc-diff reinstated: the claims of its latest version asserted again");
+  EXPECT_TRUE(store->ReinstateDocument(t.v2.doc(), t.v2.facts(), "run-x").status().IsInvalidArgument());
+  // A reinstated document takes new versions with claims again.
+  DocBuilder v3{"doc-diff"};
+  v3.AddText("Third page");
+  v3.Add("chip:a", "tdp", Value::Quantity(600, "watts", "600 W"), "TDP 600 W");
+  EXPECT_EQ(store->WriteDocumentVersion(v3.doc(), v3.version(), v3.facts(), "run-5").value().facts_added, 1u);
+
+  // A document with no standing claim is marked all the same.
+  DocBuilder quiet{"doc-quiet"};
+  ASSERT_TRUE(store->WriteDocumentVersion(quiet.doc(), quiet.version(), {}, "run-6").ok());
+  auto marked = store->RetireDocument("doc-quiet", "run-7");
+  ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+  EXPECT_NE(marked->tx, 0u);
+  EXPECT_EQ(marked->facts_retracted, 0u);
+  EXPECT_EQ(store->GetDocument("doc-quiet").value().retired_tx, marked->tx);
+  EXPECT_TRUE(store->ReinstateDocument(Document{.id = "doc-none"}, {}, "run-x").status().IsNotFound());
+}
+
 TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));

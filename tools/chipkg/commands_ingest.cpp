@@ -230,37 +230,23 @@ int RunIngest(const Args& args) {
   return report->documents_failed > 0 ? kExitFailed : kExitOk;
 }
 
-// A document that should not be a source (a copy ingested under a second id,
-// a wrong page) loses every claim it made, in one write that history keeps:
-// deleting it would lose what answers said before, and a fact-checker could
-// no longer see why they changed.
-int RunRetire(const Args& args) {
-  if (args.positional.size() != 1) {
-    PrintError("usage: chipkg retire DOCUMENT (its id or title, as 'chipkg sources' lists it)");
-    return kExitUsage;
-  }
-  const std::string path = StorePath(args);
-  std::error_code ec;
-  // (Opening the writer would make a new store of a mistyped --db.)
-  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
-    PrintError("no store at " + path);
-    return kExitUsage;
-  }
-  std::optional<HeldStore> held = HoldForWriting(path);
-  if (!held) return kExitUsage;
-  std::unique_ptr<Store>& store = held->store;
-  // The document named whole: by its id, else by a URL or title no other
-  // document has. A part of a name is enough to read a document, not to
-  // withdraw its claims, and a copy shares its original's URL or title.
+// The document `args` names whole, for a command that changes what it
+// asserts: by its id, else by a URL or title no other document has. A part
+// of a name is enough to read a document, not to withdraw or assert its
+// claims, and a copy shares its original's URL or title. Prints why not and
+// sets `exit_code` when there is no such one document.
+std::optional<Document> WholeDocumentNamed(const Store& store, const std::string& name, const char* command,
+                                           int& exit_code) {
   auto lower = [](std::string t) {
     for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return t;
   };
-  const std::string asked = lower(args.positional[0]);
-  auto documents = store->ListDocuments();
+  const std::string asked = lower(name);
+  auto documents = store.ListDocuments();
   if (!documents.ok()) {
     PrintError(documents.status());
-    return kExitFailed;
+    exit_code = kExitFailed;
+    return std::nullopt;
   }
   std::vector<const Document*> by_id, by_other;
   for (const Document& d : *documents) {
@@ -271,40 +257,115 @@ int RunRetire(const Args& args) {
     }
   }
   const std::vector<const Document*>& matches = by_id.empty() ? by_other : by_id;
-  if (matches.size() != 1) {
-    std::string ids;
-    for (const Document* d : matches) ids += (ids.empty() ? "" : ", ") + d->id;
-    if (matches.empty()) {
-      auto near = factcheck::FindDocument(*store, args.positional[0]);
-      PrintError(near.ok() ? "'" + args.positional[0] + "' is only part of " + near->id +
-                                 ": retire takes a document's whole id, URL or title (chipkg retire " + near->id + ")"
-                           : near.status().message());
-    } else {
-      PrintError("'" + args.positional[0] + "' is the URL or title of " + std::to_string(matches.size()) +
-                 " documents (" + ids + "): retire one by its id");
-    }
+  if (matches.size() == 1) return *matches.front();
+  std::string ids;
+  for (const Document* d : matches) ids += (ids.empty() ? "" : ", ") + d->id;
+  if (matches.empty()) {
+    auto near = factcheck::FindDocument(store, name);
+    PrintError(near.ok() ? "'" + name + "' is only part of " + near->id + ": " + command +
+                               " takes a document's whole id, URL or title (chipkg " + command + " " + near->id + ")"
+                         : near.status().message());
+  } else {
+    PrintError("'" + name + "' is the URL or title of " + std::to_string(matches.size()) + " documents (" + ids +
+               "): " + command + " one by its id");
+  }
+  exit_code = kExitUsage;
+  return std::nullopt;
+}
+
+// The writer of an existing store for `command`; nullopt (the error said)
+// for a --db that is not one: opening the writer would make a new store of
+// a mistyped path.
+std::optional<HeldStore> HoldExistingForWriting(const Args& args) {
+  const std::string path = StorePath(args);
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
+    PrintError("no store at " + path);
+    return std::nullopt;
+  }
+  return HoldForWriting(path);
+}
+
+// A document that should not be a source (a copy ingested under a second id,
+// a wrong page) loses every claim it made, in one write that history keeps:
+// deleting it would lose what answers said before, and a fact-checker could
+// no longer see why they changed. It stays retired: later versions of it are
+// stored without claims, until `chipkg reinstate`.
+int RunRetire(const Args& args) {
+  if (args.positional.size() != 1) {
+    PrintError("usage: chipkg retire DOCUMENT (its id or title, as 'chipkg sources' lists it)");
     return kExitUsage;
   }
-  const Document* doc = matches.front();
+  std::optional<HeldStore> held = HoldExistingForWriting(args);
+  if (!held) return kExitUsage;
+  std::unique_ptr<Store>& store = held->store;
+  int exit_code = kExitOk;
+  const std::optional<Document> doc = WholeDocumentNamed(*store, args.positional[0], "retire", exit_code);
+  if (!doc) return exit_code;
+  if (doc->retired_tx != 0) {
+    std::fprintf(stderr, "chipkg retire: %s was retired by tx %llu already: nothing written\n", doc->id.c_str(),
+                 (unsigned long long)doc->retired_tx);
+    return kExitOk;
+  }
   const std::string run_id = NewRunId();
   auto retired = store->RetireDocument(doc->id, run_id);
   if (!retired.ok()) {
     PrintError(retired.status());
     return kExitFailed;
   }
-  if (retired->tx == 0) {
-    std::fprintf(stderr, "chipkg retire: %s makes no standing claim: nothing withdrawn\n", doc->id.c_str());
-    return kExitOk;
-  }
   std::fprintf(stderr,
                "chipkg retire %s: %s: %zu claim%s withdrawn (tx %llu). History keeps them: 'chipkg history "
-               "ENTITY.ATTR' lists them, and '--as-at tx %llu' reads the store as it was just before. They come "
-               "back only with a changed text or 'chipkg ingest --reextract'.\n",
+               "ENTITY.ATTR' lists them, and '--as-at tx %llu' reads the store as it was just before. Its later "
+               "versions are stored without claims; 'chipkg reinstate %s' asserts what its latest version states.\n",
                run_id.c_str(), doc->id.c_str(), retired->facts_retracted, retired->facts_retracted == 1 ? "" : "s",
-               (unsigned long long)retired->tx,
-               (unsigned long long)(retired->tx - 1));
+               (unsigned long long)retired->tx, (unsigned long long)(retired->tx - 1), doc->id.c_str());
   return kExitOk;
 }
+
+// Undoes `chipkg retire`: the latest stored version is read again (nothing
+// is fetched) and its claims asserted, in one write that clears the mark.
+int RunReinstate(const Args& args) {
+  if (args.positional.size() != 1) {
+    PrintError("usage: chipkg reinstate DOCUMENT (a retired document's id or title, as 'chipkg sources' lists it)");
+    return kExitUsage;
+  }
+  std::optional<HeldStore> held = HoldExistingForWriting(args);
+  if (!held) return kExitUsage;
+  std::unique_ptr<Store>& store = held->store;
+  int exit_code = kExitOk;
+  const std::optional<Document> doc = WholeDocumentNamed(*store, args.positional[0], "reinstate", exit_code);
+  if (!doc) return exit_code;
+  if (doc->retired_tx == 0) {
+    PrintError(doc->id + " is not retired: its claims stand as its latest version states them ('chipkg ingest "
+               "--reextract' reads it again)");
+    return kExitUsage;
+  }
+  auto schema = LoadSchema();
+  if (!schema.ok()) {
+    PrintError(schema.status());
+    return kExitFailed;
+  }
+  const std::string run_id = NewRunId();
+  auto reinstated = ReinstateDocument(*store, *schema, doc->id, run_id);
+  if (!reinstated.ok()) {
+    PrintError(reinstated.status());
+    return kExitFailed;
+  }
+  if (!args.Has("quiet")) {
+    for (const std::string& w : reinstated->warnings) std::fprintf(stderr, "  warning: %s\n", w.c_str());
+  }
+  std::fprintf(stderr,
+               "chipkg reinstate %s: %s: version %u read again, %zu claim%s asserted (tx %llu), %zu new entit%s\n",
+               run_id.c_str(), doc->id.c_str(), reinstated->version, reinstated->facts_added,
+               reinstated->facts_added == 1 ? "" : "s", (unsigned long long)reinstated->tx,
+               reinstated->new_entities.size(), reinstated->new_entities.size() == 1 ? "y" : "ies");
+  return kExitOk;
+}
+
+const RegisterCommand kReinstate({"reinstate", "reinstate DOCUMENT",
+                                  "make a retired document a source again: its latest version read again and its "
+                                  "claims asserted",
+                                  RunReinstate});
 
 const RegisterCommand kRetire({"retire", "retire DOCUMENT",
                                "withdraw every claim a document makes (a copy or a wrong page); history keeps them",

@@ -510,7 +510,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
   if (known("query")) return RunQueryStatement(s, rest, out, err);
   // Commands of the shell only (they write the store, or print its files):
   // as statements they read as a query that does not parse.
-  for (const char* shell_only : {"stats", "ingest", "retire", "export", "import"}) {
+  for (const char* shell_only : {"stats", "ingest", "retire", "reinstate", "export", "import"}) {
     if (word == shell_only) {
       return Fail(err,
                   Status::InvalidArgument("'" + word + "' is a command of the shell, not a statement: run 'chipkg " +
