@@ -425,6 +425,73 @@ TEST_F(PipelineTest, ANewDocumentRepeatingAStoredTextIsNamed) {
   EXPECT_EQ(repeats(third->sources[0]), "");
 }
 
+// A retired document stays retired through ingest: a changed text is kept
+// as a version without its claims, --reextract reads nothing again, each
+// with a warning saying so; ReinstateDocument reads the latest version
+// again (a dataset as its dataset) and asserts its claims.
+TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
+  SourceSpec page = SeedCopy("000_de7815fa348ea8df.txt", "catalog.txt", "catalog");
+  ASSERT_TRUE(IngestSources(*store_, *schema_, {page}).ok());
+  const size_t stated = store_->FactsFromDocument("catalog").value().size();
+  ASSERT_GT(stated, 100u);
+  auto retired = store_->RetireDocument("catalog", "run-retire");
+  ASSERT_TRUE(retired.ok()) << retired.status().ToString();
+  const std::string mark = "retired by tx " + std::to_string(retired->tx) + " (chipkg retire): ";
+
+  WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 450 W\n");
+  auto changed = IngestSources(*store_, *schema_, {page});
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  ASSERT_EQ(changed->documents_changed, 1u) << changed->sources[0].error;
+  EXPECT_EQ(changed->facts_added, 0u);
+  ASSERT_FALSE(changed->sources[0].warnings.empty());
+  EXPECT_EQ(changed->sources[0].warnings.front(),
+            mark + "the new version is stored without its " + std::to_string(stated + 1) +
+                " claims; 'chipkg reinstate catalog' asserts what its latest version states");
+  EXPECT_EQ(store_->ListDocumentVersions("catalog").value().size(), 2u);
+  EXPECT_TRUE(store_->FactsFromDocument("catalog").value().empty());
+
+  IngestOptions reextract;
+  reextract.reextract = true;
+  auto again = IngestSources(*store_, *schema_, {page}, reextract);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->documents_unchanged, 1u);
+  ASSERT_FALSE(again->sources[0].warnings.empty());
+  EXPECT_EQ(again->sources[0].warnings.front(),
+            mark + "not read again; 'chipkg reinstate catalog' asserts what its latest version states");
+  EXPECT_TRUE(store_->FactsFromDocument("catalog").value().empty());
+
+  auto back = ReinstateDocument(*store_, *schema_, "catalog", "run-back");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->version, 2u);
+  EXPECT_EQ(back->facts_added, stated + 1);
+  EXPECT_EQ(store_->FactsFromDocument("catalog").value().size(), stated + 1);
+  EXPECT_EQ(store_->GetDocument("catalog").value().retired_tx, 0u);
+  auto twice = ReinstateDocument(*store_, *schema_, "catalog", "run-back-2");
+  EXPECT_TRUE(twice.status().IsInvalidArgument());
+  EXPECT_NE(twice.status().message().find("is not retired"), std::string::npos) << twice.status().message();
+  EXPECT_TRUE(ReinstateDocument(*store_, *schema_, "no-such", "run-x").status().IsNotFound());
+
+  // A dataset is read as its dataset again: the format kept with its version.
+  const std::string csv =
+      ReadFile(fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv");
+  const size_t cut = csv.find("\nGoogle TPU v7 Ironwood,") + 1;  // the header and one row (cells span lines)
+  ASSERT_GT(cut, 0u);
+  SourceSpec rows;
+  rows.location = (dir_ / "rows.csv").string();
+  rows.format = "epoch-ml-hardware";
+  rows.id = "rows";
+  WriteFile(rows.location, csv.substr(0, cut));
+  ASSERT_TRUE(IngestSources(*store_, *schema_, {rows}).ok());
+  const size_t cells = store_->FactsFromDocument("rows").value().size();
+  ASSERT_GT(cells, 0u);
+  ASSERT_TRUE(store_->RetireDocument("rows", "run-retire-2").ok());
+  auto rows_back = ReinstateDocument(*store_, *schema_, "rows", "run-back-3");
+  ASSERT_TRUE(rows_back.ok()) << rows_back.status().ToString();
+  const std::vector<Fact> read = store_->FactsFromDocument("rows").value();
+  ASSERT_EQ(read.size(), cells);
+  for (const Fact& f : read) EXPECT_EQ(f.provenance.rule, "dataset:epoch-ml-hardware");
+}
+
 // A document stating more facts than the limit is refused before it costs
 // the memory (a 9 MB page of generated rows took 2.8 GB): the source fails
 // saying where extraction stopped, its stored version stands, and the run

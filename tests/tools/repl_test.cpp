@@ -799,10 +799,41 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   EXPECT_TRUE(Contains(history.out, "retracted")) << history.out;
   Output source = Chipkg({"source", "catalog-copy", "--db", store});
   EXPECT_EQ(source.code, 0) << source.err;
-  EXPECT_TRUE(Contains(source.out, "no claim standing: all ")) << source.out;
+  EXPECT_TRUE(Contains(source.out, "retired by tx ")) << source.out;
+  EXPECT_TRUE(Contains(source.out, ": no claim standing (")) << source.out;
   Output again = Chipkg({"retire", "catalog-copy", "--db", store});
   EXPECT_EQ(again.code, 0) << again.err;
-  EXPECT_TRUE(Contains(again.err, "makes no standing claim: nothing withdrawn")) << again.err;
+  EXPECT_TRUE(Contains(again.err, "catalog-copy was retired by tx ")) << again.err;
+  EXPECT_TRUE(Contains(again.err, " already: nothing written")) << again.err;
+
+  // The copy changes: stored as its version 2, its claims not asserted, and said so.
+  {
+    std::ofstream(copy, std::ios::app) << "\nTDP: 450 W\n";
+  }
+  Output changed = Chipkg({"ingest", copy, "--id", "catalog-copy", "--db", store});
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  EXPECT_TRUE(Contains(changed.err, ": retired by tx ")) << changed.err;
+  EXPECT_TRUE(Contains(changed.err, "the new version is stored without its ")) << changed.err;
+  EXPECT_TRUE(Contains(changed.err, "'chipkg reinstate catalog-copy'")) << changed.err;
+  EXPECT_EQ(cited() * 2, twice);
+  Output sources = Chipkg({"sources", "--format", "json", "--db", store});
+  ASSERT_EQ(sources.code, 0) << sources.err;
+  const nlohmann::json listed = nlohmann::json::parse(sources.out);
+  for (const auto& s : listed["sources"]) {
+    EXPECT_EQ(s["retired_tx"].is_null(), s["id"] != "catalog-copy") << s.dump();
+  }
+
+  Output not_retired = Chipkg({"reinstate", "catalog", "--db", store});
+  EXPECT_EQ(not_retired.code, 2);
+  EXPECT_TRUE(Contains(not_retired.err, "catalog is not retired")) << not_retired.err;
+  Output part_back = Chipkg({"reinstate", "copy", "--db", store});
+  EXPECT_EQ(part_back.code, 2);
+  EXPECT_TRUE(Contains(part_back.err, "reinstate takes a document's whole id")) << part_back.err;
+  Output back = Chipkg({"reinstate", "catalog-copy", "--db", store});
+  ASSERT_EQ(back.code, 0) << back.err;
+  EXPECT_TRUE(Contains(back.err, ": catalog-copy: version 2 read again, ")) << back.err;
+  EXPECT_TRUE(Contains(back.err, " claims asserted (tx ")) << back.err;
+  EXPECT_EQ(cited(), twice);
 }
 
 // A one-shot reader ends without closing its store (nothing to save), but
