@@ -68,7 +68,7 @@
 namespace chipkg::codec {
 
 inline constexpr char kFormatKey[] = "format";
-inline constexpr char kFormatVersion[] = "chipkg-store 2";
+inline constexpr char kFormatVersion[] = "chipkg-store 3";
 // What an export's format record says: the records an export holds are the
 // same in both store formats (the `contested` CF is derived from spo and is
 // not exported), so exports keep the name of the first.
@@ -76,6 +76,11 @@ inline constexpr char kExportFormat[] = "chipkg-store 1";
 // The format before the `contested` CF: read as it is (conflicts passes then
 // read every fact), upgraded in place by the first writer that opens it.
 inline constexpr char kFormatWithoutContested[] = "chipkg-store 1";
+// The format before DOCUMENT records could end in a retirement mark (which a
+// chipkg of that format reads as a damaged record): read as it is, since no
+// record in it has one, and upgraded by its first writer, which marks the
+// documents an earlier `chipkg retire` retired.
+inline constexpr char kFormatWithoutRetirementMarks[] = "chipkg-store 2";
 
 // Column families in the order they are opened; handles are indexed by these.
 enum Cf : int {

@@ -885,7 +885,8 @@ Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
     return FromRocks(st, "reading the format record of " + path_);
   }
   const bool before_contested = format == codec::kFormatWithoutContested;
-  if (format != codec::kFormatVersion && !before_contested) {
+  const bool before_marks = before_contested || format == codec::kFormatWithoutRetirementMarks;
+  if (format != codec::kFormatVersion && !before_marks) {
     return Status::FormatMismatch("store " + path_ + " has storage format '" + format + "', this chipkg reads '" +
                                   codec::kFormatVersion +
                                   "': export it with the chipkg that wrote it (chipkg export) and import the "
@@ -901,13 +902,65 @@ Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
   // A reader of a store not upgraded yet reads conflicts the old way; a
   // half-built `contested` CF (an upgrade cut short) is never read.
   contested_index_ = !before_contested;
+  const std::string if_this_persists =
+      " (readers still read it as it is; if this persists, export it with chipkg export and import the export "
+      "into a new store)";
   if (before_contested && !reader) {
-    return AddContestedIndex().WithContext("upgrading " + path_ + " from " + codec::kFormatWithoutContested + " to " +
-                                           codec::kFormatVersion +
-                                           " (readers still read it as it is; if this persists, export it with "
-                                           "chipkg export and import the export into a new store)");
+    CHIPKG_RETURN_IF_ERROR(AddContestedIndex().WithContext("upgrading " + path_ + " from " +
+                                                           codec::kFormatWithoutContested + " to " +
+                                                           codec::kFormatWithoutRetirementMarks + if_this_persists));
+  }
+  if (before_marks && !reader) {
+    return MarkEarlierRetirements().WithContext("upgrading " + path_ + " from " +
+                                                codec::kFormatWithoutRetirementMarks + " to " + codec::kFormatVersion +
+                                                if_this_persists);
   }
   return Status::OK();
+}
+
+// A document retired by a chipkg of format 2 has its retirement only in the
+// log ("document D retired: every claim it made withdrawn"): it is marked
+// with that transaction, unless claims of it stand again (a changed text or
+// a re-extraction since, which that chipkg allowed). One pass over the log,
+// once; the format record, written with the marks, says it is done.
+Status StoreImpl::MarkEarlierRetirements() {
+  std::lock_guard lock(write_mu_);
+  static constexpr std::string_view kBefore = "document ", kAfter = " retired: every claim it made withdrawn";
+  std::map<std::string, TxId> retired;
+  std::string value;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kTxCf, "", "", 0, [&](std::string_view key, std::string_view raw) {
+    Transaction t;
+    if (!codec::DecodeTx(key, raw, &t)) {
+      status = Status::Corruption("an undecodable transaction record in " + path_);
+      return false;
+    }
+    const std::string& d = t.description;
+    if (d.size() > kBefore.size() + kAfter.size() && d.starts_with(kBefore) && d.ends_with(kAfter)) {
+      retired[d.substr(kBefore.size(), d.size() - kBefore.size() - kAfter.size())] = t.id;
+    }
+    return true;
+  }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  rocksdb::WriteBatch batch;
+  std::vector<std::string> marked;
+  for (const auto& [id, tx] : retired) {
+    CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> doc, ReadDocument(id));
+    if (!doc || doc->retired_tx != 0) continue;
+    CHIPKG_ASSIGN_OR_RETURN(std::vector<Fact> standing, FactsFromDocument(id, std::nullopt, ReadView{}));
+    if (!standing.empty()) continue;
+    doc->retired_tx = tx;
+    value.clear();
+    codec::EncodeDocument(*doc, &value);
+    batch.Put(handles_[codec::kDocumentsCf], id, value).PermitUncheckedError();
+    marked.push_back(id);
+  }
+  batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  const Status written = FromRocks(db_->Write(wo, &batch), "marking the retired documents of " + path_);
+  for (const std::string& id : marked) ForgetDocument(id);
+  return written;
 }
 
 Status StoreImpl::LoadCounters() {
@@ -1498,7 +1551,7 @@ Status StoreImpl::AddContestedIndex() {
   }
   CHIPKG_RETURN_IF_ERROR(FromRocks(it->status(), "reading spo of " + path_));
   if (!group.empty()) CHIPKG_RETURN_IF_ERROR(decide());
-  batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion);
+  batch.Put(handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatWithoutRetirementMarks);
   rocksdb::WriteOptions wo;
   wo.sync = true;
   CHIPKG_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "upgrading the format record of " + path_));

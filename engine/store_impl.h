@@ -431,6 +431,7 @@ class StoreImpl final : public Store {
   // After either open: the format record (written now for a fresh store),
   // every column family present, the dictionary and the counters.
   Status CheckFormatAndLoad(bool fresh, bool reader);
+  Status MarkEarlierRetirements();
   // handles_ from an open's handles, by name: codec::Cf order, null for a
   // CF the store lacks, others after.
   void AssignHandles(const std::vector<rocksdb::ColumnFamilyHandle*>& handles);

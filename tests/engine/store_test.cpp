@@ -534,6 +534,12 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   auto retired = store->RetireDocument("doc-diff", "run-retire");
   ASSERT_TRUE(retired.ok()) << retired.status().ToString();
   EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, retired->tx);
+  // The same text again: only its validators change, and the mark stays.
+  Document with_etag = t.v1.doc();
+  with_etag.etag = "\"v1-again\"";
+  ASSERT_TRUE(store->WriteDocumentVersion(with_etag, t.v1.version(), t.v1.facts(), "run-same").ok());
+  EXPECT_EQ(store->GetDocument("doc-diff").value().etag, "\"v1-again\"");
+  EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, retired->tx);
 
   // A changed text with claims is refused whole; without them it is stored.
   const TxId before = store->LastTx();
@@ -564,6 +570,18 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
     EXPECT_TRUE(added.IsInvalidArgument()) << added.ToString();
     EXPECT_NE(added.message().find("was retired by tx"), std::string::npos) << added.ToString();
   }
+  DocBuilder loaded{"doc-diff"};
+  loaded.AddText("A third text, loaded");
+  loaded.Add("chip:a", "tdp", Value::Quantity(550, "watts", "550 W"), "TDP 550 W");
+  {  // A load that adds a version, with a record that has no mark, keeps the mark.
+    auto writer = store->StartBulk();
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->AddDocumentVersion(loaded.doc(), loaded.version()).ok());
+    auto finished = (*writer)->Finish("run-load");
+    ASSERT_TRUE(finished.ok()) << finished.status().ToString();
+  }
+  EXPECT_EQ(store->ListDocumentVersions("doc-diff").value().size(), 3u);
+  EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, retired->tx);
   EXPECT_TRUE(store->FactsFromDocument("doc-diff").value().empty());
   // Retiring again writes nothing.
   const TxId settled = store->LastTx();
@@ -571,23 +589,24 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_EQ(store->LastTx(), settled);
 
   // Reinstated: the latest version's claims, checked against its text, in one transaction.
-  auto back = store->ReinstateDocument(t.v2.doc(), t.v2.facts(), "run-back");
+  EXPECT_FALSE(store->ReinstateDocument(t.v2.doc(), t.v2.facts(), "run-x").ok());  // not the latest text
+  auto back = store->ReinstateDocument(loaded.doc(), loaded.facts(), "run-back");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->tx, settled + 1);
-  EXPECT_EQ(back->facts_added, t.v2.facts().size());
+  EXPECT_EQ(back->facts_added, 1u);
   EXPECT_EQ(store->GetDocument("doc-diff").value().retired_tx, 0u);
   EXPECT_EQ(store->GetDocument("doc-diff").value().title, "Title of doc-diff");  // the record the caller passed
   const std::vector<Fact> standing = store->FactsFromDocument("doc-diff").value();
-  ASSERT_EQ(standing.size(), t.v2.facts().size());
-  for (const Fact& f : standing) EXPECT_EQ(f.provenance.document_version, 2u);
+  ASSERT_EQ(standing.size(), 1u);
+  EXPECT_EQ(standing[0].provenance.document_version, 3u);
   EXPECT_EQ(store->ListTransactions().value().back().description,
             "document doc-diff reinstated: the claims of its latest version asserted again");
-  EXPECT_TRUE(store->ReinstateDocument(t.v2.doc(), t.v2.facts(), "run-x").status().IsInvalidArgument());
+  EXPECT_TRUE(store->ReinstateDocument(loaded.doc(), loaded.facts(), "run-x").status().IsInvalidArgument());
   // A reinstated document takes new versions with claims again.
-  DocBuilder v3{"doc-diff"};
-  v3.AddText("Third page");
-  v3.Add("chip:a", "tdp", Value::Quantity(600, "watts", "600 W"), "TDP 600 W");
-  EXPECT_EQ(store->WriteDocumentVersion(v3.doc(), v3.version(), v3.facts(), "run-5").value().facts_added, 1u);
+  DocBuilder v4{"doc-diff"};
+  v4.AddText("Fourth page");
+  v4.Add("chip:a", "tdp", Value::Quantity(600, "watts", "600 W"), "TDP 600 W");
+  EXPECT_EQ(store->WriteDocumentVersion(v4.doc(), v4.version(), v4.facts(), "run-5").value().facts_added, 1u);
 
   // A document with no standing claim is marked all the same.
   DocBuilder quiet{"doc-quiet"};
@@ -598,6 +617,69 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_EQ(marked->facts_retracted, 0u);
   EXPECT_EQ(store->GetDocument("doc-quiet").value().retired_tx, marked->tx);
   EXPECT_TRUE(store->ReinstateDocument(Document{.id = "doc-none"}, {}, "run-x").status().IsNotFound());
+}
+
+// A store of format 2 kept a retirement only in the log: readers read it as
+// it is, and its first writer marks each document retired then whose claims
+// have not come back since, and rewrites the format record.
+TEST(StoreTest, RetirementsOfTheFormerFormatAreMarkedByTheFirstWriter) {
+  TempDir dir;
+  const std::string path = dir.Sub("s");
+  std::map<std::string, TxId> retired_by;
+  {
+    auto store = OpenOrDie(path);
+    for (const char* id : {"doc-a", "doc-b", "doc-back", "doc-live"}) {
+      DocBuilder d{id};
+      d.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), std::string("TDP 500 W in ") + id);
+      ASSERT_TRUE(store->WriteDocumentVersion(d.doc(), d.version(), d.facts(), "run-1").ok());
+      if (std::string(id) == "doc-live") continue;
+      auto r = store->RetireDocument(id, "run-retire");
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      retired_by[id] = r->tx;
+    }
+    // Retired, then asserted again (as a changed text could, before marks).
+    DocBuilder back{"doc-back"};
+    back.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), "TDP 500 W in doc-back");
+    ASSERT_TRUE(store->ReinstateDocument(back.doc(), back.facts(), "run-back").ok());
+  }
+  {  // As format 2 wrote them: no mark on any record.
+    testing::RawStore raw(path);
+    ASSERT_TRUE(raw.ok());
+    for (const char* id : {"doc-a", "doc-b", "doc-back", "doc-live"}) {
+      Document plain;
+      std::string value;
+      ASSERT_TRUE(raw.db()->Get(rocksdb::ReadOptions(), raw.handle("documents"), id, &value).ok());
+      ASSERT_TRUE(codec::DecodeDocument(id, value, &plain));
+      plain.retired_tx = 0;
+      value.clear();
+      codec::EncodeDocument(plain, &value);
+      ASSERT_TRUE(raw.db()->Put(rocksdb::WriteOptions(), raw.handle("documents"), id, value).ok());
+    }
+    ASSERT_TRUE(raw.db()->Put(rocksdb::WriteOptions(), raw.handle("meta"), "format", "chipkg-store 2").ok());
+  }
+  {
+    auto reader = Store::OpenReader(path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->GetDocument("doc-a").value().retired_tx, 0u);
+  }
+  {
+    auto writer = OpenOrDie(path);
+    EXPECT_EQ(writer->GetDocument("doc-a").value().retired_tx, retired_by["doc-a"]);
+    EXPECT_EQ(writer->GetDocument("doc-b").value().retired_tx, retired_by["doc-b"]);
+    EXPECT_EQ(writer->GetDocument("doc-back").value().retired_tx, 0u);
+    EXPECT_EQ(writer->GetDocument("doc-live").value().retired_tx, 0u);
+    DocBuilder changed{"doc-a"};
+    changed.AddText("A changed page");
+    changed.Add("chip:a", "tdp", Value::Quantity(600, "watts", "600 W"), "TDP 600 W");
+    EXPECT_TRUE(writer->WriteDocumentVersion(changed.doc(), changed.version(), changed.facts(), "run-2")
+                    .status()
+                    .IsInvalidArgument());
+  }
+  testing::RawStore raw(path);
+  ASSERT_TRUE(raw.ok());
+  std::string format;
+  ASSERT_TRUE(raw.db()->Get(rocksdb::ReadOptions(), raw.handle("meta"), "format", &format).ok());
+  EXPECT_EQ(format, codec::kFormatVersion);
 }
 
 TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
