@@ -380,7 +380,7 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
         d.kind = ReadStr(j.at("kind"));
         d.etag = ReadStr(j.at("etag"));
         d.last_modified = ReadStr(j.at("last_modified"));
-        if (j.contains("retired_tx")) d.retired_tx = j.at("retired_tx").get<uint64_t>();
+        if (j.contains("retired_tx") && !j.at("retired_tx").is_null()) d.retired_tx = j.at("retired_tx").get<uint64_t>();
         s = writer->AddDocument(d);
       } else if (type == "version") {
         DocumentVersion v;

@@ -1210,7 +1210,8 @@ void PutFactRecords(rocksdb::WriteBatch* b, const std::vector<rocksdb::ColumnFam
 namespace {
 std::string RetiredRefusal(const Document& stored) {
   return "document " + stored.id + " was retired by tx " + std::to_string(stored.retired_tx) +
-         ": its versions are stored without claims until it is reinstated (chipkg reinstate " + stored.id + ")";
+         ": a write asserting claims of it is refused, nothing written (store its new version without claims, "
+         "or reinstate it first: chipkg reinstate " + stored.id + ")";
 }
 }  // namespace
 

@@ -224,6 +224,18 @@ class KnownTexts {
   std::optional<std::map<std::string, std::vector<std::pair<std::string, uint32_t>>>> by_hash_;
 };
 
+// The rule of any claim the document ever made (the first, retracted ones
+// included), empty when it made none: how its stored text was read, for
+// versions stored before that was kept with them.
+Result<std::string> RuleOfAnyClaim(const Store& store, const std::string& document_id) {
+  ReadView all;
+  all.include_retracted = true;
+  all.with_provenance = false;  // the rule is in the core
+  auto facts = store.FactsFromDocument(document_id, std::nullopt, all);
+  if (!facts.ok()) return facts.status();
+  return facts->empty() ? std::string() : facts->front().provenance.rule;
+}
+
 // What one text states, read as a page or (`format` not empty) as the
 // dataset `format` names.
 struct Extracted {
@@ -328,6 +340,14 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     }
   }
 
+  const TxId retired = doc.retired_tx;
+  const std::string reinstate_hint = "; 'chipkg reinstate " + doc_id + "' asserts what its latest version states";
+  if (retired != 0 && same_text) {  // --reextract: nothing of it would be asserted
+    outcome.retired = "retired by tx " + std::to_string(retired) + " (chipkg retire): not read again" + reinstate_hint;
+    outcome.state = SourceOutcome::State::kUnchanged;
+    return store.PutDocument(doc);
+  }
+
   auto resolver = MakeEntityResolver(schema, &store);
   DocumentVersion version;
   version.document_id = doc_id;
@@ -350,12 +370,36 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     stored_format = latest->format;
     if (stored_format.empty() && standing && !standing->empty()) {
       stored_format = Schema::DatasetOfRule(standing->front().provenance.rule);
+    } else if (stored_format.empty() && retired != 0) {  // its claims are all withdrawn
+      auto rule = RuleOfAnyClaim(store, doc_id);
+      if (!rule.ok()) return rule.status();
+      stored_format = Schema::DatasetOfRule(*rule);
     }
   }
   std::string format = spec.format.empty() ? stored_format : spec.format;
   if (format == "page") format.clear();
   version.format = format;
   auto extracted = ExtractText(schema, *resolver, doc, spec.location, text, format, options.max_facts_per_document);
+  if (retired != 0) {
+    // Kept as history, asserting nothing: the retirement was a decision
+    // about the document, which a new text does not undo (and a text that
+    // cannot be read fails nothing, since nothing of it is asserted).
+    outcome.retired = "retired by tx " + std::to_string(retired) + " (chipkg retire): the new version is stored " +
+                      (extracted.ok() ? "without its " + std::to_string(extracted->facts.size()) + " claims"
+                                      : "unread (" + extracted.status().message() + ")") +
+                      reinstate_hint;
+    if (extracted.ok()) {
+      if (spec.title.empty() && !extracted->title.empty()) doc.title = extracted->title;
+      version.as_of = extracted->as_of;
+    }
+    if (!encoding_warning.empty()) outcome.warnings.push_back(encoding_warning);
+    if (doc.title.empty()) doc.title = spec.location;
+    version.text = text;
+    auto written = store.WriteDocumentVersion(doc, std::move(version), {}, run_id);
+    if (!written.ok()) return written.status();
+    outcome.state = SourceOutcome::State::kChanged;
+    return Status::OK();
+  }
   if (!extracted.ok()) return extracted.status();
   // The page's own title, as of its latest version, unless the source list names it.
   if (spec.title.empty() && !extracted->title.empty()) doc.title = extracted->title;
@@ -363,21 +407,6 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   facts = std::move(extracted->facts);
   outcome.warnings = std::move(extracted->warnings);
   if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
-  if (doc.retired_tx != 0) {
-    // Kept as history, asserting nothing: the retirement was a decision
-    // about the document, which a new text does not undo.
-    outcome.warnings.insert(outcome.warnings.begin(),
-                            "retired by tx " + std::to_string(doc.retired_tx) + " (chipkg retire): " +
-                                (same_text ? std::string("not read again") : "the new version is stored without its " +
-                                                                                 std::to_string(facts.size()) +
-                                                                                 " claims") +
-                                "; 'chipkg reinstate " + doc_id + "' asserts what its latest version states");
-    facts.clear();
-    if (same_text) {
-      outcome.state = SourceOutcome::State::kUnchanged;
-      return store.PutDocument(doc);
-    }
-  }
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, of a document that
   // stated something (an error or maintenance page served in place of the
@@ -715,8 +744,9 @@ Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std
 }
 
 Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, const std::string& document_id,
-                                          const std::string& run_id, size_t max_facts_per_document) {
+                                          const IngestOptions& options) {
   if (store.read_only()) return Status::InvalidArgument("the store is open read-only; reinstate needs the writer");
+  const std::string run_id = options.run_id.empty() ? NewRunId() : options.run_id;
   Result<Document> doc = store.GetDocument(document_id);
   if (!doc.ok()) return doc.status();
   if (doc->retired_tx == 0) {
@@ -726,25 +756,49 @@ Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, co
   Result<DocumentVersion> latest = store.LatestDocumentVersion(document_id);
   if (!latest.ok()) return latest.status();
   CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
+  ReadView all;
+  all.include_retracted = true;
+  all.with_provenance = false;  // rules and transactions are in the core
+  Result<std::vector<Fact>> ever = store.FactsFromDocument(document_id, std::nullopt, all);
+  if (!ever.ok()) return ever.status();
+  size_t withdrawn = 0;  // by the retirement
+  for (const Fact& f : *ever) withdrawn += f.retracted_tx == doc->retired_tx;
   // Read as it was read when stored: versions stored before the reading was
-  // kept with them tell it by their (now withdrawn) facts' rule.
+  // kept with them tell it by their (now withdrawn) claims' rule.
   std::string format = latest->format;
-  if (format.empty()) {
-    ReadView all;
-    all.include_retracted = true;
-    all.with_provenance = false;  // the rule is in the core
-    Result<std::vector<Fact>> withdrawn = store.FactsFromDocument(document_id, std::nullopt, all);
-    if (!withdrawn.ok()) return withdrawn.status();
-    if (!withdrawn->empty()) format = Schema::DatasetOfRule(withdrawn->front().provenance.rule);
-  }
+  if (format.empty() && !ever->empty()) format = Schema::DatasetOfRule(ever->front().provenance.rule);
   auto resolver = MakeEntityResolver(schema, &store);
   const std::string location = latest->url.empty() ? doc->url : latest->url;
   Result<Extracted> extracted =
-      ExtractText(schema, *resolver, *doc, location, latest->text, format, max_facts_per_document);
+      ExtractText(schema, *resolver, *doc, location, latest->text, format, options.max_facts_per_document);
   if (!extracted.ok()) return extracted.status();
+  // The guards a changed text meets at ingest, against what the retirement
+  // withdrew: a text stored while the document was retired met none (an
+  // error page, a file cut short, or claims chipkg did not extract, such as
+  // a bulk load's), and reinstating it would assert nothing and clear the
+  // mark.
+  const size_t read = extracted->facts.size();
+  const std::string where = "document " + document_id + " version " + std::to_string(latest->version);
+  if (read == 0 && withdrawn > 0) {
+    return Status::InvalidArgument(where + ": nothing extracted from its text, where the retirement withdrew " +
+                                   std::to_string(withdrawn) + " claims (an error page stored while it was retired, "
+                                   "or claims chipkg does not extract?); nothing written, it stays retired");
+  }
+  if (!options.accept_shrinking && withdrawn >= kShrinkGuardFromFacts && read * 2 < withdrawn) {
+    return Status::InvalidArgument(where + ": its text states " + std::to_string(read) + " claims where the "
+                                   "retirement withdrew " + std::to_string(withdrawn) + "; nothing written, it stays "
+                                   "retired (chipkg reinstate --accept-shrinking asserts them)");
+  }
   ReinstateReport report;
   report.warnings = std::move(extracted->warnings);
   report.version = latest->version;
+  KnownTexts known_texts;
+  auto repeated = known_texts.Find(store, latest->content_hash);
+  if (!repeated.ok()) return repeated.status();
+  if (*repeated && (*repeated)->first != document_id) {
+    report.repeats = "the same text as " + (*repeated)->first + " version " + std::to_string((*repeated)->second) +
+                     ", whose claims stand: its claims now count twice, as two sources that agree";
+  }
   CHIPKG_RETURN_IF_ERROR(PutNamedEntities(store, *resolver, extracted->facts, report.new_entities));
   Result<WriteSummary> written = store.ReinstateDocument(*doc, std::move(extracted->facts), run_id);
   if (!written.ok()) return written.status();

@@ -54,6 +54,10 @@ struct SourceOutcome {
   // shown even by a quiet run, since a cron job is where a renamed manifest
   // id goes unnoticed.
   std::string repeats;
+  // A retired document (chipkg retire): what was done with its new text
+  // (stored without its claims) or its --reextract (nothing), and how to
+  // undo the retirement. Shown even by a quiet run, like `repeats`.
+  std::string retired;
 };
 
 struct IngestReport {
@@ -111,18 +115,23 @@ Result<IngestReport> IngestSources(Store& store, const Schema& schema, const std
 // A retired document (Store::RetireDocument) made a source again: its
 // latest stored version is read again with the current schema and rules (as
 // it was read when stored: a page, or the dataset it was read as) and what it
-// states is asserted, in one transaction that clears the retirement. Nothing
-// is fetched. InvalidArgument for a document that is not retired.
+// states is asserted, in one transaction that clears the retirement (new
+// entities it names are written before it). Nothing is fetched. Of
+// `options`, run_id, max_facts_per_document and accept_shrinking count. Like
+// a changed text at ingest, a text that states nothing, or (without
+// accept_shrinking) less than half of what the retirement withdrew, is
+// refused: InvalidArgument, nothing written. InvalidArgument too for a
+// document that is not retired; NotFound for one the store does not hold.
 struct ReinstateReport {
   TxId tx = 0;
   uint32_t version = 0;  // the version read again
   size_t facts_added = 0;
   std::vector<Entity> new_entities;
   std::vector<std::string> warnings;  // what the extraction could not read, as ingest reports it
+  std::string repeats;  // another document with standing claims has the same text (as SourceOutcome::repeats)
 };
 Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, const std::string& document_id,
-                                          const std::string& run_id,
-                                          size_t max_facts_per_document = kDefaultMaxFactsPerDocument);
+                                          const IngestOptions& options = {});
 
 // The bundled corpus: datasets/manifest.json of the source tree or install.
 std::string DefaultManifestPath();

@@ -887,6 +887,7 @@ namespace {
 Result<SourceSummary> Summarise(const Store& store, const Document& doc, std::optional<TxId> as_of_tx) {
   SourceSummary s;
   s.document = doc;
+  if (as_of_tx && doc.retired_tx > *as_of_tx) s.document.retired_tx = 0;  // not retired yet
   auto versions = store.ListDocumentVersions(doc.id, false);
   if (!versions.ok()) return versions.status().WithContext("versions of " + doc.id);
   s.versions = std::move(*versions);

@@ -840,8 +840,8 @@ void SourceSummaryText(std::ostringstream& out, const SourceSummary& s) {
   out << "\n";
   if (s.document.retired_tx != 0) {
     out << "    retired by tx " << s.document.retired_tx << ": no claim standing (" << s.retracted_facts
-        << " withdrawn, 'history ENTITY.ATTR' shows them); later versions are stored without claims ('chipkg "
-           "reinstate "
+        << " retracted in all, 'history ENTITY.ATTR' shows them); later versions are stored without claims "
+           "('chipkg reinstate "
         << s.document.id << "' makes it a source again)\n";
   } else if (s.live_facts == 0 && s.retracted_facts > 0) {
     // Said apart: "0 facts standing" amid the counts read as a document

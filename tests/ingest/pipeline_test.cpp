@@ -443,8 +443,7 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   ASSERT_TRUE(changed.ok()) << changed.status().ToString();
   ASSERT_EQ(changed->documents_changed, 1u) << changed->sources[0].error;
   EXPECT_EQ(changed->facts_added, 0u);
-  ASSERT_FALSE(changed->sources[0].warnings.empty());
-  EXPECT_EQ(changed->sources[0].warnings.front(),
+  EXPECT_EQ(changed->sources[0].retired,
             mark + "the new version is stored without its " + std::to_string(stated + 1) +
                 " claims; 'chipkg reinstate catalog' asserts what its latest version states");
   EXPECT_EQ(store_->ListDocumentVersions("catalog").value().size(), 2u);
@@ -455,21 +454,51 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   auto again = IngestSources(*store_, *schema_, {page}, reextract);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->documents_unchanged, 1u);
-  ASSERT_FALSE(again->sources[0].warnings.empty());
-  EXPECT_EQ(again->sources[0].warnings.front(),
+  EXPECT_EQ(again->sources[0].retired,
             mark + "not read again; 'chipkg reinstate catalog' asserts what its latest version states");
   EXPECT_TRUE(store_->FactsFromDocument("catalog").value().empty());
 
-  auto back = ReinstateDocument(*store_, *schema_, "catalog", "run-back");
+  // A text that cannot be read (over the fact limit) fails nothing: it is stored, unread.
+  WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 460 W\n");
+  IngestOptions small;
+  small.max_facts_per_document = 10;
+  auto unread = IngestSources(*store_, *schema_, {page}, small);
+  ASSERT_TRUE(unread.ok());
+  ASSERT_EQ(unread->documents_changed, 1u) << unread->sources[0].error;
+  EXPECT_EQ(unread->sources[0].retired.rfind(mark + "the new version is stored unread (", 0), 0u)
+      << unread->sources[0].retired;
+  // Reinstated under the same limit, it is refused, and nothing is written.
+  IngestOptions reinstating;
+  reinstating.max_facts_per_document = 10;
+  EXPECT_FALSE(ReinstateDocument(*store_, *schema_, "catalog", reinstating).ok());
+  EXPECT_EQ(store_->GetDocument("catalog").value().retired_tx, retired->tx);
+
+  // An error page stored while retired is not reinstated: it would assert nothing.
+  WriteFile(dir_ / "catalog.txt", "<html><body>Service unavailable</body></html>\n");
+  ASSERT_EQ(IngestSources(*store_, *schema_, {page})->documents_changed, 1u);
+  auto error_page = ReinstateDocument(*store_, *schema_, "catalog");
+  EXPECT_TRUE(error_page.status().IsInvalidArgument());
+  EXPECT_NE(error_page.status().message().find("nothing extracted from its text, where the retirement withdrew " +
+                                               std::to_string(stated) + " claims"),
+            std::string::npos)
+      << error_page.status().message();
+  EXPECT_EQ(store_->GetDocument("catalog").value().retired_tx, retired->tx);
+  WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 450 W\n");
+  ASSERT_EQ(IngestSources(*store_, *schema_, {page})->documents_changed, 1u);
+
+  IngestOptions back_options;
+  back_options.run_id = "run-back";
+  auto back = ReinstateDocument(*store_, *schema_, "catalog", back_options);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
-  EXPECT_EQ(back->version, 2u);
+  EXPECT_EQ(back->version, 5u);
+  EXPECT_EQ(back->repeats, "");
   EXPECT_EQ(back->facts_added, stated + 1);
   EXPECT_EQ(store_->FactsFromDocument("catalog").value().size(), stated + 1);
   EXPECT_EQ(store_->GetDocument("catalog").value().retired_tx, 0u);
-  auto twice = ReinstateDocument(*store_, *schema_, "catalog", "run-back-2");
+  auto twice = ReinstateDocument(*store_, *schema_, "catalog");
   EXPECT_TRUE(twice.status().IsInvalidArgument());
   EXPECT_NE(twice.status().message().find("is not retired"), std::string::npos) << twice.status().message();
-  EXPECT_TRUE(ReinstateDocument(*store_, *schema_, "no-such", "run-x").status().IsNotFound());
+  EXPECT_TRUE(ReinstateDocument(*store_, *schema_, "no-such").status().IsNotFound());
 
   // A dataset is read as its dataset again: the format kept with its version.
   const std::string csv =
@@ -485,7 +514,7 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   const size_t cells = store_->FactsFromDocument("rows").value().size();
   ASSERT_GT(cells, 0u);
   ASSERT_TRUE(store_->RetireDocument("rows", "run-retire-2").ok());
-  auto rows_back = ReinstateDocument(*store_, *schema_, "rows", "run-back-3");
+  auto rows_back = ReinstateDocument(*store_, *schema_, "rows");
   ASSERT_TRUE(rows_back.ok()) << rows_back.status().ToString();
   const std::vector<Fact> read = store_->FactsFromDocument("rows").value();
   ASSERT_EQ(read.size(), cells);

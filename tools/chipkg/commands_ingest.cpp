@@ -200,6 +200,7 @@ int RunIngest(const Args& args) {
   }
   for (const auto& s : report->sources) {
     if (!s.repeats.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.repeats.c_str());
+    if (!s.retired.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.retired.c_str());
   }
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have
@@ -313,12 +314,18 @@ int RunRetire(const Args& args) {
     PrintError(retired.status());
     return kExitFailed;
   }
+  const std::string later = "Its later versions are stored without claims; 'chipkg reinstate " + doc->id +
+                            "' asserts what its latest version states.";
+  if (retired->facts_retracted == 0) {
+    std::fprintf(stderr, "chipkg retire %s: %s: no claim of it stood; marked retired (tx %llu). %s\n",
+                 run_id.c_str(), doc->id.c_str(), (unsigned long long)retired->tx, later.c_str());
+    return kExitOk;
+  }
   std::fprintf(stderr,
                "chipkg retire %s: %s: %zu claim%s withdrawn (tx %llu). History keeps them: 'chipkg history "
-               "ENTITY.ATTR' lists them, and '--as-at tx %llu' reads the store as it was just before. Its later "
-               "versions are stored without claims; 'chipkg reinstate %s' asserts what its latest version states.\n",
+               "ENTITY.ATTR' lists them, and '--as-at tx %llu' reads the store as it was just before. %s\n",
                run_id.c_str(), doc->id.c_str(), retired->facts_retracted, retired->facts_retracted == 1 ? "" : "s",
-               (unsigned long long)retired->tx, (unsigned long long)(retired->tx - 1), doc->id.c_str());
+               (unsigned long long)retired->tx, (unsigned long long)(retired->tx - 1), later.c_str());
   return kExitOk;
 }
 
@@ -326,43 +333,63 @@ int RunRetire(const Args& args) {
 // is fetched) and its claims asserted, in one write that clears the mark.
 int RunReinstate(const Args& args) {
   if (args.positional.size() != 1) {
-    PrintError("usage: chipkg reinstate DOCUMENT (a retired document's id or title, as 'chipkg sources' lists it)");
+    PrintError("usage: chipkg reinstate DOCUMENT [--max-facts N] [--accept-shrinking] (a retired document's id or "
+               "title, as 'chipkg sources' lists it)");
     return kExitUsage;
   }
+  IngestOptions options;
+  const auto max_facts = WholeNumberOption(args, "max-facts", static_cast<int>(options.max_facts_per_document), 1,
+                                           10000000);
+  if (!max_facts) return kExitUsage;
+  options.max_facts_per_document = static_cast<size_t>(*max_facts);
+  options.accept_shrinking = args.Has("accept-shrinking");
   std::optional<HeldStore> held = HoldExistingForWriting(args);
   if (!held) return kExitUsage;
   std::unique_ptr<Store>& store = held->store;
   int exit_code = kExitOk;
   const std::optional<Document> doc = WholeDocumentNamed(*store, args.positional[0], "reinstate", exit_code);
   if (!doc) return exit_code;
-  if (doc->retired_tx == 0) {
-    PrintError(doc->id + " is not retired: its claims stand as its latest version states them ('chipkg ingest "
-               "--reextract' reads it again)");
-    return kExitUsage;
+  if (doc->retired_tx == 0) {  // as retiring a retired one: nothing to do
+    std::fprintf(stderr,
+                 "chipkg reinstate: %s is not retired: nothing written (its claims stand as its latest version "
+                 "states them; 'chipkg ingest --reextract' reads it again)\n",
+                 doc->id.c_str());
+    return kExitOk;
   }
   auto schema = LoadSchema();
   if (!schema.ok()) {
     PrintError(schema.status());
     return kExitFailed;
   }
-  const std::string run_id = NewRunId();
-  auto reinstated = ReinstateDocument(*store, *schema, doc->id, run_id);
+  options.run_id = NewRunId();
+  auto reinstated = ReinstateDocument(*store, *schema, doc->id, options);
   if (!reinstated.ok()) {
     PrintError(reinstated.status());
     return kExitFailed;
   }
+  if (!reinstated->repeats.empty()) {
+    std::fprintf(stderr, "chipkg reinstate: %s: %s\n", doc->id.c_str(), reinstated->repeats.c_str());
+  }
   if (!args.Has("quiet")) {
-    for (const std::string& w : reinstated->warnings) std::fprintf(stderr, "  warning: %s\n", w.c_str());
+    constexpr size_t kShown = 3;  // as ingest shows them
+    const std::vector<std::string>& warnings = reinstated->warnings;
+    for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+      std::fprintf(stderr, "chipkg reinstate: %s: %s\n", doc->id.c_str(), warnings[i].c_str());
+    }
+    if (warnings.size() > kShown) {
+      std::fprintf(stderr, "chipkg reinstate: %s: %zu more of the same kind not shown\n", doc->id.c_str(),
+                   warnings.size() - kShown);
+    }
   }
   std::fprintf(stderr,
                "chipkg reinstate %s: %s: version %u read again, %zu claim%s asserted (tx %llu), %zu new entit%s\n",
-               run_id.c_str(), doc->id.c_str(), reinstated->version, reinstated->facts_added,
+               options.run_id.c_str(), doc->id.c_str(), reinstated->version, reinstated->facts_added,
                reinstated->facts_added == 1 ? "" : "s", (unsigned long long)reinstated->tx,
                reinstated->new_entities.size(), reinstated->new_entities.size() == 1 ? "y" : "ies");
   return kExitOk;
 }
 
-const RegisterCommand kReinstate({"reinstate", "reinstate DOCUMENT",
+const RegisterCommand kReinstate({"reinstate", "reinstate DOCUMENT [--max-facts N] [--accept-shrinking]",
                                   "make a retired document a source again: its latest version read again and its "
                                   "claims asserted",
                                   RunReinstate});
