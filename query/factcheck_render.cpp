@@ -446,7 +446,12 @@ std::vector<std::string> TracedCsvRow(const std::string& role, const TracedClaim
                                   QualifiersToString(t.claim.qualifiers),
                                   t.excerpt_verified ? "yes" : "no",
                                   t.retracted ? std::to_string(t.retracted->id) : ""};
-  return Concat(row, ProvenanceFields(&t.citation));
+  row = Concat(row, ProvenanceFields(&t.citation));
+  // After the provenance columns, so that a script reading them by position keeps its columns.
+  row.push_back(t.retracted_later != 0 ? std::to_string(t.retracted_later) : "");
+  row.push_back(t.still_stated_by ? std::to_string(t.still_stated_by->version) : "");
+  row.push_back(t.still_stated_by ? t.still_stated_by->content_hash : "");
+  return row;
 }
 
 std::string Dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
@@ -639,8 +644,9 @@ std::string Render(const TraceReport& r, Format format) {
   }
   if (format == Format::kCsv) {
     Csv csv(
-        Concat({"role", "citation", "value", "per_chip", "qualifiers", "excerpt_verified", "retracted_tx"},
-               kProvenanceHeader));
+        Concat(Concat({"role", "citation", "value", "per_chip", "qualifiers", "excerpt_verified", "retracted_tx"},
+                      kProvenanceHeader),
+               {"retracted_later_by_tx", "still_in_version", "still_in_content_hash"}));
     for (const auto& c : r.claims) csv.Row(TracedCsvRow("claim", c));
     if (r.derived) {
       for (const auto& in : r.derived->inputs) {
@@ -649,7 +655,7 @@ std::string Render(const TraceReport& r, Format format) {
       for (const auto& v : r.derived->values) {
         std::vector<std::string> row = {"derived " + r.derived->name,     "", v.display, "",
                                         QualifiersToString(v.qualifiers), "", ""};
-        row = Concat(row, std::vector<std::string>(kProvenanceHeader.size()));
+        row = Concat(row, std::vector<std::string>(kProvenanceHeader.size() + 3));
         // The excerpt column carries the working.
         size_t excerpt = std::find(kProvenanceHeader.begin(), kProvenanceHeader.end(), "excerpt") -
                          kProvenanceHeader.begin();

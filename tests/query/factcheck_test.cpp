@@ -662,6 +662,14 @@ TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
     json_names_it = json_names_it || (c["still_stated_by"].is_object() && c["still_stated_by"]["version"] == 2);
   }
   EXPECT_TRUE(json_names_it) << bandwidth_json.dump(2);
+  const std::string bandwidth_csv = Render(*bandwidth, Format::kCsv);
+  EXPECT_NE(bandwidth_csv.find(",retracted_later_by_tx,still_in_version,still_in_content_hash\n"), std::string::npos)
+      << bandwidth_csv.substr(0, 400);
+  std::string hash;
+  for (const auto& c : bandwidth->claims) {
+    if (c.still_stated_by) hash = c.still_stated_by->content_hash;
+  }
+  EXPECT_NE(bandwidth_csv.find(",2," + hash + "\n"), std::string::npos) << bandwidth_csv;
   // As the store was before version 2, there was no later version to name.
   auto versions = store_->ListDocumentVersions("doc-a");
   ASSERT_TRUE(versions.ok());

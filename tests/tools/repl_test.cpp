@@ -995,6 +995,17 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   EXPECT_FALSE(Contains(then.out, "RETRACTED")) << then.out;
   // It stood then, and the fact-checker is told it does not now.
   EXPECT_TRUE(Contains(then.out, "retracted   not yet (the claim then stood; retracted later, by tx ")) << then.out;
+  {  // The CSV says so in its own column, after the provenance ones.
+    const size_t at = then.out.find("retracted later, by tx ");
+    const std::string later_tx = std::to_string(std::stoull(then.out.substr(at + 23)));
+    Output csv = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", first_run, "--format", "csv", "--db",
+                         store});
+    ASSERT_EQ(csv.code, 0) << csv.err;
+    const size_t row = csv.out.find("\nclaim,");
+    ASSERT_NE(row, std::string::npos) << csv.out;
+    const std::string line = csv.out.substr(row + 1, csv.out.find('\n', row + 1) - row - 1);
+    EXPECT_TRUE(line.ends_with("," + later_tx + ",,")) << line;
+  }
   EXPECT_FALSE(Contains(then.out, "no (the claim stands)")) << then.out;
   Output described = Chipkg({"describe", "trainium", "--as-at", "run " + first_run, "--db", store});
   ASSERT_EQ(described.code, 0) << described.err;
