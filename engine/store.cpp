@@ -1269,26 +1269,30 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
                            /*restate=*/false);
 }
 
+Result<StoreImpl::StoredLatest> StoreImpl::ReadStoredLatest(const std::string& id, const char* to) const {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> doc, ReadDocument(id));
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> did, dict_.Find(id));
+  std::optional<uint32_t> latest;
+  if (did) {
+    CHIPKG_ASSIGN_OR_RETURN(latest, LatestVersionNumber(*did));
+  }
+  if (!doc || !latest) return Status::NotFound("document " + id + " has no stored version to " + to);
+  return StoredLatest{std::move(*doc), *did, *latest};
+}
+
 Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, const std::string& run_id) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
-  const std::string where = "document " + document_id;
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(document_id));
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(document_id));
-  std::optional<uint32_t> latest_no;
-  if (known_did) {
-    CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
-  }
-  if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to retire");
-  if (stored_doc->retired_tx != 0) {
+  CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(document_id, "retire"));
+  if (stored.doc.retired_tx != 0) {
     WriteSummary nothing;
-    nothing.version = *latest_no;
+    nothing.version = stored.version;
     return nothing;
   }
   // Without its text: no fact is asserted, so no span is checked against it.
-  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/false));
-  const Document doc = *stored_doc;
-  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored_doc), /*restate=*/true,
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/false));
+  const Document doc = stored.doc;
+  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored.doc), /*restate=*/true,
                            "retired: every claim it made withdrawn", Retirement::kRetire);
 }
 
@@ -1296,17 +1300,12 @@ Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vect
                                                   const std::string& run_id) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
-  const std::string where = "document " + doc.id;
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(doc.id));
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(doc.id));
-  std::optional<uint32_t> latest_no;
-  if (known_did) {
-    CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
+  CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(doc.id, "reinstate"));
+  if (stored.doc.retired_tx == 0) {
+    return Status::InvalidArgument("document " + doc.id + " is not retired: nothing to reinstate");
   }
-  if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to reinstate");
-  if (stored_doc->retired_tx == 0) return Status::InvalidArgument(where + " is not retired: nothing to reinstate");
-  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/true));
-  return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored_doc),
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
+  return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
                            /*restate=*/true, "reinstated: the claims of its latest version asserted again",
                            Retirement::kReinstate);
 }
@@ -1315,17 +1314,10 @@ Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std:
                                                        const std::string& run_id) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
-  const std::string where = "document " + doc.id;
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<Document> stored_doc, ReadDocument(doc.id));
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<uint32_t> known_did, dict_.Find(doc.id));
-  std::optional<uint32_t> latest_no;
-  if (known_did) {
-    CHIPKG_ASSIGN_OR_RETURN(latest_no, LatestVersionNumber(*known_did));
-  }
-  if (!stored_doc || !latest_no) return Status::NotFound(where + " has no stored version to read again");
-  if (stored_doc->retired_tx != 0 && !facts.empty()) return Status::InvalidArgument(RetiredRefusal(*stored_doc));
-  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(*known_did, *latest_no, /*with_text=*/true));
-  return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored_doc),
+  CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(doc.id, "read again"));
+  if (stored.doc.retired_tx != 0 && !facts.empty()) return Status::InvalidArgument(RetiredRefusal(stored.doc));
+  CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
+  return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
                            /*restate=*/true);
 }
 

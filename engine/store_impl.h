@@ -531,6 +531,14 @@ class StoreImpl final : public Store {
   Result<std::optional<Entity>> ReadEntity(const std::string& id) const;
   Result<std::optional<Document>> ReadDocument(const std::string& id) const;
   Result<DocumentVersion> ReadVersion(uint32_t did, uint32_t version, bool with_text) const;
+  // A stored document's record and its latest version's number; NotFound
+  // ("document D has no stored version to <to>") when it has none.
+  struct StoredLatest {
+    Document doc;
+    uint32_t did = 0;
+    uint32_t version = 0;
+  };
+  Result<StoredLatest> ReadStoredLatest(const std::string& id, const char* to) const;
   // What a write does to the document's retirement mark: the stored mark
   // is kept by every write but RetireDocument's and ReinstateDocument's.
   enum class Retirement { kKeep, kRetire, kReinstate };
