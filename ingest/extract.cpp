@@ -35,8 +35,8 @@ std::vector<std::pair<std::string, double>> ScoreTemplates(const std::string& te
 Status TooManyFacts(const std::string& document_id, size_t limit, const std::string& where) {
   return Status::InvalidArgument(document_id + ": states more than " + std::to_string(limit) +
                                  " facts (extraction stopped at " + where +
-                                 "); nothing stored from it (a stored version stands); chipkg ingest --max-facts N "
-                                 "raises the limit");
+                                 "); nothing stored from it (a stored version stands); --max-facts N raises the limit "
+                                 "(chipkg ingest, chipkg reinstate)");
 }
 
 Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& source, const Schema& schema,

@@ -771,7 +771,10 @@ Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, co
   const std::string location = latest->url.empty() ? doc->url : latest->url;
   Result<Extracted> extracted =
       ExtractText(schema, *resolver, *doc, location, latest->text, format, options.max_facts_per_document);
-  if (!extracted.ok()) return extracted.status();
+  if (!extracted.ok()) {
+    return extracted.status().WithContext("reading version " + std::to_string(latest->version) + " of " +
+                                          document_id + " again; nothing written, it stays retired");
+  }
   // The guards a changed text meets at ingest, against what the retirement
   // withdrew: a text stored while the document was retired met none (an
   // error page, a file cut short, or claims chipkg did not extract, such as

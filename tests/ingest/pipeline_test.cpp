@@ -470,7 +470,14 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   // Reinstated under the same limit, it is refused, and nothing is written.
   IngestOptions reinstating;
   reinstating.max_facts_per_document = 10;
-  EXPECT_FALSE(ReinstateDocument(*store_, *schema_, "catalog", reinstating).ok());
+  auto over = ReinstateDocument(*store_, *schema_, "catalog", reinstating);
+  EXPECT_TRUE(over.status().IsInvalidArgument());
+  EXPECT_EQ(over.status().message().rfind("reading version 3 of catalog again; nothing written, it stays retired: ", 0),
+            0u)
+      << over.status().message();
+  EXPECT_NE(over.status().message().find("--max-facts N raises the limit (chipkg ingest, chipkg reinstate)"),
+            std::string::npos)
+      << over.status().message();
   EXPECT_EQ(store_->GetDocument("catalog").value().retired_tx, retired->tx);
 
   // An error page stored while retired is not reinstated: it would assert nothing.
