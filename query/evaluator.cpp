@@ -3018,6 +3018,12 @@ class Evaluator {
             row.cells.push_back(TextCell("attribute", attribute));
             row.cells.push_back(ClaimCell("value", *a, /*take_text_and_key=*/false));
             row.cells.push_back(ClaimCell("other value", *b, /*take_text_and_key=*/false));
+            // As a find's conflict cell says it (MakeCell): a figure several
+            // times another is more often a server's given as the chip's.
+            if (cmp.kind == factcheck::DifferenceKind::kQuantity && cmp.relative >= 2.0 &&
+                factcheck::ScalesWithChips(a->value.dimension)) {
+              cmp.size += ": one may not be a per-chip figure (describe \"" + e.name + "\" says which)";
+            }
             row.cells.push_back(TextCell("difference", std::move(cmp.size)));
             row.support = Support::And({a->support, b->support});
             cited.push_back(a);

@@ -559,6 +559,28 @@ TEST_F(EvaluatorTest, ConflictPairsShowTheValueStatedFirstOnTheLeft) {
   }
 }
 
+// A figure several times another (a server's given as the chip's) is said
+// to be perhaps not per chip in a conflicts row, as in a find's conflict
+// cell; a small difference, or one of a figure that does not scale with the
+// chips, is not.
+TEST_F(EvaluatorTest, ConflictRowsSayAFigureSeveralTimesAnotherMayNotBePerChip) {
+  PutEntity(*store_, "chip:x9", "chip", "X9");
+  DocBuilder("x9-chip", "vendor", "x9.example")
+      .Add("chip:x9", "memory_bandwidth", Q(820e9, "bytes_per_second", "820 GB/s"))
+      .Add("chip:x9", "tdp", Q(500, "watts", "500 W"))
+      .Write(*store_, "run-2");
+  DocBuilder("x9-server", "press", "press.example")
+      .Add("chip:x9", "memory_bandwidth", Q(9800e9, "bytes_per_second", "9800 GB/s"))
+      .Add("chip:x9", "tdp", Q(520, "watts", "520 W"))
+      .Write(*store_, "run-2");
+  QueryResult c = Ok("conflicts about X9");
+  ASSERT_EQ(c.rows.size(), 2u) << Render(c, Format::kText);
+  std::map<std::string, std::string> difference;
+  for (const Row& row : c.rows) difference[row.cells.at(0).values.at(0).text] = row.cells.at(3).values.at(0).text;
+  EXPECT_EQ(difference["memory_bandwidth"], "12x: one may not be a per-chip figure (describe \"X9\" says which)");
+  EXPECT_EQ(difference["tdp"], "4.0%");
+}
+
 // An instance offered in the US and in Mumbai, by two documents: values=many
 // in the schema (available_in), so neither contradicts the other, in a
 // query's reasons or in a conflicts statement (or `chipkg conflicts`).
