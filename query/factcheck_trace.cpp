@@ -102,7 +102,7 @@ std::vector<Choice> Choices(Library& library, const std::vector<Fact>& facts, co
   };
   std::vector<Cluster> clusters;
   for (const Fact& f : facts) {
-    if (!f.live()) continue;
+    if (library.RetractedAsSeen(f.retracted_tx) != 0) continue;  // as the report's point in time sees it
     std::optional<double> n;
     if (f.value.kind == ValueKind::kQuantity) n = PerChipNumber(f.value, f.qualifiers);
     if (f.value.kind == ValueKind::kBool) n = f.value.number;

@@ -547,6 +547,26 @@ TEST_F(FactcheckTest, VerifySaysWhenAnotherReadingOfTheInputsDoesNotConfirm) {
   ASSERT_EQ(json["items"][0]["other_readings"].size(), 1u) << json.dump(2);
   EXPECT_EQ(json["items"][0]["other_readings"][0]["input_citations"].size(), 2u);
 
+  // The 480 W line goes in a new version: read as at the first, the
+  // retracted claim stood, and trace and verify use it as they did then.
+  const TxId first = store_->ListDocumentVersions("doc-d").value().at(0).tx;
+  Write("doc-d", "Notes D", "press", std::string("Chip X notes\n") + kPerfPerWattLine,
+        PerfPerWattFacts(std::string("Chip X notes\n") + kPerfPerWattLine, "doc-d"));
+  Options then;
+  then.view.as_of_tx = first;
+  auto v_then = Verify(*store_, schema, "doc-d", then);
+  ASSERT_TRUE(v_then.ok()) << v_then.status().message();
+  EXPECT_EQ(v_then->confirmed_on_one_reading, 1u) << Render(*v_then, Format::kText);
+  auto v_now = Verify(*store_, schema, "doc-d");
+  ASSERT_TRUE(v_now.ok()) << v_now.status().message();
+  EXPECT_EQ(v_now->confirmed_on_one_reading, 0u) << Render(*v_now, Format::kText);
+  auto t_then = Trace(*store_, schema, "chip:x.perf_per_watt", then);
+  ASSERT_TRUE(t_then.ok()) << t_then.status().message();
+  ASSERT_TRUE(t_then->derived.has_value());
+  bool uses_480 = false;
+  for (const auto& value : t_then->derived->values) uses_480 = uses_480 || value.working.find("480 W") != std::string::npos;
+  EXPECT_TRUE(uses_480) << Render(*t_then, Format::kText);
+
   // One value per input: nothing more to say (doc-a's confirmed figure).
   auto a = Verify(*store_, schema, "doc-a");
   ASSERT_TRUE(a.ok()) << a.status().message();
