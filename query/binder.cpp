@@ -795,6 +795,20 @@ Result<int64_t> ParseInstant(const std::string& text) {
 
 }  // namespace
 
+// The second an ingest run started, from its id (NewRunId's form,
+// "run-20261205T220254Z-5572"), as "2026-12-05T22:02:54Z"; nullopt for an
+// id of another form.
+std::optional<std::string> RunTime(const std::string& run) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
+  if (std::sscanf(run.c_str(), "run-%4d%2d%2dT%2d%2d%2dZ-%*d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
+      used != static_cast<int>(run.size())) {
+    return std::nullopt;
+  }
+  char iso[32];
+  std::snprintf(iso, sizeof iso, "%04d-%02d-%02dT%02d:%02d:%02dZ", y, mo, d, h, mi, sec);
+  return std::string(iso);
+}
+
 Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
   Result<std::vector<Transaction>> txs = store.ListTransactions();
   if (!txs.ok()) return txs.status().WithContext("reading the transaction log");
@@ -814,8 +828,26 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
         if (tx.run_id == t.run) found = std::max(found.value_or(0), tx.id);
         if (std::find(runs.begin(), runs.end(), tx.run_id) == runs.end()) runs.push_back(tx.run_id);
       }
-      if (!found) return Status::InvalidArgument("no ingest run '" + t.run + "'" + DidYouMean(t.run, runs));
-      return AsAtPoint{*found, "as at run " + t.run + " (tx " + std::to_string(*found) + ")"};
+      if (found) return AsAtPoint{*found, "as at run " + t.run + " (tx " + std::to_string(*found) + ")"};
+      // A run that wrote nothing (every document unchanged, or every one
+      // failed) is in no transaction, but cron logs print its id too: its
+      // id says when it ran, and nothing was written while it held the
+      // store, so the store as at it is the store at that second.
+      if (const std::optional<std::string> when = RunTime(t.run)) {
+        Result<int64_t> micros = ParseInstant(*when);
+        if (micros.ok()) {
+          for (const Transaction& tx : *txs) {
+            if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);
+          }
+          if (!found) {
+            return Status::InvalidArgument("no transaction of run '" + t.run + "', and the store was empty at " +
+                                           *when + ", the time its id names");
+          }
+          return AsAtPoint{*found, "as at run " + t.run + " (no transaction of its own, as for a run that changed "
+                                   "nothing: the store as it was at " + *when + ", tx " + std::to_string(*found) + ")"};
+        }
+      }
+      return Status::InvalidArgument("no ingest run '" + t.run + "'" + DidYouMean(t.run, runs));
     }
     case TransactionPoint::Kind::kTime: {
       Result<int64_t> micros = ParseInstant(t.time);

@@ -1038,6 +1038,27 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   EXPECT_TRUE(Contains(query.err, "an option of describe, trace, verify, conflicts, source and sources")) << query.err;
   Output history = Chipkg({"--db", store}, "history trainium.memory_bandwidth --as-at tx 1\n");
   EXPECT_TRUE(Contains(history.err, "history lists every transaction")) << history.err;
+
+  // A run that changed nothing has no transaction, but its printed id still
+  // names a point: the store as it was when it ran.
+  Output unchanged = Chipkg({"ingest", page, "--id", "trn-page", "--db", store});
+  ASSERT_EQ(unchanged.code, 0) << unchanged.err;
+  const std::string said_again = unchanged.out + unchanged.err;
+  const size_t quiet_at = said_again.find("run-");
+  ASSERT_NE(quiet_at, std::string::npos) << said_again;
+  const std::string quiet_run = said_again.substr(quiet_at, said_again.find(':', quiet_at) - quiet_at);
+  Output at_quiet = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", quiet_run, "--db", store});
+  ASSERT_EQ(at_quiet.code, 0) << at_quiet.err;
+  EXPECT_TRUE(Contains(at_quiet.out, "as at run " + quiet_run + " (no transaction of its own, as for a run that "
+                                     "changed nothing: the store as it was at "))
+      << at_quiet.out;
+  EXPECT_TRUE(Contains(at_quiet.out, "900 GB/s")) << at_quiet.out;
+  Output made_up = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", "run-19990101T000000Z-1", "--db",
+                           store});
+  EXPECT_EQ(made_up.code, 2);
+  EXPECT_TRUE(Contains(made_up.err, "no transaction of run 'run-19990101T000000Z-1', and the store was empty at "
+                                    "1999-01-01T00:00:00Z"))
+      << made_up.err;
 }
 
 TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
