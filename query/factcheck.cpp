@@ -414,15 +414,16 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
           if (di && dj && *di == *dj) continue;
           // The first two members that disagree (the clusters' first members may not).
           bool found = false;
-          for (const Fact* x : b.clusters[i]) {
-            for (const Fact* y : b.clusters[j]) {
-              if (found) break;
+          for (size_t xi = 0; xi < b.clusters[i].size() && !found; ++xi) {
+            for (size_t yi = 0; yi < b.clusters[j].size() && !found; ++yi) {
+              const Fact* x = b.clusters[i][xi];
+              const Fact* y = b.clusters[j][yi];
               // Pair by pair, as the query language does: a cluster with two
               // documents may hold the one whose own two values disagree.
               if (x->provenance.document_id == y->provenance.document_id) continue;
               Comparison c = CompareValues(x->value, x->qualifiers, y->value, y->qualifiers, options.compare);
               if (c.agree) continue;
-              differences.push_back({i, j, c});
+              differences.push_back({i, j, xi, yi, c});
               found = true;
             }
           }

@@ -89,6 +89,10 @@ struct ValueGroup {
 
 struct Difference {
   size_t a = 0, b = 0;  // indexes into AttributeSummary::groups
+  // The claims compared, indexes into each group's claims: the first two
+  // that disagree, which a group's first claim may not be ("2022" agrees
+  // with 2022-10-10; 2022-10-01 of the same group is 9 days from it).
+  size_t a_claim = 0, b_claim = 0;
   Comparison comparison;
 };
 

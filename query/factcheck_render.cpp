@@ -146,6 +146,11 @@ json SummaryJson(const AttributeSummary& a) {
     json x = ComparisonJson(d.comparison);
     x["a"] = d.a;
     x["b"] = d.b;
+    // The two claims compared (a group's first may agree with the other group).
+    x["a_claim"] = d.a_claim;
+    x["b_claim"] = d.b_claim;
+    x["a_value"] = a.groups[d.a].claims.at(d.a_claim).display;
+    x["b_value"] = a.groups[d.b].claims.at(d.b_claim).display;
     diffs.push_back(x);
   }
   j["disagreements"] = diffs;
@@ -309,8 +314,8 @@ std::string GroupText(const ValueGroup& g) {
 }
 
 std::string DifferenceText(const AttributeSummary& a, const Difference& d) {
-  const std::string& x = a.groups[d.a].display;
-  const std::string& y = a.groups[d.b].display;
+  const std::string& x = a.groups[d.a].claims.at(d.a_claim).display;
+  const std::string& y = a.groups[d.b].claims.at(d.b_claim).display;
   std::string text = OneLine(x, 60) + " vs " + OneLine(y, 60);
   // The kind already says it for names and markers; sizes say how far apart.
   switch (d.comparison.kind) {
@@ -559,10 +564,13 @@ std::string Render(const ConflictReport& r, Format format) {
           if (f.group == d.a || f.group == d.b) flags += (flags.empty() ? "" : "; ") + f.message;
         }
         const Comparison& c = d.comparison;
-        for (const auto& [side, group, other] : {std::tuple{"a", d.a, d.b}, std::tuple{"b", d.b, d.a}}) {
+        const std::string& a_value = a.groups[d.a].claims.at(d.a_claim).display;
+        const std::string& b_value = a.groups[d.b].claims.at(d.b_claim).display;
+        for (const auto& [side, group, value, versus] :
+             {std::tuple{"a", d.a, &a_value, &b_value}, std::tuple{"b", d.b, &b_value, &a_value}}) {
           for (const auto& claim : a.groups[group].claims) {
-            csv.Row(Concat({a.subject, a.subject_name, a.label, std::to_string(difference), side,
-                            a.groups[group].display, a.groups[other].display, claim.display,
+            csv.Row(Concat({a.subject, a.subject_name, a.label, std::to_string(difference), side, *value, *versus,
+                            claim.display,
                             std::to_string(claim.citation), DifferenceKindName(c.kind), c.size,
                             c.kind == DifferenceKind::kQuantity ? Num(c.relative) : "",
                             c.kind == DifferenceKind::kDate ? std::to_string(c.gap) : "", c.gap_unit, flags},

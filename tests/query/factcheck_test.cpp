@@ -512,6 +512,35 @@ TEST_F(FactcheckTest, VerifyProblemsOnlyRenumbersTheWorkingsSources) {
   EXPECT_EQ(json["items"][0]["working"], now.working + "  from " + sources) << json.dump(2);
 }
 
+// A date conflict is told between the two claims that disagree: a year
+// agrees with every day in it, so the first claim of a group ("2022") may
+// not be the one that disagrees with the other group.
+TEST_F(FactcheckTest, ADateConflictNamesTheClaimsThatDisagree) {
+  const Schema& schema = TheSchema();
+  ASSERT_TRUE(store_->PutEntity({"chip:y", "chip", "Chip Y", {}}).ok());
+  const std::string y = "Chip Y launch: 2022.\n";
+  const std::string d1 = "Chip Y launch: 2022-10-01.\n";
+  const std::string d2 = "Chip Y launch: 2022-10-10.\n";
+  Write("y-year", "Year page", "press", y, {At(y, "y-year", "2022", "chip:y", "released", Value::OfDate(*Date::Parse("2022"), "2022"))});
+  Write("y-day", "Day page", "press", d1,
+        {At(d1, "y-day", "2022-10-01", "chip:y", "released", Value::OfDate(*Date::Parse("2022-10-01"), "2022-10-01"))});
+  Write("y-other", "Other page", "vendor", d2,
+        {At(d2, "y-other", "2022-10-10", "chip:y", "released", Value::OfDate(*Date::Parse("2022-10-10"), "2022-10-10"))});
+  auto r = Conflicts(*store_, schema, "chip:y");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const AttributeSummary* released = FindAttr(r->conflicts, "released");
+  ASSERT_NE(released, nullptr) << Render(*r, Format::kText);
+  ASSERT_EQ(released->differences.size(), 1u);
+  const std::string text = Render(*r, Format::kText);
+  EXPECT_NE(text.find("! conflict (date): 2022-10-01 vs 2022-10-10: 9 days"), std::string::npos) << text;
+  auto json = nlohmann::json::parse(Render(*r, Format::kJson));
+  const auto& disagreement = json["conflicts"][0]["disagreements"][0];
+  EXPECT_EQ(disagreement["a_value"], "2022-10-01") << json.dump(2);
+  EXPECT_EQ(disagreement["b_value"], "2022-10-10") << json.dump(2);
+  const std::string csv = Render(*r, Format::kCsv);
+  EXPECT_NE(csv.find(",2022-10-01,2022-10-10,2022,"), std::string::npos) << csv;  // value, versus, then the claim
+}
+
 // A figure confirmed on one of two values the document gives for an input
 // is confirmed, and says what the other value gives: "500 W" in the spec
 // list and "550 W" in the text cannot both be the chip's TDP.
