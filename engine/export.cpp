@@ -240,6 +240,19 @@ std::string JsonReason(const std::exception& e) {
       if (colon != std::string::npos) what.erase(0, colon + 2);
     }
   }
+  // nlohmann quotes everything it read of the line: a version's whole text
+  // (tens of KB) for a line cut inside it. Its last characters say where.
+  static constexpr std::string_view kLastRead = "; last read: '";
+  constexpr size_t kKept = 60;
+  if (const size_t at = what.find(kLastRead); at != std::string::npos) {
+    const size_t from = at + kLastRead.size();
+    const size_t end = what.size() >= from + 1 && what.back() == '\'' ? what.size() - 1 : what.size();
+    if (end > from + kKept) {
+      size_t cut = end - kKept;
+      while (cut < end && (static_cast<unsigned char>(what[cut]) & 0xC0) == 0x80) ++cut;  // not inside a character
+      what = what.substr(0, from) + "..." + what.substr(cut);
+    }
+  }
   return what;
 }
 

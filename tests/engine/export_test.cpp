@@ -256,6 +256,15 @@ TEST(ExportTest, ImportRefusesAnExportCutShortOrExtended) {
   one_missing.erase(one_missing.begin() + 2);
   refused(join(one_missing, 0, one_missing.size()), "lines are missing");
   refused(text + lines[1] + "\n", "a record after the end record");
+  {  // A line cut inside a long text: the error quotes the end of what was read, not all of it.
+    std::string long_line = R"({"type":"entity","id":"chip:long","kind":"chip","name":")" + std::string(30000, 'x');
+    std::istringstream in(lines[0] + "\n" + long_line + "\n");
+    auto r = target->Import(in);
+    ASSERT_FALSE(r.ok());
+    EXPECT_LT(r.status().message().size(), 400u) << r.status().message().substr(0, 600);
+    EXPECT_NE(r.status().message().find("import line 2: "), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find("; last read: '...xxxx"), std::string::npos) << r.status().message();
+  }
 
   // The same store exported before the end record existed.
   std::vector<std::string> old_style(lines.begin(), lines.end() - 1);
