@@ -246,8 +246,8 @@ std::string JsonReason(const std::exception& e) {
   constexpr size_t kKept = 60;
   if (const size_t at = what.find(kLastRead); at != std::string::npos) {
     const size_t from = at + kLastRead.size();
-    const size_t end = what.size() >= from + 1 && what.back() == '\'' ? what.size() - 1 : what.size();
-    if (end > from + kKept) {
+    const size_t end = what.rfind('\'');  // its closing quote: "...'" or "...'; expected ..."
+    if (end != std::string::npos && end > from + kKept) {
       size_t cut = end - kKept;
       while (cut < end && (static_cast<unsigned char>(what[cut]) & 0xC0) == 0x80) ++cut;  // not inside a character
       what = what.substr(0, from) + "..." + what.substr(cut);
