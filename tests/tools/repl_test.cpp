@@ -844,6 +844,24 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   EXPECT_EQ(cited(), twice);
 }
 
+// A kind new to the store and a letter from one it has is named at ingest
+// (even with --quiet): stored as given, it would rank as a kind of its own.
+// A new kind near none is not.
+TEST_F(ToolsTest, AKindNearAKnownOneIsNamedAtIngest) {
+  const std::string store = (g_sandbox->root() / "kinds").string();
+  const std::string seeds = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/";
+  Output typo = Chipkg({"ingest", seeds + "000_de7815fa348ea8df.txt", "--kind", "vendr", "--quiet", "--db", store});
+  ASSERT_EQ(typo.code, 0) << typo.err;
+  EXPECT_TRUE(Contains(typo.err, "kind 'vendr' is new to this store (did you mean 'vendor'?)")) << typo.err;
+  Output blog = Chipkg({"ingest", seeds + "001_fbc9a4a76c8d550e.txt", "--kind", "blog", "--db", store});
+  ASSERT_EQ(blog.code, 0) << blog.err;
+  EXPECT_FALSE(Contains(blog.err, "is new to this store")) << blog.err;
+  // Near a kind the store has: "blgo" is a letter swap from the stored "blog".
+  Output near = Chipkg({"ingest", seeds + "003_d5e7e28472882ec2.txt", "--kind", "blgo", "--db", store});
+  ASSERT_EQ(near.code, 0) << near.err;
+  EXPECT_TRUE(Contains(near.err, "kind 'blgo' is new to this store (did you mean 'blog'?)")) << near.err;
+}
+
 // A one-shot reader ends without closing its store (nothing to save), but
 // with its whole answer written and no file left in TMPDIR, on success and
 // on a failed statement alike.

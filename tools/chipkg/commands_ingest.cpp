@@ -16,11 +16,13 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include "ingest/fetch.h"
 #include "ingest/lock.h"
 #include "ingest/pipeline.h"
 #include "query/factcheck.h"
+#include "query/suggest.h"
 #include "tools/chipkg/cli.h"
 
 namespace chipkg::cli {
@@ -84,6 +86,35 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
     return std::nullopt;
   }
   return HeldStore{std::move(*store), std::move(*lock)};
+}
+
+// A source's kind is any word (a store may rank "blog" or "analyst"), but
+// one that is new to the store and a letter or two from a kind it has, or
+// from the usual three, is likely a typo, which `prefer vendor` and `using
+// vendor` would then pass over: said before anything is stored, even with
+// --quiet, as cron is where a manifest's typo goes unseen.
+void WarnOfKindsNearOthers(const Store& store, const std::vector<SourceSpec>& sources) {
+  std::vector<std::string> known = {"vendor", "press", "aggregator"};
+  bool read = false;
+  std::set<std::string> warned;
+  for (const SourceSpec& spec : sources) {
+    if (spec.kind.empty() || std::find(known.begin(), known.end(), spec.kind) != known.end()) continue;
+    if (!read) {
+      read = true;
+      auto documents = store.ListDocuments();
+      if (!documents.ok()) return;  // the ingest itself will say what is wrong with the store
+      for (const Document& d : *documents) {
+        if (!d.kind.empty() && std::find(known.begin(), known.end(), d.kind) == known.end()) known.push_back(d.kind);
+      }
+      if (std::find(known.begin(), known.end(), spec.kind) != known.end()) continue;
+    }
+    const std::string near = query::DidYouMean(spec.kind, known);
+    if (near.empty() || !warned.insert(spec.kind).second) continue;
+    std::fprintf(stderr,
+                 "chipkg ingest: %s: kind '%s' is new to this store%s: stored as given, so 'prefer' and 'using' "
+                 "see it as a kind of its own\n",
+                 spec.location.c_str(), spec.kind.c_str(), near.c_str());
+  }
 }
 
 int RunIngest(const Args& args) {
@@ -178,6 +209,7 @@ int RunIngest(const Args& args) {
   }
   std::optional<HeldStore> held = HoldForWriting(path);
   if (!held) return kExitUsage;
+  WarnOfKindsNearOthers(*held->store, sources);
   auto report = IngestSources(*held->store, *schema, sources, options);
   if (!report.ok()) {
     PrintError(report.status());
