@@ -751,7 +751,11 @@ class Binder {
       std::optional<Date> d = Date::Parse(*q.valid_on);
       if (!d) return Error(q.valid_on_pos, "not a valid date: " + *q.valid_on);
       b.view.valid_on = *d;
-      b.notes.push_back("as of " + d->ToString() + ": claims valid on or before that date");
+      // Said in full: a dataset row dated by its last edit holds nothing
+      // before it, and "— (no source)" then read as if no source had the figure.
+      b.notes.push_back("as of " + d->ToString() + ": only claims dated on or before it (a page's own date, a "
+                        "dataset row's last-modified date); a figure recorded later is left out, and shows as "
+                        "'no source' where nothing else gives it");
     }
     if (!q.as_at) return Status::OK();
     Result<AsAtPoint> at = ResolveAsAt(store_, *q.as_at);
