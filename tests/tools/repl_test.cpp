@@ -284,6 +284,15 @@ TEST_F(ToolsTest, AnOverlappingIngestNamesTheProcessThatHoldsTheStore) {
     EXPECT_TRUE(Contains(refused.err, "is held by pid " + std::to_string(::getpid()))) << refused.err;
   }
   {
+    // A run that has taken its run lock and is still opening the store is
+    // named too: the run lock is taken before the store is opened.
+    auto lock = chipkg::RunLock::Acquire(chipkg::RunLock::PathFor(store));
+    ASSERT_TRUE(lock.ok()) << lock.status().message();
+    Output refused = Chipkg({"ingest", seed, "--db", store});
+    EXPECT_EQ(refused.code, 2);
+    EXPECT_TRUE(Contains(refused.err, "store " + store + " is held by pid " + std::to_string(::getpid()))) << refused.err;
+  }
+  {
     // A run killed with -9 leaves its pid in the lock file: not named when
     // another writer (not an ingest) holds the store.
     std::ofstream(chipkg::RunLock::PathFor(store), std::ios::trunc) << "999999\n";

@@ -68,22 +68,48 @@ struct HeldStore {
 // refuses a second writer; the run lock (held for the whole run, pid
 // inside) is what tells a person which process has it.
 std::optional<HeldStore> HoldForWriting(const std::string& path) {
+  auto held_by = [&](const std::string& pid) {
+    PrintError("store " + path + " is held by pid " + pid + ": another ingest run is in progress");
+  };
+  // On a store that exists the run lock comes first: taken after the open,
+  // a second run started while the first was opening met RocksDB's lock
+  // before the first had written its pid, and could not name it. (A new
+  // store's directory must stay empty until the store is made in it.)
+  std::optional<RunLock> lock;
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
+    auto first = RunLock::Acquire(RunLock::PathFor(path));
+    if (!first.ok()) {
+      const std::string pid = RunLock::HolderPid(RunLock::PathFor(path));
+      if (first.status().IsBusy() && !pid.empty()) {
+        held_by(pid);
+      } else {
+        PrintError(first.status());
+      }
+      return std::nullopt;
+    }
+    lock.emplace(std::move(*first));
+  }
   auto store = Store::Open(path);
   if (!store.ok()) {
-    // Another writer: if it is an ingest, its run lock's file names its pid.
-    if (store.status().IsBusy()) {
+    // Another writer: if it is an ingest, its run lock's file names its pid
+    // (unless the run lock is this process's: then the writer is no ingest).
+    if (store.status().IsBusy() && !lock) {
       if (const std::string pid = RunLock::HolderPid(RunLock::PathFor(path)); !pid.empty()) {
-        PrintError("store " + path + " is held by pid " + pid + ": another ingest run is in progress");
+        held_by(pid);
         return std::nullopt;
       }
     }
     PrintError(store.status());
     return std::nullopt;
   }
-  auto lock = RunLock::Acquire(RunLock::PathFor(path));
-  if (!lock.ok()) {
-    PrintError(lock.status());
-    return std::nullopt;
+  if (!lock) {
+    auto after = RunLock::Acquire(RunLock::PathFor(path));
+    if (!after.ok()) {
+      PrintError(after.status());
+      return std::nullopt;
+    }
+    lock.emplace(std::move(*after));
   }
   return HeldStore{std::move(*store), std::move(*lock)};
 }
