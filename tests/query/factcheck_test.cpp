@@ -521,7 +521,7 @@ TEST_F(FactcheckTest, ADateConflictNamesTheClaimsThatDisagree) {
   const std::string y = "Chip Y launch: 2022.\n";
   const std::string d1 = "Chip Y launch: 2022-10-01.\n";
   const std::string d2 = "Chip Y launch: 2022-10-10.\n";
-  Write("y-year", "Year page", "press", y, {At(y, "y-year", "2022", "chip:y", "released", Value::OfDate(*Date::Parse("2022"), "2022"))});
+  Write("a-year", "Year page", "press", y, {At(y, "a-year", "2022", "chip:y", "released", Value::OfDate(*Date::Parse("2022"), "2022"))});
   Write("y-day", "Day page", "press", d1,
         {At(d1, "y-day", "2022-10-01", "chip:y", "released", Value::OfDate(*Date::Parse("2022-10-01"), "2022-10-01"))});
   Write("y-other", "Other page", "vendor", d2,
