@@ -803,6 +803,13 @@ Result<int64_t> ParseInstant(const std::string& text) {
 // "run-20261205T220254Z-5572"), as "2026-12-05T22:02:54Z"; nullopt for an
 // id of another form.
 std::optional<std::string> RunTime(const std::string& run) {
+  // The exact form: sscanf alone would take spaces and signs.
+  constexpr std::string_view kForm = "run-DDDDDDDDTDDDDDDZ-";
+  if (run.size() <= kForm.size()) return std::nullopt;
+  for (size_t i = 0; i < run.size(); ++i) {
+    const char want = i < kForm.size() ? kForm[i] : 'D';
+    if (want == 'D' ? !std::isdigit(static_cast<unsigned char>(run[i])) : run[i] != want) return std::nullopt;
+  }
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
   if (std::sscanf(run.c_str(), "run-%4d%2d%2dT%2d%2d%2dZ-%*d%n", &y, &mo, &d, &h, &mi, &sec, &used) != 6 ||
       used != static_cast<int>(run.size())) {
@@ -837,7 +844,16 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
       // failed) is in no transaction, but cron logs print its id too: its
       // id says when it ran, and nothing was written while it held the
       // store, so the store as at it is the store at that second.
-      if (const std::optional<std::string> when = RunTime(t.run)) {
+      // Not for an id whose second a logged run has (another pid): a
+      // mistyped id of a run that wrote would read the store before its
+      // writes. (Ids of other seconds are not compared: cron runs minutes
+      // apart differ in a few digits.)
+      const std::string second = t.run.substr(0, t.run.rfind('-') + 1);
+      const bool same_second = std::any_of(runs.begin(), runs.end(), [&](const std::string& r) {
+        return second.size() > 4 && r.rfind(second, 0) == 0;
+      });
+      const std::string near = DidYouMean(t.run, runs);
+      if (const std::optional<std::string> when = same_second ? std::nullopt : RunTime(t.run)) {
         Result<int64_t> micros = ParseInstant(*when);
         if (micros.ok()) {
           for (const Transaction& tx : *txs) {
@@ -851,7 +867,7 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
                                    "nothing: the store as it was at " + *when + ", tx " + std::to_string(*found) + ")"};
         }
       }
-      return Status::InvalidArgument("no ingest run '" + t.run + "'" + DidYouMean(t.run, runs));
+      return Status::InvalidArgument("no ingest run '" + t.run + "'" + near);
     }
     case TransactionPoint::Kind::kTime: {
       Result<int64_t> micros = ParseInstant(t.time);

@@ -1080,6 +1080,11 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
                                      "changed nothing: the store as it was at "))
       << at_quiet.out;
   EXPECT_TRUE(Contains(at_quiet.out, "900 GB/s")) << at_quiet.out;
+  // A pid mistyped on a run that wrote is not read as a run of that second that wrote nothing.
+  const std::string mistyped = first_run.substr(0, first_run.rfind('-') + 1) + "1";
+  Output typo = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", mistyped, "--db", store});
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_TRUE(Contains(typo.err, "no ingest run '" + mistyped + "'")) << typo.err;
   Output made_up = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", "run-19990101T000000Z-1", "--db",
                            store});
   EXPECT_EQ(made_up.code, 2);
