@@ -1,6 +1,6 @@
 // engine/codec.h (internal to engine/): the byte layout of every column family.
 //
-// Storage format "chipkg-store 1". engine/README.md carries the same table;
+// Storage format "chipkg-store 3" (kFormatVersion). engine/README.md carries the same table;
 // change both together and bump kFormatVersion when bytes change meaning.
 //
 // Notation: u32/u64 = fixed-width big-endian (so keys sort numerically),
@@ -8,7 +8,7 @@
 // id = a u32 from the dictionary (interned string), fid = u64 fact id.
 //
 //   CF         key                                  value
-//   meta       "format"                             "chipkg-store 1"
+//   meta       "format"                             "chipkg-store 3"
 //              "counter/<name>"                     u64 (last_tx, next_fact, next_dict, facts, live,
 //                                                   retracted, not_published, documents, versions,
 //                                                   entities, transactions)

@@ -434,7 +434,11 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
                                    " without its end record: it was cut short (an interrupted copy, a full "
                                    "disk); nothing was imported");
   }
-  return writer->Finish("import");
+  Result<ImportStats> stats = writer->Finish("import");
+  if (!stats.ok()) return stats;
+  // An export of a format-2 store has its retirements only in its log.
+  CHIPKG_RETURN_IF_ERROR(MarkEarlierRetirements().WithContext("marking the retired documents of the import"));
+  return stats;
 }
 
 }  // namespace chipkg::internal

@@ -918,14 +918,15 @@ Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
   return Status::OK();
 }
 
-// A document retired by a chipkg of format 2 has its retirement only in the
-// log ("document D retired: every claim it made withdrawn"): it is marked
+// A document retired by a chipkg of format 2 (or imported from its export)
+// has its retirement only in the log ("document D retired: every claim it made withdrawn"): it is marked
 // with that transaction, unless claims of it stand again (a changed text or
 // a re-extraction since, which that chipkg allowed). One pass over the log,
 // once; the format record, written with the marks, says it is done.
 Status StoreImpl::MarkEarlierRetirements() {
   std::lock_guard lock(write_mu_);
-  static constexpr std::string_view kBefore = "document ", kAfter = " retired: every claim it made withdrawn";
+  static constexpr std::string_view kBefore = "document ", kAfter = " retired: every claim it made withdrawn",
+                                   kReinstated = " reinstated: ";
   std::map<std::string, TxId> retired;
   std::string value;
   Status status;
@@ -938,6 +939,8 @@ Status StoreImpl::MarkEarlierRetirements() {
     const std::string& d = t.description;
     if (d.size() > kBefore.size() + kAfter.size() && d.starts_with(kBefore) && d.ends_with(kAfter)) {
       retired[d.substr(kBefore.size(), d.size() - kBefore.size() - kAfter.size())] = t.id;
+    } else if (const size_t at = d.find(kReinstated); d.starts_with(kBefore) && at != std::string::npos) {
+      retired.erase(d.substr(kBefore.size(), at - kBefore.size()));  // undone since (maybe with no claim)
     }
     return true;
   }));

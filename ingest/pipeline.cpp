@@ -386,7 +386,9 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     // cannot be read fails nothing, since nothing of it is asserted).
     outcome.retired = "retired by tx " + std::to_string(retired) + " (chipkg retire): the new version is stored " +
                       (extracted.ok() ? "without its " + std::to_string(extracted->facts.size()) + " claims"
-                                      : "unread (" + extracted.status().message() + ")") +
+                                      : "unread (" + extracted.status().message().substr(
+                                                             0, extracted.status().message().find("; nothing stored")) +
+                                            ")") +
                       reinstate_hint;
     if (extracted.ok()) {
       if (spec.title.empty() && !extracted->title.empty()) doc.title = extracted->title;
