@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <thread>
@@ -18,25 +17,6 @@ using codec::CoreRecord;
 namespace {
 
 uint64_t VersionKey(uint32_t did, uint32_t version) { return (uint64_t{did} << 32) | version; }
-
-// A fingerprint of an excerpt, to compare with the text at its span once the
-// text comes: a guard against a caller's slip, not against an adversary.
-// Eight bytes a step: std::hash's byte-wise mixing of the 4.1M excerpts of
-// the peer corpus, done twice, was 3.7% of its import's samples.
-uint64_t ExcerptHash(std::string_view s) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t word;
-    std::memcpy(&word, s.data() + i, 8);
-    h = (h ^ word) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
-  }
-  uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
-  h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 29);
-}
 
 // Runs the tasks on up to `threads` threads; returns the first error.
 Status RunParallel(std::vector<std::function<Status()>> tasks, unsigned threads) {
@@ -281,56 +261,46 @@ Status BulkWriterImpl::AddDocument(const Document& doc) {
   return Status::OK();
 }
 
-// Checks a version's record and numbers it (a load) or checks its number (an
-// import); `text` null: a declared version, whose text and hash come later.
-Result<BulkWriterImpl::DocState*> BulkWriterImpl::NumberVersion(const Document& doc, DocumentVersion& version,
-                                                                 const std::string* text) {
+Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion version) {
+  CHIPKG_BULK_CHECK();
   const std::string where = "bulk load, document " + doc.id;
-  if (doc.id.empty()) return Status::InvalidArgument("bulk AddDocumentVersion: empty document id");
+  if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocumentVersion: empty document id"));
   if (!version.document_id.empty() && version.document_id != doc.id) {
-    return Status::InvalidArgument(where + ": version names document " + version.document_id);
+    return Failed(Status::InvalidArgument(where + ": version names document " + version.document_id));
   }
   if (version.as_of && !version.as_of->IsValid()) {
-    return Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date");
+    return Failed(Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date"));
   }
-  CHIPKG_ASSIGN_OR_RETURN(DocState * d, Doc(doc.id, true));
-  if (d->latest != 0 && pending_.count(VersionKey(d->did, d->latest))) {
-    return Status::InvalidArgument(where + ": version " + std::to_string(d->latest) +
-                                   " was declared and has no text yet");
-  }
+  auto state = Doc(doc.id, true);
+  if (!state.ok()) return Failed(state.status());
+  DocState* d = *state;
   version.document_id = doc.id;
+  const std::string hash = Sha256Hex(version.text);
   if (raw_) {
-    if (text == nullptr) return Status::InvalidArgument(where + ": an import gives each version with its text");
-    const std::string hash = Sha256Hex(*text);
     if (version.version != d->latest + 1) {
-      return Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " follows version " +
-                                     std::to_string(d->latest) + " (versions must be given in order, without gaps)");
+      return Failed(Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " follows version " +
+                                            std::to_string(d->latest) + " (versions must be given in order, without gaps)"));
     }
     if (!txs_.count(version.tx)) {
-      return Status::InvalidArgument(where + " version " + std::to_string(version.version) +
-                                     ": names transaction " + std::to_string(version.tx) +
-                                     " which is not in the import");
+      return Failed(Status::InvalidArgument(where + " version " + std::to_string(version.version) +
+                                            ": names transaction " + std::to_string(version.tx) +
+                                            " which is not in the import"));
     }
     if (version.content_hash != hash) {
-      return Status::Corruption(where + " version " + std::to_string(version.version) +
-                                ": content_hash does not match the text (" + hash + ")");
+      return Failed(Status::Corruption(where + " version " + std::to_string(version.version) +
+                                       ": content_hash does not match the text (" + hash + ")"));
     }
   } else {
     version.version = d->latest + 1;
     version.tx = tx_;
-    version.content_hash = text != nullptr ? Sha256Hex(*text) : std::string();
+    version.content_hash = hash;
   }
   d->latest = version.version;
   if (!documents_.count(doc.id) || !raw_) {
     Document& kept = documents_[doc.id] = doc;
     if (!raw_) kept.retired_tx = d->retired_tx;
   }
-  wrote_anything_ = true;
-  return d;
-}
 
-// Writes a numbered version with its text.
-Status BulkWriterImpl::StoreVersion(DocState* d, DocumentVersion version) {
   std::string meta;
   codec::EncodeVersionMeta(version, &meta);
   Status s = versions_->Add(codec::VersionMetaKey(d->did, version.version), meta);
@@ -346,62 +316,11 @@ Status BulkWriterImpl::StoreVersion(DocState* d, DocumentVersion version) {
     s = versions_->Add(text_key, version.text);
     ++sorted_texts_;
   }
-  if (!s.ok()) return s;
+  if (!s.ok()) return Failed(s);
   CacheText(VersionKey(d->did, version.version), std::move(version.text));
   ++c_.versions;
+  wrote_anything_ = true;
   return Status::OK();
-}
-
-Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion version) {
-  CHIPKG_BULK_CHECK();
-  auto d = NumberVersion(doc, version, &version.text);
-  if (!d.ok()) return Failed(d.status());
-  Status s = StoreVersion(*d, std::move(version));
-  return s.ok() ? s : Failed(s);
-}
-
-Status BulkWriterImpl::DeclareDocumentVersion(const Document& doc, DocumentVersion version) {
-  CHIPKG_BULK_CHECK();
-  version.text.clear();
-  auto d = NumberVersion(doc, version, nullptr);
-  if (!d.ok()) return Failed(d.status());
-  const uint64_t key = VersionKey((*d)->did, version.version);
-  pending_[key].version = std::move(version);
-  return Status::OK();
-}
-
-Status BulkWriterImpl::CompleteDocumentVersion(const std::string& document_id, std::string text) {
-  CHIPKG_BULK_CHECK();
-  const std::string where = "bulk load, document " + document_id;
-  auto state = Doc(document_id, false);
-  if (!state.ok()) return Failed(state.status().WithContext(where));
-  DocState* d = *state;
-  auto it = pending_.find(VersionKey(d->did, d->latest));
-  if (it == pending_.end()) return Failed(Status::InvalidArgument(where + ": no version declared waits for its text"));
-  if (text.size() > UINT32_MAX) {
-    return Failed(Status::InvalidArgument(where + ": a text of " + std::to_string(text.size()) +
-                                          " bytes (spans reach 4 GiB at most)"));
-  }
-  PendingVersion pending = std::move(it->second);
-  pending_.erase(it);
-  const std::string version_where = where + " version " + std::to_string(pending.version.version);
-  for (const SpanCheck& c : pending.checks) {
-    if (c.end > text.size()) {
-      return Failed(Status::InvalidArgument(version_where + ": a fact's span [" + std::to_string(c.begin) + ", " +
-                                            std::to_string(c.end) + ") lies outside the text (" +
-                                            std::to_string(text.size()) + " bytes)"));
-    }
-    std::string_view at = std::string_view(text).substr(c.begin, c.end - c.begin);
-    if (ExcerptHash(at) != c.excerpt_hash) {
-      return Failed(Status::InvalidArgument(version_where + ": a fact's excerpt differs from the text at its span [" +
-                                            std::to_string(c.begin) + ", " + std::to_string(c.end) +
-                                            "): " + Quote(at)));
-    }
-  }
-  pending.version.content_hash = Sha256Hex(text);
-  pending.version.text = std::move(text);
-  Status s = StoreVersion(d, std::move(pending.version));
-  return s.ok() ? s : Failed(s);
 }
 
 Status BulkWriterImpl::AddTransaction(const Transaction& tx) {
@@ -423,34 +342,6 @@ Status BulkWriterImpl::AddUserMeta(const std::string& key, const std::string& va
   return Status::OK();
 }
 
-// The fact's excerpt against its version's text: now if the text is at
-// hand, its span alone if the text was dropped from the cache, when the text
-// comes if the version was declared without it.
-Status BulkWriterImpl::CheckExcerpt(DocState* d, const Provenance& p, const Where& where) {
-  if (!pending_.empty()) {
-    auto it = pending_.find(VersionKey(d->did, p.document_version));
-    if (it != pending_.end()) {
-      if (p.span_begin > p.span_end || p.span_end - p.span_begin != p.excerpt.size()) {
-        return Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
-                                       std::to_string(p.span_end) + ") does not fit its excerpt (" +
-                                       std::to_string(p.excerpt.size()) + " bytes)");
-      }
-      it->second.checks.push_back(SpanCheck{p.span_begin, p.span_end, ExcerptHash(p.excerpt)});
-      return Status::OK();
-    }
-  }
-  uint64_t text_size = 0;
-  auto text = TextFor(d, p.document_version, &text_size);
-  if (!text.ok()) return text.status().WithContext(where());
-  if (*text != nullptr) return CheckSpan(p, **text, where);
-  if (p.span_begin > p.span_end || p.span_end > text_size || p.span_end - p.span_begin != p.excerpt.size()) {
-    return Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
-                                   std::to_string(p.span_end) + ") does not fit the text (" +
-                                   std::to_string(text_size) + " bytes) or its excerpt");
-  }
-  return Status::OK();
-}
-
 Status BulkWriterImpl::AddFact(Fact fact) {
   CHIPKG_BULK_CHECK();
   Provenance& p = fact.provenance;
@@ -468,11 +359,20 @@ Status BulkWriterImpl::AddFact(Fact fact) {
     return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " has no version " +
                                           std::to_string(p.document_version)));
   }
-  Status s = CheckExcerpt(d, p, where);
-  if (!s.ok()) return Failed(s);
+  uint64_t text_size = 0;
+  auto text = TextFor(d, p.document_version, &text_size);
+  if (!text.ok()) return Failed(text.status().WithContext(where()));
+  if (*text != nullptr) {
+    Status s = CheckSpan(p, **text, where);
+    if (!s.ok()) return Failed(s);
+  } else if (p.span_begin > p.span_end || p.span_end > text_size || p.span_end - p.span_begin != p.excerpt.size()) {
+    return Failed(Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
+                                          std::to_string(p.span_end) + ") does not fit the text (" +
+                                          std::to_string(text_size) + " bytes) or its excerpt"));
+  }
 
   CoreRecord& core = core_;
-  s = BuildCore(fact, interner_.get(), where, &core);
+  Status s = BuildCore(fact, interner_.get(), where, &core);
   if (!s.ok()) return Failed(s);
   uint32_t run = run_dict_id_;
   uint64_t id = 0;
@@ -529,11 +429,13 @@ Status BulkWriterImpl::AddFact(Fact fact) {
 }
 
 Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args) {
+  CHIPKG_RETURN_IF_ERROR(stream_->Finish());
   // No fact comes any more to check against the texts: their memory goes
   // to the index sorter's entries, made as each index is drained.
   std::unordered_map<uint64_t, std::string>().swap(texts_);
   std::deque<uint64_t>().swap(text_order_);
   text_bytes_ = 0;
+  direct_writes_ = facts_sink_->direct();
 
   std::vector<std::pair<std::string, uint32_t>> reverse_only;
   if (!raw_) {
@@ -684,11 +586,6 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
   for (auto& [cf, sink] : small) CHIPKG_RETURN_IF_ERROR(sink->Finish());
   CHIPKG_RETURN_IF_ERROR(RunParallel(std::move(tasks), std::max(2u, std::thread::hardware_concurrency())));
   index_->Release();
-  // The streams' thread finishes its files beside the drains: a load's
-  // version texts may come last of all (ImportGeneratedCorpus completes them
-  // after its facts), and waiting for them first kept a core idle.
-  CHIPKG_RETURN_IF_ERROR(stream_->Finish());
-  direct_writes_ = facts_sink_->direct();
 
   // A column family's files go in one argument: the version texts streamed
   // during the load and those sorted at the end may interleave (a new version
@@ -720,15 +617,6 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
 Result<ImportStats> BulkWriterImpl::Finish(const std::string& run_id) {
   CHIPKG_BULK_CHECK();
   finished_ = true;
-  if (!pending_.empty()) {
-    const PendingVersion& left = pending_.begin()->second;
-    Status s = Status::InvalidArgument("bulk load, document " + left.version.document_id + " version " +
-                                       std::to_string(left.version.version) + ": declared, and its text never came (" +
-                                       std::to_string(pending_.size()) + " such versions)");
-    Cleanup();
-    store_->EndBulk(nullptr);
-    return s;
-  }
   stats_.documents = documents_.size();
   stats_.entities = entities_.size();
   if (!wrote_anything_) {

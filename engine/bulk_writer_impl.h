@@ -48,8 +48,6 @@ class BulkWriterImpl final : public BulkWriter {
 
   Status AddEntity(const Entity& entity) override;
   Status AddDocumentVersion(const Document& doc, DocumentVersion version) override;
-  Status DeclareDocumentVersion(const Document& doc, DocumentVersion version) override;
-  Status CompleteDocumentVersion(const std::string& document_id, std::string text) override;
   Status AddFact(Fact fact) override;
   Result<ImportStats> Finish(const std::string& run_id) override;
 
@@ -78,9 +76,6 @@ class BulkWriterImpl final : public BulkWriter {
   Status Failed(Status s);
   Result<DocState*> Doc(const std::string& id, bool create);
   static bool VersionExists(const DocState* d, uint32_t version);
-  Result<DocState*> NumberVersion(const Document& doc, DocumentVersion& version, const std::string* text);
-  Status StoreVersion(DocState* d, DocumentVersion version);
-  Status CheckExcerpt(DocState* d, const Provenance& p, const Where& where);
   Result<const std::string*> TextFor(DocState* d, uint32_t version, uint64_t* size);
   void CacheText(uint64_t key, std::string text);
   Status BuildFiles(const std::string& run_id, std::vector<rocksdb::IngestExternalFileArg>* args);
@@ -108,18 +103,6 @@ class BulkWriterImpl final : public BulkWriter {
   std::deque<uint64_t> text_order_;
   size_t text_bytes_ = 0;
   std::pair<uint64_t, std::string> stored_text_;  // last text read from the store
-  // Declared versions waiting for their text, by VersionKey: each fact's span
-  // and a hash of its excerpt, checked when the text comes (16 bytes a fact,
-  // where keeping the excerpts would be their size again).
-  struct SpanCheck {
-    uint32_t begin = 0, end = 0;
-    uint64_t excerpt_hash = 0;
-  };
-  struct PendingVersion {
-    DocumentVersion version;
-    std::vector<SpanCheck> checks;
-  };
-  std::unordered_map<uint64_t, PendingVersion> pending_;
   std::map<TxId, Transaction> txs_;
   std::map<std::string, std::string> user_meta_;
 

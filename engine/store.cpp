@@ -156,6 +156,13 @@ Result<DocumentVersion> DecodeVersionRecord(uint32_t version, std::string_view v
   return v;
 }
 
+std::string Quote(std::string_view s, size_t max = 60) {
+  std::string out = "'";
+  out.append(s.substr(0, max));
+  if (s.size() > max) out += "...";
+  return out + "'";
+}
+
 // The prefix length to give Scan for all the keys of `prefix`, up to
 // `limit` (its successor): 0, a total-order seek stopped by the limit, where
 // there is one. A subject or document asked about nearly always has facts,
@@ -191,13 +198,6 @@ Status MultiGetSortedKeys(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, cons
 }
 
 }  // namespace
-
-std::string Quote(std::string_view s, size_t max) {
-  std::string out = "'";
-  out.append(s.substr(0, max));
-  if (s.size() > max) out += "...";
-  return out + "'";
-}
 
 Status FromRocks(const rocksdb::Status& s, const std::string& what) {
   if (s.ok()) return Status::OK();

@@ -339,19 +339,7 @@ class BulkWriter {
   virtual ~BulkWriter() = default;
   virtual Status AddEntity(const Entity& entity) = 0;
   virtual Status AddDocumentVersion(const Document& doc, DocumentVersion version) = 0;
-  // A version whose text is not known yet, for a load that makes each text
-  // from the facts it reads (ImportGeneratedCorpus: a source's text is its
-  // facts' excerpts), so that it reads its input once. Numbered as
-  // AddDocumentVersion numbers it (version.text is ignored); facts may name
-  // it at once. CompleteDocumentVersion gives the text, checks every span and
-  // excerpt of the facts added for it so far (InvalidArgument naming the span
-  // of the first that does not fit), and the version is stored as
-  // AddDocumentVersion stores it; facts added afterwards are checked as they
-  // come. Not for imports (they carry their texts). Finish fails if a
-  // declared version never got its text. One version of a document at a time.
-  virtual Status DeclareDocumentVersion(const Document& doc, DocumentVersion version) = 0;
-  virtual Status CompleteDocumentVersion(const std::string& document_id, std::string text) = 0;
-  // provenance.document_version must name a version added or declared here, or stored.
+  // provenance.document_version must name a version added here or stored.
   virtual Status AddFact(Fact fact) = 0;
   virtual Result<ImportStats> Finish(const std::string& run_id) = 0;
 };

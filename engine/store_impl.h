@@ -639,9 +639,6 @@ Status BuildCore(const Fact& fact, Interner* interner, const Where& where, codec
 // excerpt equals the text there. `where` names the fact.
 Status CheckSpan(const Provenance& p, std::string_view text, const Where& where);
 
-// 'the first 60 bytes...' of a text quoted in a message.
-std::string Quote(std::string_view s, size_t max = 60);
-
 // Adds every record of one fact (facts, prov unless null, spo, pos, doc, ref);
 // its spo entry also goes to `spo_written`, for StoreImpl::PutContested.
 void PutFactRecords(rocksdb::WriteBatch* batch, const std::vector<rocksdb::ColumnFamilyHandle*>& handles,

@@ -1,11 +1,9 @@
 // Importer of the peer-benchmark corpus (see bulk_import.h for what becomes what).
 //
-// One pass over facts.jsonl: one thread parses lines into facts and appends each excerpt to its
-// source's text, while the calling thread feeds the BulkWriter, so the two halves of the work use
-// the two cores. A source's text is whole only at the end of the file, so its version is declared
-// first and completed then (BulkWriter::DeclareDocumentVersion), the writer checking every excerpt
-// against it. (A first pass that built the texts before any fact cost a sixth of the import:
-// tools/bench/HISTORY.md, session 43.)
+// Two passes over facts.jsonl: the first builds each source's document text from its excerpts
+// (a fact's span must point into a text the store already has when the fact arrives), reading the
+// file's two halves on two threads; the second turns lines into facts. In the second pass one thread parses and converts while the calling
+// thread feeds the BulkWriter, so the two halves of the work use the two cores.
 #include "ingest/bulk_import.h"
 
 #include <algorithm>
@@ -506,7 +504,9 @@ Result<std::string> KindOfSubject(std::string_view subject, const Schema& schema
 
 struct SourceInfo {
   GeneratedSourceRecord rec;
-  std::string text;  // its facts' excerpts so far, each followed by '\n'
+  std::string text;        // first pass: the excerpts; moved into the document version after it
+  uint64_t text_size = 0;
+  uint32_t cursor = 0;     // second pass: where the next excerpt starts
 };
 
 // Everything the second pass learns besides facts: entities to add at the end.
@@ -562,13 +562,12 @@ class FactConverter {
     Provenance& p = fact.provenance;
     p.document_id = src.rec.source;
     p.document_version = 1;
-    if (src.text.size() + r.excerpt.size() + 1 > UINT32_MAX) {
-      return Status::InvalidArgument("the excerpts of " + src.rec.source + " exceed 4 GiB");
+    p.span_begin = src.cursor;
+    p.span_end = src.cursor + static_cast<uint32_t>(r.excerpt.size());
+    if (p.span_end > src.text_size) {
+      return Status::Aborted("facts.jsonl changed between the two passes (excerpt of " + src.rec.source + ")");
     }
-    p.span_begin = static_cast<uint32_t>(src.text.size());
-    p.span_end = p.span_begin + static_cast<uint32_t>(r.excerpt.size());
-    src.text.append(r.excerpt);
-    src.text += '\n';
+    src.cursor = p.span_end + 1;
     p.excerpt.assign(r.excerpt);
     p.rule = "bench-import";
     p.rule_version = "1";
@@ -722,6 +721,94 @@ class BatchQueue {
   bool cancelled_ = false;
 };
 
+// Appends every fact's excerpt (and a newline) to its source's text, in file order, reading the
+// lines [begin, end) of facts.jsonl.
+Status AppendExcerpts(const std::string& path, const StringMap<uint32_t>& source_index,
+                      std::vector<std::string>& texts, uint64_t* bytes_read, uint64_t begin, uint64_t end) {
+  return ReadFactsImpl(path, bytes_read, [&](const GeneratedFactRecord& r) -> Status {
+    auto it = source_index.find(r.source);
+    if (it == source_index.end()) {
+      return Status::InvalidArgument("source \"" + std::string(r.source) + "\" is not in sources.jsonl");
+    }
+    std::string& text = texts[it->second];
+    if (text.size() + r.excerpt.size() + 1 > UINT32_MAX) {
+      return Status::InvalidArgument("the excerpts of " + std::string(r.source) + " exceed 4 GiB");
+    }
+    text.append(r.excerpt);
+    text += '\n';
+    return Status::OK();
+  }, begin, end);
+}
+
+// The first pass: each source's text from its excerpts. The file is read as two halves on two
+// threads (it is a quarter of the import when read on one), each building its own texts, joined
+// in file order. If either half fails, the file is read again on one thread so that the error
+// names the right line.
+Status ReadSourceTexts(const std::string& path, const StringMap<uint32_t>& source_index,
+                       std::vector<SourceInfo>& sources, uint64_t split_from, uint64_t* bytes_read,
+                       int* threads_used) {
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  uint64_t middle = 0;  // start of the second half: the line after the middle byte
+  if (!ec && size >= split_from) {
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(size / 2));
+    std::string rest;
+    if (in && std::getline(in, rest)) middle = size / 2 + rest.size() + 1;
+    if (middle >= size) middle = 0;
+  }
+  auto sequential = [&] {
+    *threads_used = 1;
+    std::vector<std::string> texts(sources.size());
+    uint64_t read = 0;
+    Status st = AppendExcerpts(path, source_index, texts, &read, 0, UINT64_MAX);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      sources[i].text = std::move(texts[i]);
+      sources[i].text.shrink_to_fit();  // as below
+    }
+    *bytes_read += read;
+    return st;
+  };
+  if (middle == 0) return sequential();
+
+  *threads_used = 2;
+  std::vector<std::string> first(sources.size()), second(sources.size());
+  uint64_t first_read = 0, second_read = 0;
+  Status first_status, second_status;
+  auto read_half = [&](std::vector<std::string>& texts, uint64_t* read, uint64_t begin, uint64_t end) {
+    try {
+      return AppendExcerpts(path, source_index, texts, read, begin, end);
+    } catch (const std::exception& e) {
+      return Status::Aborted(std::string("reading facts: ") + e.what());
+    }
+  };
+  std::thread reader([&] { second_status = read_half(second, &second_read, middle, UINT64_MAX); });
+  first_status = read_half(first, &first_read, 0, middle);
+  reader.join();
+  // The first half counts its lines from the file's start: its error is the file's first.
+  if (!first_status.ok()) return first_status;
+  bool fits = true;
+  for (size_t i = 0; i < sources.size() && fits; ++i) fits = first[i].size() + second[i].size() <= UINT32_MAX;
+  if (!second_status.ok() || !fits) {
+    // Read again on one thread, so that the error names its line as it always has.
+    std::vector<std::string>().swap(first);
+    std::vector<std::string>().swap(second);
+    return sequential();
+  }
+  *bytes_read += first_read + second_read;
+  // Each text exactly as long as it is: the halves grew by doubling, and the
+  // bulk writer keeps up to 192 MiB of these texts for the whole load.
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::string& text = sources[i].text;
+    text.reserve(first[i].size() + second[i].size());
+    text.append(first[i]);
+    text.append(second[i]);
+    std::string().swap(first[i]);
+    std::string().swap(second[i]);
+  }
+  return Status::OK();
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -736,7 +823,7 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
   auto preds = GeneratedCorpusPredicates(schema);
   if (!preds.ok()) return preds.status();
 
-  // Sources, each declared as a document whose one version's text comes after the facts.
+  // First pass: sources, then every source's text from its excerpts.
   auto recs = ReadGeneratedSources(sources_path);
   if (!recs.ok()) return recs.status();
   std::vector<SourceInfo> sources;
@@ -751,9 +838,11 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
     if (!source_index.emplace(r.source, static_cast<uint32_t>(sources.size())).second) {
       return Status::InvalidArgument(where + ": source \"" + r.source + "\" listed twice");
     }
-    sources.push_back(SourceInfo{std::move(r), {}});
+    sources.push_back(SourceInfo{std::move(r), {}, 0, 0});
   }
   recs->clear();
+  CHIPKG_RETURN_IF_ERROR(ReadSourceTexts(facts_path, source_index, sources, options.split_first_pass_from,
+                                         &stats.bytes_read, &stats.first_pass_threads));
 
   auto bulk_or = store.StartBulk();
   if (!bulk_or.ok()) return bulk_or.status().WithContext("starting the bulk load");
@@ -771,14 +860,16 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
     v.fetched_at = *ParseUtcTimestamp(s.rec.retrieved);
     v.as_of = Date::Parse(s.rec.as_of);
     v.content_type = "text/plain";
-    // content_hash: the bulk writer hashes the text when it comes.
-    Status st = bulk->DeclareDocumentVersion(doc, std::move(v));
+    // content_hash: the bulk writer hashes the text itself.
+    s.text_size = s.text.size();
+    v.text = std::move(s.text);  // the second pass needs only the size
+    Status st = bulk->AddDocumentVersion(doc, std::move(v));
     if (!st.ok()) return st.WithContext("document " + doc.id);
     ++stats.documents;
   }
+  stats.first_pass_seconds = SecondsSince(t0);
 
-  // Facts.
-  const auto t_facts = std::chrono::steady_clock::now();
+  // Second pass: facts.
   EntityBook book;
   FactConverter converter(schema, *preds, source_index, sources, book);
   auto count = [&](const Fact& f) {
@@ -834,15 +925,11 @@ Result<BulkImportStats> ImportImpl(Store& store, const Schema& schema, const std
       return bulk->AddFact(std::move(fact));
     }));
   }
-  stats.facts_seconds = SecondsSince(t_facts);
-  // Each text in source order, the order the documents were declared in: the writer then streams
-  // them into their file instead of sorting them.
-  const auto t_texts = std::chrono::steady_clock::now();
   for (auto& s : sources) {
-    Status st = bulk->CompleteDocumentVersion(s.rec.source, std::move(s.text));
-    if (!st.ok()) return st.WithContext("the text of " + s.rec.source + " (its excerpts, in file order)");
+    if (s.cursor != s.text_size) {
+      return Status::Aborted("facts.jsonl changed between the two passes (text of " + s.rec.source + ")");
+    }
   }
-  stats.texts_seconds = SecondsSince(t_texts);
 
   for (const std::string& subject : book.subject_order) {
     Entity e;

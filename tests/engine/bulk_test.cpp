@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <random>
 
@@ -579,110 +578,6 @@ TEST(BulkTest, FailedLoadLeavesNothing) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(store->LastTx(), 2u);
   ExpectStoreHoldsCorpus(*store, corpus, 2, "good-run");
-}
-
-// A load that reads its input once (ImportGeneratedCorpus) declares each
-// version, adds its facts, and gives the text last: the store is the one a
-// load with the texts first makes, every excerpt checked.
-TEST(BulkTest, DeclaredVersionsTakeTheirTextAfterTheirFacts) {
-  TempDir dir;
-  auto store = OpenOrDie(dir.Sub("s"));
-  Corpus corpus(40);
-  auto writer = store->StartBulk();
-  ASSERT_TRUE(writer.ok());
-  for (const auto& e : corpus.entities) ASSERT_TRUE((*writer)->AddEntity(e).ok());
-  for (const auto& d : corpus.docs) {
-    DocumentVersion v = d.version();
-    v.text = "ignored: the text comes later";
-    ASSERT_TRUE((*writer)->DeclareDocumentVersion(d.doc(), v).ok());
-  }
-  // The first half of each document's facts before its text, the rest after.
-  for (const auto& d : corpus.docs) {
-    for (size_t i = 0; i < d.facts().size() / 2; ++i) ASSERT_TRUE((*writer)->AddFact(d.facts()[i]).ok());
-  }
-  for (const auto& d : corpus.docs) {
-    Status s = (*writer)->CompleteDocumentVersion(d.doc().id, d.text());
-    ASSERT_TRUE(s.ok()) << s.ToString();
-  }
-  for (const auto& d : corpus.docs) {
-    for (size_t i = d.facts().size() / 2; i < d.facts().size(); ++i) {
-      ASSERT_TRUE((*writer)->AddFact(d.facts()[i]).ok());
-    }
-  }
-  auto finished = (*writer)->Finish("declared-run");
-  ASSERT_TRUE(finished.ok()) << finished.status().ToString();
-  ExpectStoreHoldsCorpus(*store, corpus, 1, "declared-run");
-}
-
-// Each way a declared version's facts can disagree with the text that comes
-// is refused, by the call that can tell, and the load leaves nothing.
-TEST(BulkTest, ADeclaredVersionIsCheckedWhenItsTextComes) {
-  TempDir dir;
-  auto store = OpenOrDie(dir.Sub("s"));
-  Corpus corpus(20);
-  const DocBuilder& doc = corpus.docs[0];
-  auto load = [&](const std::function<Status(BulkWriter&)>& between) -> Status {
-    auto writer = store->StartBulk();
-    EXPECT_TRUE(writer.ok());
-    CHIPKG_RETURN_IF_ERROR((*writer)->DeclareDocumentVersion(doc.doc(), doc.version()));
-    Status s = between(**writer);
-    auto finished = (*writer)->Finish("refused-run");
-    if (s.ok() && finished.ok()) return Status::Aborted("the load was not refused");
-    EXPECT_FALSE(finished.ok());
-    return s.ok() ? finished.status() : s;
-  };
-  auto expect_refused = [&](const std::string& what, const std::function<Status(BulkWriter&)>& between,
-                            const std::string& message) {
-    SCOPED_TRACE(what);
-    Status s = load(between);
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-    EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
-  };
-  auto add_all = [&](BulkWriter& w, const Fact* replaced, const Fact& by) -> Status {
-    for (const Fact& f : doc.facts()) CHIPKG_RETURN_IF_ERROR(w.AddFact(&f == replaced ? by : f));
-    return Status::OK();
-  };
-  const Fact& third = doc.facts()[2];
-
-  Fact other_words = third;  // same length, other bytes
-  std::string& excerpt = other_words.provenance.excerpt;
-  std::reverse(excerpt.begin(), excerpt.end());
-  ASSERT_NE(excerpt, third.provenance.excerpt);
-  const std::string span = "[" + std::to_string(third.provenance.span_begin) + ", " +
-                           std::to_string(third.provenance.span_end) + ")";
-  expect_refused("an excerpt the text does not have", [&](BulkWriter& w) {
-    CHIPKG_RETURN_IF_ERROR(add_all(w, &third, other_words));
-    return w.CompleteDocumentVersion(doc.doc().id, doc.text());
-  }, "excerpt differs from the text at its span " + span);
-
-  Fact past_the_end = third;
-  past_the_end.provenance.span_begin = static_cast<uint32_t>(doc.text().size());
-  past_the_end.provenance.span_end = past_the_end.provenance.span_begin + static_cast<uint32_t>(excerpt.size());
-  expect_refused("a span past the text's end", [&](BulkWriter& w) {
-    CHIPKG_RETURN_IF_ERROR(add_all(w, &third, past_the_end));
-    return w.CompleteDocumentVersion(doc.doc().id, doc.text());
-  }, "lies outside the text");
-
-  Fact longer = third;
-  longer.provenance.span_end += 1;
-  expect_refused("a span longer than its excerpt", [&](BulkWriter& w) { return add_all(w, &third, longer); },
-                 "does not fit its excerpt");
-
-  expect_refused("a text that never came", [&](BulkWriter& w) { return add_all(w, nullptr, third); },
-                 "declared, and its text never came");
-
-  expect_refused("a second version declared before the first's text",
-                 [&](BulkWriter& w) { return w.DeclareDocumentVersion(doc.doc(), doc.version()); },
-                 "was declared and has no text yet");
-
-  expect_refused("a text for a version not declared", [&](BulkWriter& w) {
-    CHIPKG_RETURN_IF_ERROR(w.CompleteDocumentVersion(doc.doc().id, doc.text()));
-    return w.CompleteDocumentVersion(doc.doc().id, doc.text());
-  }, "no version declared waits for its text");
-
-  EXPECT_EQ(store->LastTx(), 0u);
-  EXPECT_TRUE(store->ListDocuments().value().empty());
-  EXPECT_EQ(store->Statistics().value().facts, 0u);
 }
 
 TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {

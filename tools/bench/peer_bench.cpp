@@ -544,8 +544,7 @@ nlohmann::json LoadChipkg(const std::string& corpus, const std::string& store_pa
   return {{"facts", stats->facts},
           {"ms", Ms(t0, t1)},
           {"schema_ms", Ms(t0, t_schema)},
-          {"facts_ms", stats->facts_seconds * 1000},
-          {"texts_ms", stats->texts_seconds * 1000},
+          {"first_pass_ms", stats->first_pass_seconds * 1000},
           {"finish_ms", stats->finish_seconds * 1000},
           {"documents", stats->documents},
           {"entities", stats->entities}};

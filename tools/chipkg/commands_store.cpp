@@ -207,9 +207,8 @@ int RunImportCorpus(const Args& args, const std::string& dir) {
                (unsigned long long)stats->documents, (unsigned long long)stats->entities, stats->seconds,
                stats->seconds > 0 ? static_cast<double>(stats->facts) / stats->seconds : 0.0);
   if (const char* t = std::getenv("CHIPKG_TIMINGS"); t != nullptr && *t != '\0' && std::string(t) != "0") {
-    std::fprintf(stderr, "chipkg timings: sources %.2f s, facts %.2f s, texts %.2f s, finish %.2f s\n",
-                 stats->seconds - stats->facts_seconds - stats->texts_seconds - stats->finish_seconds,
-                 stats->facts_seconds, stats->texts_seconds, stats->finish_seconds);
+    std::fprintf(stderr, "chipkg timings: first pass %.2f s, facts %.2f s, finish %.2f s\n", stats->first_pass_seconds,
+                 stats->seconds - stats->first_pass_seconds - stats->finish_seconds, stats->finish_seconds);
   }
   return kExitOk;
 }
