@@ -70,9 +70,14 @@ namespace chipkg::codec {
 inline constexpr char kFormatKey[] = "format";
 inline constexpr char kFormatVersion[] = "chipkg-store 3";
 // What an export's format record says: the records an export holds are the
-// same in both store formats (the `contested` CF is derived from spo and is
-// not exported), so exports keep the name of the first.
+// same in every store format (the `contested` CF is derived from spo and is
+// not exported) but for a document's retirement mark, so an export without a
+// retired document keeps the name of the first, and one with a retired
+// document names the format that keeps the mark: a chipkg of an older format
+// then refuses it (FormatMismatch) instead of importing the document as one
+// never retired, whose next changed text would assert its claims again.
 inline constexpr char kExportFormat[] = "chipkg-store 1";
+inline constexpr char kExportFormatWithRetirements[] = "chipkg-store 3";
 // The format before the `contested` CF: read as it is (conflicts passes then
 // read every fact), upgraded in place by the first writer that opens it.
 inline constexpr char kFormatWithoutContested[] = "chipkg-store 1";

@@ -5,6 +5,7 @@
 // Export(Import(Export(s))) == Export(s) byte for byte. Dictionary ids are
 // internal and not exported. Strings that are not valid UTF-8 (a span cut
 // inside a multi-byte character) are written as {"hex": "..."}.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -280,7 +281,12 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
   // without complaint.
   RecordWriter out{out_stream};
   try {
-    out.Write(Json{{"type", "format"}, {"format", codec::kExportFormat}, {"end_record", true}});
+    CHIPKG_ASSIGN_OR_RETURN(std::vector<Document> documents, ListDocuments());
+    const bool any_retired =
+        std::any_of(documents.begin(), documents.end(), [](const Document& d) { return d.retired_tx != 0; });
+    out.Write(Json{{"type", "format"},
+                   {"format", any_retired ? codec::kExportFormatWithRetirements : codec::kExportFormat},
+                   {"end_record", true}});
     CHIPKG_ASSIGN_OR_RETURN(std::vector<Transaction> txs, ListTransactions());
     for (const auto& t : txs) {
       out.Write(Json{{"type", "tx"},
@@ -297,7 +303,6 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
                           {"name", Str(e.name)},
                           {"aliases", StrList(e.aliases)}});
     }
-    CHIPKG_ASSIGN_OR_RETURN(std::vector<Document> documents, ListDocuments());
     for (const auto& d : documents) {
       out.Write(DocumentJson(d));
       CHIPKG_ASSIGN_OR_RETURN(std::vector<DocumentVersion> versions, ListDocumentVersions(d.id, /*with_text=*/true));
@@ -360,9 +365,9 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
       if (!saw_format) {
         if (type != "format") return Status::InvalidArgument(where + ": the first line must be the format record");
         const std::string format = j.at("format").get<std::string>();
-        if (format != codec::kExportFormat) {
+        if (format != codec::kExportFormat && format != codec::kExportFormatWithRetirements) {
           return Status::FormatMismatch(where + ": the export has storage format '" + format + "', this chipkg reads '" +
-                                        codec::kExportFormat + "'");
+                                        codec::kExportFormat + "' and '" + codec::kExportFormatWithRetirements + "'");
         }
         expect_end = j.value("end_record", false);
         saw_format = true;
