@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <pty.h>
+#include <rocksdb/db.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -706,6 +707,36 @@ TEST_F(ToolsTest, ADbThatIsNotAStoreSaysWhatItIs) {
     EXPECT_FALSE(Contains(o.err, "ingesting bundled datasets")) << o.err;
   }
   EXPECT_EQ(std::distance(fs::directory_iterator(other), fs::directory_iterator()), 1);
+  // Another application's RocksDB (a CURRENT file: writers take the run lock
+  // before the open) is refused by every writing command, and left as it was.
+  const fs::path foreign = g_sandbox->root() / "foreign-rocksdb";
+  {
+    rocksdb::Options options;
+    options.create_if_missing = true;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(options, foreign.string(), &db).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "their key", "their value").ok());
+    delete db;
+  }
+  auto listing = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(foreign)) names.insert(entry.path().filename().string());
+    return names;
+  };
+  const std::set<std::string> before = listing();
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"retire", "doc-x"}, {"reinstate", "doc-x"},
+           {"ingest", "--manifest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json"}}) {
+    std::vector<std::string> a = args;
+    a.push_back("--db");
+    a.push_back(foreign.string());
+    Output o = Chipkg(a);
+    EXPECT_NE(o.code, 0) << args[0];
+    EXPECT_TRUE(Contains(o.err, "is not a chipkg store")) << args[0] << ": " << o.err;
+    EXPECT_EQ(listing(), before) << args[0];
+  }
+  EXPECT_FALSE(fs::exists(foreign / "ingest.lock"));
+
   Output file = Chipkg({"stats", "--db", (other / "000042.sst").string()});
   EXPECT_EQ(file.code, 1);
   EXPECT_TRUE(Contains(file.err, "is a file, not a store directory")) << file.err;

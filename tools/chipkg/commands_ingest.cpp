@@ -77,7 +77,11 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
   // store's directory must stay empty until the store is made in it.)
   std::optional<RunLock> lock;
   std::error_code ec;
+  // A lock file this run made goes again if the open refuses the directory
+  // (another application's RocksDB, a damaged store): it is not ours to fill.
+  bool made_lock_file = false;
   if (std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
+    made_lock_file = !std::filesystem::exists(RunLock::PathFor(path), ec);
     auto first = RunLock::Acquire(RunLock::PathFor(path));
     if (!first.ok()) {
       const std::string pid = RunLock::HolderPid(RunLock::PathFor(path));
@@ -91,6 +95,10 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
     lock.emplace(std::move(*first));
   }
   auto store = Store::Open(path);
+  if (!store.ok() && made_lock_file) {
+    std::filesystem::remove(RunLock::PathFor(path), ec);  // while still locked: no other run took it
+    lock.reset();
+  }
   if (!store.ok()) {
     // Another writer: if it is an ingest, its run lock's file names its pid
     // (unless the run lock is this process's: then the writer is no ingest).
