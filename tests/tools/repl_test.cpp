@@ -816,7 +816,8 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   EXPECT_EQ(part.code, 2);
   EXPECT_TRUE(Contains(part.err, "'copy' is only part of catalog-copy: retire takes a document's whole id")) << part.err;
   Output unknown = Chipkg({"retire", "no-such-document", "--db", store});
-  EXPECT_EQ(unknown.code, 2);
+  EXPECT_EQ(unknown.code, 1);  // as source's: a failure, not a usage slip
+  EXPECT_EQ(Chipkg({"source", "no-such-document", "--db", store}).code, 1);
   EXPECT_TRUE(Contains(unknown.err, "no document 'no-such-document'")) << unknown.err;
   // A URL or a title two documents share names neither: the copy's and the original's are the same.
   Output shared = Chipkg({"retire", "AWS Trainium (Trn1)", "--db", store});

@@ -332,6 +332,9 @@ std::optional<Document> WholeDocumentNamed(const Store& store, const std::string
     PrintError(near.ok() ? "'" + name + "' is only part of " + near->id + ": " + command +
                                " takes a document's whole id, URL or title (chipkg " + command + " " + near->id + ")"
                          : near.status().message());
+    // No such document fails as `source`'s does; a part of a name is a usage slip.
+    exit_code = near.ok() ? kExitUsage : kExitFailed;
+    return std::nullopt;
   } else {
     PrintError("'" + name + "' is the URL or title of " + std::to_string(matches.size()) + " documents (" + ids +
                "): " + command + " one by its id");
