@@ -925,26 +925,8 @@ Status StoreImpl::CheckFormatAndLoad(bool fresh, bool reader) {
 // once; the format record, written with the marks, says it is done.
 Status StoreImpl::MarkEarlierRetirements() {
   std::lock_guard lock(write_mu_);
-  static constexpr std::string_view kBefore = "document ", kAfter = " retired: every claim it made withdrawn",
-                                   kReinstated = " reinstated: ";
-  std::map<std::string, TxId> retired;
+  CHIPKG_ASSIGN_OR_RETURN(const auto retired, RetiredAsOf(std::nullopt));
   std::string value;
-  Status status;
-  CHIPKG_RETURN_IF_ERROR(Scan(codec::kTxCf, "", "", 0, [&](std::string_view key, std::string_view raw) {
-    Transaction t;
-    if (!codec::DecodeTx(key, raw, &t)) {
-      status = Status::Corruption("an undecodable transaction record in " + path_);
-      return false;
-    }
-    const std::string& d = t.description;
-    if (d.size() > kBefore.size() + kAfter.size() && d.starts_with(kBefore) && d.ends_with(kAfter)) {
-      retired[d.substr(kBefore.size(), d.size() - kBefore.size() - kAfter.size())] = t.id;
-    } else if (const size_t at = d.find(kReinstated); d.starts_with(kBefore) && at != std::string::npos) {
-      retired.erase(d.substr(kBefore.size(), at - kBefore.size()));  // undone since (maybe with no claim)
-    }
-    return true;
-  }));
-  CHIPKG_RETURN_IF_ERROR(status);
   rocksdb::WriteBatch batch;
   std::vector<std::string> marked;
   for (const auto& [id, tx] : retired) {
@@ -3489,6 +3471,33 @@ Result<std::vector<DocumentVersion>> StoreImpl::ListAllDocumentVersions() const 
                               }));
   CHIPKG_RETURN_IF_ERROR(status);
   return out;
+}
+
+// The log's descriptions of RetireDocument and ReinstateDocument (below):
+// "document D retired: every claim it made withdrawn", "document D
+// reinstated: ...". A chipkg of format 2 wrote the first too.
+Result<std::map<std::string, TxId>> StoreImpl::RetiredAsOf(std::optional<TxId> as_of_tx) const {
+  static constexpr std::string_view kBefore = "document ", kAfter = " retired: every claim it made withdrawn",
+                                   kReinstated = " reinstated: ";
+  std::map<std::string, TxId> retired;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kTxCf, "", "", 0, [&](std::string_view key, std::string_view raw) {
+    Transaction t;
+    if (!codec::DecodeTx(key, raw, &t)) {
+      status = Status::Corruption("an undecodable transaction record in " + path_);
+      return false;
+    }
+    if (as_of_tx && t.id > *as_of_tx) return false;
+    const std::string& d = t.description;
+    if (d.size() > kBefore.size() + kAfter.size() && d.starts_with(kBefore) && d.ends_with(kAfter)) {
+      retired[d.substr(kBefore.size(), d.size() - kBefore.size() - kAfter.size())] = t.id;
+    } else if (const size_t at = d.find(kReinstated); d.starts_with(kBefore) && at != std::string::npos) {
+      retired.erase(d.substr(kBefore.size(), at - kBefore.size()));  // undone since (maybe with no claim)
+    }
+    return true;
+  }));
+  CHIPKG_RETURN_IF_ERROR(status);
+  return retired;
 }
 
 Result<std::vector<Transaction>> StoreImpl::ListTransactions() const {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -315,6 +316,11 @@ class Store {
   virtual Result<std::vector<DocumentVersion>> ListAllDocumentVersions() const = 0;
 
   virtual Result<std::vector<Transaction>> ListTransactions() const = 0;
+  // The documents retired at `as_of_tx` (now when none), each with the
+  // transaction that retired it, from the log: the retirements made by then
+  // and not undone by a reinstatement by then. A document's record says only
+  // whether it is retired now (Document::retired_tx). One pass over the log.
+  virtual Result<std::map<std::string, TxId>> RetiredAsOf(std::optional<TxId> as_of_tx) const = 0;
   virtual TxId LastTx() const = 0;
   virtual Result<StoreStats> Statistics() const = 0;
 

@@ -313,6 +313,7 @@ class StoreImpl final : public Store {
                                                             bool with_text) const override;
 
   Result<std::vector<Transaction>> ListTransactions() const override;
+  Result<std::map<std::string, TxId>> RetiredAsOf(std::optional<TxId> as_of_tx) const override;
   TxId LastTx() const override { return last_tx_.load(); }
   Result<StoreStats> Statistics() const override;
 

@@ -883,12 +883,27 @@ Result<ConflictReport> Conflicts(const Store& store, const Schema& schema, const
 
 namespace {
 
+// The documents retired at `as_of_tx`, from the log; none asked (now): the
+// records' marks say it.
+Result<std::map<std::string, TxId>> RetiredThen(const Store& store, std::optional<TxId> as_of_tx) {
+  if (!as_of_tx) return std::map<std::string, TxId>{};
+  auto retired = store.RetiredAsOf(as_of_tx);
+  if (!retired.ok()) return retired.status().WithContext("reading the retirements in the log");
+  return retired;
+}
+
 // A document as it stood after `as_of_tx` (now when none): its versions and
-// facts until then, a later retraction not yet made.
-Result<SourceSummary> Summarise(const Store& store, const Document& doc, std::optional<TxId> as_of_tx) {
+// facts until then, a later retraction not yet made, and its retirement then
+// (`retired_then`: RetiredThen's), which a later reinstatement has since
+// cleared from its record, or a later retirement set.
+Result<SourceSummary> Summarise(const Store& store, const Document& doc, std::optional<TxId> as_of_tx,
+                                const std::map<std::string, TxId>& retired_then) {
   SourceSummary s;
   s.document = doc;
-  if (as_of_tx && doc.retired_tx > *as_of_tx) s.document.retired_tx = 0;  // not retired yet
+  if (as_of_tx) {
+    auto it = retired_then.find(doc.id);
+    s.document.retired_tx = it != retired_then.end() ? it->second : 0;
+  }
   auto versions = store.ListDocumentVersions(doc.id, false);
   if (!versions.ok()) return versions.status().WithContext("versions of " + doc.id);
   s.versions = std::move(*versions);
@@ -911,6 +926,10 @@ Result<SourceSummary> Summarise(const Store& store, const Document& doc, std::op
     }
   }
   s.subjects = subjects.size();
+  // A chipkg of format 2 let a retired document's changed text assert claims
+  // again without a reinstatement in the log: claims standing then say it
+  // was not retired then.
+  if (as_of_tx && s.live_facts > 0) s.document.retired_tx = 0;
   return s;
 }
 
@@ -920,8 +939,10 @@ Result<SourcesReport> Sources(const Store& store, const Options& options) {
   SourcesReport report;
   auto docs = store.ListDocuments();
   if (!docs.ok()) return docs.status().WithContext("listing documents");
+  auto retired_then = RetiredThen(store, options.view.as_of_tx);
+  if (!retired_then.ok()) return retired_then.status();
   for (const Document& d : *docs) {
-    auto s = Summarise(store, d, options.view.as_of_tx);
+    auto s = Summarise(store, d, options.view.as_of_tx, *retired_then);
     if (!s.ok()) return s.status();
     // A document first stored after the report's point in time was not there yet.
     if (options.view.as_of_tx && s->versions.empty()) continue;
@@ -934,7 +955,9 @@ Result<SourceReport> Source(const Store& store, const std::string& document, con
   auto doc = FindDocument(store, document);
   if (!doc.ok()) return doc.status();
   SourceReport report;
-  auto s = Summarise(store, *doc, options.view.as_of_tx);
+  auto retired_then = RetiredThen(store, options.view.as_of_tx);
+  if (!retired_then.ok()) return retired_then.status();
+  auto s = Summarise(store, *doc, options.view.as_of_tx, *retired_then);
   if (!s.ok()) return s.status();
   if (options.view.as_of_tx && s->versions.empty()) {
     return Status::NotFound("document " + doc->id + " was not stored yet at tx " + std::to_string(*options.view.as_of_tx));

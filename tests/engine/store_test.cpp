@@ -602,6 +602,13 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_EQ(store->ListTransactions().value().back().description,
             "document doc-diff reinstated: the claims of its latest version asserted again");
   EXPECT_TRUE(store->ReinstateDocument(loaded.doc(), loaded.facts(), "run-x").status().IsInvalidArgument());
+  // The record says it is not retired now; the log says when it was.
+  using Retired = std::map<std::string, TxId>;
+  EXPECT_EQ(store->RetiredAsOf(retired->tx - 1).value(), Retired{});
+  EXPECT_EQ(store->RetiredAsOf(retired->tx).value(), (Retired{{"doc-diff", retired->tx}}));
+  EXPECT_EQ(store->RetiredAsOf(back->tx - 1).value(), (Retired{{"doc-diff", retired->tx}}));
+  EXPECT_EQ(store->RetiredAsOf(back->tx).value(), Retired{});
+  EXPECT_EQ(store->RetiredAsOf(std::nullopt).value(), Retired{});
   // A reinstated document takes new versions with claims again.
   DocBuilder v4{"doc-diff"};
   v4.AddText("Fourth page");

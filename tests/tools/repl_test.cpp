@@ -883,6 +883,25 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   EXPECT_TRUE(Contains(back.err, ": catalog-copy: version 2 read again, ")) << back.err;
   EXPECT_TRUE(Contains(back.err, " claims asserted (tx ")) << back.err;
   EXPECT_EQ(cited(), twice);
+  // Reinstated now, but retired as the store stood between the two (the
+  // record's mark is gone; the log says it), and not before.
+  const std::string between_tx = std::to_string(std::stoull(retired_at));
+  Output between = Chipkg({"source", "catalog-copy", "--as-at", "tx " + between_tx, "--db", store});
+  ASSERT_EQ(between.code, 0) << between.err;
+  EXPECT_TRUE(Contains(between.out, "retired by tx " + between_tx + ": no claim standing (")) << between.out;
+  Output listed_between =
+      Chipkg({"sources", "--format", "json", "--as-at", "tx " + between_tx, "--db", store});
+  ASSERT_EQ(listed_between.code, 0) << listed_between.err;
+  const nlohmann::json then_listed = nlohmann::json::parse(listed_between.out);
+  for (const auto& s : then_listed["sources"]) {
+    EXPECT_EQ(s["retired_tx"].is_null(), s["id"] != "catalog-copy") << s.dump();
+  }
+  Output now = Chipkg({"source", "catalog-copy", "--db", store});
+  ASSERT_EQ(now.code, 0) << now.err;
+  EXPECT_FALSE(Contains(now.out, "retired")) << now.out;
+  Output before_again = Chipkg({"source", "catalog-copy", "--as-at", "tx " + before_tx, "--db", store});
+  ASSERT_EQ(before_again.code, 0) << before_again.err;
+  EXPECT_FALSE(Contains(before_again.out, "retired")) << before_again.out;
 }
 
 // A kind new to the store and a letter from one it has is named at ingest
