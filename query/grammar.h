@@ -120,6 +120,7 @@ struct kw_in : keyword<TAO_PEGTL_ISTRING("in")> {};
 struct kw_with : keyword<TAO_PEGTL_ISTRING("with")> {};
 struct kw_evidence : keyword<TAO_PEGTL_ISTRING("evidence")> {};
 struct kw_ignoring : keyword<TAO_PEGTL_ISTRING("ignoring")> {};
+struct kw_is : keyword<TAO_PEGTL_ISTRING("is")> {};
 
 struct reserved_word
     : sor<kw_find, kw_count, kw_facts, kw_conflicts, kw_about, kw_where, kw_and, kw_or, kw_not, kw_show,
@@ -222,8 +223,20 @@ struct condition;
 struct group_end : seq<one<')'>, sp> {};
 struct group : if_must<open_paren, condition, group_end> {};
 struct comparison : if_must<attribute_ref, comparison_operator_expected, value_expected> {};
+// "foundry is reported", "memory is not published", "tdp is not unknown": the
+// tests reported(a), not_published(a), unknown(a) and conflicting(a) as a
+// researcher says them ("published" is "reported").
+struct state_not_published
+    : sor<seq<word_boundary<TAO_PEGTL_ISTRING("not")>, sp, word_boundary<TAO_PEGTL_ISTRING("published")>>,
+          word_boundary<TAO_PEGTL_ISTRING("not_published")>> {};
+struct state_negated : kw_not {};
+struct state_name
+    : sor<word_boundary<TAO_PEGTL_ISTRING("reported")>, word_boundary<TAO_PEGTL_ISTRING("published")>,
+          word_boundary<TAO_PEGTL_ISTRING("unknown")>, word_boundary<TAO_PEGTL_ISTRING("conflicting")>> {};
+struct state_expected : seq<sor<state_not_published, seq<opt<state_negated>, state_name>>, sp> {};
+struct state_test : seq<attribute_ref, kw_is, must<state_expected>> {};
 struct negation;
-struct factor : sor<negation, group, call, comparison> {};
+struct factor : sor<negation, group, call, state_test, comparison> {};
 struct factor_expected : seq<factor> {};
 struct negation : if_must<kw_not, factor_expected> {};
 struct conjunction : seq<factor, star<if_must<kw_and, factor_expected>>> {};
@@ -353,6 +366,9 @@ template <> inline constexpr const char* error_message<group_end> =
     "expected ')' to close the group, or 'and'/'or' to continue the condition";
 template <> inline constexpr const char* error_message<comparison_operator_expected> =
     "expected a comparison operator after the attribute: =, !=, <, <=, >, >= or contains";
+template <> inline constexpr const char* error_message<state_expected> =
+    "expected reported, not published, unknown or conflicting after 'is' (a value is compared with '=', "
+    "as in foundry = TSMC)";
 template <> inline constexpr const char* error_message<value_expected> =
     "expected a value to compare with: a number with a unit (64 GB), a date (2024-06), a quoted name, "
     "true/false, or a word such as TSMC";

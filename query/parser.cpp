@@ -79,10 +79,12 @@ using Selector = pegtl::parse_tree::selector<
         g::kind_name, g::entity_word, g::string_literal, g::attribute_name, g::qualifier_key, g::qualifier_word,
         g::function_name, g::option_name, g::number, g::unit, g::date_literal, g::year_literal,
         g::timestamp_literal, g::boolean_literal, g::word_literal, g::comparison_operator, g::direction,
-        g::integer, g::site_word, g::document_kind, g::document_word, g::run_word>,
+        g::integer, g::site_word, g::document_kind, g::document_word, g::run_word, g::state_not_published,
+        g::state_negated, g::state_name>,
     pegtl::parse_tree::remove_content::on<
         g::find_statement, g::count_statement, g::facts_statement, g::conflicts_statement, g::lookup_statement,
         g::where_clause, g::about_clause, g::disjunction, g::conjunction, g::negation, g::comparison, g::call,
+        g::state_test,
         g::option_argument, g::attribute_ref, g::qualifier, g::quantity, g::show_clause, g::column,
         g::order_clause, g::order_key, g::group_clause, g::limit_clause, g::using_clause, g::prefer_clause, g::site_source,
         g::from_clause, g::valid_time, g::tx_point, g::run_point, g::transaction_time, g::tolerance_clause,
@@ -269,6 +271,8 @@ class Converter {
     } else if (n.is_type<g::call>()) {
       c.kind = Condition::Kind::kCall;
       c.call = ConvertCall(n);
+    } else if (n.is_type<g::state_test>()) {
+      return ConvertStateTest(n);
     } else if (n.is_type<g::comparison>()) {
       c.kind = Condition::Kind::kComparison;
       c.comparison.attribute = ConvertAttribute(*n.children.at(0));
@@ -319,6 +323,43 @@ class Converter {
       }
     }
     return a;
+  }
+
+  // "foundry is not reported" is not(reported(foundry)): the same condition
+  // as the call, so that answers, reasons and errors read alike.
+  Condition ConvertStateTest(const Node& n) {
+    Condition test;
+    test.pos = Pos(n);
+    test.kind = Condition::Kind::kCall;
+    test.call.pos = Pos(n);
+    bool negated = false;
+    for (size_t i = 1; i < n.children.size(); ++i) {
+      const Node& word = *n.children[i];
+      if (word.is_type<g::state_negated>()) {
+        negated = true;
+      } else if (word.is_type<g::state_not_published>()) {
+        test.call.name = "not_published";
+      } else {
+        std::string name = word.string();
+        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        test.call.name = name == "published" ? "reported" : name;
+      }
+    }
+    const AttributeRef ref = ConvertAttribute(*n.children.at(0));
+    Argument arg;
+    arg.pos = ref.pos;
+    arg.value.kind = Literal::Kind::kWord;
+    arg.value.text = ref.name;
+    arg.value.source = ref.name;
+    arg.value.pos = ref.pos;
+    arg.qualifiers = ref.qualifiers;
+    test.call.args.push_back(std::move(arg));
+    if (!negated) return test;
+    Condition negation;
+    negation.pos = test.pos;
+    negation.kind = Condition::Kind::kNot;
+    negation.children.push_back(std::move(test));
+    return negation;
   }
 
   Call ConvertCall(const Node& n) {

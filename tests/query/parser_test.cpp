@@ -68,6 +68,53 @@ TEST(ParserTest, CallsWithStringsWordsAndOptions) {
   EXPECT_EQ(q.show[1].attribute.name, "foundry");
 }
 
+// "foundry is reported" is the test reported(foundry), as a researcher says
+// it; negated and qualified alike, and "is" before a value says how to
+// compare one.
+TEST(ParserTest, AttributeIsStateReadsAsTheTest) {
+  struct Case {
+    const char* text;
+    const char* call;
+    bool negated;
+  };
+  for (const Case& c : {Case{"foundry is reported", "reported", false}, Case{"foundry IS Published", "reported", false},
+                        Case{"foundry is not reported", "reported", true},
+                        Case{"foundry is not published", "not_published", false},
+                        Case{"foundry is not_published", "not_published", false},
+                        Case{"foundry is unknown", "unknown", false}, Case{"foundry is not unknown", "unknown", true},
+                        Case{"foundry is conflicting", "conflicting", false}}) {
+    SCOPED_TRACE(c.text);
+    Query q = MustParse(std::string("find chip where ") + c.text);
+    ASSERT_TRUE(q.where.has_value());
+    const Condition* test = &*q.where;
+    if (c.negated) {
+      ASSERT_EQ(test->kind, Condition::Kind::kNot);
+      test = &test->children.at(0);
+    }
+    ASSERT_EQ(test->kind, Condition::Kind::kCall);
+    EXPECT_EQ(test->call.name, c.call);
+    ASSERT_EQ(test->call.args.size(), 1u);
+    EXPECT_EQ(test->call.args[0].value.kind, Literal::Kind::kWord);
+    EXPECT_EQ(test->call.args[0].value.text, "foundry");
+  }
+  Query q = MustParse("find chip where memory >= 64 GB and peak_throughput{format=fp8} is not published or tdp < 1 W");
+  ASSERT_EQ(q.where->kind, Condition::Kind::kOr);
+  const Condition& conj = q.where->children.at(0);
+  ASSERT_EQ(conj.kind, Condition::Kind::kAnd);
+  const Call& call = conj.children.at(1).call;
+  EXPECT_EQ(call.name, "not_published");
+  EXPECT_EQ(call.args.at(0).value.text, "peak_throughput");
+  EXPECT_EQ(call.args.at(0).qualifiers.at("format"), "fp8");
+  // A phrase and its call are the same query.
+  EXPECT_EQ(MustParse("find chip where foundry is not reported").where->children.at(0).call.name,
+            MustParse("find chip where not reported(foundry)").where->children.at(0).call.name);
+  EXPECT_EQ(ErrorOf("find chip where foundry is TSMC"),
+            "line 1, column 28: expected reported, not published, unknown or conflicting after 'is' (a value is "
+            "compared with '=', as in foundry = TSMC)\n"
+            "  find chip where foundry is TSMC\n"
+            "                             ^");
+}
+
 // `evidence` is a keyword only after `with`; elsewhere it is the data-center
 // attribute of that name.
 TEST(ParserTest, EvidenceIsAnAttributeExceptAfterWith) {
