@@ -2325,7 +2325,7 @@ class Evaluator {
       result.notes.push_back("left out because the condition is unknown for them (no claim, \"not published\", or "
                              "a date too coarse to decide): " + names);
     }
-    if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + " rows");
+    if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + (*q_.limit == 1 ? " row" : " rows"));
     if (counting) {
       result.count = counted;
       if (!disputed.empty()) {

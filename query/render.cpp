@@ -219,16 +219,19 @@ void RenderText(const QueryResult& r, Sink& out) {
       const Row& row = r.rows[i];
       std::string block;
       for (const Reason& reason : row.reasons) {
+        auto evidence = [](const Reason::Evidence& e) {
+          const std::string marks = Marks(e.support);
+          return marks.empty() ? e.text : e.text + " " + marks;
+        };
         std::string line = "    " + reason.test + ":";
-        for (size_t k = 0; k < reason.supporting.size(); ++k) {
-          line += (k ? "; " : " ") + reason.supporting[k].text + " " + Marks(reason.supporting[k].support);
-        }
+        for (size_t k = 0; k < reason.supporting.size(); ++k) line += (k ? "; " : " ") + evidence(reason.supporting[k]);
+        // `not reported(foundry)` of a chip no source says anything about
+        // has no claim to show for it: said, rather than a line that stops.
+        if (reason.supporting.empty() && reason.contradicting.empty()) line += " no source says anything";
         block += line + "\n";
         if (!reason.contradicting.empty()) {
           std::string con = "      contradicted by:";
-          for (size_t k = 0; k < reason.contradicting.size(); ++k) {
-            con += (k ? "; " : " ") + reason.contradicting[k].text + " " + Marks(reason.contradicting[k].support);
-          }
+          for (size_t k = 0; k < reason.contradicting.size(); ++k) con += (k ? "; " : " ") + evidence(reason.contradicting[k]);
           block += con + "\n";
         }
       }
