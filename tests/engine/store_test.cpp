@@ -609,11 +609,18 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_EQ(store->RetiredAsOf(back->tx - 1).value(), (Retired{{"doc-diff", retired->tx}}));
   EXPECT_EQ(store->RetiredAsOf(back->tx).value(), Retired{});
   EXPECT_EQ(store->RetiredAsOf(std::nullopt).value(), Retired{});
+  EXPECT_EQ(store->RetiredAsOf(0).value(), Retired{});
   // A reinstated document takes new versions with claims again.
   DocBuilder v4{"doc-diff"};
   v4.AddText("Fourth page");
   v4.Add("chip:a", "tdp", Value::Quantity(600, "watts", "600 W"), "TDP 600 W");
   EXPECT_EQ(store->WriteDocumentVersion(v4.doc(), v4.version(), v4.facts(), "run-5").value().facts_added, 1u);
+  // Retired again: the log's latest retirement is the one that stands.
+  auto second = store->RetireDocument("doc-diff", "run-5b");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(store->RetiredAsOf(std::nullopt).value(), (Retired{{"doc-diff", second->tx}}));
+  EXPECT_EQ(store->RetiredAsOf(second->tx - 1).value(), Retired{});
+  EXPECT_EQ(store->RetiredAsOf(back->tx - 1).value(), (Retired{{"doc-diff", retired->tx}}));
 
   // A document with no standing claim is marked all the same.
   DocBuilder quiet{"doc-quiet"};

@@ -818,6 +818,9 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   Output unknown = Chipkg({"retire", "no-such-document", "--db", store});
   EXPECT_EQ(unknown.code, 1);  // as source's: a failure, not a usage slip
   EXPECT_EQ(Chipkg({"source", "no-such-document", "--db", store}).code, 1);
+  Output several = Chipkg({"retire", "atalog", "--db", store});  // part of both ids: a usage slip, as for source
+  EXPECT_EQ(several.code, 2) << several.err;
+  EXPECT_EQ(Chipkg({"source", "atalog", "--db", store}).code, 2);
   EXPECT_TRUE(Contains(unknown.err, "no document 'no-such-document'")) << unknown.err;
   // A URL or a title two documents share names neither: the copy's and the original's are the same.
   Output shared = Chipkg({"retire", "AWS Trainium (Trn1)", "--db", store});
@@ -893,9 +896,18 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
       Chipkg({"sources", "--format", "json", "--as-at", "tx " + between_tx, "--db", store});
   ASSERT_EQ(listed_between.code, 0) << listed_between.err;
   const nlohmann::json then_listed = nlohmann::json::parse(listed_between.out);
+  ASSERT_TRUE(then_listed.contains("sources")) << listed_between.out;
+  ASSERT_GE(then_listed["sources"].size(), 2u) << listed_between.out;
+  bool copy_listed = false;
   for (const auto& s : then_listed["sources"]) {
-    EXPECT_EQ(s["retired_tx"].is_null(), s["id"] != "catalog-copy") << s.dump();
+    if (s["id"] == "catalog-copy") {
+      copy_listed = true;
+      EXPECT_EQ(s["retired_tx"], std::stoull(between_tx)) << s.dump();
+    } else {
+      EXPECT_TRUE(s["retired_tx"].is_null()) << s.dump();
+    }
   }
+  EXPECT_TRUE(copy_listed) << listed_between.out;
   Output now = Chipkg({"source", "catalog-copy", "--db", store});
   ASSERT_EQ(now.code, 0) << now.err;
   EXPECT_FALSE(Contains(now.out, "retired")) << now.out;

@@ -75,13 +75,14 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
   // a second run started while the first was opening met RocksDB's lock
   // before the first had written its pid, and could not name it. (A new
   // store's directory must stay empty until the store is made in it.)
+  // Only where a chipkg writer has been (its lock file, never deleted: see
+  // ingest/lock.h) does the lock come first; elsewhere the open decides
+  // whether the directory is a store before anything is made in it, so
+  // another application's RocksDB gets no lock file of ours.
   std::optional<RunLock> lock;
   std::error_code ec;
-  // A lock file this run made goes again if the open refuses the directory
-  // (another application's RocksDB, a damaged store): it is not ours to fill.
-  bool made_lock_file = false;
-  if (std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
-    made_lock_file = !std::filesystem::exists(RunLock::PathFor(path), ec);
+  if (std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec) &&
+      std::filesystem::exists(RunLock::PathFor(path), ec)) {
     auto first = RunLock::Acquire(RunLock::PathFor(path));
     if (!first.ok()) {
       const std::string pid = RunLock::HolderPid(RunLock::PathFor(path));
@@ -95,10 +96,6 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
     lock.emplace(std::move(*first));
   }
   auto store = Store::Open(path);
-  if (!store.ok() && made_lock_file) {
-    std::filesystem::remove(RunLock::PathFor(path), ec);  // while still locked: no other run took it
-    lock.reset();
-  }
   if (!store.ok()) {
     // Another writer: if it is an ingest, its run lock's file names its pid
     // (unless the run lock is this process's: then the writer is no ingest).
@@ -333,7 +330,7 @@ std::optional<Document> WholeDocumentNamed(const Store& store, const std::string
                                " takes a document's whole id, URL or title (chipkg " + command + " " + near->id + ")"
                          : near.status().message());
     // No such document fails as `source`'s does; a part of a name is a usage slip.
-    exit_code = near.ok() ? kExitUsage : kExitFailed;
+    exit_code = near.ok() || near.status().IsInvalidArgument() ? kExitUsage : kExitFailed;
     return std::nullopt;
   } else {
     PrintError("'" + name + "' is the URL or title of " + std::to_string(matches.size()) + " documents (" + ids +
