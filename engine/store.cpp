@@ -1265,6 +1265,14 @@ Result<StoreImpl::StoredLatest> StoreImpl::ReadStoredLatest(const std::string& i
   return StoredLatest{std::move(*doc), *did, *latest};
 }
 
+namespace {
+// What the log says of a retirement and a reinstatement, after "document D "
+// (WriteVersionFacts): RetiredAsOf reads the log back by these texts, so
+// they are written and read from one place. Format 2 wrote the first too.
+constexpr std::string_view kRetiredInLog = "retired: every claim it made withdrawn";
+constexpr std::string_view kReinstatedInLog = "reinstated: the claims of its latest version asserted again";
+}  // namespace
+
 Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, const std::string& run_id) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
@@ -1278,7 +1286,7 @@ Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, c
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/false));
   const Document doc = stored.doc;
   return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored.doc), /*restate=*/true,
-                           "retired: every claim it made withdrawn", Retirement::kRetire);
+                           std::string(kRetiredInLog), Retirement::kRetire);
 }
 
 Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vector<Fact> facts,
@@ -1291,8 +1299,7 @@ Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vect
   }
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
   return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
-                           /*restate=*/true, "reinstated: the claims of its latest version asserted again",
-                           Retirement::kReinstate);
+                           /*restate=*/true, std::string(kReinstatedInLog), Retirement::kReinstate);
 }
 
 Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
@@ -3473,12 +3480,21 @@ Result<std::vector<DocumentVersion>> StoreImpl::ListAllDocumentVersions() const 
   return out;
 }
 
-// The log's descriptions of RetireDocument and ReinstateDocument (below):
-// "document D retired: every claim it made withdrawn", "document D
-// reinstated: ...". A chipkg of format 2 wrote the first too.
+// Read from the log's descriptions of RetireDocument and ReinstateDocument,
+// "document D " and the fixed text of each (kRetiredInLog, kReinstatedInLog).
+// Each is matched whole, both ends, so that an id holding a phrase of either
+// (a path may) is read as the id it is.
 Result<std::map<std::string, TxId>> StoreImpl::RetiredAsOf(std::optional<TxId> as_of_tx) const {
-  static constexpr std::string_view kBefore = "document ", kAfter = " retired: every claim it made withdrawn",
-                                   kReinstated = " reinstated: ";
+  static constexpr std::string_view kBefore = "document ";
+  // The id between "document " and " " + the fixed text; nullopt for another description.
+  auto id_in = [](const std::string& d, std::string_view what) -> std::optional<std::string> {
+    if (d.size() <= kBefore.size() + 1 + what.size() || !d.starts_with(kBefore) || !d.ends_with(what)) {
+      return std::nullopt;
+    }
+    const size_t space = d.size() - what.size() - 1;
+    if (d[space] != ' ') return std::nullopt;
+    return d.substr(kBefore.size(), space - kBefore.size());
+  };
   std::map<std::string, TxId> retired;
   Status status;
   CHIPKG_RETURN_IF_ERROR(Scan(codec::kTxCf, "", "", 0, [&](std::string_view key, std::string_view raw) {
@@ -3488,11 +3504,10 @@ Result<std::map<std::string, TxId>> StoreImpl::RetiredAsOf(std::optional<TxId> a
       return false;
     }
     if (as_of_tx && t.id > *as_of_tx) return false;
-    const std::string& d = t.description;
-    if (d.size() > kBefore.size() + kAfter.size() && d.starts_with(kBefore) && d.ends_with(kAfter)) {
-      retired[d.substr(kBefore.size(), d.size() - kBefore.size() - kAfter.size())] = t.id;
-    } else if (const size_t at = d.find(kReinstated); d.starts_with(kBefore) && at != std::string::npos) {
-      retired.erase(d.substr(kBefore.size(), at - kBefore.size()));  // undone since (maybe with no claim)
+    if (std::optional<std::string> id = id_in(t.description, kRetiredInLog)) {
+      retired[*id] = t.id;
+    } else if (std::optional<std::string> back = id_in(t.description, kReinstatedInLog)) {
+      retired.erase(*back);  // undone since (maybe with no claim)
     }
     return true;
   }));

@@ -633,6 +633,30 @@ TEST(StoreTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_TRUE(store->ReinstateDocument(Document{.id = "doc-none"}, {}, "run-x").status().IsNotFound());
 }
 
+// The log is read back by its texts: an id that holds a phrase of them (a
+// path may hold any words) is still the id it is, and another id that
+// begins as it does is not touched.
+TEST(StoreTest, RetiredAsOfReadsIdsThatHoldTheLogsOwnWords) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  const std::string odd = "notes reinstated: draft retired: every claim it made withdrawn";
+  DocBuilder oddly_named{odd};
+  oddly_named.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), "TDP 500 W");
+  DocBuilder prefix{"notes"};
+  ASSERT_TRUE(store->WriteDocumentVersion(oddly_named.doc(), oddly_named.version(), oddly_named.facts(), "r1").ok());
+  ASSERT_TRUE(store->WriteDocumentVersion(prefix.doc(), prefix.version(), {}, "r2").ok());
+  auto notes = store->RetireDocument("notes", "r3");
+  ASSERT_TRUE(notes.ok()) << notes.status().ToString();
+  auto retired = store->RetireDocument(odd, "r4");
+  ASSERT_TRUE(retired.ok()) << retired.status().ToString();
+  using Retired = std::map<std::string, TxId>;
+  EXPECT_EQ(store->RetiredAsOf(std::nullopt).value(), (Retired{{"notes", notes->tx}, {odd, retired->tx}}));
+  auto back = store->ReinstateDocument(oddly_named.doc(), oddly_named.facts(), "r5");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(store->RetiredAsOf(std::nullopt).value(), (Retired{{"notes", notes->tx}}));
+  EXPECT_EQ(store->RetiredAsOf(back->tx - 1).value(), (Retired{{"notes", notes->tx}, {odd, retired->tx}}));
+}
+
 // A store of format 2 kept a retirement only in the log: readers read it as
 // it is, and its first writer marks each document retired then whose claims
 // have not come back since, and rewrites the format record.
