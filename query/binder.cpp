@@ -446,6 +446,59 @@ class Binder {
     return v;
   }
 
+  // An "and" of comparisons of one attribute asks for a claim that meets
+  // them all (BoundCondition::same_claim): each comparison after the first
+  // is kept on the first. A nested "and" is opened up first, and being
+  // associative means the same. Not for an attribute of many values (the
+  // regions an instance is offered in: "available_in contains us and
+  // available_in contains mumbai" asks for two claims side by side), nor for
+  // the entity's name, which no claim holds.
+  static BoundCondition OneClaimForEachAttribute(BoundCondition b) {
+    auto joins = [](const BoundCondition& c) {
+      return c.kind == Condition::Kind::kComparison && !c.attribute.entity_name &&
+             (c.attribute.predicate == nullptr || !c.attribute.predicate->many_values);
+    };
+    auto same_attribute = [](const BoundAttribute& x, const BoundAttribute& y) {
+      return x.label == y.label && x.predicate == y.predicate && x.derivation == y.derivation && x.filter == y.filter;
+    };
+    std::vector<BoundCondition> flat;
+    for (BoundCondition& child : b.children) {
+      if (child.kind != Condition::Kind::kAnd) {
+        flat.push_back(std::move(child));
+        continue;
+      }
+      for (BoundCondition& grandchild : child.children) flat.push_back(std::move(grandchild));
+    }
+    std::vector<BoundCondition> kept;
+    for (BoundCondition& c : flat) {
+      BoundCondition* first = nullptr;
+      if (joins(c)) {
+        for (BoundCondition& k : kept) {
+          if (joins(k) && same_attribute(k.attribute, c.attribute)) {
+            first = &k;
+            break;
+          }
+        }
+      }
+      if (first == nullptr) {
+        kept.push_back(std::move(c));
+        continue;
+      }
+      first->label += " and " + c.label;
+      // Its own words: its label without those of the comparisons kept on it.
+      std::string joined;
+      for (const BoundCondition& m : c.same_claim) joined += " and " + m.label;
+      c.label.resize(c.label.size() - joined.size());
+      std::vector<BoundCondition> more = std::move(c.same_claim);
+      c.same_claim.clear();
+      first->same_claim.push_back(std::move(c));
+      for (BoundCondition& m : more) first->same_claim.push_back(std::move(m));
+    }
+    if (kept.size() == 1) return std::move(kept.front());
+    b.children = std::move(kept);
+    return b;
+  }
+
   Result<BoundCondition> BindCondition(const Condition& c, const std::string& subject_kind) const {
     BoundCondition b;
     b.kind = c.kind;
@@ -458,7 +511,7 @@ class Binder {
           if (!bc.ok()) return bc.status();
           b.children.push_back(std::move(*bc));
         }
-        return b;
+        return c.kind == Condition::Kind::kAnd ? OneClaimForEachAttribute(std::move(b)) : b;
       case Condition::Kind::kComparison: {
         const AttributeRef& ref = c.comparison.attribute;
         Result<BoundAttribute> a = Lower(ref.name) == "name" && ref.qualifiers.empty() &&

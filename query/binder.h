@@ -77,6 +77,11 @@ struct BoundCondition {
   BoundValue value;
   BoundCall call;     // kCall
   std::string label;  // "memory >= 64 GB"
+  // kComparison: further comparisons of the same attribute that an "and"
+  // joined to this one ("memory >= 33 GB and memory <= 34 GB"). One claim
+  // must meet them all: two sources giving 32 GB and 32 GiB (34.4 GB) do not
+  // make a chip whose memory lies between. `label` then names them all.
+  std::vector<BoundCondition> same_claim;
 };
 
 struct BoundColumn {

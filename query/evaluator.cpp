@@ -697,7 +697,11 @@ class Evaluator {
     if (!q_.where || q_.statement != StatementKind::kFind || need_reasons_) return false;
     if (!q_.columns.empty() || !q_.order.empty() || q_.group_by || !q_.policy.prefer.empty()) return false;
     const BoundCondition& c = *q_.where;
-    if (c.kind == Condition::Kind::kComparison) return !c.attribute.entity_name && c.op != CompareOp::kEq;
+    // (Comparisons met by one claim: most candidates of the first's range
+    // fail another, and would be read twice.)
+    if (c.kind == Condition::Kind::kComparison) {
+      return !c.attribute.entity_name && c.op != CompareOp::kEq && c.same_claim.empty();
+    }
     return c.kind == Condition::Kind::kCall && c.call.derivation != nullptr;
   }
 
@@ -1196,7 +1200,10 @@ class Evaluator {
     const bool side_by_side = cond.attribute.predicate != nullptr && cond.attribute.predicate->many_values;
     bool unknown = false;
     for (const Claim& c : **claims) {
-      const Truth t = CompareClaim(c, cond);
+      Truth t = CompareClaim(c, cond);
+      for (auto also = cond.same_claim.begin(); also != cond.same_claim.end() && t != Truth::kFalse; ++also) {
+        if (const Truth u = CompareClaim(c, *also); u != Truth::kTrue) t = u;  // false decides, unknown unless false
+      }
       if (t == Truth::kTrue) {
         yes.push_back(c.support);
         if (need_reasons_) {

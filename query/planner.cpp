@@ -39,7 +39,7 @@ bool ReadsSubject(const Expr& e) {
   return false;
 }
 
-std::optional<AccessPath> ForComparison(const BoundCondition& c) {
+std::optional<AccessPath> ForOneComparison(const BoundCondition& c) {
   const BoundAttribute& a = c.attribute;
   if (a.predicate == nullptr || a.derivation != nullptr) return std::nullopt;  // computed values are in no index
   AccessPath p;
@@ -72,6 +72,29 @@ std::optional<AccessPath> ForComparison(const BoundCondition& c) {
   }
   p.kind = AccessPath::Kind::kSubjectsWith;
   return p;
+}
+
+// Whether range `p` starts above range `q`, both from a bound up.
+bool StartsHigher(const AccessPath& p, const AccessPath& q) {
+  if (p.kind != AccessPath::Kind::kRange || q.kind != AccessPath::Kind::kRange || !p.range.lower || !q.range.lower ||
+      p.range.lower->kind != q.range.lower->kind) {
+    return false;
+  }
+  if (p.range.lower->kind == ValueKind::kDate) return p.range.lower->date.FirstDay() > q.range.lower->date.FirstDay();
+  return p.range.lower->number > q.range.lower->number;
+}
+
+// Comparisons one claim must meet together: any one's path finds every
+// candidate, so the narrowest.
+std::optional<AccessPath> ForComparison(const BoundCondition& c) {
+  std::optional<AccessPath> best = ForOneComparison(c);
+  for (const BoundCondition& also : c.same_claim) {
+    std::optional<AccessPath> p = ForOneComparison(also);
+    if (p && (!best || Rank(*p) < Rank(*best) || (Rank(*p) == Rank(*best) && StartsHigher(*p, *best)))) {
+      best = std::move(p);
+    }
+  }
+  return best;
 }
 
 std::optional<AccessPath> ForCall(const BoundCall& call) {
