@@ -47,7 +47,7 @@ Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& so
     const TemplateDef* chosen = nullptr;
     double best = 0;
     for (const TemplateDef& t : Templates()) {
-      double score = t.score(text);
+      double score = t.score(std::string_view(text).substr(ByteOrderMarkSize(text)));
       if (score >= kTemplateThreshold && score > best) {
         best = score;
         chosen = &t;

@@ -307,6 +307,12 @@ void RunGeneric(Page& page);
 
 // ---- templates -----------------------------------------------------------
 
+// Bytes of a UTF-8 byte order mark the text starts with (3 or 0). A page
+// saved by some editors starts with one; it is no part of the first line's
+// words (a title read with it named a chip "\uFEFFAI chip"), but stays in the
+// stored text, so that every span counts the bytes as stored.
+size_t ByteOrderMarkSize(std::string_view text);
+
 struct TemplateDef {
   const char* name;
   double (*score)(std::string_view text);

@@ -24,10 +24,12 @@ std::string CitationAttribution(const std::vector<std::string>& citations) {
 
 }  // namespace
 
+size_t ByteOrderMarkSize(std::string_view text) { return text.starts_with("\xEF\xBB\xBF") ? 3 : 0; }
+
 Page::Page(const std::string& text_in, const SourceInfo& source_in, const Schema& schema_in,
            EntityResolver& resolver_in)
     : text(text_in), source(source_in), schema(schema_in), resolver(resolver_in) {
-  size_t start = 0;
+  size_t start = ByteOrderMarkSize(text);
   while (start <= text.size()) {
     size_t nl = text.find('\n', start);
     size_t end = nl == std::string::npos ? text.size() : nl;
