@@ -387,6 +387,19 @@ class Binder {
           return Error(lit.pos, "unknown unit '" + lit.unit + "'" + DidYouMean(lit.unit, UnitsOf(a.dimension)) +
                                     "; " + a.label + " takes " + Join(UnitsOf(a.dimension)));
         }
+        // Written without capitals, a unit is read whatever its case ("64 gb"),
+        // but for an m where the unit has M: "mw" is how milliwatts are often
+        // written, and read as MW it was a factor of 1e9 ("tdp < 500 mw"
+        // matched every chip).
+        if (std::none_of(lit.unit.begin(), lit.unit.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }) &&
+            lit.unit.size() == unit->spelling.size()) {
+          for (size_t i = 0; i < lit.unit.size(); ++i) {
+            if (lit.unit[i] == 'm' && unit->spelling[i] == 'M') {
+              return Error(lit.pos, "unit '" + lit.unit + "' could be milli or mega: in a unit, case tells m (milli) "
+                                    "from M (mega); write '" + unit->spelling + "' if that is meant");
+            }
+          }
+        }
         v.number = lit.number * unit->factor;
         if (!std::isfinite(v.number)) return Error(lit.pos, "number out of range: " + lit.source);
         return v;
