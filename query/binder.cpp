@@ -849,16 +849,48 @@ class Binder {
 namespace {
 
 // Unix microseconds of the instant just after `text`: the end of a day
-// written as a date, the given second of a timestamp (UTC).
+// written as a date, the given second of a timestamp. A timestamp is UTC:
+// "2025-01-31T12:00", "...T12:00:00", with a space for the T, a fraction of
+// a second, and "Z" or "+00:00" at the end if at all; another offset is
+// refused rather than read as UTC (it was, silently, hours off).
 Result<int64_t> ParseInstant(const std::string& text) {
   const std::optional<Date> day = Date::Parse(text.substr(0, 10));
   if (!day || day->precision != DatePrecision::kDay) return Status::InvalidArgument("not a valid date: " + text);
   int64_t seconds = static_cast<int64_t>(day->FirstDay()) * 86400;
   if (text.size() <= 10) return (seconds + 86400) * 1000000;
+  const Status not_a_time = Status::InvalidArgument(
+      "not a valid time: " + text + " (a UTC timestamp: 2025-01-31T12:00:00Z, or 2025-01-31 12:00)");
+  const char sep = text[10];
+  if (sep != 'T' && sep != 't' && sep != ' ') return not_a_time;
+  std::string_view rest = std::string_view(text).substr(11);
+  auto two_digits = [&rest](int& out) {
+    if (rest.size() < 2 || !std::isdigit(static_cast<unsigned char>(rest[0])) ||
+        !std::isdigit(static_cast<unsigned char>(rest[1]))) {
+      return false;
+    }
+    out = (rest[0] - '0') * 10 + (rest[1] - '0');
+    rest.remove_prefix(2);
+    return true;
+  };
   int h = 0, m = 0, s = 0;
-  if (std::sscanf(text.c_str() + 11, "%2d:%2d:%2d", &h, &m, &s) < 2 || h > 23 || m > 59 || s > 60) {
-    return Status::InvalidArgument("not a valid time: " + text);
+  if (!two_digits(h) || rest.empty() || rest[0] != ':') return not_a_time;
+  rest.remove_prefix(1);
+  if (!two_digits(m)) return not_a_time;
+  if (!rest.empty() && rest[0] == ':') {
+    rest.remove_prefix(1);
+    if (!two_digits(s)) return not_a_time;
+    if (!rest.empty() && rest[0] == '.') {
+      rest.remove_prefix(1);
+      const size_t digits = rest.find_first_not_of("0123456789");
+      if (digits == 0) return not_a_time;
+      rest.remove_prefix(digits == std::string_view::npos ? rest.size() : digits);
+    }
   }
+  if (rest == "Z" || rest == "z" || rest == "+00:00") rest = {};
+  if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {
+    return Status::InvalidArgument("not a UTC time: " + text + " (write it in UTC, ending in Z)");
+  }
+  if (!rest.empty() || h > 23 || m > 59 || s > 60) return not_a_time;
   seconds += h * 3600 + m * 60 + s;
   return (seconds + 1) * 1000000;
 }

@@ -1119,6 +1119,15 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   Output too_early = Chipkg({"describe", "trainium", "--as-at", "1999-01-01", "--db", store});
   EXPECT_EQ(too_early.code, 2);
   EXPECT_TRUE(Contains(too_early.err, "the store was empty at 1999-01-01")) << too_early.err;
+  // A date and a time of day apart, as `date` and SQL write them, are one point (the time was
+  // read as part of the entity's name); a time with another offset than UTC's is refused.
+  Output spaced = Chipkg({"describe", "trainium", "--as-at", "2999-01-01 00:00:00", "--db", store});
+  ASSERT_EQ(spaced.code, 0) << spaced.err;
+  EXPECT_EQ(spaced.out.rfind("as at 2999-01-01 00:00:00 (tx ", 0), 0u) << spaced.out;
+  EXPECT_TRUE(Contains(spaced.out, "900 GB/s")) << spaced.out;
+  Output offset = Chipkg({"describe", "trainium", "--as-at", "2999-01-01T00:00:00+02:00", "--db", store});
+  EXPECT_EQ(offset.code, 2);
+  EXPECT_TRUE(Contains(offset.err, "not a UTC time: 2999-01-01T00:00:00+02:00")) << offset.err;
   Output not_a_point = Chipkg({"verify", "--as-at", "yesterday", "--db", store});
   EXPECT_EQ(not_a_point.code, 2);
   EXPECT_TRUE(Contains(not_a_point.err, "'yesterday' is not a point in time")) << not_a_point.err;

@@ -66,7 +66,9 @@ bool TakeFlag(std::string& rest, const std::string& flag) {
 }
 
 // Removes "--as-at WHEN" / "--as-at=WHEN" from a statement's argument text:
-// WHEN is "tx N" or "run RUN-ID" (two words) or a date or timestamp (one).
+// WHEN is "tx N" or "run RUN-ID" (two words), a date or timestamp (one), or
+// a date and a time of day apart ("2026-12-06 02:32:20", as `date` and
+// SQL write them; two words, which left the time as part of the entity).
 Result<std::optional<std::string>> TakeAsAt(std::string& rest) {
   const std::string flag = "--as-at";
   const size_t at = rest.find(flag);
@@ -81,7 +83,13 @@ Result<std::optional<std::string>> TakeAsAt(std::string& rest) {
   };
   auto [b, e] = next_word(p);
   const std::string first = Lower(rest.substr(b, e - b));
-  if (first == "tx" || first == "run") e = next_word(e).second;
+  if (first == "tx" || first == "run") {
+    e = next_word(e).second;
+  } else if (const auto [tb, te] = next_word(e);
+             first.size() == 10 && first[4] == '-' && first[7] == '-' && te > tb &&
+             std::isdigit(static_cast<unsigned char>(rest[tb])) && rest.find(':', tb) < te) {
+    e = te;
+  }
   const std::string when = Trim(rest.substr(b, e - b));
   if (when.empty() || (when == first && (first == "tx" || first == "run"))) {
     return Status::InvalidArgument("--as-at needs a point in time: tx N, run RUN-ID, a date (2025-01-31) or a "
