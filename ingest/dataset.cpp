@@ -348,6 +348,12 @@ class RowReader {
       case ValueKind::kQuantity: {
         std::optional<double> number = ParseNumber(value);
         if (!number) return NotPublishedOrSkip(column, whole, value, ctx, "not a number");
+        // Every dimension the schema has (bytes, watts, FLOP/s, dollars, counts,
+        // ...) is a size: a figure below zero is a slip of the dataset's.
+        if (*number < 0) {
+          Skip(ctx.row, def.header, value, "below zero: no " + pred.name + " is");
+          return Status::OK();
+        }
         if (!def.derived.empty() && *number == 0) {
           Skip(ctx.row, def.header, value, "derived figure 0: the dataset's inputs were missing (not computed)");
           return Status::OK();

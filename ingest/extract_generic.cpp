@@ -516,6 +516,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     bool dollar = text[i] == '$' && i + 1 < s.end && IsDigit(text[i + 1]);
     if (!dollar && !(IsDigit(text[i]) && WordStartsAt(text, i) && (i == 0 || text[i - 1] != '.'))) continue;
     if (InAny(masked, i) || InAny(masked, dollar ? i + 1 : i)) continue;
+    if (!dollar && MinusSignBefore(text, s.begin, i)) {
+      size_t end = i;
+      while (end < s.end && (IsDigit(text[end]) || text[end] == '.' || text[end] == ',')) ++end;
+      page.Warn(i, "a figure below zero ('-" + std::string(text.substr(i, end - i)) + "'): no claim made of it");
+      i = end - 1;
+      continue;
+    }
     if (!dollar) {
       if (auto c = CountAt(page, i, s.end)) {
         // "per 16-chip server" is a qualifier of another figure, not a count of its own.

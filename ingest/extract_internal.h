@@ -50,6 +50,10 @@ size_t Utf8Ceil(std::string_view text, size_t pos);
 // True if text[pos] begins a word (or is past the end) / text[pos-1] ends one.
 bool WordStartsAt(std::string_view text, size_t pos);
 bool WordEndsAt(std::string_view text, size_t pos);
+// A minus sign just before the figure at `pos` (U+2212, or '-' at `floor` or
+// after a space or an opening bracket, not in "5-9 W" or "Gen-2"). No size
+// the schema has is below zero, and read without its sign "-5 W" was 5 W.
+bool MinusSignBefore(std::string_view text, size_t floor, size_t pos);
 // Finds `needle` (already lower case ASCII) in `text` ignoring ASCII case, at
 // word boundaries, from `from`. npos if none.
 size_t FindWord(std::string_view text, std::string_view needle_lower, size_t from = 0);

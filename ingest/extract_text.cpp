@@ -78,6 +78,15 @@ size_t Utf8Ceil(std::string_view text, size_t pos) {
 bool WordStartsAt(std::string_view text, size_t pos) { return pos == 0 || !IsWordByte(text[pos - 1]); }
 bool WordEndsAt(std::string_view text, size_t pos) { return pos >= text.size() || !IsWordByte(text[pos]); }
 
+bool MinusSignBefore(std::string_view text, size_t floor, size_t pos) {
+  if (pos >= floor + 3 && text.substr(pos - 3, 3) == "\xE2\x88\x92") return true;
+  if (pos <= floor || pos > text.size() || text[pos - 1] != '-') return false;
+  if (pos - 1 == floor) return true;
+  const char before = text[pos - 2];
+  return SpaceAt(text, pos - 2) > 0 || before == '(' || before == '[' || before == ':' || before == '=' ||
+         (pos >= floor + 3 && text.substr(pos - 3, 2) == "\xC2\xA0");
+}
+
 size_t FindLowerWord(std::string_view lower, std::string_view needle_lower, size_t from) {
   if (needle_lower.empty()) return std::string_view::npos;
   // A needle that starts or ends with punctuation carries its own boundary.

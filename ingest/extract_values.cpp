@@ -172,6 +172,7 @@ std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const st
 
   std::optional<size_t> start = FirstNumber(text, part);
   if (!start) return std::nullopt;
+  if (MinusSignBefore(text, part.begin, *start)) return std::nullopt;  // the caller says what was not read
   QuantityRead out;
   std::string tail(text.substr(*start, part.end - *start));
   std::optional<QuantityParse> q = page.schema.ParseQuantity(tail, dimension);

@@ -606,6 +606,25 @@ TEST_F(MiniDatasetTest, ValuesNotPublishedAndSkippedCells) {
   EXPECT_EQ(skipped_columns, (std::set<std::string>{"Memory (GB)", "Released", "Updated"}));
 }
 
+// No size the schema has is below zero: a negative cell is the dataset's
+// slip, skipped with why (it was stored: "tdp -5 W").
+TEST_F(MiniDatasetTest, AFigureBelowZeroIsSkippedWithWhy) {
+  auto r = Extract(std::string(kHeader) + "Acme X1,-32,-5,0,Acme,2024,2024,,\n");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const Fact& f : r->facts) {
+    EXPECT_NE(f.predicate, "memory");
+    EXPECT_NE(f.predicate, "tdp");
+  }
+  ASSERT_EQ(r->skipped.size(), 2u);
+  EXPECT_EQ(r->skipped[0].column, "Memory (GB)");
+  EXPECT_EQ(r->skipped[0].text, "-32");
+  EXPECT_EQ(r->skipped[0].reason, "below zero: no memory is");
+  EXPECT_EQ(r->skipped[1].reason, "below zero: no tdp is");
+  const auto cores = std::find_if(r->facts.begin(), r->facts.end(), [](const Fact& f) { return f.predicate == "cores"; });
+  ASSERT_NE(cores, r->facts.end());  // zero is a figure
+  EXPECT_EQ(cores->value.number, 0);
+}
+
 TEST_F(MiniDatasetTest, MalformedCsvIsAnErrorWithItsLine) {
   auto r = Extract(std::string(kHeader) + "Acme X1,32,1,1,Acme,2024,2024,,\n\"Broken,1,2\n");
   ASSERT_FALSE(r.ok());

@@ -140,6 +140,26 @@ TEST(GenericSentence, FiguresNextToLabels) {
   EXPECT_EQ(Only(e, "announced")->value.date.precision, DatePrecision::kDay);
 }
 
+// A figure with a minus sign is no claim (no size is below zero), with a
+// warning; read without its sign, "-5 W" was a 5 W claim. A hyphen inside
+// a word or a range is no sign.
+TEST(GenericSentence, AFigureBelowZeroIsNoClaim) {
+  const std::string page =
+      "# Acme X5\n"
+      "TDP: -5 W\n"
+      "Memory: \xE2\x88\x92" "16 GB\n"
+      "\n"
+      "The Acme X5 has a TDP of -9 W. The Acme X5-2 has 141 GB of memory.\n";
+  Extraction e = Extract(page);
+  std::vector<std::string> expected = {
+      "chip:acme-x5\tmemory\tquantity 141000000000 bytes\t-\tstated\t-\t-\t141 GB",
+  };
+  EXPECT_EQ(Lines(e), expected);
+  EXPECT_TRUE(HasWarning(e, "no watts figure for 'TDP' in '-5 W'"));
+  EXPECT_TRUE(HasWarning(e, "no bytes figure for 'Memory'"));
+  EXPECT_TRUE(HasWarning(e, "a figure below zero ('-9'): no claim made of it"));
+}
+
 TEST(GenericSentence, YearsAndFiguresThatLookLikeYears) {
   Extraction e = Extract("# Acme X5\nIt has 2000 GB of memory and was released 2022 in volume.\n");
   std::vector<std::string> expected = {
