@@ -465,9 +465,10 @@ const RegisterCommand kRetire({"retire", "retire DOCUMENT",
                                RunRetire});
 
 const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
-                               "fetch, extract and store documents (incremental; for cron; --timeout S a "
-                               "source, --retries N, --parallel N fetches, --reextract unchanged ones with "
-                               "the current rules, --max-facts N a document)",
+                               "fetch, extract and store documents (incremental; for cron; with PATH|URL "
+                               "--id, --site, --kind, --title, --dataset; --timeout S a source, --retries N, "
+                               "--parallel N fetches, --reextract unchanged ones with the current rules, "
+                               "--max-facts N a document)",
                                RunIngest});
 
 }  // namespace
