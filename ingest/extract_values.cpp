@@ -29,6 +29,17 @@ bool StartsWithNoValue(std::string_view v) {
   return IsNoValueWord(v.substr(0, end));
 }
 
+// The start of a value for a warning: at most `most` bytes, cut after a
+// whole word (a cut inside one read as a word of its own: "Amazon's firs")
+// and never inside a character, with "..." where it was cut.
+std::string Quoted(std::string_view value, size_t most) {
+  if (value.size() <= most) return std::string(value);
+  size_t cut = Utf8Floor(value, most);
+  const size_t space = value.rfind(' ', cut);
+  if (space != std::string_view::npos && space > most / 2) cut = space;
+  return std::string(value.substr(0, cut)) + "...";
+}
+
 bool NearlyEqual(double a, double b) {
   if (a == b) return true;
   double scale = std::max(std::fabs(a), std::fabs(b));
@@ -269,7 +280,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
     return page.facts().size() - before;
   }
   if (StartsWithNoValue(sv)) {
-    page.Warn(v.begin, "'" + label_text + "' states no value ('" + std::string(sv.substr(0, 40)) +
+    page.Warn(v.begin, "'" + label_text + "' states no value ('" + Quoted(sv, 40) +
                            "'); no claim made of it");
     return 0;
   }
@@ -279,7 +290,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       std::optional<QuantityRead> r = ReadQuantity(page, v, p->dimension);
       if (!r) {
         page.Warn(v.begin, "no " + p->dimension + " figure for '" + label_text + "' in '" +
-                               std::string(sv.substr(0, 80)) + "'");
+                               Quoted(sv, 80) + "'");
         return 0;
       }
       MergeQualifiers(d.qualifiers, r->qualifiers);
@@ -311,7 +322,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       size_t pos = v.begin;
       std::optional<DateToken> date = DateAt(text, pos, v.end, true);
       if (!date) {
-        page.Warn(v.begin, "no date for '" + label_text + "' in '" + std::string(sv.substr(0, 80)) + "'");
+        page.Warn(v.begin, "no date for '" + label_text + "' in '" + Quoted(sv, 80) + "'");
         return 0;
       }
       d.value = Value::OfDate(date->date, page.Str(date->range));
@@ -325,7 +336,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       Range name = EntityNameRange(text, v);
       if (name.empty() || StartsWithNoValue(page.View(name))) {
         page.Warn(v.begin, "'" + label_text + "' names no " + p->object_kind + " ('" +
-                               std::string(sv.substr(0, 40)) + "'); no claim made of it");
+                               Quoted(sv, 40) + "'); no claim made of it");
         return 0;
       }
       std::optional<EntityId> id = page.Resolve(page.Str(name), p->object_kind, name.begin);
@@ -350,7 +361,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       if (word == "yes" || word == "true") {
         b = true;
       } else if (word != "no" && word != "false") {
-        page.Warn(v.begin, "'" + label_text + "' is not yes or no: '" + std::string(sv.substr(0, 40)) + "'");
+        page.Warn(v.begin, "'" + label_text + "' is not yes or no: '" + Quoted(sv, 40) + "'");
         return 0;
       }
       d.value = Value::Bool(b, std::string(sv));

@@ -732,7 +732,10 @@ class Binder {
     };
     if (!q.using_sources.empty()) b.notes.push_back("using only " + describe(b.policy.only) + " sources");
     if (!q.prefer.empty()) {
-      b.notes.push_back("conflicts resolved by preferring " + describe(b.policy.prefer) + " (in that order)");
+      // Said as what it does: where no preferred source has a claim, the
+      // claims (and a conflict) stand as they are.
+      b.notes.push_back("conflicts resolved by preferring " + describe(b.policy.prefer) +
+                        " (in that order) where one of them has a claim");
     }
     CHIPKG_RETURN_IF_ERROR(CheckSelectorsNameDocuments(b));
     if (q.ignoring_not_published) b.notes.push_back("\"not published\" claims ignored");

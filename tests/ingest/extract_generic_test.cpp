@@ -123,6 +123,23 @@ TEST(GenericLabelValue, LinesWithAColon) {
   EXPECT_TRUE(HasWarning(e, "'Predecessor' states no value"));
 }
 
+// A warning quotes the start of a long value whole words at a time, never
+// half a character: cut at 40 bytes, it ended "Amazon’s firs".
+TEST(GenericLabelValue, AWarningQuotesWholeWordsOfALongValue) {
+  const std::string page =
+      "# Acme X3\n"
+      "Predecessor: nothing \xE2\x80\x94 the X3 was Amazon\xE2\x80\x99s first chip of its kind, and more\n";
+  Extraction e = Extract(page);
+  EXPECT_TRUE(HasWarning(e, "'Predecessor' states no value ('nothing \xE2\x80\x94 the X3 was Amazon\xE2\x80\x99s first...'); "
+                            "no claim made of it"))
+      << (e.warnings.empty() ? "" : e.warnings.front());
+  std::string accents;
+  for (int i = 0; i < 30; ++i) accents += "\xC3\xA9";  // é: byte 40 falls inside one
+  Extraction f = Extract("# Acme X3\nPredecessor: nothing x" + accents + "\n");
+  EXPECT_TRUE(HasWarning(f, "('nothing x" + accents.substr(0, 30) + "...')"))
+      << (f.warnings.empty() ? "" : f.warnings.front());
+}
+
 TEST(GenericSentence, FiguresNextToLabels) {
   const std::string page =
       "# Acme X4\n"
