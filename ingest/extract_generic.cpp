@@ -516,10 +516,16 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     bool dollar = text[i] == '$' && i + 1 < s.end && IsDigit(text[i + 1]);
     if (!dollar && !(IsDigit(text[i]) && WordStartsAt(text, i) && (i == 0 || text[i - 1] != '.'))) continue;
     if (InAny(masked, i) || InAny(masked, dollar ? i + 1 : i)) continue;
-    if (!dollar && MinusSignBefore(text, s.begin, i)) {
+    // After a minus sign, a figure below zero; after "5-", the end of a
+    // range ("5-9 W"), which read alone was a 9 W claim. Neither is one.
+    const bool range_end = !dollar && i >= s.begin + 2 && text[i - 1] == '-' && IsDigit(text[i - 2]);
+    if (!dollar && (range_end || MinusSignBefore(text, s.begin, i))) {
       size_t end = i;
       while (end < s.end && (IsDigit(text[end]) || text[end] == '.' || text[end] == ',')) ++end;
-      page.Warn(i, "a figure below zero ('-" + std::string(text.substr(i, end - i)) + "'): no claim made of it");
+      size_t from = i - 1;
+      while (range_end && from > s.begin && (IsDigit(text[from - 1]) || text[from - 1] == '.')) --from;
+      page.Warn(i, std::string(range_end ? "a range" : "a figure below zero") + " ('" +
+                       std::string(text.substr(from, end - from)) + "'): no claim made of it");
       i = end - 1;
       continue;
     }

@@ -159,14 +159,15 @@ TEST(GenericSentence, FiguresNextToLabels) {
 
 // A figure with a minus sign is no claim (no size is below zero), with a
 // warning; read without its sign, "-5 W" was a 5 W claim. A hyphen inside
-// a word or a range is no sign.
+// a word is no sign; after a figure it makes a range, no claim either (its
+// end alone was one).
 TEST(GenericSentence, AFigureBelowZeroIsNoClaim) {
   const std::string page =
       "# Acme X5\n"
       "TDP: -5 W\n"
       "Memory: \xE2\x88\x92" "16 GB\n"
       "\n"
-      "The Acme X5 has a TDP of -9 W. The Acme X5-2 has 141 GB of memory.\n";
+      "The Acme X5 has a TDP of -9 W. The Acme X5-2 has 141 GB of memory. Its TDP is 5-9 W.\n";
   Extraction e = Extract(page);
   std::vector<std::string> expected = {
       "chip:acme-x5\tmemory\tquantity 141000000000 bytes\t-\tstated\t-\t-\t141 GB",
@@ -175,6 +176,7 @@ TEST(GenericSentence, AFigureBelowZeroIsNoClaim) {
   EXPECT_TRUE(HasWarning(e, "no watts figure for 'TDP' in '-5 W'"));
   EXPECT_TRUE(HasWarning(e, "no bytes figure for 'Memory'"));
   EXPECT_TRUE(HasWarning(e, "a figure below zero ('-9'): no claim made of it"));
+  EXPECT_TRUE(HasWarning(e, "a range ('5-9'): no claim made of it"));
 }
 
 TEST(GenericSentence, YearsAndFiguresThatLookLikeYears) {
