@@ -813,6 +813,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // value for, in a sentence that says the figure is not published.
   if (page.schema.SaysNotPublished(page.Str(s)) &&
       (opt.subject_in_context || page.MentionsSubject(s) || subject != page.subject())) {
+    // The sentence without a citation mark at its end: "... for the original
+    // Trainium 3." quoted whole read as a claim about Trainium 3 (the mark is
+    // the fact's citation, kept as such).
+    Range said = s;
+    for (const auto& [mark, number] : cites) {
+      size_t after = mark.end;
+      while (after < s.end && (SpaceAt(text, after) > 0 || text[after] == '.')) ++after;
+      if (after >= s.end && mark.begin > s.begin) said = Trim(text, Range{s.begin, mark.begin});
+    }
     std::vector<const LabelHit*> candidates;
     for (const LabelHit& h : labels) candidates.push_back(&h);
     for (const LabelHit& h : opt.context_labels) candidates.push_back(&h);
@@ -829,8 +838,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       pd.page_subject = subject == page.subject();
       pd.draft.predicate = p->name;
       pd.draft.qualifiers = h->def->qualifiers;
-      pd.draft.value = Value::NotPublished(page.Str(s));
-      pd.draft.span = s;
+      pd.draft.value = Value::NotPublished(page.Str(said));
+      pd.draft.span = said;
       drafts.push_back(std::move(pd));
     }
   }
