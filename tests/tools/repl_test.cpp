@@ -454,6 +454,19 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_TRUE(Contains(split.out, "count: 1")) << split.out;
   EXPECT_TRUE(Contains(split.out, "96 GB [")) << split.out;
   EXPECT_TRUE(Contains(split.out, "  500 W [")) << split.out;  // the tdp column, named on the next line
+  // A line that opens with a word no statement starts with (a clause, and/or, where) goes on with the
+  // statement before it, across a comment; a blank line ends it. The first line ran alone before, and
+  // the clause failed as a statement of its own.
+  Output laid_out = Chipkg(Db({}),
+                           "find chip where memory > 20 GB\n  order by memory desc\n  # the largest\n  limit 1\n"
+                           "count chip where memory > 20 GB\n\nand designer = Amazon\n");
+  EXPECT_EQ(laid_out.code, 1);
+  Output one_line = Chipkg(Db({}), "find chip where memory > 20 GB order by memory desc limit 1\n"
+                                   "count chip where memory > 20 GB\n");
+  ASSERT_EQ(one_line.code, 0) << one_line.err;
+  EXPECT_TRUE(Contains(one_line.out, "1 row\n")) << one_line.out;
+  EXPECT_EQ(laid_out.out, one_line.out);
+  EXPECT_TRUE(Contains(laid_out.err, "line 7, column 1: expected a query")) << laid_out.err;
   // Curly quotes, as names pasted from documents come: a '#' or an apostrophe inside is the name's own.
   Output curly = Chipkg(Db({}),
                         "describe \xE2\x80\x9C" "AWS Trainium 2\xE2\x80\x9D # the second generation\n"

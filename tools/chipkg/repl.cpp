@@ -5,17 +5,20 @@
 // otherwise it reads statements line by line (scripts) and exits non-zero if
 // any statement failed. A statement continues on the next line when a line
 // ends in '\', in a word it cannot end with (where, and, or, not, show, by,
-// using, prefer) or a comma, or leaves a parenthesis or quote open; '#'
-// starts a comment. An
+// using, prefer) or a comma, or leaves a parenthesis or quote open, and in a
+// script also when the next line opens with a clause (StartsAsContinuation);
+// '#' starts a comment. An
 // error is printed and the session carries on.
 //
 // It reads the store as a reader (Store::OpenReader), catching up before every
 // statement, so a cron ingest can write meanwhile. An empty or absent store
 // is first filled from the bundled datasets (unless --no-ingest).
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <csetjmp>
 #include <csignal>
 #include <cstdio>
@@ -83,6 +86,25 @@ bool EndsWanting(std::string_view line) {
   std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
   for (const char* w : {"where", "and", "or", "not", "show", "by", "using", "prefer"}) {
     if (word == w) return true;
+  }
+  return false;
+}
+
+// Whether a line goes on with the statement before it: it opens with a word
+// no statement starts with (a clause, "and"/"or", a query's "where"). A
+// script can then lay a query out over lines as it reads best, the clause
+// words first ("find chip where memory >= 200 GB" / "order by memory desc"
+// ran the first line alone, then failed on the second).
+bool StartsAsContinuation(std::string_view line) {
+  const size_t b = line.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return false;
+  const size_t e = line.find_first_of(" \t", b);
+  std::string word(line.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  // (Not "tolerance": the REPL's own statement of that name sets the session's.)
+  for (const char* w : {"and", "or", "not", "where", "show", "order", "limit", "using", "prefer", "from", "as",
+                        "with", "ignoring", "by"}) {
+    if (word == w) return e != std::string_view::npos;  // a lone word ("limit") is not a clause
   }
   return false;
 }
@@ -314,7 +336,7 @@ class LineSource {
   // says whether it is an empty line given for a Ctrl-C.
   bool Next(const char* prompt, std::string& line) {
     interrupted_ = false;
-    if (!interactive_) return static_cast<bool>(std::getline(std::cin, line));
+    if (!interactive_) return NextFromScript(line);
     if (sigsetjmp(g_prompt_jump, 1) != 0) {
       g_at_prompt = 0;
       std::fputs("^C\n", stdout);
@@ -333,9 +355,51 @@ class LineSource {
   }
   bool interrupted() const { return interrupted_; }
 
+  // Whether a script's next line (or its end) can be read now or within
+  // `wait_ms`: a statement waits for it only then. A script given whole (a
+  // file, a heredoc, printf into a pipe) always has it; a program that
+  // writes a statement and waits for its answer before the next must get
+  // the answer (it would wait forever).
+  bool ScriptLineReady(int wait_ms) {
+    if (interactive_ || at_end_ || pending_.find('\n', taken_) != std::string::npos) return true;
+    pollfd input{STDIN_FILENO, POLLIN, 0};
+    return ::poll(&input, 1, wait_ms) > 0;
+  }
+
  private:
+  // Reads standard input itself, not through std::cin, so that it can tell
+  // whether more is there without waiting for it (ScriptLineReady).
+  bool NextFromScript(std::string& line) {
+    for (;;) {
+      if (const size_t nl = pending_.find('\n', taken_); nl != std::string::npos) {
+        line.assign(pending_, taken_, nl - taken_);
+        taken_ = nl + 1;
+        return true;
+      }
+      if (at_end_) {
+        if (taken_ >= pending_.size()) return false;
+        line.assign(pending_, taken_, std::string::npos);  // a last line without its newline
+        taken_ = pending_.size();
+        return true;
+      }
+      pending_.erase(0, taken_);
+      taken_ = 0;
+      char chunk[64 * 1024];
+      const ssize_t got = ::read(STDIN_FILENO, chunk, sizeof chunk);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        at_end_ = true;
+      } else {
+        pending_.append(chunk, static_cast<size_t>(got));
+      }
+    }
+  }
+
   bool interactive_;
   bool interrupted_ = false;
+  std::string pending_;  // read from a script, not yet handed out from `taken_` on
+  size_t taken_ = 0;
+  bool at_end_ = false;
 };
 
 int RunRepl(const Args& args) {
@@ -416,7 +480,46 @@ int RunRepl(const Args& args) {
   OpenBrackets brackets;  // of `buffer`
   bool continued = false;
   int line_no = 0, statement_line = 1;  // of the input; a script's errors name its lines
-  while (lines.Next(continued ? "  ...> " : "chipkg> ", line)) {
+  // Runs one whole statement; false once it was quit.
+  auto run = [&](std::string statement, int first_line) {
+    if (interactive) {
+      // One history line per statement, saved at once: a session that ends
+      // with Ctrl-C or a lost terminal keeps what was typed.
+      std::string one_line = statement;
+      std::replace(one_line.begin(), one_line.end(), '\n', ' ');
+      add_history(one_line.c_str());
+      write_history(history.c_str());
+    }
+    std::string word = Lower(statement.substr(0, statement.find_first_of(" \t\n")));
+    if (word == "quit" || word == "exit" || word == "\\q") return false;
+
+    Status caught = session.store->CatchUp();
+    if (!caught.ok()) PrintError(caught.WithContext("catching up with the writer (answers may be stale)"));
+    std::string out, err;
+    session.statement_line = interactive ? 1 : first_line;
+    int code = RunStatement(session, statement, out, err);
+    // A script's failed statement names its line, as a query's parse
+    // errors already do ("error: line 3, column 17: ..."): `describe X` of
+    // an unknown X said only what, not where.
+    constexpr std::string_view kError = "error: ";
+    if (!interactive && code != kExitOk && err.starts_with(kError) &&
+        err.compare(kError.size(), 5, "line ") != 0) {
+      err.insert(kError.size(), "line " + std::to_string(first_line) + ": ");
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    std::fwrite(err.data(), 1, err.size(), stderr);
+    std::fflush(stderr);
+    if (code != kExitOk) failed = true;
+    if (interactive && word == "refresh") LoadCompletions(session, completions);
+    return true;
+  };
+  // A script's statement waits for the next line, which may go on with it
+  // (StartsAsContinuation); at a terminal each runs when it is complete.
+  std::string ready;
+  int ready_line = 0;
+  bool quit = false;
+  while (!quit && lines.Next(continued ? "  ...> " : "chipkg> ", line)) {
     if (lines.interrupted()) {
       buffer.clear();
       brackets.Reset();
@@ -424,6 +527,21 @@ int RunRepl(const Args& args) {
       continue;
     }
     ++line_no;
+    if (!ready.empty()) {
+      const std::string bare = StripComment(line);
+      const bool comment_only = bare.find_first_not_of(" \t\r") == std::string::npos &&
+                                line.find_first_not_of(" \t\r") != std::string::npos;
+      if (comment_only) continue;  // the statement may still go on after it
+      if (StartsAsContinuation(bare)) {
+        buffer = std::move(ready);
+        statement_line = ready_line;
+        continued = true;
+      } else if (!run(std::move(ready), ready_line)) {
+        ready.clear();
+        break;
+      }
+      ready.clear();
+    }
     if (buffer.empty()) statement_line = line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     line = StraightenQuotes(line);  // before comments and brackets are read: “#1” is a name
@@ -458,37 +576,17 @@ int RunRepl(const Args& args) {
     size_t b = statement.find_first_not_of(" \t\n");
     if (b == std::string::npos) continue;  // blank or only a comment
     statement = statement.substr(b);
-    if (interactive) {
-      // One history line per statement, saved at once: a session that ends
-      // with Ctrl-C or a lost terminal keeps what was typed.
-      std::string one_line = statement;
-      std::replace(one_line.begin(), one_line.end(), '\n', ' ');
-      add_history(one_line.c_str());
-      write_history(history.c_str());
+    // (10 ms: a script's next line is there at once; a program driving
+    // chipkg line by line waits that much more for each answer.)
+    constexpr int kNextLineWithinMs = 10;
+    if (interactive || !lines.ScriptLineReady(kNextLineWithinMs)) {
+      quit = !run(std::move(statement), statement_line);
+    } else {
+      ready = std::move(statement);
+      ready_line = statement_line;
     }
-    std::string word = Lower(statement.substr(0, statement.find_first_of(" \t\n")));
-    if (word == "quit" || word == "exit" || word == "\\q") break;
-
-    Status caught = session.store->CatchUp();
-    if (!caught.ok()) PrintError(caught.WithContext("catching up with the writer (answers may be stale)"));
-    std::string out, err;
-    session.statement_line = interactive ? 1 : statement_line;
-    int code = RunStatement(session, statement, out, err);
-    // A script's failed statement names its line, as a query's parse
-    // errors already do ("error: line 3, column 17: ..."): `describe X` of
-    // an unknown X said only what, not where.
-    constexpr std::string_view kError = "error: ";
-    if (!interactive && code != kExitOk && err.starts_with(kError) &&
-        err.compare(kError.size(), 5, "line ") != 0) {
-      err.insert(kError.size(), "line " + std::to_string(statement_line) + ": ");
-    }
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
-    std::fwrite(err.data(), 1, err.size(), stderr);
-    std::fflush(stderr);
-    if (code != kExitOk) failed = true;
-    if (interactive && word == "refresh") LoadCompletions(session, completions);
   }
+  if (!ready.empty()) run(std::move(ready), ready_line);
   if (!buffer.empty() && buffer.find_first_not_of(" \t\n") != std::string::npos) {
     PrintError("line " + std::to_string(statement_line) + ": input ended inside an unfinished statement (" +
                (brackets.open() ? "an open parenthesis or quote" : "its last line ends in a word or comma that needs more") +

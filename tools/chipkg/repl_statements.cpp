@@ -262,7 +262,8 @@ int Emit(const Result<Report>& report, const Session& s, std::string& out, std::
 std::string HelpText() {
   std::ostringstream out;
   out << "Statements, one per line (a line ending in \\, a comma or a word such as 'where' or 'and', or with a\n"
-         "parenthesis or quote open, goes on on the next; # starts a comment; Ctrl-C gives up a line):\n\n";
+         "parenthesis or quote open, goes on on the next; in a script, a line opening with a clause such as\n"
+         "'order by' or 'and' goes on with the one before; # starts a comment; Ctrl-C gives up a line):\n\n";
   for (const auto& d : StatementDocs()) {
     char line[160];
     std::snprintf(line, sizeof line, "  %-42s %s\n", d.usage.c_str(), d.summary.c_str());
