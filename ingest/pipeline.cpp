@@ -165,6 +165,14 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
   } else if (!existing.status().IsNotFound()) {
     out.status = existing.status();
   }
+  // A document read from another place than last time (its manifest entry
+  // moved to a new URL or file) has no validators there: the old place's,
+  // sent to the new one, drew a 304 from any server whose file was older,
+  // and the new page was never read.
+  if (doc.url != spec.location) {
+    doc.etag.clear();
+    doc.last_modified.clear();
+  }
   doc.id = doc_id;
   doc.url = spec.location;
   if (!spec.title.empty()) doc.title = spec.title;
@@ -302,10 +310,36 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   CHIPKG_RETURN_IF_ERROR(now.status);
   Document& doc = now.doc;
   const std::string& doc_id = doc.id;
+  // A source that now names another way to read it (a CSV first ingested as
+  // a page, then given its dataset) is read again though its text has not
+  // changed: unchanged, it kept the page's nothing until --reextract.
+  bool read_again = options.reextract;
+  if (!spec.format.empty()) {
+    auto stored = store.LatestDocumentVersion(doc_id);
+    if (!stored.ok() && !stored.status().IsNotFound()) return stored.status();
+    if (stored.ok()) {
+      std::string was = stored->format;
+      if (was.empty()) {  // a version stored before its format was kept: its claims' rule says
+        auto rule = RuleOfAnyClaim(store, doc_id);
+        if (!rule.ok()) return rule.status();
+        was = Schema::DatasetOfRule(*rule);
+      }
+      const std::string asked = spec.format == "page" ? "" : spec.format;
+      read_again = read_again || was != asked;
+    }
+  }
   std::string text;
   if (fetched->not_modified) {
-    if (!options.reextract) {
+    if (!read_again) {
       outcome.state = SourceOutcome::State::kUnchanged;
+      // What the source list says of it (title, site, kind) is the record's
+      // even when the page has not changed.
+      auto stored = store.GetDocument(doc_id);
+      if (!stored.ok()) return stored.status();
+      if (stored->title != doc.title || stored->site != doc.site || stored->kind != doc.kind ||
+          stored->url != doc.url) {
+        return store.PutDocument(doc);
+      }
       return Status::OK();
     }
     auto stored = store.LatestDocumentVersion(doc_id);
@@ -325,7 +359,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   auto latest = store.LatestDocumentVersion(doc_id);
   const std::string content_hash = Sha256Hex(text);
   const bool same_text = latest.ok() && latest->content_hash == content_hash;
-  if (same_text && !options.reextract) {
+  if (same_text && !read_again) {
     outcome.state = SourceOutcome::State::kUnchanged;
     return store.PutDocument(doc);  // keeps the new validators
   }

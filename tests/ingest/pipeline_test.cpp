@@ -634,6 +634,33 @@ TEST_F(PipelineTest, ADatasetDocumentIsReadAsItsDatasetWhenTheSourceDoesNotSay) 
   EXPECT_GT(filled->sources[0].facts_added, 3000u);
 }
 
+// A CSV first ingested as a page states nothing; named its dataset later,
+// the unchanged text is read again that way (it kept its nothing until
+// --reextract), without a new version; the next run costs nothing.
+TEST_F(PipelineTest, AnUnchangedDocumentGivenItsDatasetLaterIsReadAsIt) {
+  SourceSpec spec;
+  spec.location = (dir_ / "ml.csv").string();
+  spec.id = "later";
+  WriteFile(spec.location,
+            ReadFile(fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv"));
+  auto as_page = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(as_page.ok()) << as_page.status().message();
+  ASSERT_EQ(as_page->documents_new, 1u) << as_page->SummaryLine();
+  EXPECT_EQ(as_page->facts_added, 0u);
+
+  spec.format = "epoch-ml-hardware";
+  auto named = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->documents_changed, 1u) << named->SummaryLine();
+  EXPECT_GT(named->facts_added, 3000u);
+  EXPECT_EQ(store_->ListDocumentVersions("later")->size(), 1u);
+
+  auto again = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->documents_unchanged, 1u) << again->SummaryLine();
+  EXPECT_EQ(again->facts_added + again->facts_retracted, 0u);
+}
+
 // A first fetch that meets a maintenance page stores it (nothing to retract)
 // but says so; the real page later is a changed version with its facts.
 TEST_F(PipelineTest, ANewDocumentThatStatesNothingIsStoredWithAWarning) {
@@ -770,6 +797,55 @@ TEST_F(PipelineHttpTest, AnUnchangedPageIsAskedForConditionallyAndCostsNothing) 
   EXPECT_EQ(second->facts_added + second->facts_retracted, 0u);
   EXPECT_EQ(not_modified.load(), 1);
   EXPECT_EQ(server.request_count(), 2u);
+}
+
+// A document whose source moved (the manifest's entry now names another
+// URL) is fetched there without the old place's validators: sent them, a
+// server whose new file was older answered 304 and the new page was never
+// read, run after run. What the source list says of an unchanged page
+// (title, site, kind) is the record's after a 304 too.
+TEST_F(PipelineHttpTest, AMovedDocumentIsFetchedWholeAndAnUnchangedOneTakesTheListsWords) {
+  const std::string old_page = ReadFile(Seed("001_fbc9a4a76c8d550e.txt"));
+  const std::string new_page = ReadFile(Seed("003_d5e7e28472882ec2.txt"));
+  std::atomic<int> conditional_to_new{0};
+  HttpServer server([&](const HttpRequest& request, int) {
+    HttpResponse r;
+    const bool asks = request.HasHeader("If-None-Match") || request.HasHeader("If-Modified-Since");
+    if (request.target == "/new" && asks) ++conditional_to_new;
+    if (asks) {  // as a server whose file is older than the date asked about
+      r.status = 304;
+      r.reason = "Not Modified";
+      return r;
+    }
+    r.body = request.target == "/new" ? new_page : old_page;
+    r.headers = {{"ETag", "\"same\""}, {"Last-Modified", "Sat, 05 Dec 2026 10:00:00 GMT"},
+                 {"Content-Type", "text/plain; charset=utf-8"}};
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  SourceSpec spec;
+  spec.id = "moving";
+  spec.location = server.Url("/old");
+  spec.kind = "press";
+  ASSERT_EQ(IngestSources(*store_, *schema_, {spec}, options_)->documents_new, 1u);
+
+  spec.location = server.Url("/new");
+  auto moved = IngestSources(*store_, *schema_, {spec}, options_);
+  ASSERT_TRUE(moved.ok()) << moved.status().message();
+  EXPECT_EQ(moved->documents_changed, 1u) << moved->SummaryLine();
+  EXPECT_EQ(conditional_to_new.load(), 0);
+  EXPECT_EQ(store_->GetDocument("moving")->url, spec.location);
+  EXPECT_EQ(store_->ListDocumentVersions("moving")->size(), 2u);
+
+  spec.kind = "vendor";
+  spec.title = "Trainium 2, from the vendor";
+  auto unchanged = IngestSources(*store_, *schema_, {spec}, options_);
+  ASSERT_TRUE(unchanged.ok()) << unchanged.status().message();
+  EXPECT_EQ(unchanged->documents_unchanged, 1u) << unchanged->SummaryLine();
+  EXPECT_EQ(conditional_to_new.load(), 1);
+  EXPECT_EQ(store_->GetDocument("moving")->kind, "vendor");
+  EXPECT_EQ(store_->GetDocument("moving")->title, "Trainium 2, from the vendor");
+  EXPECT_EQ(store_->ListDocumentVersions("moving")->size(), 2u);
 }
 
 // Three stalled URLs and a good one: each stalled one fails after the fetch
