@@ -24,6 +24,7 @@
 #include "ingest/dataset.h"
 #include "ingest/extract.h"
 #include "ingest/fetch.h"
+#include "ingest/html_text.h"
 #include "ingest/resolve.h"
 #include "schema/schema.h"
 
@@ -356,6 +357,9 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   // Stored, hashed and extracted as UTF-8 (an unchanged page converts to the same text every run).
   std::string encoding_warning;
   text = AsUtf8(std::move(text), &encoding_warning);
+  // An HTML page is stored as its text, which the spans count (a stored
+  // text read again is that text already).
+  if (!fetched->not_modified && LooksLikeHtml(fetched->content_type, text)) text = HtmlToText(text);
   auto latest = store.LatestDocumentVersion(doc_id);
   const std::string content_hash = Sha256Hex(text);
   const bool same_text = latest.ok() && latest->content_hash == content_hash;
@@ -472,9 +476,9 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   } else if (facts.empty()) {
     // Stored (an unchanged text then costs nothing next run), but said: a
     // cron job's first fetch may have met a maintenance page.
-    outcome.warnings.insert(outcome.warnings.begin(),
-                            "stored, but it states no fact chipkg reads (an error or maintenance page, or a "
-                            "layout chipkg does not know?)");
+    outcome.states_nothing =
+        "stored, but it states no fact chipkg reads (an error or maintenance page, or a layout chipkg does not "
+        "know?)";
   }
 
   CHIPKG_RETURN_IF_ERROR(PutNamedEntities(store, *resolver, facts, report.new_entities));

@@ -58,6 +58,10 @@ struct SourceOutcome {
   // (stored without its claims) or its --reextract (nothing), and how to
   // undo the retirement. Shown even by a quiet run, like `repeats`.
   std::string retired;
+  // A new document none of whose text chipkg reads (an error or maintenance
+  // page met on a first fetch, a layout chipkg does not know): stored, and
+  // said even by a quiet run, where a cron job's silence meant success.
+  std::string states_nothing;
 };
 
 struct IngestReport {

@@ -331,6 +331,13 @@ TEST_F(ToolsTest, IngestReportsWhatItCouldNotRead) {
                          std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json", "--db", store});
   ASSERT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_FALSE(Contains(quiet.err, "not read")) << quiet.err;
+  // A new document that states nothing is said even by a quiet run: a cron job's first fetch may have met a
+  // maintenance page, and a quiet success said nothing of it.
+  const std::string maintenance = (g_sandbox->root() / "maintenance.txt").string();
+  std::ofstream(maintenance) << "Down for maintenance\nWe will be back shortly.\n";
+  Output nothing = Chipkg({"ingest", maintenance, "--quiet", "--db", store});
+  ASSERT_EQ(nothing.code, 0) << nothing.err;
+  EXPECT_TRUE(Contains(nothing.err, "maintenance.txt: stored, but it states no fact chipkg reads")) << nothing.err;
 }
 
 // A count by an attribute on the bundled datasets, at the REPL (a line

@@ -264,6 +264,9 @@ int RunIngest(const Args& args) {
   for (const auto& s : report->sources) {
     if (!s.repeats.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.repeats.c_str());
     if (!s.retired.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.retired.c_str());
+    if (!s.states_nothing.empty()) {
+      std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.states_nothing.c_str());
+    }
   }
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have

@@ -1,0 +1,54 @@
+// HTML pages read as their text: the layout the extractors read (lines,
+// '#' headings, "- " items, "| a | b |" rows), entities decoded, what a
+// reader does not see left out.
+
+#include "ingest/html_text.h"
+
+#include <gtest/gtest.h>
+
+namespace chipkg {
+namespace {
+
+TEST(HtmlText, BlocksHeadingsListsAndTablesAreLines) {
+  const std::string html =
+      "<!DOCTYPE html><html><head><title>Acme X1 | Site</title><style>p{color:red}</style>"
+      "<script>var a = '<p>not text</p>';</script></head>\n<body>\n"
+      "<nav>Chips &middot; Acme</nav>\n<h1>Acme   X1</h1>\n<p>The Acme X1 has\n  96&nbsp;GB of memory"
+      "<sup>4</sup>.</p><!-- <p>hidden</p> -->\n<ul><li>TDP: 500 W</li><li>Foundry: TSMC &amp; Co</li></ul>\n"
+      "<table><tr><th>Spec</th><th>Acme X1</th></tr>\n<tr><td>Memory</td><td><p>96 GB</p><p>HBM3</p></td></tr>"
+      "</table><div>Price: &#36;5 &#x2014; list &lt;price&gt; x < y &unknown;</div><br>after<pre>a  b\n c</pre>"
+      "</body></html>";
+  EXPECT_EQ(HtmlToText(html),
+            "Chips \xC2\xB7 Acme\n"
+            "# Acme X1\n"
+            "The Acme X1 has 96 GB of memory 4.\n"
+            "- TDP: 500 W\n"
+            "- Foundry: TSMC & Co\n"
+            "| Spec | Acme X1 |\n"
+            "|---|\n"
+            "| Memory | 96 GB HBM3 |\n"
+            "|---|\n"
+            "Price: $5 \xE2\x80\x94 list <price> x < y &unknown;\n"
+            "after\n"
+            "a  b\n"
+            " c\n");
+}
+
+TEST(HtmlText, OnlyWhatIsHtmlIsReadAsHtml) {
+  EXPECT_TRUE(LooksLikeHtml("text/html; charset=utf-8", "anything"));
+  EXPECT_TRUE(LooksLikeHtml("application/xhtml+xml", "<?xml version=\"1.0\"?>"));
+  EXPECT_TRUE(LooksLikeHtml("", "\xEF\xBB\xBF  <!doctype HTML><p>x"));
+  EXPECT_TRUE(LooksLikeHtml("text/plain", "<html><body>x</body></html>"));
+  EXPECT_FALSE(LooksLikeHtml("", "# Acme X1\nTDP: 5 W <br>\n"));
+  EXPECT_FALSE(LooksLikeHtml("text/csv", "<html>,1\n"));
+}
+
+TEST(HtmlText, NumericEntitiesOutOfRangeAreTheReplacementCharacter) {
+  EXPECT_EQ(HtmlToText("<p>&#0;&#xD800;&#99999999;&#65;</p>"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "A\n");
+  EXPECT_EQ(HtmlToText(""), "");
+  EXPECT_EQ(HtmlToText("<p>unclosed <b"), "unclosed\n");
+  EXPECT_EQ(HtmlToText("<script>never closed"), "");
+}
+
+}  // namespace
+}  // namespace chipkg
