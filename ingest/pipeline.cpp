@@ -623,7 +623,11 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
   const auto start = std::chrono::steady_clock::now();
   IngestReport report;
   report.run_id = options.run_id.empty() ? NewRunId() : options.run_id;
-  CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
+  // The schema's entities go in before the first fetch that worked is
+  // stored, not before any: a first run whose every source failed left a
+  // store of schema entities alone, which `import` refused as not empty and
+  // the REPL did not fill.
+  bool schema_synced = false;
 
   std::vector<PreparedSource> prepared;
   prepared.reserve(sources.size());
@@ -723,6 +727,10 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     cv.notify_all();
     SourceOutcome outcome;
     outcome.location = WithoutCredentials(sources[i].location);  // reports never show a password
+    if (!schema_synced && result->ok()) {
+      CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
+      schema_synced = true;
+    }
     Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report,
                           known_texts);
     // Past a fetch that worked, an I/O error or damage is the store's (a
