@@ -440,6 +440,7 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_TRUE(Contains(ok.out, "\"sources\"")) << ok.out;
   EXPECT_TRUE(Contains(ok.out, "trace trainium2.perf_per_watt")) << ok.out;  // help has examples
+  EXPECT_TRUE(Contains(ok.out, "\n  trace ENTITY.ATTR [--tolerance P%] [--as-at WHEN]")) << ok.out;  // a line each
   // A command of the shell typed as a statement says where to run it.
   Output shell = Chipkg(Db({}), "stats\ningest page.txt --id p\n");
   EXPECT_EQ(shell.code, 1);
@@ -474,6 +475,16 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_TRUE(Contains(one_line.out, "1 row\n")) << one_line.out;
   EXPECT_EQ(laid_out.out, one_line.out);
   EXPECT_TRUE(Contains(laid_out.err, "line 7, column 1: expected a query")) << laid_out.err;
+  // The shell's --tolerance and --format, as the README's command lines carry them, hold in a script
+  // for their statement alone (they were read as part of the entity or attribute).
+  Output flags = Chipkg(Db({}), "describe trainium --tolerance 5%\ntrace trainium.memory --format csv\nformat\n");
+  ASSERT_EQ(flags.code, 0) << flags.err;
+  EXPECT_TRUE(Contains(flags.out, "AWS Trainium  (chip:aws-trainium, chip)")) << flags.out;
+  EXPECT_TRUE(Contains(flags.out, "\nrole,citation,value,")) << flags.out;
+  EXPECT_TRUE(Contains(flags.out, "\nformat text\n")) << flags.out;
+  Output bad_format = Chipkg(Db({}), "trace trainium.memory --format yaml\n");
+  EXPECT_EQ(bad_format.code, 1);
+  EXPECT_TRUE(Contains(bad_format.err, "line 1: unknown format 'yaml'")) << bad_format.err;
   // Curly quotes, as names pasted from documents come: a '#' or an apostrophe inside is the name's own.
   Output curly = Chipkg(Db({}),
                         "describe \xE2\x80\x9C" "AWS Trainium 2\xE2\x80\x9D # the second generation\n"

@@ -49,6 +49,26 @@ Result<std::optional<double>> TakeTolerance(std::string& rest) {
   return std::optional<double>(*t);
 }
 
+// Removes "--format F" / "--format=F" from a statement's argument text: the
+// shell's option, which a line pasted from the README into a script carries
+// ("trace trainium.memory --format csv" read "csv" as part of the attribute).
+Result<std::optional<factcheck::Format>> TakeFormat(std::string& rest) {
+  const std::string flag = "--format";
+  const size_t at = rest.find(flag);
+  if (at == std::string::npos || (at > 0 && !std::isspace(static_cast<unsigned char>(rest[at - 1])))) {
+    return std::optional<factcheck::Format>();
+  }
+  size_t p = at + flag.size();
+  if (p < rest.size() && rest[p] == '=') p++;
+  while (p < rest.size() && rest[p] == ' ') p++;
+  size_t e = p;
+  while (e < rest.size() && !std::isspace(static_cast<unsigned char>(rest[e]))) e++;
+  auto f = factcheck::ParseFormat(rest.substr(p, e - p));
+  if (!f.ok()) return f.status();
+  rest = Trim(rest.substr(0, at) + rest.substr(e));
+  return std::optional<factcheck::Format>(*f);
+}
+
 // Removes a flag without a value ("--mismatches") from a statement's argument text; whether it was there.
 bool TakeFlag(std::string& rest, const std::string& flag) {
   size_t at = rest.find(flag);
@@ -263,11 +283,13 @@ std::string HelpText() {
   std::ostringstream out;
   out << "Statements, one per line (a line ending in \\, a comma or a word such as 'where' or 'and', or with a\n"
          "parenthesis or quote open, goes on on the next; in a script, a line opening with a clause such as\n"
-         "'order by' or 'and' goes on with the one before; # starts a comment; Ctrl-C gives up a line):\n\n";
+         "'order by' or 'and' goes on with the one before; # starts a comment; Ctrl-C gives up a line;\n"
+         "--format F after a fact-checker's statement holds for it alone, as 'format F' does for those after):\n\n";
   for (const auto& d : StatementDocs()) {
-    char line[160];
-    std::snprintf(line, sizeof line, "  %-42s %s\n", d.usage.c_str(), d.summary.c_str());
-    out << line;
+    // (Not a fixed buffer: a long usage and summary were cut, newline and all.)
+    constexpr size_t kUsageWidth = 42;
+    out << "  " << d.usage << std::string(kUsageWidth - std::min(kUsageWidth, d.usage.size()), ' ') << " "
+        << d.summary << "\n";
   }
   out << "\nExamples:\n";
   for (const auto& d : StatementDocs()) {
@@ -439,6 +461,25 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     return kExitOk;
   }
   factcheck::Options options = OptionsOf(s);
+  // The shell's --format and --tolerance, as the README's command lines
+  // carry them, hold for this statement alone (the `format` and `tolerance`
+  // statements set them for the ones after).
+  struct FormatFor {  // restores the session's format after the statement
+    Session& s;
+    factcheck::Format was;
+    ~FormatFor() { s.format = was; }
+  } format_for{s, s.format};
+  if (known("describe") || known("trace") || known("verify") || known("conflicts") || known("sources") ||
+      known("source") || known("history") || known("attributes")) {
+    auto f = TakeFormat(rest);
+    if (!f.ok()) return Fail(err, f.status(), kExitUsage);
+    if (*f) s.format = **f;
+  }
+  if (known("describe") || known("trace")) {
+    auto t = TakeTolerance(rest);
+    if (!t.ok()) return Fail(err, t.status(), kExitUsage);
+    if (*t) options.compare.tolerance = **t;
+  }
   // The query language's own forms (`conflicts in chip ...`, `conflicts
   // about trainium`), which query/README.md documents, are queries, not
   // the command's ENTITY.
@@ -535,11 +576,11 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
 const std::vector<StatementDoc>& StatementDocs() {
   static const std::vector<StatementDoc> docs = {
       {"describe",
-       "describe ENTITY [--as-at WHEN]",
+       "describe ENTITY [--tolerance P%] [--as-at WHEN]",
        "every attribute with values, citations, conflicts (--as-at tx N, run RUN-ID or a date: as the store was then)",
        {"describe Trainium", "describe \"AWS Trainium 2\"", "describe Trainium --as-at tx 59"}},
       {"trace",
-       "trace ENTITY.ATTR [--as-at WHEN]",
+       "trace ENTITY.ATTR [--tolerance P%] [--as-at WHEN]",
        "every claim behind a figure, back to the document text",
        {"trace trainium.memory_bandwidth", "trace trainium2.perf_per_watt",
         "trace trainium2.fits(\"Llama 3.1 70B\", int8)"}},
