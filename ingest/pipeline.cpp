@@ -80,6 +80,7 @@ std::string WhyNotADocument(std::string_view body) {
     return body.empty() ? "the document is empty" : "the document is only white space";
   }
   if (const size_t nul = body.find('\0'); nul != std::string_view::npos) {
+    if (body.starts_with("%PDF-")) return "the document is a PDF, not text (chipkg reads text and HTML pages)";
     return "the document is not text (a NUL byte at offset " + std::to_string(nul) + ")";
   }
   return "";
@@ -592,6 +593,15 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
         }
         if (!value.is_string()) return Status::InvalidArgument(where + ": \"" + key + "\" must be a string");
         *field = value.get<std::string>();
+        // An id or a kind is a word a store keys and lists by: empty, padded
+        // or over lines it named another document than meant ("" was no id
+        // at all) or broke the listings.
+        if ((key == "id" || key == "kind") &&
+            (field->empty() || field->find_first_of("\n\r\t") != std::string::npos || field->front() == ' ' ||
+             field->back() == ' ')) {
+          return Status::InvalidArgument(where + ": \"" + key + "\" must be a word, not empty, without line breaks "
+                                         "or spaces around it");
+        }
       }
     } else {
       return Status::InvalidArgument(where + ": expected a string or an object");

@@ -196,7 +196,8 @@ TEST_F(PipelineTest, AnEmptyOrBinaryDocumentFailsAndKeepsThePreviousVersion) {
            // A maintenance page served in place of the datasheet: text, but
            // nothing in it to extract, where the stored version says much.
            {"<html><body><h1>Maintenance</h1></body></html>\n", "nothing extracted from the new text"},
-           {std::string("\x7f" "ELF\x02\x01\x01\0\0\0 binary", 17), "not text (a NUL byte at offset 7)"}}) {
+           {std::string("\x7f" "ELF\x02\x01\x01\0\0\0 binary", 17), "not text (a NUL byte at offset 7)"},
+           {std::string("%PDF-1.7\n%\xe2\xe3\n1 0 obj\0 stream", 28), "a PDF, not text (chipkg reads text and HTML"}}) {
     SCOPED_TRACE(says);
     WriteFile(copy, body);
     auto run = IngestSources(*store_, *schema_, {spec});
@@ -724,6 +725,14 @@ TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("source 1: \"title\" must be a string"), std::string::npos)
       << r.status().message();
+  // An id or kind empty, padded or over lines names another document than meant, or breaks the listings.
+  for (const char* id : {"\"\"", "\" a \"", "\"a\\nb\""}) {
+    WriteFile(bad, std::string("[{\"location\": \"a.txt\", \"id\": ") + id + "}]\n");
+    r = LoadManifest(bad.string());
+    ASSERT_FALSE(r.ok()) << id;
+    EXPECT_NE(r.status().message().find("source 1: \"id\" must be a word, not empty"), std::string::npos)
+        << r.status().message();
+  }
   // An unknown key is reported as unknown whatever its value.
   WriteFile(bad, "[{\"location\": \"a.txt\", \"frobnicate\": 1}]\n");
   r = LoadManifest(bad.string());

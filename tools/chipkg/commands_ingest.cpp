@@ -293,7 +293,14 @@ int RunIngest(const Args& args) {
                    report->new_entities.size() - kEntitiesShown);
     }
   }
-  std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
+  // Quiet, a run that stored nothing and met no failure says nothing: cron
+  // mails whatever a job prints, and a summary every hour buried the runs
+  // that mattered.
+  const bool stored = report->documents_new + report->documents_changed > 0 ||
+                      report->facts_added + report->facts_retracted > 0;
+  if (!args.Has("quiet") || stored || report->documents_failed > 0) {
+    std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
+  }
   return report->documents_failed > 0 ? kExitFailed : kExitOk;
 }
 
