@@ -1,7 +1,9 @@
 #include "ingest/pipeline.h"
 
+#include <iconv.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -114,6 +116,60 @@ void AppendWindows1252(unsigned char b, std::string* out) {
 // in Windows-1252 comes out the same either way, but for the rare pair of its
 // bytes that happens to be well-formed UTF-8. Says, in `warning`, where the
 // first such byte was and how many there were; leaves it empty for UTF-8.
+// The text of a body in the charset its server names (Content-Type's
+// charset) or its byte order mark says (UTF-16), as UTF-8; the body as it
+// is for UTF-8 and the Latin charsets, which AsUtf8 reads. Through glibc's
+// iconv, part of the C library: a GBK page (Chinese vendors serve them) was
+// stored as Windows-1252 mojibake under its own charset's name, and UTF-16
+// refused as "not text".
+Result<std::string> DecodeCharset(std::string body, std::string_view content_type) {
+  std::string charset;
+  for (size_t at = content_type.find(';'); at != std::string_view::npos; at = content_type.find(';', at + 1)) {
+    std::string param(content_type.substr(at + 1, content_type.find(';', at + 1) - at - 1));
+    param.erase(std::remove_if(param.begin(), param.end(), [](unsigned char c) { return std::isspace(c); }),
+                param.end());
+    std::transform(param.begin(), param.end(), param.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (param.rfind("charset=", 0) == 0) {
+      charset = param.substr(8);
+      if (charset.size() >= 2 && (charset.front() == '"' || charset.front() == '\'') && charset.back() == charset.front()) {
+        charset = charset.substr(1, charset.size() - 2);
+      }
+    }
+  }
+  if (body.starts_with("\xFF\xFE") || body.starts_with("\xFE\xFF")) charset = "utf-16";  // its mark says
+  static const std::set<std::string> kReadAsIs = {"", "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin1",
+                                                  "iso-8859-15", "windows-1252", "cp1252"};
+  if (kReadAsIs.count(charset) > 0) return body;
+  iconv_t cd = iconv_open("UTF-8", charset.c_str());
+  if (cd == reinterpret_cast<iconv_t>(-1)) {
+    return Status::InvalidArgument("the server says its charset is '" + charset + "', which chipkg cannot read");
+  }
+  std::string out(body.size() * 2 + 16, '\0');
+  char* in = body.data();
+  size_t in_left = body.size();
+  char* to = out.data();
+  size_t to_left = out.size();
+  Status status;
+  while (in_left > 0) {
+    if (iconv(cd, &in, &in_left, &to, &to_left) != static_cast<size_t>(-1)) continue;
+    if (errno == E2BIG) {
+      const size_t used = out.size() - to_left;
+      out.resize(out.size() * 2);
+      to = out.data() + used;
+      to_left = out.size() - used;
+      continue;
+    }
+    status = Status::InvalidArgument("not valid " + charset + " (the server's charset) at byte " +
+                                     std::to_string(body.size() - in_left));
+    break;
+  }
+  iconv_close(cd);
+  if (!status.ok()) return status;
+  out.resize(out.size() - to_left);
+  if (out.starts_with("\xEF\xBB\xBF")) out.erase(0, 3);  // the mark, decoded: no part of the text
+  return out;
+}
+
 std::string AsUtf8(std::string text, std::string* warning) {
   size_t first = FirstInvalidUtf8(text);
   if (first == std::string::npos) return text;
@@ -350,7 +406,12 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   } else {
     doc.etag = fetched->etag;
     doc.last_modified = fetched->last_modified;
-    text = std::move(fetched->body);
+    auto decoded = DecodeCharset(std::move(fetched->body), fetched->content_type);
+    if (!decoded.ok()) {
+      return Status::InvalidArgument(spec.location + ": " + decoded.status().message() +
+                                     "; nothing stored (a previous version, if any, stands)");
+    }
+    text = std::move(*decoded);
   }
   if (const std::string why = WhyNotADocument(text); !why.empty()) {
     return Status::InvalidArgument(spec.location + ": " + why + "; nothing stored (a previous version, if any, stands)");

@@ -814,6 +814,42 @@ TEST_F(PipelineHttpTest, AnUnchangedPageIsAskedForConditionallyAndCostsNothing) 
   EXPECT_EQ(server.request_count(), 2u);
 }
 
+// A page in the charset its server names (GBK, as Chinese vendors serve
+// them) or in UTF-16 with its mark is stored as UTF-8 text: GBK was stored
+// as Windows-1252 mojibake, UTF-16 refused as not text. A charset chipkg
+// cannot read fails the source, naming it.
+TEST_F(PipelineHttpTest, APageIsReadInTheCharsetItsServerNames) {
+  const std::string gbk = "Acme X9\nTDP: 300 W\n\xC4\xE3\xBA\xC3 memory: 16 GB\n";  // 你好 in GBK
+  std::string utf16 = "\xFF\xFE";
+  for (char c : std::string("Acme X8\nTDP: 200 W\n")) utf16 += std::string{c, '\0'};
+  HttpServer server([&](const HttpRequest& request, int) {
+    HttpResponse r;
+    r.body = request.target == "/gbk" ? gbk : request.target == "/utf16" ? utf16 : std::string("Acme X7\n");
+    r.headers = {{"Content-Type", request.target == "/gbk"     ? "text/plain; charset=GBK"
+                                  : request.target == "/utf16" ? "text/plain"
+                                                               : "text/plain; charset=\"x-nonsense\""}};
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::vector<SourceSpec> specs(3);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    specs[i].location = server.Url(i == 0 ? "/gbk" : i == 1 ? "/utf16" : "/other");
+    specs[i].id = i == 0 ? "gbk" : i == 1 ? "utf16" : "other";
+    specs[i].kind = "press";
+  }
+  auto run = IngestSources(*store_, *schema_, specs, options_);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->documents_new, 2u) << run->SummaryLine();
+  EXPECT_EQ(store_->LatestDocumentVersion("gbk")->text, "Acme X9\nTDP: 300 W\n\xE4\xBD\xA0\xE5\xA5\xBD memory: 16 GB\n");
+  EXPECT_EQ(store_->LatestDocumentVersion("utf16")->text, "Acme X8\nTDP: 200 W\n");
+  EXPECT_TRUE(run->sources[0].warnings.empty() ||
+              run->sources[0].warnings.front().find("Windows-1252") == std::string::npos);
+  EXPECT_EQ(run->documents_failed, 1u);
+  EXPECT_NE(run->sources[2].error.find("the server says its charset is 'x-nonsense', which chipkg cannot read"),
+            std::string::npos)
+      << run->sources[2].error;
+}
+
 // A page served as HTML (what vendor and press sites serve) is stored as its
 // text and read as the same page written as text is: the seed written out as
 // HTML (headings, paragraphs, a table) states the same facts. Stored as
