@@ -155,19 +155,27 @@ class Converter {
       Text("<");  // "x < y": not a tag
       return at + 1;
     }
-    // The tag's end: the first '>' outside a quoted attribute value.
-    char quote = 0;
+    // The tag's end: the first '>' outside a quoted attribute value (a
+    // quote opens a value only after '=': "alt=Acme's chip" is unquoted).
+    char quote = 0, before = 0;
     while (p < html_.size() && (quote != 0 || html_[p] != '>')) {
-      if (quote != 0 && html_[p] == quote) {
-        quote = 0;
-      } else if (quote == 0 && (html_[p] == '"' || html_[p] == '\'')) {
-        quote = html_[p];
+      const char c = html_[p];
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+      } else if ((c == '"' || c == '\'') && before == '=') {
+        quote = c;
       }
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') before = c;
       ++p;
     }
     const size_t after = std::min(html_.size(), p + 1);
     if (name.empty()) return after;  // <!doctype ...>, <?xml ...?>
-    if (!closing && IsOneOf(name, {"script", "style", "noscript", "template", "svg", "head", "iframe"})) {
+    const bool self_closing = p > at && p < html_.size() && html_[p - 1] == '/';
+    // What a reader never sees, left out up to the closing tag (the <head>
+    // is not: its end tag may be left out, and it holds no text but these
+    // and the <title>).
+    if (!closing && !self_closing &&
+        IsOneOf(name, {"script", "style", "noscript", "template", "svg", "iframe", "title"})) {
       // Left out with what they hold, up to their closing tag.
       for (size_t q = after; (q = html_.find("</", q)) != std::string_view::npos; q += 2) {
         if (StartsWithNoCase(html_, q + 2, name)) {
@@ -233,7 +241,14 @@ class Converter {
       return;
     }
     if (name == "sup" && !closing) {
-      space_ = true;  // a footnote mark: "chip<sup>4</sup>" reads "chip 4", as the pages' text has it
+      // A footnote mark: "chip<sup>4</sup>" reads "chip 4", as the pages'
+      // text has it; but a unit's power, "mm<sup>2</sup>", reads "mm2".
+      static constexpr std::string_view kLengths[] = {"mm", "cm", "nm", "um", "\xC2\xB5m", "km", "m", "in", "ft"};
+      const bool power = std::any_of(std::begin(kLengths), std::end(kLengths), [&](std::string_view u) {
+        return out_.ends_with(u) && (out_.size() == u.size() || !std::isalpha(static_cast<unsigned char>(
+                                                                    out_[out_.size() - u.size() - 1])));
+      });
+      if (!power) space_ = true;
       return;
     }
     if (IsOneOf(name, {"br", "p", "div", "section", "article", "header", "footer", "nav", "main", "aside", "ul",

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -117,32 +118,72 @@ void AppendWindows1252(unsigned char b, std::string* out) {
 // bytes that happens to be well-formed UTF-8. Says, in `warning`, where the
 // first such byte was and how many there were; leaves it empty for UTF-8.
 // The text of a body in the charset its server names (Content-Type's
-// charset) or its byte order mark says (UTF-16), as UTF-8; the body as it
-// is for UTF-8 and the Latin charsets, which AsUtf8 reads. Through glibc's
-// iconv, part of the C library: a GBK page (Chinese vendors serve them) was
-// stored as Windows-1252 mojibake under its own charset's name, and UTF-16
-// refused as "not text".
+// charset), an HTML page's <meta charset> or its byte order mark says
+// (UTF-16), as UTF-8; the body as it is for UTF-8 and the Latin charsets,
+// which AsUtf8 reads. Through glibc's iconv, part of the C library: a GBK
+// page (Chinese vendors serve them) was stored as Windows-1252 mojibake
+// under its own charset's name, and UTF-16 refused as "not text". Labels
+// are read as browsers read them (gb2312 is GBK's subset, which pages
+// labelled so use beyond it: read as GB18030, the superset).
+std::string CharsetLabel(std::string label) {
+  label.erase(std::remove_if(label.begin(), label.end(), [](unsigned char c) { return std::isspace(c); }),
+              label.end());
+  std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (label.size() >= 2 && (label.front() == '"' || label.front() == '\'') && label.back() == label.front()) {
+    label = label.substr(1, label.size() - 2);
+  }
+  return label;
+}
+
 Result<std::string> DecodeCharset(std::string body, std::string_view content_type) {
-  std::string charset;
+  std::string charset, said_by = "the server's charset";
   for (size_t at = content_type.find(';'); at != std::string_view::npos; at = content_type.find(';', at + 1)) {
-    std::string param(content_type.substr(at + 1, content_type.find(';', at + 1) - at - 1));
-    param.erase(std::remove_if(param.begin(), param.end(), [](unsigned char c) { return std::isspace(c); }),
-                param.end());
-    std::transform(param.begin(), param.end(), param.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (param.rfind("charset=", 0) == 0) {
-      charset = param.substr(8);
-      if (charset.size() >= 2 && (charset.front() == '"' || charset.front() == '\'') && charset.back() == charset.front()) {
-        charset = charset.substr(1, charset.size() - 2);
-      }
+    const std::string param = CharsetLabel(std::string(content_type.substr(at + 1, content_type.find(';', at + 1) - at - 1)));
+    if (param.rfind("charset=", 0) == 0) charset = CharsetLabel(param.substr(8));
+  }
+  if (charset.empty() && LooksLikeHtml(content_type, body)) {
+    // <meta charset="gbk"> or <meta http-equiv=... content="text/html; charset=gbk">, near the start.
+    std::string head = body.substr(0, 4096);
+    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (size_t meta = head.find("<meta"); meta != std::string::npos; meta = head.find("<meta", meta + 5)) {
+      const size_t end = head.find('>', meta);
+      const size_t at = head.find("charset", meta);
+      if (at == std::string::npos || at > end) continue;
+      size_t v = head.find('=', at);
+      if (v == std::string::npos || v > end) continue;
+      ++v;
+      while (v < end && (head[v] == ' ' || head[v] == '"' || head[v] == '\'')) ++v;
+      size_t e = v;
+      while (e < end && head[e] != '"' && head[e] != '\'' && head[e] != ' ' && head[e] != ';' && head[e] != '/') ++e;
+      charset = CharsetLabel(head.substr(v, e - v));
+      said_by = "its <meta charset>";
+      break;
     }
   }
-  if (body.starts_with("\xFF\xFE") || body.starts_with("\xFE\xFF")) charset = "utf-16";  // its mark says
-  static const std::set<std::string> kReadAsIs = {"", "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "latin1",
-                                                  "iso-8859-15", "windows-1252", "cp1252"};
+  if (body.starts_with("\xFF\xFE") || body.starts_with("\xFE\xFF")) {
+    charset = "utf-16";
+    said_by = "its byte order mark";
+  }
+  static const std::set<std::string> kReadAsIs = {
+      "",           "utf-8",      "utf8",    "unicode-1-1-utf-8", "us-ascii", "ascii", "iso-8859-1", "iso8859-1",
+      "iso_8859-1", "latin1",     "latin-1", "l1",                "cp819",    "iso-8859-15", "latin9",
+      "windows-1252", "cp1252", "x-cp1252"};
   if (kReadAsIs.count(charset) > 0) return body;
-  iconv_t cd = iconv_open("UTF-8", charset.c_str());
+  static const std::vector<std::pair<std::vector<std::string>, std::string>> kAliases = {
+      {{"gb2312", "gbk", "x-gbk", "gb_2312-80", "csgb2312", "chinese", "iso-ir-58", "euc-cn", "cp936", "gb18030"},
+       "GB18030"},
+      {{"shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "windows-31j", "csshiftjis", "ms932", "cp932"},
+       "CP932"},
+      {{"euc-kr", "ks_c_5601-1987", "korean", "ksc5601", "cp949", "windows-949", "csksc56011987"}, "CP949"},
+      {{"big5", "big5-hkscs", "cn-big5", "x-x-big5", "csbig5"}, "BIG5-HKSCS"},
+  };
+  std::string iconv_name = charset;
+  for (const auto& [labels, name] : kAliases) {
+    if (std::find(labels.begin(), labels.end(), charset) != labels.end()) iconv_name = name;
+  }
+  iconv_t cd = iconv_open("UTF-8", iconv_name.c_str());
   if (cd == reinterpret_cast<iconv_t>(-1)) {
-    return Status::InvalidArgument("the server says its charset is '" + charset + "', which chipkg cannot read");
+    return Status::InvalidArgument(said_by + " is '" + charset + "', which chipkg cannot read");
   }
   std::string out(body.size() * 2 + 16, '\0');
   char* in = body.data();
@@ -159,7 +200,7 @@ Result<std::string> DecodeCharset(std::string body, std::string_view content_typ
       to_left = out.size() - used;
       continue;
     }
-    status = Status::InvalidArgument("not valid " + charset + " (the server's charset) at byte " +
+    status = Status::InvalidArgument("not valid " + charset + " (" + said_by + ") at byte " +
                                      std::to_string(body.size() - in_left));
     break;
   }
@@ -358,7 +399,8 @@ Status PutNamedEntities(Store& store, EntityResolver& resolver, const std::vecto
 // Stores what one fetch brought; errors are that source's failure only.
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
                  Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
-                 SourceOutcome& outcome, IngestReport& report, KnownTexts& known_texts) {
+                 SourceOutcome& outcome, IngestReport& report, KnownTexts& known_texts,
+                 const std::function<Status()>& before_first_write) {
   outcome.document_id = prepared.doc.id;
   CHIPKG_RETURN_IF_ERROR(prepared.status);
   if (!fetched.ok()) return fetched.status();
@@ -419,9 +461,16 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   // Stored, hashed and extracted as UTF-8 (an unchanged page converts to the same text every run).
   std::string encoding_warning;
   text = AsUtf8(std::move(text), &encoding_warning);
-  // An HTML page is stored as its text, which the spans count (a stored
-  // text read again is that text already).
-  if (!fetched->not_modified && LooksLikeHtml(fetched->content_type, text)) text = HtmlToText(text);
+  // An HTML page is stored as its text, which the spans count. A stored
+  // text read again is that text already, but for one stored as markup
+  // before pages were read so: its own first bytes say.
+  if (fetched->not_modified ? LooksLikeHtml("", text) : LooksLikeHtml(fetched->content_type, text)) {
+    text = HtmlToText(text);
+    if (text.empty()) {
+      return Status::InvalidArgument(spec.location + ": an HTML page with no text (all markup or script); nothing "
+                                     "stored (a previous version, if any, stands)");
+    }
+  }
   auto latest = store.LatestDocumentVersion(doc_id);
   const std::string content_hash = Sha256Hex(text);
   const bool same_text = latest.ok() && latest->content_hash == content_hash;
@@ -497,6 +546,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     if (!encoding_warning.empty()) outcome.warnings.push_back(encoding_warning);
     if (doc.title.empty()) doc.title = spec.location;
     version.text = text;
+    CHIPKG_RETURN_IF_ERROR(before_first_write());
     auto written = store.WriteDocumentVersion(doc, std::move(version), {}, run_id);
     if (!written.ok()) return written.status();
     outcome.state = SourceOutcome::State::kChanged;
@@ -543,6 +593,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
         "know?)";
   }
 
+  CHIPKG_RETURN_IF_ERROR(before_first_write());
   CHIPKG_RETURN_IF_ERROR(PutNamedEntities(store, *resolver, facts, report.new_entities));
 
   if (same_text) {  // read again: the stored version's facts as the rules now read them
@@ -694,11 +745,20 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
   const auto start = std::chrono::steady_clock::now();
   IngestReport report;
   report.run_id = options.run_id.empty() ? NewRunId() : options.run_id;
-  // The schema's entities go in before the first fetch that worked is
-  // stored, not before any: a first run whose every source failed left a
-  // store of schema entities alone, which `import` refused as not empty and
-  // the REPL did not fill.
+  // The schema's entities go in with the run's first write to a new store,
+  // not before it: a first run whose every source failed (or was refused: a
+  // PDF, an empty page) left a store of schema entities alone, which
+  // `import` refused as not empty and the REPL did not fill. A store written
+  // before is kept in step with the schema's names at once, as readers
+  // look aliases up in it.
   bool schema_synced = false;
+  auto sync_schema = [&]() -> Status {
+    if (schema_synced) return Status::OK();
+    CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
+    schema_synced = true;
+    return Status::OK();
+  };
+  if (store.LastTx() > 0) CHIPKG_RETURN_IF_ERROR(sync_schema());
 
   std::vector<PreparedSource> prepared;
   prepared.reserve(sources.size());
@@ -798,12 +858,8 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     cv.notify_all();
     SourceOutcome outcome;
     outcome.location = WithoutCredentials(sources[i].location);  // reports never show a password
-    if (!schema_synced && result->ok()) {
-      CHIPKG_RETURN_IF_ERROR(SyncSchemaEntities(store, schema));
-      schema_synced = true;
-    }
     Status st = IngestOne(store, schema, sources[i], prepared[i], *result, options, report.run_id, outcome, report,
-                          known_texts);
+                          known_texts, sync_schema);
     // Past a fetch that worked, an I/O error or damage is the store's (a
     // full disk, a file gone bad), and would fail every source after it the
     // same way, each fetched for nothing and each with a line of its own in

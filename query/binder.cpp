@@ -391,7 +391,9 @@ class Binder {
         // but for an m where the unit has M: "mw" is how milliwatts are often
         // written, and read as MW it was a factor of 1e9 ("tdp < 500 mw"
         // matched every chip).
-        if (std::none_of(lit.unit.begin(), lit.unit.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }) &&
+        // (Watts only: no query means millihertz or millibytes by "mhz" or "mb".)
+        if (unit->dimension == "watts" &&
+            std::none_of(lit.unit.begin(), lit.unit.end(), [](char ch) { return ch >= 'A' && ch <= 'Z'; }) &&
             lit.unit.size() == unit->spelling.size()) {
           for (size_t i = 0; i < lit.unit.size(); ++i) {
             if (lit.unit[i] == 'm' && unit->spelling[i] == 'M') {
@@ -889,7 +891,9 @@ Result<int64_t> ParseInstant(const std::string& text) {
       rest.remove_prefix(digits == std::string_view::npos ? rest.size() : digits);
     }
   }
-  if (rest == "Z" || rest == "z" || rest == "+00:00") rest = {};
+  if (rest == "Z" || rest == "z" || rest == "+00:00" || rest == "-00:00" || rest == "+0000" || rest == "+00") {
+    rest = {};
+  }
   if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {
     return Status::InvalidArgument("not a UTC time: " + text + " (write it in UTC, ending in Z)");
   }

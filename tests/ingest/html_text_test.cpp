@@ -34,6 +34,19 @@ TEST(HtmlText, BlocksHeadingsListsAndTablesAreLines) {
             " c\n");
 }
 
+// Markup that left the rest of a page out: a <head> whose end tag is left
+// out (HTML allows it), a self-closing <svg/>, an apostrophe in an unquoted
+// attribute value. A unit's power stays with the unit; a footnote mark does not.
+TEST(HtmlText, APageIsReadWholeWhateverItsMarkupLeavesOut) {
+  EXPECT_EQ(HtmlToText("<html><head><title>Acme X9</title>\n<body><h1>Acme X9</h1><p>96 GB</p></body></html>"),
+            "# Acme X9\n96 GB\n");
+  EXPECT_EQ(HtmlToText("<svg class=\"i\"/><p>The Acme X3 has 96 GB.</p>"), "The Acme X3 has 96 GB.\n");
+  EXPECT_EQ(HtmlToText("<h1>Acme X7</h1><img alt=Acme's chip src=x.png><p>TDP: 500 W</p>"),
+            "# Acme X7\nTDP: 500 W\n");
+  EXPECT_EQ(HtmlToText("<p>Die size: 826 mm<sup>2</sup>; 32 GB per chip<sup>4</sup></p>"),
+            "Die size: 826 mm2; 32 GB per chip 4\n");
+}
+
 TEST(HtmlText, OnlyWhatIsHtmlIsReadAsHtml) {
   EXPECT_TRUE(LooksLikeHtml("text/html; charset=utf-8", "anything"));
   EXPECT_TRUE(LooksLikeHtml("application/xhtml+xml", "<?xml version=\"1.0\"?>"));

@@ -165,9 +165,12 @@ TEST_F(PipelineTest, OneFailingSourceDoesNotStopTheOthers) {
   good.location = Seed("000_de7815fa348ea8df.txt").string();
   // A first run whose every source fails writes nothing: it left the
   // schema's entities alone, a store `import` refused as not empty.
-  auto failed = IngestSources(*store_, *schema_, {missing});
+  SourceSpec pdf;  // fetched, then refused
+  pdf.location = (dir_ / "datasheet.pdf").string();
+  WriteFile(pdf.location, std::string("%PDF-1.7\n1 0 obj\0", 17));
+  auto failed = IngestSources(*store_, *schema_, {missing, pdf});
   ASSERT_TRUE(failed.ok());
-  EXPECT_EQ(failed->documents_failed, 1u);
+  EXPECT_EQ(failed->documents_failed, 2u);
   EXPECT_EQ(store_->Statistics()->entities, 0u);
   EXPECT_EQ(store_->LastTx(), 0u);
   auto report = IngestSources(*store_, *schema_, {missing, good});
@@ -820,13 +823,23 @@ TEST_F(PipelineHttpTest, AnUnchangedPageIsAskedForConditionallyAndCostsNothing) 
 // cannot read fails the source, naming it.
 TEST_F(PipelineHttpTest, APageIsReadInTheCharsetItsServerNames) {
   const std::string gbk = "Acme X9\nTDP: 300 W\n\xC4\xE3\xBA\xC3 memory: 16 GB\n";  // 你好 in GBK
+  // Labelled as pages label it: gb2312, with a character only GBK has (\x81\x40, 丂), in a <meta>.
+  const std::string meta_gb2312 =
+      "<!DOCTYPE html><html><head><meta charset=\"gb2312\"></head><body><h1>Acme X6</h1><p>\x81\x40 TDP: 100 W</p>"
+      "</body></html>";
   std::string utf16 = "\xFF\xFE";
   for (char c : std::string("Acme X8\nTDP: 200 W\n")) utf16 += std::string{c, '\0'};
   HttpServer server([&](const HttpRequest& request, int) {
     HttpResponse r;
-    r.body = request.target == "/gbk" ? gbk : request.target == "/utf16" ? utf16 : std::string("Acme X7\n");
+    r.body = request.target == "/gbk"     ? gbk
+             : request.target == "/utf16" ? utf16
+             : request.target == "/meta"  ? meta_gb2312
+             : request.target == "/latin" ? std::string("Acme X5 \xE9t\xE9\n")
+                                          : std::string("Acme X7\n");
     r.headers = {{"Content-Type", request.target == "/gbk"     ? "text/plain; charset=GBK"
                                   : request.target == "/utf16" ? "text/plain"
+                                  : request.target == "/meta"  ? "text/html"
+                                  : request.target == "/latin" ? "text/plain; charset=latin-1"
                                                                : "text/plain; charset=\"x-nonsense\""}};
     return r;
   });
@@ -845,9 +858,19 @@ TEST_F(PipelineHttpTest, APageIsReadInTheCharsetItsServerNames) {
   EXPECT_TRUE(run->sources[0].warnings.empty() ||
               run->sources[0].warnings.front().find("Windows-1252") == std::string::npos);
   EXPECT_EQ(run->documents_failed, 1u);
-  EXPECT_NE(run->sources[2].error.find("the server says its charset is 'x-nonsense', which chipkg cannot read"),
+  EXPECT_NE(run->sources[2].error.find("the server's charset is 'x-nonsense', which chipkg cannot read"),
             std::string::npos)
       << run->sources[2].error;
+  SourceSpec meta, latin;
+  meta.location = server.Url("/meta");
+  meta.id = "meta";
+  latin.location = server.Url("/latin");
+  latin.id = "latin";
+  auto labelled = IngestSources(*store_, *schema_, {meta, latin}, options_);
+  ASSERT_TRUE(labelled.ok()) << labelled.status().message();
+  EXPECT_EQ(labelled->documents_new, 2u) << labelled->SummaryLine() << labelled->sources[0].error;
+  EXPECT_EQ(store_->LatestDocumentVersion("meta")->text, "# Acme X6\n\xE4\xB8\x82 TDP: 100 W\n");
+  EXPECT_EQ(store_->LatestDocumentVersion("latin")->text, "Acme X5 \xC3\xA9t\xC3\xA9\n");
 }
 
 // A page served as HTML (what vendor and press sites serve) is stored as its
@@ -892,8 +915,9 @@ TEST_F(PipelineHttpTest, AnHtmlPageIsReadAsItsText) {
   html += in_table ? "</table></body></html>\n" : "</body></html>\n";
   HttpServer server([&](const HttpRequest& request, int) {
     HttpResponse r;
-    r.body = request.target == "/page.html" ? html : page;
-    r.headers = {{"Content-Type", request.target == "/page.html" ? "text/html; charset=utf-8" : "text/plain"}};
+    const bool as_html = request.target == "/page.html" || request.target == "/scripted.html";
+    r.body = as_html ? html : page;
+    r.headers = {{"Content-Type", as_html ? "text/html; charset=utf-8" : "text/plain"}};
     return r;
   });
   ASSERT_TRUE(server.ok()) << server.error();
@@ -913,6 +937,15 @@ TEST_F(PipelineHttpTest, AnHtmlPageIsReadAsItsText) {
   ASSERT_TRUE(stored.ok()) << stored.status().message();
   EXPECT_EQ(stored->text.find('<'), std::string::npos) << stored->text.substr(0, 200);
   EXPECT_EQ(stored->content_type, "text/html; charset=utf-8");
+  // A page that is all markup and script (drawn by its JavaScript) has no text to store.
+  SourceSpec scripted;
+  scripted.location = server.Url("/scripted.html");
+  html = "<!DOCTYPE html><html><head><title>Acme</title></head><body><div id=app></div>"
+         "<script>render()</script></body></html>";
+  auto nothing = IngestSources(*store_, *schema_, {scripted}, options_);
+  ASSERT_TRUE(nothing.ok());
+  EXPECT_EQ(nothing->documents_failed, 1u);
+  EXPECT_NE(nothing->sources[0].error.find("an HTML page with no text"), std::string::npos) << nothing->sources[0].error;
   EXPECT_NE(stored->text.find("| Memory | 32 GiB HBM per chip 4 |\n|---|"), std::string::npos);
   // Every span counts the stored text's bytes.
   const std::vector<Fact> facts = store_->FactsFromDocument("html").value();
