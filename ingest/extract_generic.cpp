@@ -518,7 +518,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (InAny(masked, i) || InAny(masked, dollar ? i + 1 : i)) continue;
     // After a minus sign, a figure below zero; after "5-", the end of a
     // range ("5-9 W"), which read alone was a 9 W claim. Neither is one.
-    const bool range_end = !dollar && i >= s.begin + 2 && text[i - 1] == '-' && IsDigit(text[i - 2]);
+    // (A figure's own digits before the hyphen, not a name's: "X4-80GB" is a model.)
+    bool range_end = !dollar && i >= s.begin + 2 && text[i - 1] == '-' && IsDigit(text[i - 2]);
+    if (range_end) {
+      size_t first = i - 2;
+      while (first > s.begin && (IsDigit(text[first - 1]) || text[first - 1] == '.' || text[first - 1] == ',')) --first;
+      range_end = WordStartsAt(text, first);
+    }
     if (!dollar && (range_end || MinusSignBefore(text, s.begin, i))) {
       size_t end = i;
       while (end < s.end && (IsDigit(text[end]) || text[end] == '.' || text[end] == ',')) ++end;

@@ -133,6 +133,8 @@ class Converter {
   }
 
   void EndLine() {
+    // A list item's mark stays with its text: "<li><p>TDP: 500 W" is one line.
+    if (out_.ends_with("- ") && (out_.size() == 2 || out_[out_.size() - 3] == '\n')) return;
     while (!out_.empty() && out_.back() == ' ') out_.pop_back();
     if (!out_.empty() && out_.back() != '\n') out_ += '\n';
     space_ = false;
@@ -151,8 +153,11 @@ class Converter {
       name += static_cast<char>(std::tolower(static_cast<unsigned char>(html_[p])));
       ++p;
     }
-    if (name.empty() && !(at + 1 < html_.size() && (html_[at + 1] == '!' || html_[at + 1] == '?'))) {
-      Text("<");  // "x < y": not a tag
+    // A tag's name starts with a letter: "x < y" and "<700 W" are text.
+    const size_t name_at = at + (closing ? 2 : 1);
+    const bool letter = name_at < html_.size() && std::isalpha(static_cast<unsigned char>(html_[name_at]));
+    if (!letter && !(at + 1 < html_.size() && (html_[at + 1] == '!' || html_[at + 1] == '?'))) {
+      Text("<");
       return at + 1;
     }
     // The tag's end: the first '>' outside a quoted attribute value (a

@@ -109,14 +109,6 @@ void AppendWindows1252(unsigned char b, std::string* out) {
   }
 }
 
-// The text as UTF-8: what is well-formed UTF-8 kept as it is, each byte that
-// is not read as Windows-1252. Byte by byte rather than for the whole text: a
-// UTF-8 page with one stray byte (a 0x92 apostrophe pasted from an old
-// editor) read wholly as Windows-1252 had every other accented name and "✓"
-// garbled, and on the next run stated a fraction of its facts. A page wholly
-// in Windows-1252 comes out the same either way, but for the rare pair of its
-// bytes that happens to be well-formed UTF-8. Says, in `warning`, where the
-// first such byte was and how many there were; leaves it empty for UTF-8.
 // The text of a body in the charset its server names (Content-Type's
 // charset), an HTML page's <meta charset> or its byte order mark says
 // (UTF-16), as UTF-8; the body as it is for UTF-8 and the Latin charsets,
@@ -211,6 +203,14 @@ Result<std::string> DecodeCharset(std::string body, std::string_view content_typ
   return out;
 }
 
+// The text as UTF-8: what is well-formed UTF-8 kept as it is, each byte that
+// is not read as Windows-1252. Byte by byte rather than for the whole text: a
+// UTF-8 page with one stray byte (a 0x92 apostrophe pasted from an old
+// editor) read wholly as Windows-1252 had every other accented name and "✓"
+// garbled, and on the next run stated a fraction of its facts. A page wholly
+// in Windows-1252 comes out the same either way, but for the rare pair of its
+// bytes that happens to be well-formed UTF-8. Says, in `warning`, where the
+// first such byte was and how many there were; leaves it empty for UTF-8.
 std::string AsUtf8(std::string text, std::string* warning) {
   size_t first = FirstInvalidUtf8(text);
   if (first == std::string::npos) return text;
@@ -419,10 +419,18 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     if (!stored.ok() && !stored.status().IsNotFound()) return stored.status();
     if (stored.ok()) {
       std::string was = stored->format;
-      if (was.empty()) {  // a version stored before its format was kept: its claims' rule says
-        auto rule = RuleOfAnyClaim(store, doc_id);
-        if (!rule.ok()) return rule.status();
-        was = Schema::DatasetOfRule(*rule);
+      if (was.empty()) {  // a version stored before its format was kept: its standing claims' rule says
+        ReadView standing;
+        standing.with_provenance = false;  // the rule is in the core
+        auto live = store.FactsFromDocument(doc_id, std::nullopt, standing);
+        if (!live.ok()) return live.status();
+        if (!live->empty()) {
+          was = Schema::DatasetOfRule(live->front().provenance.rule);
+        } else {
+          auto rule = RuleOfAnyClaim(store, doc_id);
+          if (!rule.ok()) return rule.status();
+          was = Schema::DatasetOfRule(*rule);
+        }
       }
       const std::string asked = spec.format == "page" ? "" : spec.format;
       read_again = read_again || was != asked;

@@ -167,7 +167,8 @@ TEST(GenericSentence, AFigureBelowZeroIsNoClaim) {
       "TDP: -5 W\n"
       "Memory: \xE2\x88\x92" "16 GB\n"
       "\n"
-      "The Acme X5 has a TDP of -9 W. The Acme X5-2 has 141 GB of memory. Its TDP is 5-9 W.\n";
+      "The Acme X5 has a TDP of -9 W. The Acme X5-2 has 141 GB of memory. Its TDP is 5-9 W.\n"
+      "It replaces the Acme X4-80GB.\n";
   Extraction e = Extract(page);
   std::vector<std::string> expected = {
       "chip:acme-x5\tmemory\tquantity 141000000000 bytes\t-\tstated\t-\t-\t141 GB",
@@ -177,6 +178,7 @@ TEST(GenericSentence, AFigureBelowZeroIsNoClaim) {
   EXPECT_TRUE(HasWarning(e, "no bytes figure for 'Memory'"));
   EXPECT_TRUE(HasWarning(e, "a figure below zero ('-9'): no claim made of it"));
   EXPECT_TRUE(HasWarning(e, "a range ('5-9'): no claim made of it"));
+  EXPECT_FALSE(HasWarning(e, "a range ('4-80')"));  // a model's name
 }
 
 TEST(GenericSentence, YearsAndFiguresThatLookLikeYears) {

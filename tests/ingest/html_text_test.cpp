@@ -45,6 +45,8 @@ TEST(HtmlText, APageIsReadWholeWhateverItsMarkupLeavesOut) {
             "# Acme X7\nTDP: 500 W\n");
   EXPECT_EQ(HtmlToText("<p>Die size: 826 mm<sup>2</sup>; 32 GB per chip<sup>4</sup></p>"),
             "Die size: 826 mm2; 32 GB per chip 4\n");
+  EXPECT_EQ(HtmlToText("<ul><li><p>TDP: 500 W</p></li></ul><p>draws <700 W and has 96 GB</p>"),
+            "- TDP: 500 W\ndraws <700 W and has 96 GB\n");
 }
 
 TEST(HtmlText, OnlyWhatIsHtmlIsReadAsHtml) {

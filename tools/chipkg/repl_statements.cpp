@@ -59,6 +59,9 @@ Result<std::optional<factcheck::Format>> TakeFormat(std::string& rest) {
     return std::optional<factcheck::Format>();
   }
   size_t p = at + flag.size();
+  if (p < rest.size() && rest[p] != '=' && !std::isspace(static_cast<unsigned char>(rest[p]))) {
+    return std::optional<factcheck::Format>();  // --formatx: another word
+  }
   if (p < rest.size() && rest[p] == '=') p++;
   while (p < rest.size() && rest[p] == ' ') p++;
   size_t e = p;
