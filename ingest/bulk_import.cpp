@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "engine/store.h"
+#include "ingest/text_util.h"
 #include "schema/schema.h"
 
 namespace chipkg {
@@ -193,24 +194,6 @@ class FlatObjectParser {
     pos_ += 4;
     return true;
   }
-  static void AppendUtf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
   // From `pos`, skips eight bytes at a time to the first byte that is '"', '\\' or a control
   // character (strings are most of every line), or to fewer than eight bytes before the end.
   static size_t SkipPlain(std::string_view s, size_t pos) {
@@ -287,7 +270,7 @@ class FlatObjectParser {
           } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
             return Fail("low surrogate without its high half", error);
           }
-          AppendUtf8(scratch, cp);
+          ingest_internal::AppendUtf8(scratch, cp);
           break;
         }
         default:

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ingest/text_util.h"
+
 namespace chipkg {
 namespace {
 
@@ -17,23 +19,10 @@ bool StartsWithNoCase(std::string_view s, size_t at, std::string_view prefix) {
   return true;
 }
 
-void AppendUtf8(std::string& out, uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;  // what a browser shows
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+// A code point as a browser shows it: U+FFFD for none (0, a surrogate, past U+10FFFF).
+void AppendCodePoint(std::string& out, uint32_t cp) {
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  ingest_internal::AppendUtf8(out, cp);
 }
 
 // The named entities spec and press pages use; another name stays as written.
@@ -65,12 +54,12 @@ size_t DecodeEntity(std::string_view html, size_t at, std::string& out) {
       if (d < 0) return 0;
       cp = std::min<uint32_t>(cp * (hex ? 16 : 10) + static_cast<uint32_t>(d), 0x110000);
     }
-    AppendUtf8(out, cp);
+    AppendCodePoint(out, cp);
     return semi - at + 1;
   }
   for (const auto& [known, cp] : kNamed) {
     if (name == known) {
-      AppendUtf8(out, cp);
+      AppendCodePoint(out, cp);
       return semi - at + 1;
     }
   }
