@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -90,6 +91,10 @@ struct FetchResult {
   std::string last_modified;
   std::string final_url;  // after redirects; the request's url for local files
   int attempts = 0;       // 1 + retries made
+  // Unix seconds when the body came (set by the ingest run as each fetch
+  // ends): a version's fetch time, where the time it was stored can be a
+  // slow source's fetch later.
+  int64_t fetched_at = 0;
 };
 
 class Fetcher {

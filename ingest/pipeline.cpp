@@ -508,7 +508,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   auto resolver = MakeEntityResolver(schema, &store);
   DocumentVersion version;
   version.document_id = doc_id;
-  version.fetched_at = NowSeconds();
+  version.fetched_at = !fetched->not_modified && fetched->fetched_at != 0 ? fetched->fetched_at : NowSeconds();
   version.content_type = fetched->content_type;
   std::vector<Fact> facts;
   std::optional<std::vector<Fact>> standing;
@@ -813,6 +813,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       } else {
         try {
           result.emplace(fetcher->Fetch(prepared[i].request));
+          if (result->ok() && (*result)->fetched_at == 0) (*result)->fetched_at = NowSeconds();
         } catch (const std::exception& e) {
           result.emplace(Status::IOError(sources[i].location + ": " + e.what()));
         } catch (...) {

@@ -817,6 +817,32 @@ TEST_F(PipelineHttpTest, AnUnchangedPageIsAskedForConditionallyAndCostsNothing) 
   EXPECT_EQ(server.request_count(), 2u);
 }
 
+// A version's fetch time is when its body came, not when it was stored: a
+// fast source listed after a slow one is fetched at once but stored after
+// the slow one (sources are stored in order), and recorded the later time.
+TEST_F(PipelineHttpTest, AVersionRecordsWhenItWasFetched) {
+  const std::string page = ReadFile(Seed("003_d5e7e28472882ec2.txt"));
+  HttpServer server([&](const HttpRequest& request, int) {
+    HttpResponse r;
+    r.body = page;
+    r.headers = {{"Content-Type", "text/plain"}};
+    if (request.target == "/slow") r.delay = milliseconds(2'500);
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  SourceSpec slow, fast;
+  slow.location = server.Url("/slow");
+  slow.id = "slow";
+  fast.location = server.Url("/fast");
+  fast.id = "fast";
+  auto run = IngestSources(*store_, *schema_, {slow, fast}, options_);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->documents_new, 2u) << run->SummaryLine();
+  const int64_t slow_at = store_->LatestDocumentVersion("slow")->fetched_at;
+  const int64_t fast_at = store_->LatestDocumentVersion("fast")->fetched_at;
+  EXPECT_GE(slow_at - fast_at, 1) << slow_at << " " << fast_at;
+}
+
 // A page in the charset its server names (GBK, as Chinese vendors serve
 // them) or in UTF-16 with its mark is stored as UTF-8 text: GBK was stored
 // as Windows-1252 mojibake, UTF-16 refused as not text. A charset chipkg
