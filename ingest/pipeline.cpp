@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -644,15 +645,22 @@ std::string IngestReport::SummaryLine() const {
   return out.str();
 }
 
-Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::InvalidArgument("manifest " + path + " is a directory, not a JSON file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read manifest " + path + ": " + std::strerror(errno));
+Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
+  const bool from_stdin = given == "-";
+  const std::string path = from_stdin ? std::string("standard input") : given;
   std::stringstream buf;
-  buf << in.rdbuf();
+  if (from_stdin) {
+    buf << std::cin.rdbuf();
+    if (std::cin.bad()) return Status::IOError("cannot read a manifest from standard input");
+  } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return Status::InvalidArgument("manifest " + path + " is a directory, not a JSON file");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::IOError("cannot read manifest " + path + ": " + std::strerror(errno));
+    buf << in.rdbuf();
+  }
   const std::string text = buf.str();
   nlohmann::json json;
   // JSON takes the last of two values of one key silently; in a manifest
@@ -686,7 +694,8 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& path) {
   }
   if (!json.is_array()) return Status::InvalidArgument(path + ": a manifest is a JSON array of sources");
   if (!duplicate.empty()) return Status::InvalidArgument(duplicate);
-  const auto base = std::filesystem::path(path).parent_path();
+  // Standard input has no directory of its own: its paths are the caller's.
+  const auto base = from_stdin ? std::filesystem::path() : std::filesystem::path(path).parent_path();
   std::vector<SourceSpec> out;
   // Two sources under one document id would each replace the other's
   // version on every run, retracting and re-adding their facts.

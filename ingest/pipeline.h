@@ -32,6 +32,8 @@ struct SourceSpec {
 
 // Reads a manifest: a JSON array of objects {"location": ..., "site", "kind", "title", "format", "id"}
 // (or of plain strings). Relative locations resolve against the manifest's directory.
+// A path of "-" reads standard input (a list a script makes), named "standard input" in
+// errors, its relative locations resolved against the working directory.
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path);
 
 struct SourceOutcome {

@@ -864,7 +864,7 @@ Result<int64_t> ParseInstant(const std::string& text) {
   int64_t seconds = static_cast<int64_t>(day->FirstDay()) * 86400;
   if (text.size() <= 10) return (seconds + 86400) * 1000000;
   const Status not_a_time = Status::InvalidArgument(
-      "not a valid time: " + text + " (a UTC timestamp: 2025-01-31T12:00:00Z, or 2025-01-31 12:00)");
+      "not a valid time: " + text + " (a UTC timestamp: 2025-01-31T12:00:00Z, 2025-01-31 12:00 or 2025-01-31 12:00 UTC)");
   const char sep = text[10];
   if (sep != 'T' && sep != 't' && sep != ' ') return not_a_time;
   std::string_view rest = std::string_view(text).substr(11);
@@ -878,7 +878,13 @@ Result<int64_t> ParseInstant(const std::string& text) {
     return true;
   };
   int h = 0, m = 0, s = 0;
-  if (!two_digits(h) || rest.empty() || rest[0] != ':') return not_a_time;
+  if (rest.size() >= 2 && std::isdigit(static_cast<unsigned char>(rest[0])) && rest[1] == ':') {
+    h = rest[0] - '0';  // 9:00, as people write it
+    rest.remove_prefix(1);
+  } else if (!two_digits(h)) {
+    return not_a_time;
+  }
+  if (rest.empty() || rest[0] != ':') return not_a_time;
   rest.remove_prefix(1);
   if (!two_digits(m)) return not_a_time;
   if (!rest.empty() && rest[0] == ':') {
@@ -891,7 +897,17 @@ Result<int64_t> ParseInstant(const std::string& text) {
       rest.remove_prefix(digits == std::string_view::npos ? rest.size() : digits);
     }
   }
-  if (rest == "Z" || rest == "z" || rest == "+00:00" || rest == "-00:00" || rest == "+0000" || rest == "+00") {
+  // "UTC" after a space is how `date -u` and chipkg's own listings write it.
+  auto is_utc_word = [](std::string_view word) {
+    const size_t from = word.find_first_not_of(' ');
+    if (from == 0 || from == std::string_view::npos) return false;
+    word.remove_prefix(from);
+    return word.size() == 3 && std::tolower(static_cast<unsigned char>(word[0])) == 'u' &&
+           std::tolower(static_cast<unsigned char>(word[1])) == 't' &&
+           std::tolower(static_cast<unsigned char>(word[2])) == 'c';
+  };
+  if (rest == "Z" || rest == "z" || rest == "+00:00" || rest == "-00:00" || rest == "+0000" || rest == "+00" ||
+      is_utc_word(rest)) {
     rest = {};
   }
   if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) {

@@ -67,6 +67,7 @@ using tao::pegtl::one;
 using tao::pegtl::opt;
 using tao::pegtl::plus;
 using tao::pegtl::rep;
+using tao::pegtl::rep_min_max;
 using tao::pegtl::seq;
 using tao::pegtl::sor;
 using tao::pegtl::star;
@@ -156,9 +157,12 @@ struct quantity : seq<number, sp, opt<unit, sp>> {};
 struct two_digits : rep<2, digit> {};
 struct four_digits : rep<4, digit> {};
 struct date_literal : seq<four_digits, one<'-'>, two_digits, opt<one<'-'>, two_digits>, not_at<identifier_other>> {};
-struct clock_time : seq<two_digits, one<':'>, two_digits, opt<one<':'>, two_digits>> {};
+// An hour of one digit (9:00) as people write it; "UTC" after a space as
+// `date -u` and chipkg's own listings print it.
+struct clock_time : seq<rep_min_max<1, 2, digit>, one<':'>, two_digits, opt<one<':'>, two_digits>> {};
+struct utc_zone : sor<one<'Z', 'z'>, seq<plus<one<' '>>, istring<'u', 't', 'c'>>> {};
 struct timestamp_literal
-    : seq<four_digits, one<'-'>, two_digits, one<'-'>, two_digits, one<'T', 't', ' '>, clock_time, opt<one<'Z', 'z'>>,
+    : seq<four_digits, one<'-'>, two_digits, one<'-'>, two_digits, one<'T', 't', ' '>, clock_time, opt<utc_zone>,
           not_at<identifier_other>> {};
 
 // Strings in double or single quotes; backslash escapes the quote and itself.

@@ -309,6 +309,25 @@ TEST_F(ToolsTest, AnOverlappingIngestNamesTheProcessThatHoldsTheStore) {
   EXPECT_TRUE(Contains(after.err, "1 unchanged")) << after.err;
 }
 
+// A script that makes its list of sources pipes it in: `--manifest -`.
+TEST_F(ToolsTest, IngestReadsAManifestFromStandardInput) {
+  const std::string store = (g_sandbox->root() / "stdin-manifest").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  Output run = Chipkg({"ingest", "--manifest", "-", "--db", store},
+                      "[{\"location\": \"" + seed + "\", \"kind\": \"press\", \"id\": \"piped-seed\"}]");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_TRUE(Contains(run.err, "1 new")) << run.err;
+  Output listed = Chipkg({"sources", "--db", store});
+  EXPECT_TRUE(Contains(listed.out, "piped-seed")) << listed.out;
+  EXPECT_TRUE(Contains(listed.out, "press")) << listed.out;
+  Output broken = Chipkg({"ingest", "--manifest", "-", "--db", store}, "[{\"location\": \n");
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_TRUE(Contains(broken.err, "standard input:2: not valid JSON")) << broken.err;
+  Output twice = Chipkg({"ingest", "--manifest", "-", "--manifest", "-", "--db", store}, "[]");
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_TRUE(Contains(twice.err, "--manifest - reads standard input, which holds one manifest")) << twice.err;
+}
+
 // What an extraction could not read reaches the cron log: a few lines of
 // each source's, then how many more; new entities likewise.
 TEST_F(ToolsTest, IngestReportsWhatItCouldNotRead) {
@@ -1156,6 +1175,12 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   ASSERT_EQ(spaced.code, 0) << spaced.err;
   EXPECT_EQ(spaced.out.rfind("as at 2999-01-01 00:00:00 (tx ", 0), 0u) << spaced.out;
   EXPECT_TRUE(Contains(spaced.out, "900 GB/s")) << spaced.out;
+  // ... and so is "UTC" after it, as `date -u` prints it, and an hour of one digit.
+  for (const std::string when : {"2999-01-01 00:00 UTC", "2999-01-01T00:00:00 utc", "2999-01-01 9:30"}) {
+    Output zoned = Chipkg({"describe", "trainium", "--as-at", when, "--db", store});
+    ASSERT_EQ(zoned.code, 0) << when << ": " << zoned.err;
+    EXPECT_EQ(zoned.out.rfind("as at " + when + " (tx ", 0), 0u) << zoned.out;
+  }
   Output offset = Chipkg({"describe", "trainium", "--as-at", "2999-01-01T00:00:00+02:00", "--db", store});
   EXPECT_EQ(offset.code, 2);
   EXPECT_TRUE(Contains(offset.err, "not a UTC time: 2999-01-01T00:00:00+02:00")) << offset.err;

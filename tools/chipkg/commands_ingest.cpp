@@ -168,7 +168,12 @@ int RunIngest(const Args& args) {
   options.reextract = args.Has("reextract");
 
   std::vector<SourceSpec> sources;
-  for (const auto& manifest : args.GetAll("manifest")) {
+  const auto manifests = args.GetAll("manifest");
+  if (std::count(manifests.begin(), manifests.end(), "-") > 1) {
+    PrintError("--manifest - reads standard input, which holds one manifest: give it once");
+    return kExitUsage;
+  }
+  for (const auto& manifest : manifests) {
     auto loaded = LoadManifest(manifest);
     if (!loaded.ok()) {
       PrintError(loaded.status());
@@ -475,7 +480,8 @@ const RegisterCommand kRetire({"retire", "retire DOCUMENT",
                                RunRetire});
 
 const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]",
-                               "fetch, extract and store documents (incremental; for cron; with PATH|URL "
+                               "fetch, extract and store documents (incremental; for cron; --manifest - reads the list from "
+                               "standard input; with PATH|URL "
                                "--id, --site, --kind, --title, --dataset; --timeout S a source, --retries N, "
                                "--parallel N fetches, --reextract unchanged ones with the current rules, "
                                "--max-facts N a document)",

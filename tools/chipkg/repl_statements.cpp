@@ -113,6 +113,12 @@ Result<std::optional<std::string>> TakeAsAt(std::string& rest) {
              std::isdigit(static_cast<unsigned char>(rest[tb])) && rest.find(':', tb) < te) {
     e = te;
   }
+  // `date -u` and chipkg's listings write the zone after a space.
+  if (const auto [zb, ze] = next_word(e);
+      first.size() >= 10 && first[4] == '-' && rest.substr(b, e - b).find(':') != std::string::npos &&
+      Lower(rest.substr(zb, ze - zb)) == "utc") {
+    e = ze;
+  }
   const std::string when = Trim(rest.substr(b, e - b));
   if (when.empty() || (when == first && (first == "tx" || first == "run"))) {
     return Status::InvalidArgument("--as-at needs a point in time: tx N, run RUN-ID, a date (2025-01-31) or a "
