@@ -39,6 +39,7 @@ struct ColumnPlan {
   int index = -1;
   const PredicateDef* predicate = nullptr;  // value columns
   double factor = 1;                        // quantity columns: canonical = cell * factor
+  int below = -1;                           // ColumnDef::below's column
 };
 
 struct Plan {
@@ -107,6 +108,17 @@ Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable&
       Result<double> factor = UnitFactor(schema, *def, column.predicate->dimension);
       if (!factor.ok()) return factor.status();
       column.factor = *factor;
+    }
+    if (!def->below.empty()) {
+      column.below = table.ColumnIndex(def->below);
+      if (column.below < 0) {
+        return Status::InvalidArgument(Where(*def) + ": column \"" + def->header + "\" is compared with \"" +
+                                       def->below + "\", which is not a header of the file");
+      }
+      if (column.predicate->type != ValueKind::kQuantity) {
+        return Status::InvalidArgument(Where(*def) + ": column \"" + def->header + "\": below= and not_below= "
+                                       "compare figures, and " + def->predicate + " holds none");
+      }
     }
     plan.values.push_back(column);
   }
@@ -219,6 +231,31 @@ std::string Unescape(const std::string& raw, bool quoted) {
 
 bool IsPriceDimension(const std::string& dimension) { return dimension.rfind("usd", 0) == 0; }
 
+// `*` stands for any run of characters; letters match either case.
+bool MatchesNamePattern(std::string_view name, std::string_view pattern) {
+  auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  // Greedy with one point to come back to: the last `*` seen.
+  size_t n = 0, p = 0, star = std::string_view::npos, resume = 0;
+  while (n < name.size()) {
+    if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = n;
+    } else if (p < pattern.size() && same(pattern[p], name[n])) {
+      ++p;
+      ++n;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      n = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
 class RowReader {
  public:
   RowReader(const std::string& text, const std::string& dataset, const std::string& document_id,
@@ -295,6 +332,7 @@ class RowReader {
 
       size_t before = out_.facts.size();
       for (const ColumnPlan& column : plan.values) {
+        if (!ClaimsForRow(column, record, summary.name)) continue;
         CHIPKG_RETURN_IF_ERROR(ReadCell(column, record.fields[column.index], ctx).WithContext(where));
       }
       summary.facts = out_.facts.size() - before;
@@ -331,6 +369,20 @@ class RowReader {
       out_.warnings.push_back(*where + ": unknown entity kind '" + kind + "', read as " + kDefaultKind);
     }
     return kDefaultKind;
+  }
+
+  // Whether a column line states anything of this row (ColumnDef's
+  // except_names and below).
+  static bool ClaimsForRow(const ColumnPlan& column, const CsvRecord& record, const std::string& name) {
+    const ColumnDef& def = *column.def;
+    for (const std::string& pattern : def.except_names) {
+      if (MatchesNamePattern(name, pattern)) return false;
+    }
+    if (column.below < 0) return true;
+    const std::optional<double> own = ParseNumber(Trim(record.fields[column.index].value));
+    const std::optional<double> other = ParseNumber(Trim(record.fields[column.below].value));
+    const bool below = own && other && *own < *other;
+    return below != def.negate_below;
   }
 
   void Skip(int64_t row, const std::string& column, const std::string& text, const std::string& reason) {

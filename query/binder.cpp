@@ -302,6 +302,15 @@ class Binder {
         return Error(ref.pos, "unknown " + k + " '" + v + "'" + DidYouMean(Lower(v), *values) + "; " + k +
                                   " takes " + Join(*values));
       }
+      // An entity's id is stored ({model=llm:llama-3.1-70b}); a query may name
+      // the entity as `fits("Llama 3.1 70B", ...)` does. Unresolved, the name
+      // matched no claim and answered "no source".
+      if (const std::string* kind = schema_.QualifierObjectKind(k)) {
+        Result<Entity> ent = ResolveEntityName(store_, schema_, v, *kind, NoteSlot());
+        if (!ent.ok()) return Error(ref.pos, k + "=" + v + ": " + ent.status().message());
+        a.filter[k] = ent->id;
+        continue;
+      }
       a.filter[k] = Lower(v);
     }
     if (a.predicate != nullptr) {

@@ -187,7 +187,8 @@ struct string_literal
 // memory, bf16, peak_throughput{format=fp8, sparsity=dense}
 struct attribute_name : name {};
 struct qualifier_key : name {};
-struct qualifier_word : plus<sor<alnum, one<'_', '-', '.', '+'>>> {};
+// ':' for an entity's id as answers print it: {model=llm:llama-3.1-70b}.
+struct qualifier_word : plus<sor<alnum, one<'_', '-', '.', '+', ':'>>> {};
 struct qualifier_value : sor<string_literal, qualifier_word> {};
 struct qualifier_value_expected : seq<qualifier_value, sp> {};
 struct equals_expected : seq<one<'='>, sp> {};

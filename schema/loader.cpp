@@ -362,7 +362,7 @@ bool SchemaBuilder::TakeOptions(const Line& line, Words allowed, Words lists,
     auto& values = known[key];
     if (!in(lists, key)) {
       if (!values.empty()) {
-        Error(line.where, "option '" + key + "' given twice (only alias=, label=, subjects= and params= repeat)");
+        Error(line.where, "option '" + key + "' given twice (only alias=, label=, subjects=, params= and except= repeat)");
         ok = false;
         continue;
       }
@@ -422,10 +422,14 @@ void SchemaBuilder::Kind(const Line& line) {
 void SchemaBuilder::Qualifier(const Line& line) {
   std::map<std::string, std::vector<std::string>> opts;
   if (!CheckArgs(line, 1, 1, "a qualifier key") ||
-      !TakeOptions(line, {"description", "values"}, {"values"}, opts, nullptr)) {
+      !TakeOptions(line, {"description", "values", "object"}, {"values"}, opts, nullptr)) {
     return;
   }
   const std::string& name = line.args[0];
+  if (const std::string object = One(opts, "object"); !object.empty()) {
+    if (opts.count("values")) return Error(line.where, "qualifier " + name + ": values= and object= exclude each other");
+    schema_.qualifier_objects_[name] = object;
+  }
   if (!CheckName(line, "qualifier", name)) return;
   if (auto [it, fresh] = qualifier_at_.emplace(name, line.where); !fresh) {
     return Error(line.where,
@@ -729,8 +733,9 @@ void SchemaBuilder::Column(const Line& line) {
   std::map<std::string, std::vector<std::string>> opts;
   std::vector<std::pair<std::string, std::string>> free;
   if (!CheckArgs(line, 2, 3, "DATASET \"HEADER\" [PREDICATE] followed by [role=ROLE] [unit=UNIT] "
-                             "[derived=\"...\"] and qualifiers") ||
-      !TakeOptions(line, {"role", "unit", "derived"}, {}, opts, &free)) {
+                             "[derived=\"...\"] [except=\"NAME PATTERN\"...] [below|not_below=\"HEADER\"] and "
+                             "qualifiers") ||
+      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below"}, {"except"}, opts, &free)) {
     return;
   }
   ColumnDef def;
@@ -740,6 +745,16 @@ void SchemaBuilder::Column(const Line& line) {
   if (std::string role = One(opts, "role"); !role.empty()) def.role = role;
   def.unit = One(opts, "unit");
   def.derived = One(opts, "derived");
+  if (auto it = opts.find("except"); it != opts.end()) def.except_names = it->second;
+  const std::string below = One(opts, "below"), not_below = One(opts, "not_below");
+  if (!below.empty() && !not_below.empty()) {
+    return Error(line.where, "column \"" + line.args[1] + "\": below= and not_below= together hold for no row");
+  }
+  def.below = below.empty() ? not_below : below;
+  def.negate_below = !not_below.empty();
+  if (def.below == line.args[1]) {
+    return Error(line.where, "column \"" + line.args[1] + "\": a cell is never below itself");
+  }
   def.file = line.where.file;
   def.line = line.where.line;
   if (std::find(std::begin(kColumnRoles), std::end(kColumnRoles), def.role) == std::end(kColumnRoles)) {
@@ -750,15 +765,18 @@ void SchemaBuilder::Column(const Line& line) {
     if (def.predicate.empty()) {
       return Error(line.where, "column \"" + def.header + "\": missing argument: a value column names a predicate");
     }
-  } else if (!def.predicate.empty() || !def.unit.empty() || !def.derived.empty() || !free.empty()) {
+  } else if (!def.predicate.empty() || !def.unit.empty() || !def.derived.empty() || !free.empty() ||
+             !def.except_names.empty() || !def.below.empty()) {
     return Error(line.where, "column \"" + def.header + "\" has role=" + def.role +
-                                 ": a predicate, unit=, derived= and qualifiers are for role=value");
+                                 ": a predicate, unit=, derived=, except=, below=, not_below= and qualifiers are for "
+                                 "role=value");
   }
   if (!FillQualifiers(line, free, def.qualifiers)) return;
   // A header may be declared again for another claim of the same cell (Epoch's
   // "Tensor-FP16/BF16" figure is both formats' figure), not for the same one.
   std::string claim = def.role + " " + def.predicate;
   for (const auto& [key, value] : def.qualifiers) claim += " " + key + "=" + value;
+  if (!def.below.empty()) claim += (def.negate_below ? " not_below=" : " below=") + def.below;
   if (auto [it, fresh] = column_at_.emplace(std::make_tuple(def.dataset, def.header, claim), line.where); !fresh) {
     return Error(line.where, "duplicate column \"" + def.header + "\" of dataset " + def.dataset +
                                  " (first declared at " + it->second.ToString() + ")");
@@ -870,6 +888,9 @@ void SchemaBuilder::CheckReferences() {
     if (!p.object_kind.empty() && !KindDeclared(p.object_kind)) {
       Error(at, "predicate " + p.name + ": unknown kind '" + p.object_kind + "' in object=");
     }
+  }
+  for (const auto& [key, kind] : s.qualifier_objects_) {
+    if (!KindDeclared(kind)) Error(qualifier_at_.at(key), "qualifier " + key + ": unknown kind '" + kind + "' in object=");
   }
   for (size_t i = 0; i < s.attributes_.size(); ++i) {
     const AttributeDef& a = s.attributes_[i];

@@ -160,6 +160,7 @@ struct DerivationDef {
 //   column epoch-ml-hardware "Tensor-FP16/BF16 performance (FLOP/s)" peak_throughput unit=FLOP/s format=bf16 sparsity=dense
 //   column epoch-ml-hardware "Energy efficiency" perf_per_watt unit=op/s/W derived="Max performance / TDP (W)"
 //   column epoch-ml-hardware "Hardware name" role=name
+//   column epoch-ml-hardware "FP16 ..." peak_throughput unit=FLOP/s format=fp16 tensor=no below="Tensor-FP16/BF16 ..."
 // Roles other than "value": name (the row's subject), kind (entity kind of the subject), citation (URLs the
 // row cites), price_citation, as_of (the row's as-of date), note (free text kept with every claim of the row).
 struct ColumnDef {
@@ -170,6 +171,17 @@ struct ColumnDef {
   std::string unit;        // spelling of the unit the cells are in (value role, quantities)
   Qualifiers qualifiers;
   std::string derived;     // non-empty: the cell is a figure the dataset derives itself; what from
+  // Rows this line makes no claim for: their name matches one of these
+  // patterns (`*` any run of characters, case ignored). For what a column
+  // states of most rows but not of some: Epoch's one "Tensor-FP16/BF16"
+  // figure is not a BF16 figure of a chip that has no BF16.
+  std::vector<std::string> except_names;
+  // Non-empty: the line makes its claim only when the row's cell under this
+  // header holds a larger number (`below=`), or only when it does not
+  // (`not_below=`: empty, not a number, or no larger). Two lines of one
+  // header can so qualify a figure only where the row itself shows it.
+  std::string below;
+  bool negate_below = false;
   int line = 0;
   std::string file;
 };
@@ -282,6 +294,13 @@ class Schema {
     auto it = qualifier_values_.find(key);
     return it == qualifier_values_.end() ? nullptr : &it->second;
   }
+  // The entity kind a qualifier's values name (`qualifier model object=llm`:
+  // its values are entity ids, which a query may write as names); null when
+  // its values are words.
+  const std::string* QualifierObjectKind(const std::string& key) const {
+    auto it = qualifier_objects_.find(key);
+    return it == qualifier_objects_.end() ? nullptr : &it->second;
+  }
   const std::vector<std::string>& not_published_phrases() const { return not_published_; }
   // Named constant tables, e.g. bytes_per_parameter: fp16 -> 2, int8 -> 1, int4 -> 0.5.
   const std::map<std::string, std::map<std::string, double>>& tables() const { return tables_; }
@@ -292,6 +311,7 @@ class Schema {
   std::vector<std::string> entity_kinds_;
   std::vector<std::string> qualifier_keys_;
   std::map<std::string, std::vector<std::string>> qualifier_values_;  // closed keys only
+  std::map<std::string, std::string> qualifier_objects_;               // keys whose values are entities
   std::vector<DimensionDef> dimensions_;
   std::vector<UnitDef> units_;
   std::vector<PredicateDef> predicates_;

@@ -235,8 +235,9 @@ TEST_F(EpochDatasetTest, Trainium1CellByCell) {
   const Fact& int8 = OneFact(row, "INT8 performance (OP/s)");
   EXPECT_DOUBLE_EQ(int8.value.number, 420e12);
   EXPECT_EQ(int8.qualifiers, (Qualifiers{{"format", "int8"}, {"sparsity", "dense"}}));
+  // Epoch's FP16 column gives Trainium1 its tensor figure again: not the figure of other units.
   const Fact& fp16 = OneFact(row, "FP16 (half precision) performance (FLOP/s)");
-  EXPECT_EQ(fp16.qualifiers, (Qualifiers{{"format", "fp16"}, {"tensor", "no"}}));
+  EXPECT_EQ(fp16.qualifiers, (Qualifiers{{"format", "fp16"}}));
   EXPECT_DOUBLE_EQ(OneFact(row, "FP32 (single precision) performance (FLOP/s)").value.number, 47.5e12);
 
   const Fact& released = OneFact(row, "Release date");
@@ -257,6 +258,36 @@ TEST_F(EpochDatasetTest, Trainium1CellByCell) {
   EXPECT_EQ(tpp.provenance.derivation, Derivation::kStatedDerived);
   // No TDP, so Epoch computed no energy efficiency: the cell is empty.
   EXPECT_TRUE(FactsAt(RowNamed(row).row, "Energy efficiency").empty());
+}
+
+// The one tensor cell is a claim of each format only where the chip's matrix
+// units run both: a V100 has no BF16 and a TPU no IEEE FP16 (their claims were
+// figures of formats the chips lack, cited to Epoch). Epoch's FP16 column is
+// marked as the other units' figure only where the row's tensor figure is larger.
+TEST_F(EpochDatasetTest, TensorFiguresOnlyInFormatsTheChipHas) {
+  auto formats_of = [&](const std::string& name) {
+    std::set<std::string> formats;
+    for (const Fact* f : FactsAt(RowNamed(name).row, "Tensor-FP16/BF16 performance (FLOP/s)")) {
+      formats.insert(f->qualifiers.at("format"));
+    }
+    return formats;
+  };
+  EXPECT_EQ(formats_of("NVIDIA V100"), std::set<std::string>{"fp16"});
+  EXPECT_EQ(formats_of("NVIDIA Tesla V100S PCIe 32 GB"), std::set<std::string>{"fp16"});
+  EXPECT_EQ(formats_of("NVIDIA GeForce RTX 2080 Ti 11GB"), std::set<std::string>{"fp16"});
+  EXPECT_EQ(formats_of("Google TPU v5p"), std::set<std::string>{"bf16"});
+  EXPECT_EQ(formats_of("Google TPU v2"), std::set<std::string>{"bf16"});
+  EXPECT_EQ(formats_of("Tesla D1 Dojo"), std::set<std::string>{"bf16"});
+  EXPECT_EQ(formats_of("NVIDIA A100"), (std::set<std::string>{"bf16", "fp16"}));
+  EXPECT_EQ(formats_of("Intel Habana Gaudi2"), (std::set<std::string>{"bf16", "fp16"}));
+
+  EXPECT_EQ(OneFact("NVIDIA H100 SXM5 80GB", "FP16 (half precision) performance (FLOP/s)").qualifiers,
+            (Qualifiers{{"format", "fp16"}, {"tensor", "no"}}));
+  for (const std::string name : {"NVIDIA H100 NVL", "NVIDIA GB200", "Huawei Ascend 910"}) {
+    EXPECT_EQ(OneFact(name, "FP16 (half precision) performance (FLOP/s)").qualifiers,
+              (Qualifiers{{"format", "fp16"}}))
+        << name;
+  }
 }
 
 TEST_F(EpochDatasetTest, Trainium2CellByCell) {
@@ -604,6 +635,61 @@ TEST_F(MiniDatasetTest, ValuesNotPublishedAndSkippedCells) {
   std::set<std::string> skipped_columns;
   for (const SkippedCell& s : r->skipped) skipped_columns.insert(s.column);
   EXPECT_EQ(skipped_columns, (std::set<std::string>{"Memory (GB)", "Released", "Updated"}));
+}
+
+// A column line can leave rows out by name (`except=`, `*` any run of
+// characters, either case) and make its claim only where another column's
+// figure is larger (`below=`) or is not (`not_below=`).
+TEST(DatasetConditionsTest, ExceptNamesAndBelowDecideWhichRowsALineStates) {
+  auto schema = Schema::LoadText(std::string(kMiniSchema) + R"schema(
+qualifier units values=other
+predicate speed quantity dimension=count subjects=chip
+column cond "Name" role=name
+column cond "Peak" speed except="acme x*" except="*beta"
+column cond "Vector" speed units=other below="Peak"
+column cond "Vector" speed not_below="Peak"
+)schema", "cond.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  std::unique_ptr<EntityResolver> resolver = MakeEntityResolver(*schema, nullptr);
+  auto r = ExtractDataset("Name,Peak,Vector\nAcme X1,100,10\nZeta Beta,100,10\nGamma,50,50\nDelta,,7\nEps,80,90\n",
+                          "cond", "cond-doc", *schema, *resolver);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::map<std::pair<int64_t, std::string>, std::vector<const Fact*>> at;
+  for (const Fact& f : r->facts) at[{f.provenance.row, f.provenance.column}].push_back(&f);
+  auto At = [&](int64_t row, const std::string& column) { return at[{row, column}]; };
+  EXPECT_TRUE(At(1, "Peak").empty());  // "acme x*" matches "Acme X1"
+  EXPECT_TRUE(At(2, "Peak").empty());  // "*beta"
+  ASSERT_EQ(At(3, "Peak").size(), 1u);
+  // Below the row's Peak: the qualified claim; equal, no Peak, or above it: the plain one.
+  const std::vector<std::pair<int64_t, Qualifiers>> vector_claims = {
+      {1, Qualifiers{{"units", "other"}}}, {2, Qualifiers{{"units", "other"}}}, {3, Qualifiers{}}, {4, Qualifiers{}},
+      {5, Qualifiers{}}};
+  for (const auto& [row, qualifiers] : vector_claims) {
+    ASSERT_EQ(At(row, "Vector").size(), 1u) << "row " << row;
+    EXPECT_EQ(At(row, "Vector")[0]->qualifiers, qualifiers) << "row " << row;
+  }
+
+  auto both = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W below=\"Cores\" "
+                               "not_below=\"Cores\"\n", "both.schema");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("below= and not_below= together hold for no row"), std::string::npos)
+      << both.status().message();
+  auto not_a_value = Schema::LoadText(std::string(kMiniSchema) + "column mini \"Sources2\" role=note except=\"x\"\n",
+                                      "role.schema");
+  ASSERT_FALSE(not_a_value.ok());
+  EXPECT_NE(not_a_value.status().message().find("except=, below=, not_below= and qualifiers are for role=value"),
+            std::string::npos)
+      << not_a_value.status().message();
+  auto missing = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W below=\"Nope\"\n",
+                                  "missing.schema");
+  ASSERT_TRUE(missing.ok()) << missing.status().message();
+  std::unique_ptr<EntityResolver> missing_resolver = MakeEntityResolver(*missing, nullptr);
+  auto refused = ExtractDataset(std::string(kHeader) + "Acme X1,32,5,8,Acme,2024,2024,,\n", "mini", "mini-doc",
+                                *missing, *missing_resolver);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("is compared with \"Nope\", which is not a header of the file"),
+            std::string::npos)
+      << refused.status().message();
 }
 
 // No size the schema has is below zero: a negative cell is the dataset's
