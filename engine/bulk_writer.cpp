@@ -241,6 +241,10 @@ Result<const std::string*> BulkWriterImpl::TextFor(DocState* d, uint32_t version
 Status BulkWriterImpl::AddEntity(const Entity& entity) {
   CHIPKG_BULK_CHECK();
   if (entity.id.empty()) return Failed(Status::InvalidArgument("bulk AddEntity: empty entity id"));
+  if (raw_ && entity.created_tx != 0 && !txs_.count(entity.created_tx)) {
+    return Failed(Status::InvalidArgument("import: entity " + entity.id + " names created_tx " +
+                                          std::to_string(entity.created_tx) + ", which is not in the import"));
+  }
   entities_[entity.id] = entity;
   wrote_anything_ = true;
   return Status::OK();
@@ -478,12 +482,14 @@ Status BulkWriterImpl::BuildFiles(const std::string& run_id, std::vector<rocksdb
     auto sink = sink_for(codec::kEntitiesCf);
     std::map<std::string, std::optional<uint8_t>> alias;
     std::string value;
-    for (const auto& [id, e] : entities_) {
+    for (auto& [id, e] : entities_) {
       auto stored = store_->GetEntity(id);
       if (stored.ok()) {
         for (const auto& [norm, rank] : AliasEntries(*stored)) alias.emplace(codec::AliasKey(norm, id), std::nullopt);
+        e.created_tx = stored->created_tx;
       } else if (stored.status().IsNotFound()) {
         ++c_.entities;
+        if (!raw_) e.created_tx = tx_;  // an import keeps the record's own
       } else {
         return stored.status();
       }

@@ -459,6 +459,8 @@ void EncodeEntity(const Entity& e, std::string* out) {
   PutString(out, e.name);
   PutVarint(out, e.aliases.size());
   for (const auto& a : e.aliases) PutString(out, a);
+  // An optional tail: records stored before it was kept end above.
+  if (e.created_tx != 0) PutVarint(out, e.created_tx);
 }
 
 bool DecodeEntity(std::string_view key, std::string_view in, Entity* e) {
@@ -471,6 +473,8 @@ bool DecodeEntity(std::string_view key, std::string_view in, Entity* e) {
   for (auto& a : e->aliases) {
     if (!ReadString(&in, &a)) return false;
   }
+  e->created_tx = 0;
+  if (!in.empty() && (!GetVarint(&in, &e->created_tx) || e->created_tx == 0)) return false;
   return in.empty();
 }
 

@@ -297,11 +297,13 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
     }
     CHIPKG_ASSIGN_OR_RETURN(std::vector<Entity> entities, ListEntities(""));
     for (const auto& e : entities) {
-      out.Write(Json{{"type", "entity"},
-                          {"id", Str(e.id)},
-                          {"kind", Str(e.kind)},
-                          {"name", Str(e.name)},
-                          {"aliases", StrList(e.aliases)}});
+      Json line{{"type", "entity"},
+                {"id", Str(e.id)},
+                {"kind", Str(e.kind)},
+                {"name", Str(e.name)},
+                {"aliases", StrList(e.aliases)}};
+      if (e.created_tx != 0) line["created_tx"] = e.created_tx;
+      out.Write(line);
     }
     for (const auto& d : documents) {
       out.Write(DocumentJson(d));
@@ -387,8 +389,9 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
         s = writer->AddTransaction({j.at("id").get<uint64_t>(), j.at("time_micros").get<int64_t>(),
                                     ReadStr(j.at("run_id")), ReadStr(j.at("description"))});
       } else if (type == "entity") {
-        s = writer->AddEntity(
-            {ReadStr(j.at("id")), ReadStr(j.at("kind")), ReadStr(j.at("name")), ReadStrList(j.at("aliases"))});
+        Entity e{ReadStr(j.at("id")), ReadStr(j.at("kind")), ReadStr(j.at("name")), ReadStrList(j.at("aliases"))};
+        if (j.contains("created_tx")) e.created_tx = j.at("created_tx").get<uint64_t>();  // absent in older exports
+        s = writer->AddEntity(e);
       } else if (type == "document") {
         Document d;
         d.id = ReadStr(j.at("id"));

@@ -187,6 +187,10 @@ struct Entity {
   std::string kind;  // "chip", "organization", "process_node", "data_center", "instance_type", "rack_design", "llm"
   std::string name;  // display name
   std::vector<std::string> aliases;
+  // The transaction that first stored it, set by the store (a later write
+  // keeps it): a view of the store as at an earlier transaction leaves the
+  // entity out. 0 where not known (stored before it was kept): always there.
+  TxId created_tx = 0;
 };
 
 struct Transaction {

@@ -452,6 +452,9 @@ class StoreImpl final : public Store {
   // transaction record (`description`) and the counters `c` join the batch,
   // `forget_cached` drops the record's cached copy whether or not the write
   // went through, and once written the counters become the store's.
+  // A stored document record with new conditional-GET validators, written
+  // without a transaction: they are no change of what the store says.
+  Status PutValidators(const Document& stored, const Document& doc);
   Status WriteRecordTx(rocksdb::WriteBatch* batch, Counters* c, const std::string& description,
                        const std::string& error_context, const std::function<void()>& forget_cached);
   void Commit(const Counters& c, const Interner& interner);

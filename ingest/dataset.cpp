@@ -168,13 +168,32 @@ Citations SplitCitations(const std::string& cell) {
   Citations out;
   std::string token;
   std::vector<std::string> words;
+  // "host.tld/path" without a scheme (Epoch's RTX A4000 row): a link as
+  // written, which a person can follow; before, the row cited nothing.
+  auto bare_host_path = [](const std::string& lower) {
+    const size_t slash = lower.find('/');
+    if (slash == std::string::npos || slash == 0) return false;
+    const std::string_view host(lower.data(), slash);
+    const size_t dot = host.rfind('.');
+    if (dot == std::string_view::npos || dot == 0 || host.size() - dot < 3) return false;
+    return std::all_of(host.begin(), host.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-';
+    });
+  };
   auto flush = [&] {
     if (token.empty()) return;
+    // A link in parentheses, as prose gives its source: "(https://...pdf)".
+    std::string link = token;
+    if (link.size() > 1 && link.front() == '(') {
+      link.erase(0, 1);
+      while (!link.empty() && (link.back() == ')' || link.back() == ',' || link.back() == '.')) link.pop_back();
+    }
     std::string lower;
-    for (char c : token) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    if (lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0 || lower.rfind("www.", 0) == 0) {
-      while (!token.empty() && (token.back() == ',' || token.back() == '.' || token.back() == ';')) token.pop_back();
-      if (std::find(out.urls.begin(), out.urls.end(), token) == out.urls.end()) out.urls.push_back(token);
+    for (char c : link) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0 || lower.rfind("www.", 0) == 0 ||
+        bare_host_path(lower)) {
+      while (!link.empty() && (link.back() == ',' || link.back() == '.' || link.back() == ';')) link.pop_back();
+      if (std::find(out.urls.begin(), out.urls.end(), link) == out.urls.end()) out.urls.push_back(link);
     } else {
       words.push_back(token);
     }
@@ -310,7 +329,14 @@ class RowReader {
       ctx.subject = subject->id;
       ctx.section = summary.name;
       ctx.rule = rule;
-      if (plan.citation >= 0) ctx.citations = SplitCitations(record.fields[plan.citation].value).urls;
+      if (plan.citation >= 0) {
+        // The cell's words beside its links are the row's caveats ("different
+        // sources report 376 vs 220 vs 320 TFLOPS"): kept as the claims'
+        // attribution, as the price's are for the price; they were dropped.
+        Citations cited = SplitCitations(record.fields[plan.citation].value);
+        ctx.citations = std::move(cited.urls);
+        ctx.citation_remark = std::move(cited.remark);
+      }
       if (plan.price_citation >= 0) {
         Citations price = SplitCitations(record.fields[plan.price_citation].value);
         ctx.price_citations = price.urls;
@@ -353,6 +379,7 @@ class RowReader {
     std::string section;
     std::string rule;
     std::vector<std::string> citations;
+    std::string citation_remark;
     std::vector<std::string> price_citations;
     std::string price_remark;
     std::string note;
@@ -489,7 +516,7 @@ class RowReader {
     } else {
       p.citations = ctx.citations;
     }
-    if (price) p.attribution = ctx.price_remark;
+    p.attribution = price ? ctx.price_remark : ctx.citation_remark;
     p.note = ctx.note;
     p.rule = ctx.rule;
     p.rule_version = "1";

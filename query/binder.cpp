@@ -340,11 +340,15 @@ class Binder {
     return out;
   }
 
-  // The units that measure `dimension`, for messages.
+  // The units that measure `dimension`, for messages: those a query can
+  // hold (a spelling with a space, "$ per hour", is for reading pages).
   std::vector<std::string> UnitsOf(const std::string& dimension) const {
     std::vector<std::string> out;
     for (const UnitDef& u : schema_.units()) {
-      if (u.dimension == dimension) out.push_back(u.spelling);
+      const bool typed = u.spelling == "%" || (!u.spelling.empty() && u.spelling.find(' ') == std::string::npos &&
+                                                (std::isalpha(static_cast<unsigned char>(u.spelling[0])) ||
+                                                 u.spelling[0] == '$'));
+      if (u.dimension == dimension && typed) out.push_back(u.spelling);
     }
     return out;
   }
@@ -614,6 +618,11 @@ class Binder {
         if (arg.value.kind != Literal::Kind::kNumber || arg.value.unit != "%" || arg.value.number < 0 ||
             arg.value.number > 1000) {
           return Error(arg.value.pos, "headroom is a percentage between 0% and 1000%, e.g. headroom 15%");
+        }
+        // The last of two would hold silently, as a repeated clause is refused.
+        if (std::any_of(shown_args.begin(), shown_args.end(),
+                        [](const std::string& a) { return a.starts_with("headroom "); })) {
+          return Error(arg.pos, "headroom is given twice; give one");
         }
         b.headroom = arg.value.number / 100.0;
         shown_args.push_back("headroom " + ShortNumber(arg.value.number) + "%");
@@ -996,6 +1005,25 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
           return AsAtPoint{*found, "as at run " + t.run + " (no transaction of its own, as for a run that changed "
                                    "nothing: the store as it was at " + *when + ", tx " + std::to_string(*found) + ")"};
         }
+      }
+      if (same_second && RunTime(t.run)) {
+        // Its second is no point: another run wrote in it. Said so, with the
+        // point before that run's writes, rather than "no such run" and that
+        // run offered as the spelling meant (read as at it, the store showed
+        // the other run's changes).
+        std::optional<Transaction> first_then;
+        for (const Transaction& tx : *txs) {
+          if (tx.run_id.rfind(second, 0) == 0 && (!first_then || tx.id < first_then->id)) first_then = tx;
+        }
+        std::string before = first_then && first_then->id > 1
+                                 ? "; the store as it was before that run's writes is --as-at tx " +
+                                       std::to_string(first_then->id - 1) + " (as at tx " +
+                                       std::to_string(first_then->id - 1) + " in a query)"
+                                 : "";
+        return Status::InvalidArgument("no transaction of run '" + t.run + "' (a run that changed nothing writes none), "
+                                       "and its second cannot stand for it: run '" +
+                                       (first_then ? first_then->run_id : std::string("?")) +
+                                       "' wrote in the same second" + before);
       }
       return Status::InvalidArgument("no ingest run '" + t.run + "'" + near);
     }

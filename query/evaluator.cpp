@@ -1144,7 +1144,7 @@ class Evaluator {
   // Evidence that reads the same ("2,900 GB/s" from two places) is one entry
   // with several citations.
   static void MergeEvidence(Reason& r) {
-    for (auto* list : {&r.supporting, &r.contradicting}) {
+    for (auto* list : {&r.supporting, &r.contradicting, &r.undecided}) {
       std::vector<Reason::Evidence> merged;
       for (Reason::Evidence& e : *list) {
         bool found = false;
@@ -1210,14 +1210,19 @@ class Evaluator {
           pro.supporting.push_back(EvidenceOf(c));
           con.contradicting.push_back(EvidenceOf(c));
         }
+      } else if (t == Truth::kUnknown) {
+        unknown = true;
+        if (need_reasons_) {
+          pro.undecided.push_back(EvidenceOf(c));
+          con.undecided.push_back(EvidenceOf(c));
+        }
       } else {
-        if (t == Truth::kUnknown) unknown = true;
-        if (t == Truth::kFalse) no.push_back(c.support);
+        no.push_back(c.support);
         if (need_reasons_) {
           // Another region an instance is offered in does not contradict
           // "available_in contains us": values=many stand side by side.
-          if (!side_by_side || t != Truth::kFalse) pro.contradicting.push_back(EvidenceOf(c));
-          if (t == Truth::kFalse) con.supporting.push_back(EvidenceOf(c));
+          if (!side_by_side) pro.contradicting.push_back(EvidenceOf(c));
+          con.supporting.push_back(EvidenceOf(c));
         }
       }
     }
@@ -1776,15 +1781,45 @@ class Evaluator {
     return Status::OK();
   }
 
+  // Whether an entity was in the store as the query reads it: one first
+  // stored after an `as at` transaction was not (`count chip as at tx 1`
+  // counted every chip stored since).
+  bool ExistedThen(const Entity& e) const { return !view_.as_of_tx || e.created_tx <= *view_.as_of_tx; }
+
+  // Whether a derived range of the path has no bound: the formula's other
+  // side has no value under the query's sources and dates (`fits(...) using
+  // aggregator`: the model's parameters come from press pages only). The
+  // test is then unknown for every entity, and an index finds none of them:
+  // "count: 0" where the answer is that nothing can be decided.
+  Result<bool> UnboundedDerived(const AccessPath& p) {
+    if (p.kind == AccessPath::Kind::kDerivedRange) {
+      Result<std::optional<AccessPath>> range = RangeOfDerived(p);
+      if (!range.ok()) return range.status();
+      return !range->has_value();
+    }
+    for (const AccessPath& part : p.parts) {
+      Result<bool> unbounded = UnboundedDerived(part);
+      if (!unbounded.ok() || *unbounded) return unbounded;
+    }
+    return false;
+  }
+
   // The entities to evaluate, with their names, of the query's kind.
   Result<std::vector<Entity>> Candidates(QueryResult& result) {
     std::optional<AccessPath> path;
     if (q_.where) path = ChooseAccessPath(*q_.where);
+    if (path) {
+      // Every entity is evaluated instead, and those the test is unknown for named.
+      Result<bool> unbounded = UnboundedDerived(*path);
+      if (!unbounded.ok()) return unbounded.status();
+      if (*unbounded) path.reset();
+    }
     std::vector<Entity> out;
     if (!path) {
       result.plan = AccessPath().Describe(q_.kind);
       Result<std::vector<Entity>> all = store_.ListEntities(q_.kind);
       if (!all.ok()) return all.status().WithContext("listing every " + q_.kind);
+      std::erase_if(*all, [this](const Entity& e) { return !ExistedThen(e); });
       return all;
     }
     result.plan = path->Describe(q_.kind);
@@ -1866,7 +1901,7 @@ class Evaluator {
     out.reserve(entities->size());
     for (std::optional<Entity>& e : *entities) {
       if (!e) continue;  // a subject without an entity record is of no kind
-      if (e->kind != q_.kind) continue;
+      if (e->kind != q_.kind || !ExistedThen(*e)) continue;
       // Not entered in names_: a row takes its candidate's name from here,
       // and tens of thousands of hash inserts (Q2 at N=100,000: ~3% of its
       // time) served the rare claim whose value names another candidate.
@@ -2749,6 +2784,7 @@ class Evaluator {
       Result<std::vector<Entity>> all = store_.ListEntities(q_.kind);
       if (!all.ok()) return all.status().WithContext("listing entities");
       subjects = std::move(*all);
+      std::erase_if(subjects, [this](const Entity& e) { return !ExistedThen(e); });
       result.plan = "scan of every " + (q_.kind.empty() ? std::string("entity") : q_.kind);
     }
     // Every subject's contested facts (those of predicates whose facts do not
@@ -3143,7 +3179,7 @@ class Evaluator {
         }
         gather(gather, row.support);
         for (Reason& r : row.reasons) {
-          for (auto* list : {&r.supporting, &r.contradicting}) {
+          for (auto* list : {&r.supporting, &r.contradicting, &r.undecided}) {
             for (Reason::Evidence& e : *list) gather(gather, e.support);
           }
         }

@@ -810,10 +810,22 @@ Result<Document> FindDocument(const Store& store, const std::string& name) {
 
 // ---- describe -------------------------------------------------------------------
 
+namespace internal {
+
+Status CheckStoredThen(const Entity& entity, const ReadView& view) {
+  if (!view.as_of_tx || entity.created_tx <= *view.as_of_tx) return Status::OK();
+  return Status::NotFound(entity.name + " (" + entity.id + ") was not stored yet at tx " +
+                          std::to_string(*view.as_of_tx) + " (first stored by tx " +
+                          std::to_string(entity.created_tx) + ")");
+}
+
+}  // namespace internal
+
 Result<Profile> Describe(const Store& store, const Schema& schema, const std::string& entity,
                          const Options& options) {
   auto e = FindEntityByName(store, schema, entity);
   if (!e.ok()) return e.status();
+  CHIPKG_RETURN_IF_ERROR(internal::CheckStoredThen(*e, options.view));
   Library library(store, schema, options.view.as_of_tx);
   CitationTable citations;
   Profile profile;

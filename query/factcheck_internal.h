@@ -139,6 +139,11 @@ struct Target {
 };
 Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::string& text);
 
+// NotFound when the view reads the store as at a transaction before the
+// entity was first stored (describe and trace said "no source says anything
+// about it yet" of an entity that was not there).
+Status CheckStoredThen(const Entity& entity, const ReadView& view);
+
 // Byte offset moved back (or forward) to the start of a UTF-8 character.
 size_t Utf8Floor(const std::string& text, size_t pos);
 size_t Utf8Ceil(const std::string& text, size_t pos);

@@ -365,6 +365,7 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
                           const Options& options) {
   auto t = ParseTarget(store, schema, target);
   if (!t.ok()) return t.status();
+  CHIPKG_RETURN_IF_ERROR(CheckStoredThen(t->entity, options.view));
   Library library(store, schema, options.view.as_of_tx);
   CitationTable citations;
   TraceReport report;

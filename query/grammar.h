@@ -148,7 +148,8 @@ struct integer : seq<digits, not_at<one<'.', ','>>> {};
 
 // A unit as the schema spells it: GB, GiB, TB/s, TFLOPS/W, $/hr, mm^2, or '%'.
 struct unit_first : sor<alpha, one<'$'>> {};
-struct unit_rest : sor<alnum, one<'/', '^', '$', '_'>> {};
+// A hyphen joins words of one unit (bit-op/s), never a number to it.
+struct unit_rest : sor<alnum, one<'/', '^', '$', '_'>, seq<one<'-'>, alpha>> {};
 struct unit : sor<one<'%'>, seq<not_at<reserved_word>, unit_first, star<unit_rest>>> {};
 struct quantity : seq<number, sp, opt<unit, sp>> {};
 

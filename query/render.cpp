@@ -227,12 +227,16 @@ void RenderText(const QueryResult& r, Sink& out) {
         for (size_t k = 0; k < reason.supporting.size(); ++k) line += (k ? "; " : " ") + evidence(reason.supporting[k]);
         // `not reported(foundry)` of a chip no source says anything about
         // has no claim to show for it: said, rather than a line that stops.
-        if (reason.supporting.empty() && reason.contradicting.empty()) line += " no source says anything";
+        if (reason.supporting.empty() && reason.contradicting.empty() && reason.undecided.empty()) {
+          line += " no source says anything";
+        }
         block += line + "\n";
-        if (!reason.contradicting.empty()) {
-          std::string con = "      contradicted by:";
-          for (size_t k = 0; k < reason.contradicting.size(); ++k) con += (k ? "; " : " ") + evidence(reason.contradicting[k]);
-          block += con + "\n";
+        for (const auto& [label, list] : {std::pair{"contradicted by:", &reason.contradicting},
+                                          std::pair{"left open by:", &reason.undecided}}) {
+          if (list->empty()) continue;
+          std::string more = std::string("      ") + label;
+          for (size_t k = 0; k < list->size(); ++k) more += (k ? "; " : " ") + evidence((*list)[k]);
+          block += more + "\n";
         }
       }
       for (const Cell& c : row.cells) {
@@ -396,7 +400,8 @@ json RowJson(const Row& row) {
   for (const Reason& reason : row.reasons) {
     json jr2{{"test", reason.test}};
     for (const auto& [name, list] : {std::pair<const char*, const std::vector<Reason::Evidence>*>{"supporting", &reason.supporting},
-                                     {"contradicting", &reason.contradicting}}) {
+                                     {"contradicting", &reason.contradicting},
+                                     {"undecided", &reason.undecided}}) {
       json ev = json::array();
       for (const Reason::Evidence& e : *list) ev.push_back(json{{"text", e.text}, {"support", SupportJson(e.support)}});
       jr2[name] = std::move(ev);

@@ -147,7 +147,11 @@ struct Reason {
     Support support;
   };
   std::vector<Evidence> supporting;
-  std::vector<Evidence> contradicting;  // claims under which the test fails or is not stated
+  std::vector<Evidence> contradicting;  // claims under which the test fails
+  // Claims that leave the test open ("2023" against `>= 2023-11-15`): they
+  // neither support nor contradict it. Listed as contradicting, they read as
+  // a conflict that no source had.
+  std::vector<Evidence> undecided;
 };
 
 struct Row {

@@ -590,6 +590,8 @@ TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
   ASSERT_TRUE(store->WriteDocumentVersion(old_doc, corpus.docs[0].version(), {}, "r").ok());
   EXPECT_EQ(store->GetDocument("doc-0").value().title, "Old title");  // kept by the store from here
   EXPECT_EQ(store->GetEntity("chip:gen-0").value().name, "Old Name");
+  const TxId gen0_tx = store->GetEntity("chip:gen-0").value().created_tx;
+  ASSERT_NE(gen0_tx, 0u);
   auto writer = store->StartBulk();
   ASSERT_TRUE(writer.ok());
   ImportStats stats;
@@ -602,6 +604,9 @@ TEST(BulkTest, LoadOnTopReplacesEntitiesAndAddsVersions) {
   EXPECT_EQ(store->GetDocument("doc-0").value().title, corpus.docs[0].doc().title);  // the load's record
   EXPECT_EQ(store->GetEntity("chip:gen-0").value().name, "Generated Chip 0");
   EXPECT_EQ(store->GetEntities({"chip:gen-0"}).value()[0]->name, "Generated Chip 0");
+  // A replaced entity keeps the transaction that first stored it; a new one has the load's.
+  EXPECT_EQ(store->GetEntity("chip:gen-0").value().created_tx, gen0_tx);
+  EXPECT_EQ(store->GetEntity("chip:gen-1").value().created_tx, store->LastTx());
   auto facts = store->FactsFromDocument("doc-0", 2u);
   ASSERT_TRUE(facts.ok());
   EXPECT_EQ(facts->size(), corpus.docs[0].facts().size());

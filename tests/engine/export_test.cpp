@@ -98,8 +98,10 @@ TEST(ExportTest, ImportReproducesTheStoreExactly) {
   EXPECT_EQ(stats->entities, 2u);
   EXPECT_EQ(stats->documents, 4u);
   EXPECT_NE(first.find(R"("retired_tx":)"), std::string::npos);
+  EXPECT_NE(first.find(R"("created_tx":)"), std::string::npos);
   const std::string second = ExportOf(*copy);
   EXPECT_EQ(first, second);
+  EXPECT_EQ(copy->GetEntity("chip:a").value().created_tx, original->GetEntity("chip:a").value().created_tx);
 
   // The copy answers reads exactly as the original, ids and transactions included.
   EXPECT_EQ(copy->LastTx(), original->LastTx());
@@ -226,6 +228,17 @@ TEST(ExportTest, ImportRefusesNonEmptyStoresAndBadInput) {
   ASSERT_FALSE(t.ok());
   EXPECT_TRUE(t.status().IsCorruption()) << t.status().ToString();
 
+  // An entity first stored by a transaction the export does not hold.
+  std::string unborn = text;
+  const size_t created = unborn.find(R"("created_tx":)");
+  ASSERT_NE(created, std::string::npos);
+  unborn.replace(created, unborn.find('}', created) - created, R"("created_tx":999999)");
+  std::istringstream unborn_in(unborn);
+  auto u = target->Import(unborn_in);
+  ASSERT_FALSE(u.ok());
+  EXPECT_NE(u.status().message().find("names created_tx 999999, which is not in the import"), std::string::npos)
+      << u.status().ToString();
+
   std::istringstream other_format(R"({"type":"format","format":"chipkg-store 9"})"
                                   "\n");
   EXPECT_TRUE(target->Import(other_format).status().IsFormatMismatch());
@@ -275,7 +288,7 @@ TEST(ExportTest, ImportRefusesAnExportCutShortOrExtended) {
   refused(join(lines, 0, lines.size() - 1), "without its end record: it was cut short");
   refused(join(lines, 0, lines.size() / 2), "ends at line " + std::to_string(lines.size() / 2));
   std::vector<std::string> one_missing = lines;
-  one_missing.erase(one_missing.begin() + 2);
+  one_missing.erase(one_missing.end() - 2);  // the last fact: no record after it names it
   refused(join(one_missing, 0, one_missing.size()), "lines are missing");
   refused(text + lines[1] + "\n", "a record after the end record");
   {  // A line cut inside a long text: the error quotes the end of what was read, not all of it.

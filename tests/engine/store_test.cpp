@@ -939,8 +939,16 @@ TEST(StoreTest, EntitiesAndAliasLookup) {
   EXPECT_TRUE(store->FindEntity("").status().IsNotFound());
   EXPECT_TRUE(store->FindEntity("---").status().IsNotFound());
 
-  // Replacing an entity drops its old aliases.
+  // Each records the transaction that first stored it (a view as at an earlier one leaves it out).
+  const TxId trainium_tx = store->GetEntity("chip:aws-trainium").value().created_tx;
+  EXPECT_NE(trainium_tx, 0u);
+  EXPECT_EQ(store->GetEntity("organization:tsmc").value().created_tx, trainium_tx + 1);
+  EXPECT_EQ(store->LastTx(), trainium_tx + 1);
+
+  // Replacing an entity drops its old aliases, and keeps when it was first stored.
   ASSERT_TRUE(store->PutEntity({"chip:aws-trainium", "chip", "AWS Trainium", {"Trainium1"}}).ok());
+  EXPECT_EQ(store->GetEntity("chip:aws-trainium").value().created_tx, trainium_tx);
+  EXPECT_EQ(store->GetEntities({"chip:aws-trainium"}).value()[0]->created_tx, trainium_tx);
   EXPECT_TRUE(store->FindEntity("trn1").status().IsNotFound());
   EXPECT_EQ(store->FindEntity("trainium1").value().id, "chip:aws-trainium");
   EXPECT_EQ(store->GetEntity("chip:aws-trainium").value().aliases, std::vector<std::string>{"Trainium1"});

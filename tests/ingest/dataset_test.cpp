@@ -290,6 +290,26 @@ TEST_F(EpochDatasetTest, TensorFiguresOnlyInFormatsTheChipHas) {
   }
 }
 
+// A link cell's words are the row's caveats, kept as its claims'
+// attribution; a link in parentheses or without a scheme is cited as written
+// (the A4000 row cited nothing, the 910B's release date not its source).
+TEST_F(EpochDatasetTest, LinkCellProseAndBareLinksAreKept) {
+  const Fact& a4000 = OneFact("NVIDIA RTX A4000", "Memory (bytes)");
+  EXPECT_EQ(a4000.provenance.citations, std::vector<std::string>{"techpowerup.com/gpu-specs/rtx-a4000.c3756"});
+  EXPECT_EQ(a4000.provenance.attribution, "");
+  const Fact& released = OneFact("Huawei Ascend 910B", "Release date");
+  const auto& cites = released.provenance.citations;
+  EXPECT_NE(std::find(cites.begin(), cites.end(), "https://r.huaweistatic.com/s/ascendstatic/lst/files/pdf/PR425KI.pdf"),
+            cites.end());
+  EXPECT_NE(released.provenance.attribution.find("different sources report different performance (376 TFLOPS vs "
+                                                 "220 TFLOPS vs 320 TFLOPS)"),
+            std::string::npos)
+      << released.provenance.attribution;
+  EXPECT_NE(released.provenance.attribution.find("the earliest mentioning I found is March, 17 2022"),
+            std::string::npos)
+      << released.provenance.attribution;
+}
+
 TEST_F(EpochDatasetTest, Trainium2CellByCell) {
   const std::string row = "Amazon Trainium2";
   const Fact& mem = OneFact(row, "Memory (bytes)");

@@ -238,6 +238,7 @@ void Check(const Case& c, const Result<QueryResult>& result) {
             std::string line = reason.test + ":";
             for (const auto& ev : reason.supporting) line += " " + ev.text;
             for (const auto& ev : reason.contradicting) line += " contradicted by " + ev.text;
+            for (const auto& ev : reason.undecided) line += " left open by " + ev.text;
             seen.push_back(line);
             found = found || line.find(parts[1]) != std::string::npos;
           }

@@ -514,6 +514,14 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_TRUE(Contains(curly.out, "AWS Trainium 2  (chip:aws-trainium2, chip)")) << curly.out;
   EXPECT_TRUE(Contains(curly.out, "70 GB <= 96 GB")) << curly.out;
   EXPECT_TRUE(Contains(curly.out, "count: ")) << curly.out;  // not swallowed by an open quote
+  // A quote or parenthesis left open ends at a blank line, as any statement does: it took every
+  // statement after it along, and a cron script lost them (exit 1 the only sign).
+  Output stray_quote = Chipkg(Db({}), "find chip where name contains \"abc\n\ncount chip where (memory > 1 GB\n\n"
+                                      "trainium.tdp\n");
+  EXPECT_EQ(stray_quote.code, 1);
+  EXPECT_TRUE(Contains(stray_quote.err, "line 1, column 35: unterminated string")) << stray_quote.err;
+  EXPECT_TRUE(Contains(stray_quote.err, "line 3, column 32: expected ')'")) << stray_quote.err;
+  EXPECT_TRUE(Contains(stray_quote.out, "AWS Trainium  500 W [")) << stray_quote.out;
   Output unfinished = Chipkg(Db({}), "trainium.foundry\ntrace trainium2.fits(\"Llama\n");
   EXPECT_NE(unfinished.code, 0);
   EXPECT_TRUE(Contains(unfinished.err, "line 2: input ended inside an unfinished statement (an open parenthesis or quote)"))
@@ -1163,12 +1171,33 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   EXPECT_TRUE(Contains(repl.out, "1 claim (1 standing)")) << repl.out;
   EXPECT_FALSE(Contains(repl.out, "900 GB/s")) << repl.out;
   // What names no point, or is given where it means nothing, is refused with why.
+  // A run that wrote nothing in a second another run wrote in has no point of its own: said so, with
+  // the point before the other run's writes (it was "no ingest run", the other run offered as meant).
+  const std::string same_second = first_run.substr(0, first_run.rfind('-') + 1) + "1";
+  ASSERT_NE(same_second, first_run);
+  Output shared = Chipkg({"describe", "trainium", "--as-at", "run", same_second, "--db", store});
+  EXPECT_EQ(shared.code, 2);
+  EXPECT_TRUE(Contains(shared.err, "no transaction of run '" + same_second + "' (a run that changed nothing writes "
+                                   "none), and its second cannot stand for it: run '" + first_run +
+                                   "' wrote in the same second; the store as it was before that run's writes is "
+                                   "--as-at tx "))
+      << shared.err;
   Output no_run = Chipkg({"describe", "trainium", "--as-at", "run", "nightly", "--db", store});
   EXPECT_EQ(no_run.code, 2);
   EXPECT_TRUE(Contains(no_run.err, "no ingest run 'nightly'")) << no_run.err;
   Output too_early = Chipkg({"describe", "trainium", "--as-at", "1999-01-01", "--db", store});
   EXPECT_EQ(too_early.code, 2);
   EXPECT_TRUE(Contains(too_early.err, "the store was empty at 1999-01-01")) << too_early.err;
+  // An entity first stored later was not there (tx 1 stored Amazon, the schema's first entity): it was
+  // described as one no source said anything about.
+  Output unborn = Chipkg({"describe", "trainium", "--as-at", "tx 1", "--db", store});
+  EXPECT_EQ(unborn.code, 1);
+  EXPECT_TRUE(Contains(unborn.err, "AWS Trainium (chip:aws-trainium) was not stored yet at tx 1 (first stored by tx "))
+      << unborn.err;
+  Output unborn_trace = Chipkg({"trace", "trainium.memory", "--as-at", "tx 1", "--db", store});
+  EXPECT_TRUE(Contains(unborn_trace.err, "was not stored yet at tx 1")) << unborn_trace.err;
+  Output amazon = Chipkg({"describe", "amazon", "--as-at", "tx 1", "--db", store});
+  EXPECT_EQ(amazon.code, 0) << amazon.err;
   // A date and a time of day apart, as `date` and SQL write them, are one point (the time was
   // read as part of the entity's name); a time with another offset than UTC's is refused.
   Output spaced = Chipkg({"describe", "trainium", "--as-at", "2999-01-01 00:00:00", "--db", store});

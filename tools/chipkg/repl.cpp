@@ -565,7 +565,12 @@ int RunRepl(const Args& args) {
       continued = false;
       continue;
     }
-    if (backslash || brackets.open() || EndsWanting(trimmed)) {
+    // A blank line ends a statement even inside a quote or parenthesis left
+    // open: one stray quote in a script took every statement after it along
+    // (and at a terminal, Enter twice gets out of one). The statement then
+    // fails on its parse error, which shows where it opened.
+    const bool blank = line.find_first_not_of(" \t") == std::string::npos;
+    if (!blank && (backslash || brackets.open() || EndsWanting(trimmed))) {
       continued = true;
       continue;
     }
