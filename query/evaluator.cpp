@@ -2144,8 +2144,8 @@ class Evaluator {
       if (o.truth != Truth::kTrue) continue;
       if (counting && !q_.with_evidence) {
         for (const Reason& r : o.reasons) {
-          if (r.contradicting.empty()) continue;
-          // Contradicted by another source, not by the chip's other figures
+          if (r.contradicting.empty() && r.undecided.empty()) continue;
+          // Contradicted or left open by another source, not by the chip's other figures
           // (its int4 throughput against a test of its int8) or one
           // document's two values (Epoch's "SMIC,TSMC"): some attribute the
           // condition tests must be in conflict.
@@ -2374,8 +2374,9 @@ class Evaluator {
         std::string names;
         for (size_t i = 0; i < disputed.size() && i < 10; ++i) names += (i ? ", " : "") + disputed[i];
         if (disputed.size() > 10) names += ", ... (" + std::to_string(disputed.size()) + " in all)";
-        result.notes.push_back(std::to_string(disputed.size()) + " counted although another claim contradicts "
-                               "the test (find with the same condition shows which): " + names);
+        result.notes.push_back(std::to_string(disputed.size()) + " counted although another source's claim "
+                               "contradicts the test or leaves it open (find with the same condition shows which): " +
+                               names);
       }
       if (q_.group_by) GroupRows(groups, result);
       return Status::OK();

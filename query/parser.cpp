@@ -613,7 +613,8 @@ Result<Query> ParseQuery(std::string_view text) {
       const std::vector<std::string> kws =
           at_statement ? std::vector<std::string>{"find", "count", "facts", "conflicts"}
                        : std::vector<std::string>{"and", "or", "show", "order", "limit", "using", "prefer", "from",
-                                                  "as", "tolerance", "with", "ignoring"};
+                                                  "as", "tolerance", "with", "ignoring", "where", "by", "about",
+                                                  "desc", "asc", "in"};
       std::string lower = word;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (!word.empty() && std::find(kws.begin(), kws.end(), lower) == kws.end()) {
