@@ -1459,6 +1459,26 @@ TEST_F(ToolsTest, FitsAndReportedFoundryOverEveryEpochChip) {
   EXPECT_TRUE(Contains(text.out, "column \"Foundry\": \"TSMC\"")) << text.out;  // an Epoch cell, cited
 }
 
+// The format views on the bundled data: `bf16` of a chip whose tensor units
+// have no BF16 is no figure (Epoch's "Tensor-FP16/BF16" cell is a V100's FP16
+// figure), and `fp16` is the matrix units' figure, not Epoch's vector-unit
+// one beside it (`fp16 <= 200 TFLOPS` matched an H100 on its 133.8 TFLOPS).
+TEST_F(ToolsTest, FormatViewsReadOnlyTheFiguresOfThatFormat) {
+  Output h100 = Chipkg(Db({"query", "find chip where fp16 <= 200 TFLOPS and name contains \"H100 SXM5\""}));
+  ASSERT_EQ(h100.code, 0) << h100.err;
+  EXPECT_TRUE(Contains(h100.out, "0 rows")) << h100.out;
+  Output listed = Chipkg(Db({"query", "\"H100 SXM5\".fp16"}));
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_TRUE(Contains(listed.out, "989.4 TFLOPS {format=fp16} [1]")) << listed.out;
+  EXPECT_FALSE(Contains(listed.out, "133.8")) << listed.out;
+  Output bf16 = Chipkg(Db({"query", "find chip where bf16 >= 100 TFLOPS and name contains \"V100\""}));
+  ASSERT_EQ(bf16.code, 0) << bf16.err;
+  EXPECT_TRUE(Contains(bf16.out, "0 rows")) << bf16.out;
+  Output fp16 = Chipkg(Db({"query", "find chip where fp16 >= 100 TFLOPS and name contains \"V100\""}));
+  ASSERT_EQ(fp16.code, 0) << fp16.err;
+  EXPECT_TRUE(Contains(fp16.out, "NVIDIA V100  ")) << fp16.out;
+}
+
 // An automatic (non-exact) match made by `chipkg ingest`, listed by `matches`,
 // rejected there: a later version of the document does not make it again.
 TEST_F(ToolsTest, RejectedMatchIsRememberedByTheNextIngest) {
