@@ -316,6 +316,7 @@ class StoreImpl final : public Store {
   Result<std::map<std::string, TxId>> RetiredAsOf(std::optional<TxId> as_of_tx) const override;
   TxId LastTx() const override { return last_tx_.load(); }
   Result<StoreStats> Statistics() const override;
+  Result<StoreCheck> Check() const override;
 
   Status Export(std::ostream& out) const override;
   Result<ImportStats> Import(std::istream& in) override;

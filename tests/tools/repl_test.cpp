@@ -703,6 +703,61 @@ TEST_F(ToolsTest, ExportFollowsLinksAndWritesIntoFifos) {
   EXPECT_TRUE(Contains(into_dir.err, "it is a directory")) << into_dir.err;
 }
 
+// `chipkg check` is what a monitor runs: exit 0 only for a store read whole
+// and found sound, and one JSON shape whatever went wrong (`stats` reads only
+// the counters and passes a store whose table blocks are damaged).
+TEST_F(ToolsTest, CheckReadsTheWholeStoreAndSaysWhetherItIsSound) {
+  Output sound = Chipkg(Db({"check"}));
+  ASSERT_EQ(sound.code, 0) << sound.out << sound.err;
+  EXPECT_TRUE(Contains(sound.out, "result             sound: no damage found")) << sound.out;
+  Output stats = Chipkg(Db({"stats", "--format", "json"}));
+  ASSERT_EQ(stats.code, 0) << stats.err;
+  Output json = Chipkg(Db({"check", "--format", "json"}));
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(j["sound"].get<bool>());
+  EXPECT_EQ(j["facts"], nlohmann::json::parse(stats.out)["facts"]);
+  EXPECT_EQ(j["problem_count"].get<uint64_t>(), 0u);
+
+  // A copy with one data block damaged: it opens, `stats` passes it, `check` does not.
+  const fs::path copy = g_sandbox->root() / "check-copy";
+  fs::copy(g_sandbox->store(), copy, fs::copy_options::recursive);
+  fs::path largest;
+  for (const auto& e : fs::directory_iterator(copy)) {
+    if (e.path().extension() == ".sst" && (largest.empty() || e.file_size() > fs::file_size(largest))) largest = e.path();
+  }
+  ASSERT_FALSE(largest.empty());
+  {
+    std::fstream f(largest, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(40);
+    f.put('\x5a');
+    f.seekp(41);
+    f.put('\xa5');
+  }
+  Output damaged_stats = Chipkg({"stats", "--db", copy.string()});
+  EXPECT_EQ(damaged_stats.code, 0) << damaged_stats.err;
+  Output damaged = Chipkg({"check", "--db", copy.string()});
+  EXPECT_EQ(damaged.code, 1) << damaged.out << damaged.err;
+  EXPECT_TRUE(Contains(damaged.out, "DAMAGED")) << damaged.out;
+  EXPECT_TRUE(Contains(damaged.out, largest.filename().string())) << damaged.out;
+  EXPECT_TRUE(Contains(damaged.err, "is damaged")) << damaged.err;
+  Output damaged_json = Chipkg({"check", "--db", copy.string(), "--format", "json"});
+  EXPECT_EQ(damaged_json.code, 1);
+  const nlohmann::json dj = nlohmann::json::parse(damaged_json.out);
+  EXPECT_FALSE(dj["sound"].get<bool>());
+  EXPECT_TRUE(dj["opened"].get<bool>());
+  EXPECT_GT(dj["problem_count"].get<uint64_t>(), 0u);
+
+  Output missing = Chipkg({"check", "--db", (g_sandbox->root() / "no-such-store").string(), "--format", "json"});
+  EXPECT_EQ(missing.code, 1);
+  const nlohmann::json mj = nlohmann::json::parse(missing.out);
+  EXPECT_FALSE(mj["sound"].get<bool>());
+  EXPECT_FALSE(mj["opened"].get<bool>());
+  EXPECT_TRUE(Contains(mj["error"].get<std::string>(), "no store at")) << missing.out;
+  EXPECT_FALSE(fs::exists(g_sandbox->root() / "no-such-store"));
+  fs::remove_all(copy);
+}
+
 // `stats --format json` is what a cron job or a monitor reads; the text form
 // is for people; CSV is refused rather than ignored.
 TEST_F(ToolsTest, StatsForPeopleAndForScripts) {

@@ -1,0 +1,193 @@
+// Store::Check: a sound store is found sound, and each kind of damage, in a
+// table block or between records that must agree, is found and named.
+#include <gtest/gtest.h>
+#include <rocksdb/db.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/codec.h"
+#include "engine/store.h"
+#include "tests/engine/test_util.h"
+
+namespace chipkg::testing {
+namespace {
+
+constexpr double kGB = 1e9;
+
+// Three versions of one document (the second retracts what the first said),
+// a second document with an entity-valued fact and a "not published" marker.
+void FillStore(const std::string& path) {
+  auto store = OpenOrDie(path);
+  Entity chip;
+  chip.id = "chip:a";
+  chip.kind = "chip";
+  chip.name = "Chip A";
+  chip.aliases = {"A-1"};
+  ASSERT_TRUE(store->PutEntity(chip).ok());
+  for (int v = 0; v < 3; ++v) {
+    DocBuilder b("vendor");
+    for (int c = 0; c < 30; ++c) {
+      b.Add("chip:c" + std::to_string(c), "memory", Value::Quantity((16 + c + v) * kGB, "bytes", "x GB"),
+            "chip " + std::to_string(c) + " has " + std::to_string(16 + c + v) + " GB");
+    }
+    ASSERT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-" + std::to_string(v)).ok());
+  }
+  DocBuilder press("press");
+  press.Add("chip:a", "foundry", Value::Entity("org:tsmc", "TSMC"), "made by TSMC");
+  press.Add("chip:a", "tdp", Value::NotPublished("not disclosed"), "power: not disclosed");
+  ASSERT_TRUE(store->WriteDocumentVersion(press.doc(), press.version(), press.facts(), "run-p").ok());
+}
+
+StoreCheck CheckOrDie(const std::string& path) {
+  auto store = Store::OpenReader(path);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  if (!store.ok()) return {};
+  auto checked = (*store)->Check();
+  EXPECT_TRUE(checked.ok()) << checked.status().ToString();
+  return checked.ok() ? *checked : StoreCheck{};
+}
+
+std::string Problems(const StoreCheck& c) {
+  std::string all;
+  for (const auto& p : c.problems) all += p + "\n";
+  return all;
+}
+
+bool Mentions(const StoreCheck& c, const std::string& words) {
+  return std::any_of(c.problems.begin(), c.problems.end(),
+                     [&](const std::string& p) { return p.find(words) != std::string::npos; });
+}
+
+TEST(CheckTest, ASoundStoreIsFoundSoundAndCounted) {
+  TempDir dir;
+  FillStore(dir.Sub("s"));
+  const StoreCheck c = CheckOrDie(dir.Sub("s"));
+  EXPECT_EQ(c.problem_count, 0u) << Problems(c);
+  EXPECT_TRUE(c.problems.empty());
+  EXPECT_EQ(c.facts, 3u * 30u + 2u);  // retracted facts stay
+  EXPECT_EQ(c.documents, 2u);
+  EXPECT_EQ(c.document_versions, 4u);
+  EXPECT_EQ(c.entities, 1u);
+  EXPECT_GT(c.table_files, 0u);
+  EXPECT_GT(c.records, c.facts * 4);
+  // The writer checks the same, unflushed writes included.
+  auto writer = OpenOrDie(dir.Sub("s"));
+  DocBuilder late("late");
+  late.Add("chip:z", "memory", Value::Quantity(8 * kGB, "bytes", "8 GB"), "8 GB");
+  ASSERT_TRUE(writer->WriteDocumentVersion(late.doc(), late.version(), late.facts(), "run-late").ok());
+  auto checked = writer->Check();
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_EQ(checked->problem_count, 0u) << Problems(*checked);
+  EXPECT_EQ(checked->facts, 3u * 30u + 3u);
+}
+
+// A block that fails its checksum opens (a reader reads a table file's
+// footer and index at open, not its data blocks) and then fails whichever
+// read reaches it; the check names the file and its column family.
+TEST(CheckTest, ADamagedTableBlockIsNamedWithItsFile) {
+  TempDir dir;
+  FillStore(dir.Sub("s"));
+  namespace fs = std::filesystem;
+  fs::path largest;
+  for (const auto& e : fs::directory_iterator(dir.Sub("s"))) {
+    if (e.path().extension() == ".sst" && (largest.empty() || e.file_size() > fs::file_size(largest))) largest = e.path();
+  }
+  ASSERT_FALSE(largest.empty());
+  {
+    std::fstream f(largest, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(20);
+    char c = 0;
+    f.read(&c, 1);
+    c = static_cast<char>(~c);
+    f.seekp(20);
+    f.write(&c, 1);
+  }
+  auto store = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(store.ok()) << "the damage was meant for a data block: " << store.status().ToString();
+  auto checked = (*store)->Check();
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_GT(checked->problem_count, 0u);
+  EXPECT_TRUE(Mentions(*checked, largest.filename().string() + " (column family ")) << Problems(*checked);
+  EXPECT_TRUE(Mentions(*checked, "is damaged")) << Problems(*checked);
+}
+
+// Records whose blocks are sound but which disagree with each other, as a
+// writer's bug or a store assembled from two copies would leave them.
+TEST(CheckTest, RecordsThatDisagreeAreEachNamed) {
+  TempDir dir;
+  FillStore(dir.Sub("s"));
+  uint64_t some_fact = 0, changed_entry = 0;
+  {
+    auto store = Store::OpenReader(dir.Sub("s"));
+    ASSERT_TRUE(store.ok());
+    some_fact = (*store)->FactsAbout("chip:c3", "memory", ReadView{}).value().at(0).id;
+  }
+  {
+    RawStore raw(dir.Sub("s"));
+    ASSERT_TRUE(raw.ok());
+    const rocksdb::WriteOptions wo;
+    // A fact's provenance gone.
+    ASSERT_TRUE(raw.db()->Delete(wo, raw.handle("prov"), codec::FactKey(some_fact)).ok());
+    // A counter that no longer matches.
+    std::string eight;
+    codec::PutU64(&eight, 999);
+    ASSERT_TRUE(raw.db()->Put(wo, raw.handle("meta"), codec::CounterKey("entities"), eight).ok());
+    // A text that no longer matches its hash: one byte of the press page.
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator(rocksdb::ReadOptions(), raw.handle("versions")));
+    int texts = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (it->key().size() == 9 && it->key()[0] == 't' && it->value().ToString().find("TSMC") != std::string::npos) {
+        std::string text = it->value().ToString();
+        text[text.find("TSMC")] = 'X';
+        ASSERT_TRUE(raw.db()->Put(wo, raw.handle("versions"), it->key(), text).ok());
+        ++texts;
+      }
+    }
+    ASSERT_EQ(texts, 1);
+    // An index entry whose bytes are not its fact's: the first spo entry
+    // given the value of the last.
+    std::unique_ptr<rocksdb::Iterator> spo(raw.db()->NewIterator(rocksdb::ReadOptions(), raw.handle("spo")));
+    spo->SeekToFirst();
+    ASSERT_TRUE(spo->Valid());
+    const std::string first_key = spo->key().ToString();
+    changed_entry = codec::FactIdOfIndexKey(first_key);
+    spo->SeekToLast();
+    const std::string last_value = spo->value().ToString();
+    ASSERT_TRUE(raw.db()->Put(wo, raw.handle("spo"), first_key, last_value).ok());
+  }
+  const StoreCheck c = CheckOrDie(dir.Sub("s"));
+  EXPECT_EQ(c.problem_count, 4u) << Problems(c);
+  EXPECT_TRUE(Mentions(c, "fact " + std::to_string(some_fact) + " has no provenance record")) << Problems(c);
+  EXPECT_TRUE(Mentions(c, "counter entities says 999, the store holds 1")) << Problems(c);
+  EXPECT_TRUE(Mentions(c, "of document 'press': its text does not match its content hash")) << Problems(c);
+  EXPECT_TRUE(Mentions(c, "spo's entry for fact " + std::to_string(changed_entry) + " differs from the fact's record"))
+      << Problems(c);
+}
+
+// A fact missing from an index (a write cut in two by something other than
+// RocksDB's atomic batches) is named with the index it is missing from, and
+// many problems of one kind are counted, five spelt out.
+TEST(CheckTest, FactsMissingFromAnIndexAreCountedAndTheFirstNamed) {
+  TempDir dir;
+  FillStore(dir.Sub("s"));
+  {
+    RawStore raw(dir.Sub("s"));
+    ASSERT_TRUE(raw.ok());
+    std::unique_ptr<rocksdb::Iterator> it(raw.db()->NewIterator(rocksdb::ReadOptions(), raw.handle("pos")));
+    std::vector<std::string> keys;
+    for (it->SeekToFirst(); it->Valid() && keys.size() < 12; it->Next()) keys.push_back(it->key().ToString());
+    ASSERT_EQ(keys.size(), 12u);
+    for (const auto& k : keys) ASSERT_TRUE(raw.db()->Delete(rocksdb::WriteOptions(), raw.handle("pos"), k).ok());
+  }
+  const StoreCheck c = CheckOrDie(dir.Sub("s"));
+  EXPECT_EQ(c.problem_count, 12u) << Problems(c);
+  EXPECT_EQ(c.problems.size(), 6u) << Problems(c);
+  EXPECT_TRUE(Mentions(c, "has no entry in pos")) << Problems(c);
+  EXPECT_TRUE(Mentions(c, "... and 7 more: facts missing from an index")) << Problems(c);
+}
+
+}  // namespace
+}  // namespace chipkg::testing
