@@ -37,6 +37,10 @@ namespace fs = std::filesystem;
 using internal::StoreImpl;
 
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
+  if (options.damaged_log != StoreOptions::DamagedLog::kRefuse) {
+    // A writer's first flush would make the skipped writes' loss permanent.
+    return Status::InvalidArgument("opening store " + path + ": only a reader may skip damaged log records");
+  }
   auto impl = std::make_unique<StoreImpl>(path, options, /*read_only=*/false);
   CHIPKG_RETURN_IF_ERROR(impl->OpenPrimary());
   return std::unique_ptr<Store>(std::move(impl));
@@ -708,30 +712,41 @@ rocksdb::Env* ReaderEnvironment() {
 }
 
 // A write-ahead log damaged before its end (BuildOptions): RocksDB's words
-// ("checksum mismatch") do not say which file. A read-only open that skips
-// damaged log records succeeds only if the damage is there; it writes no
-// file.
+// ("checksum mismatch") do not say which file. A read-only open that reads
+// the log up to the damage, or skips the damaged records, succeeds only if
+// the damage is there; it writes no file. Either can fail where the other
+// opens: reading up to the damage is refused once a column family was
+// flushed past it, and skipping fails on a batch whose record checks but
+// whose contents do not ("Write batch content corrupted").
 std::optional<Status> WalDamage(const rocksdb::Status& st, const std::string& path, rocksdb::DBOptions options,
                                 const std::vector<rocksdb::ColumnFamilyDescriptor>& descriptors) {
   if (!st.IsCorruption()) return std::nullopt;
   options.create_if_missing = false;
   options.create_missing_column_families = false;
-  options.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
   options.info_log = std::make_shared<SilentLogger>();
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* db = nullptr;
-  const rocksdb::Status skipping = rocksdb::DB::OpenForReadOnly(options, path, descriptors, &handles, &db);
-  if (db != nullptr) {
-    for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
-    delete db;
+  bool opens = false;
+  for (auto mode : {rocksdb::WALRecoveryMode::kPointInTimeRecovery, rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords}) {
+    options.wal_recovery_mode = mode;
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    const rocksdb::Status tried = rocksdb::DB::OpenForReadOnly(options, path, descriptors, &handles, &db);
+    if (db != nullptr) {
+      for (auto* h : handles) db->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+      delete db;
+    }
+    if (tried.ok()) {
+      opens = true;
+      break;
+    }
   }
-  if (!skipping.ok()) return std::nullopt;
+  if (!opens) return std::nullopt;
   return Status::Corruption(
       "opening " + path + ": its write-ahead log (the writes since the last flush to table files) is damaged "
       "before its end (" + st.ToString() + "); read as it is, the writes after the damage would be lost without "
-      "a word, so nothing was read or changed; the store is damaged: restore its directory from a copy, or its "
-      "contents from an export made before the damage (chipkg import FILE into a new store), or ingest its "
-      "sources again into a new store");
+      "a word, so nothing was read or changed; the store is damaged: 'chipkg --db " + path + " salvage NEWDIR' "
+      "copies what can be read into a new store and says what was lost, or restore its directory from a copy, "
+      "or its contents from an export made before the damage (chipkg import FILE into a new store), or ingest "
+      "its sources again into a new store");
 }
 
 // A reader that could not open the store: a damaged file says so, and what
@@ -783,7 +798,13 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
   for (int attempt = 0; attempt < 3; ++attempt) {
     handles->clear();
     *db = nullptr;
-    st = rocksdb::DB::OpenForReadOnly(ReaderOptions(db_options_), path_, descriptors, handles, db);
+    rocksdb::DBOptions options = ReaderOptions(db_options_);
+    if (options_.damaged_log == StoreOptions::DamagedLog::kUpToTheDamage) {
+      options.wal_recovery_mode = rocksdb::WALRecoveryMode::kPointInTimeRecovery;
+    } else if (options_.damaged_log == StoreOptions::DamagedLog::kSkipTheDamage) {
+      options.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
+    }
+    st = rocksdb::DB::OpenForReadOnly(options, path_, descriptors, handles, db);
     if (st.ok()) break;
     const std::string tried = std::move(*state);
     *state = FilesState();

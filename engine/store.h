@@ -39,6 +39,19 @@ struct StoreOptions {
   // a large answer reads costs fresh memory (~3 ms per MB on first touch on
   // the machines measured) for blocks it will not read again.
   bool fill_block_cache = true;
+  // A write-ahead log damaged before its end (a flipped byte, a bad disk):
+  // by default every open refuses the store, since read as it is, the writes
+  // after the damage would be lost without a word. Readers may ask for more,
+  // for `chipkg salvage`:
+  //   kUpToTheDamage: the store as it was at its last write before the damage,
+  //     every write after it left out; consistent, as every write is one
+  //     batch. RocksDB refuses it when a column family was flushed to a table
+  //     file after the damage.
+  //   kSkipTheDamage: only the damaged records skipped, with the whole writes
+  //     in them; what is read may disagree with itself (a later write built
+  //     on a skipped one): Store::Check says where.
+  enum class DamagedLog { kRefuse, kUpToTheDamage, kSkipTheDamage };
+  DamagedLog damaged_log = DamagedLog::kRefuse;
 };
 
 // A citation's source: see Store::GetCitedSources.

@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <string>
 
 #include "engine/codec.h"
@@ -187,6 +191,97 @@ TEST(CheckTest, FactsMissingFromAnIndexAreCountedAndTheFirstNamed) {
   EXPECT_EQ(c.problems.size(), 6u) << Problems(c);
   EXPECT_TRUE(Mentions(c, "has no entry in pos")) << Problems(c);
   EXPECT_TRUE(Mentions(c, "... and 7 more: facts missing from an index")) << Problems(c);
+}
+
+}  // namespace
+}  // namespace chipkg::testing
+
+namespace chipkg::testing {
+namespace {
+
+// A store whose write-ahead log is damaged at a third of its length: 30
+// document versions written by a process that ended without a flush, so
+// every one of them is in the log.
+std::string StoreWithADamagedLog(const TempDir& dir) {
+  namespace fs = std::filesystem;
+  const std::string path = dir.Sub("s");
+  OpenOrDie(path);
+  const pid_t pid = fork();
+  EXPECT_GE(pid, 0);
+  if (pid == 0) {
+    auto store = Store::Open(path);
+    if (!store.ok()) _exit(101);
+    for (int round = 0; round < 3; ++round) {
+      for (int d = 0; d < 10; ++d) {
+        DocBuilder b("doc-" + std::to_string(d));
+        for (int f = 0; f < 50; ++f) {
+          b.Add("chip:c" + std::to_string(f), "memory", Value::Quantity((d + f + round + 1) * kGB, "bytes", "x GB"),
+                "Memory of chip " + std::to_string(f) + " in document " + std::to_string(d) + " round " +
+                    std::to_string(round));
+        }
+        if (!(*store)->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) _exit(102);
+      }
+    }
+    _exit(0);  // as a crash: nothing flushed
+  }
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  fs::path log;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    if (entry.path().extension() == ".log" && (log.empty() || entry.file_size() > fs::file_size(log))) log = entry.path();
+  }
+  EXPECT_FALSE(log.empty());
+  const uintmax_t size = fs::file_size(log);
+  std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(size / 3));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0xff);
+  f.seekp(static_cast<std::streamoff>(size / 3));
+  f.write(&c, 1);
+  return path;
+}
+
+// Read up to the damage, the store is as it was at its last write before it:
+// whole writes only, so it agrees with itself and copies into a sound store.
+// By default every open refuses it, and a writer may not ask for less.
+TEST(DamagedLogTest, ReadUpToTheDamageTheStoreIsWholeAndCopiesIntoASoundStore) {
+  TempDir dir;
+  const std::string path = StoreWithADamagedLog(dir);
+  auto refused = Store::OpenReader(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("salvage NEWDIR"), std::string::npos) << refused.status().ToString();
+  auto writer = Store::Open(path);
+  ASSERT_FALSE(writer.ok());
+  EXPECT_NE(writer.status().message().find("is damaged before its end"), std::string::npos) << writer.status().ToString();
+  StoreOptions up_to;
+  up_to.damaged_log = StoreOptions::DamagedLog::kUpToTheDamage;
+  auto as_writer = Store::Open(path, up_to);
+  ASSERT_FALSE(as_writer.ok());
+  EXPECT_TRUE(as_writer.status().IsInvalidArgument()) << as_writer.status().ToString();
+
+  auto reader = Store::OpenReader(path, up_to);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const TxId last = (*reader)->LastTx();
+  const uint64_t versions = (*reader)->ListAllDocumentVersions().value().size();
+  EXPECT_GT(versions, 0u);
+  EXPECT_LT(versions, 30u);
+  auto checked = (*reader)->Check();
+  ASSERT_TRUE(checked.ok());
+  EXPECT_EQ(checked->problem_count, 0u) << Problems(*checked);
+  EXPECT_EQ(checked->document_versions, versions);
+
+  std::stringstream exported;
+  ASSERT_TRUE((*reader)->Export(exported).ok());
+  auto copy = OpenOrDie(dir.Sub("copy"));
+  auto imported = copy->Import(exported);
+  ASSERT_TRUE(imported.ok()) << imported.status().ToString();
+  EXPECT_EQ(copy->LastTx(), last);
+  EXPECT_EQ(copy->ListAllDocumentVersions().value().size(), versions);
+  auto copy_checked = copy->Check();
+  ASSERT_TRUE(copy_checked.ok());
+  EXPECT_EQ(copy_checked->problem_count, 0u) << Problems(*copy_checked);
 }
 
 }  // namespace

@@ -758,6 +758,105 @@ TEST_F(ToolsTest, CheckReadsTheWholeStoreAndSaysWhetherItIsSound) {
   fs::remove_all(copy);
 }
 
+// A store whose write-ahead log is damaged before its end is refused by every
+// command, which names `chipkg salvage`; salvage copies the store as it was
+// before the damage into a new store, says what was lost, and leaves the
+// damaged store's files as they were.
+TEST_F(ToolsTest, SalvageCopiesAStoreWithADamagedLogUpToTheDamage) {
+  const fs::path damaged = g_sandbox->root() / "wal-damaged";
+  {
+    auto created = chipkg::Store::Open(damaged.string());
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto store = chipkg::Store::Open(damaged.string());
+    if (!store.ok()) _exit(101);
+    for (int d = 0; d < 30; ++d) {
+      chipkg::Document doc;
+      doc.id = "doc-" + std::to_string(d);
+      doc.url = "https://example.com/" + doc.id;
+      doc.kind = "press";
+      chipkg::DocumentVersion version;
+      version.fetched_at = 1700000000;
+      std::vector<chipkg::Fact> facts;
+      for (int c = 0; c < 40; ++c) {
+        chipkg::Fact f;
+        f.subject = "chip:c" + std::to_string(c);
+        f.predicate = "memory";
+        const std::string line = "chip " + std::to_string(c) + " has " + std::to_string(c + d + 1) + " GB";
+        f.value = chipkg::Value::Quantity((c + d + 1) * 1e9, "bytes", std::to_string(c + d + 1) + " GB");
+        f.provenance.document_id = doc.id;
+        f.provenance.span_begin = static_cast<uint32_t>(version.text.size());
+        version.text += line;
+        f.provenance.span_end = static_cast<uint32_t>(version.text.size());
+        f.provenance.excerpt = line;
+        version.text += "\n";
+        facts.push_back(std::move(f));
+      }
+      if (!(*store)->WriteDocumentVersion(doc, version, facts, "run-" + std::to_string(d)).ok()) _exit(102);
+    }
+    _exit(0);  // as a crash: every write in the log, none flushed
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  fs::path log;
+  for (const auto& e : fs::directory_iterator(damaged)) {
+    if (e.path().extension() == ".log" && (log.empty() || e.file_size() > fs::file_size(log))) log = e.path();
+  }
+  ASSERT_FALSE(log.empty());
+  {
+    const auto size = static_cast<std::streamoff>(fs::file_size(log));
+    std::fstream f(log, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(size / 2);
+    const char c = static_cast<char>(f.get() ^ 0xff);
+    f.seekp(size / 2);
+    f.put(c);
+  }
+  auto listing = [](const fs::path& dir) {
+    std::map<std::string, uintmax_t> files;
+    for (const auto& e : fs::directory_iterator(dir)) files[e.path().filename().string()] = e.file_size();
+    return files;
+  };
+  const auto before = listing(damaged);
+
+  Output query = Chipkg({"query", "find chip", "--db", damaged.string()});
+  EXPECT_EQ(query.code, 1);
+  EXPECT_TRUE(Contains(query.err, "salvage NEWDIR")) << query.err;
+  const fs::path into = g_sandbox->root() / "salvaged";
+  Output itself = Chipkg({"salvage", damaged.string(), "--db", damaged.string()});
+  EXPECT_EQ(itself.code, 2) << itself.err;
+  Output sound_store = Chipkg(Db({"salvage", into.string()}));
+  EXPECT_EQ(sound_store.code, 1);
+  EXPECT_TRUE(Contains(sound_store.err, "opens as it is: there is nothing to salvage")) << sound_store.err;
+  EXPECT_FALSE(fs::exists(into));
+
+  Output salvaged = Chipkg({"salvage", into.string(), "--db", damaged.string()});
+  ASSERT_EQ(salvaged.code, 0) << salvaged.out << salvaged.err;
+  EXPECT_TRUE(Contains(salvaged.out, "its last write before the damage")) << salvaged.out;
+  EXPECT_TRUE(Contains(salvaged.out, "every write from the damage on:\n  tx ")) << salvaged.out;
+  EXPECT_TRUE(Contains(salvaged.out.substr(salvaged.out.find("lost:")), " document doc-")) << salvaged.out;
+  EXPECT_TRUE(Contains(salvaged.out, "chipkg check: sound")) << salvaged.out;
+  EXPECT_EQ(listing(damaged), before) << "the damaged store was changed";
+  for (const auto& e : fs::directory_iterator(g_sandbox->root())) {
+    EXPECT_EQ(e.path().filename().string().find("salvaged.salvage-"), std::string::npos) << e.path();
+  }
+  Output check = Chipkg({"check", "--db", into.string(), "--format", "json"});
+  ASSERT_EQ(check.code, 0) << check.out << check.err;
+  const nlohmann::json j = nlohmann::json::parse(check.out);
+  const uint64_t documents = j["documents"].get<uint64_t>();
+  EXPECT_GT(documents, 0u);
+  EXPECT_LT(documents, 30u);  // the damage halfway costs the writes after it
+  EXPECT_EQ(j["facts"].get<uint64_t>(), documents * 40);
+  Output again = Chipkg({"salvage", into.string(), "--db", damaged.string()});
+  EXPECT_EQ(again.code, 2);
+  EXPECT_TRUE(Contains(again.err, "exists and is not an empty directory")) << again.err;
+  fs::remove_all(damaged);
+  fs::remove_all(into);
+}
+
 // `stats --format json` is what a cron job or a monitor reads; the text form
 // is for people; CSV is refused rather than ignored.
 TEST_F(ToolsTest, StatsForPeopleAndForScripts) {

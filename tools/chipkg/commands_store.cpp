@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ingest/bulk_import.h"
+#include "query/citation_json.h"
 #include "tools/chipkg/cli.h"
 
 namespace chipkg::cli {
@@ -233,6 +234,139 @@ class StoreCreatedForImport {
   bool existed_ = false, was_empty_ = false;
 };
 
+// chipkg salvage NEWDIR: a store whose write-ahead log is damaged before its
+// end opens for nothing (engine/store.h, StoreOptions::DamagedLog). What can
+// be read is copied into a new store through export and import, first as the
+// store was at its last write before the damage (consistent: every write is
+// one batch); only if RocksDB refuses that (a column family flushed past the
+// damage) with the damaged records skipped, checked, and said so. The
+// damaged store is only read: its files stay as they were, for a second try
+// or for someone who can do better.
+int RunSalvage(const Args& args) {
+  if (args.positional.size() != 1) {
+    PrintError("usage: chipkg --db DAMAGED salvage NEWDIR (a new store for what can be read)");
+    return kExitUsage;
+  }
+  const std::string path = StorePath(args);
+  const std::string into = args.positional[0];
+  std::error_code ec;
+  if (fs::exists(into, ec) && !(fs::is_directory(into, ec) && fs::is_empty(into, ec))) {
+    PrintError("cannot salvage into " + into + ": it exists and is not an empty directory");
+    return kExitUsage;
+  }
+  if (fs::exists(path, ec) && fs::exists(into, ec) && fs::equivalent(path, into, ec)) {
+    PrintError("cannot salvage " + path + " into itself");
+    return kExitUsage;
+  }
+  if (auto as_is = OpenForReading(path); as_is.ok()) {
+    PrintError("store " + path + " opens as it is: there is nothing to salvage ('chipkg check' reads it whole and "
+               "says whether it is sound; 'chipkg export | chipkg --db NEWDIR import -' copies it)");
+    return kExitFailed;
+  } else if (!as_is.status().IsCorruption()) {
+    PrintError(as_is.status());
+    return kExitFailed;
+  }
+  auto open_with = [&](StoreOptions::DamagedLog mode) {
+    StoreOptions options;
+    options.fill_block_cache = false;
+    options.damaged_log = mode;
+    return Store::OpenReader(path, options);
+  };
+  bool skipped = false;
+  auto damaged = open_with(StoreOptions::DamagedLog::kUpToTheDamage);
+  if (!damaged.ok()) {
+    damaged = open_with(StoreOptions::DamagedLog::kSkipTheDamage);
+    skipped = true;
+  }
+  if (!damaged.ok()) {
+    PrintError(damaged.status().WithContext("nothing can be salvaged: neither reading its log up to the damage nor "
+                                            "skipping the damaged records opens it"));
+    return kExitFailed;
+  }
+  Store& from = **damaged;
+  // What the damage costs: the transactions that skipping the damage reads
+  // beyond those read up to it.
+  std::vector<Transaction> lost;
+  if (!skipped) {
+    if (auto beyond = open_with(StoreOptions::DamagedLog::kSkipTheDamage); beyond.ok()) {
+      if (auto txs = (*beyond)->ListTransactions(); txs.ok()) {
+        for (auto& t : *txs) {
+          if (t.id > from.LastTx()) lost.push_back(std::move(t));
+        }
+      }
+    }
+  }
+  auto checked = from.Check();
+  if (!checked.ok()) {
+    PrintError(checked.status());
+    return kExitFailed;
+  }
+  if (skipped) {
+    std::printf("read with the damaged log records skipped (RocksDB refused to read up to the damage: a column family "
+                "was written to a table file after it); the writes in the damaged records are lost, and %llu problem%s "
+                "found in what was read\n",
+                (unsigned long long)checked->problem_count, checked->problem_count == 1 ? "" : "s");
+    for (const std::string& p : checked->problems) std::printf("  - %s\n", p.c_str());
+  } else {
+    std::printf("read as the store was at tx %llu, its last write before the damage\n",
+                (unsigned long long)from.LastTx());
+    if (!lost.empty()) {
+      const TxId first_lost = from.LastTx() + 1;
+      std::printf("lost: tx %llu to %llu, every write from the damage on:\n", (unsigned long long)first_lost,
+                  (unsigned long long)lost.back().id);
+      if (lost.front().id > first_lost) {
+        std::printf("  tx %llu to %llu in the damaged log records: not readable\n", (unsigned long long)first_lost,
+                    (unsigned long long)(lost.front().id - 1));
+      }
+      for (size_t i = 0; i < lost.size() && i < 10; ++i) {
+        std::printf("  tx %llu %s %s\n", (unsigned long long)lost[i].id,
+                    query::IsoTime(lost[i].time_micros / 1'000'000).c_str(), lost[i].description.c_str());
+      }
+      if (lost.size() > 10) std::printf("  ... and %zu more\n", lost.size() - 10);
+    } else {
+      std::printf("lost: the writes in and after the damaged log record (how many cannot be read)\n");
+    }
+  }
+  // The export goes through a file beside the new store: a pipe between two
+  // threads would have to survive either side failing first.
+  const std::string exported = fs::path(into).lexically_normal().string() + ".salvage-" + std::to_string(::getpid());
+  Status st = ExportToFile(from, exported);
+  damaged->reset();
+  if (!st.ok()) {
+    std::remove(exported.c_str());
+    PrintError(st.WithContext("salvaging " + path));
+    return kExitFailed;
+  }
+  const StoreCreatedForImport created(into);
+  auto store = Store::Open(into);
+  if (!store.ok()) {
+    std::remove(exported.c_str());
+    PrintError(store.status());
+    return kExitFailed;
+  }
+  std::ifstream in(exported, std::ios::binary);
+  auto stats = (*store)->Import(in);
+  std::remove(exported.c_str());
+  if (!stats.ok()) {
+    created.Undo(*store);
+    PrintError(stats.status().WithContext("importing what was read from " + path + " into " + into +
+                                          " (nothing written there)"));
+    return kExitFailed;
+  }
+  auto copy_checked = (*store)->Check();
+  if (!copy_checked.ok()) {
+    PrintError(copy_checked.status());
+    return kExitFailed;
+  }
+  std::printf("salvaged into %s: %llu facts, %llu documents, %llu entities; chipkg check: %s\n", into.c_str(),
+              (unsigned long long)stats->facts, (unsigned long long)stats->documents,
+              (unsigned long long)stats->entities,
+              copy_checked->problem_count == 0 ? "sound" : "DAMAGED");
+  for (const std::string& p : copy_checked->problems) std::printf("  - %s\n", p.c_str());
+  std::printf("%s is left as it was; once the new store is what you need, move it into its place\n", path.c_str());
+  return copy_checked->problem_count == 0 ? kExitOk : kExitFailed;
+}
+
 // chipkg import --corpus DIR: the peer-benchmark corpus (tools/bench/gen.py's
 // facts.jsonl and sources.jsonl) as it is, through the bulk path.
 int RunImportCorpus(const Args& args, const std::string& dir) {
@@ -333,6 +467,9 @@ const RegisterCommand kStats({"stats", "stats [--format json]", "counts of facts
 const RegisterCommand kCheck({"check", "check [--format json]",
                               "read the whole store and cross-check it: exit 0 sound, 1 damaged (for monitors)",
                               RunCheck});
+const RegisterCommand kSalvage({"salvage", "salvage NEWDIR",
+                                "copy what a store whose write-ahead log is damaged still holds into a new store",
+                                RunSalvage});
 const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JSON Lines (stdout by default)",
                                RunExport});
 const RegisterCommand kImport({"import", "import FILE|- | import --corpus DIR",
