@@ -122,6 +122,12 @@ Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable&
     }
     plan.values.push_back(column);
   }
+  for (const ColumnPlan& column : plan.values) {
+    if (!column.def->note_patterns.empty() && plan.note < 0) {
+      return Status::InvalidArgument(Where(*column.def) + ": column \"" + column.def->header +
+                                     "\" picks rows by their note, and the dataset has no role=note column");
+    }
+  }
   if (plan.name < 0) {
     return Status::InvalidArgument("dataset " + dataset + " has no column with role=name in the schema");
   }
@@ -358,7 +364,7 @@ class RowReader {
 
       size_t before = out_.facts.size();
       for (const ColumnPlan& column : plan.values) {
-        if (!ClaimsForRow(column, record, summary.name)) continue;
+        if (!ClaimsForRow(column, record, summary.name, ctx.note)) continue;
         CHIPKG_RETURN_IF_ERROR(ReadCell(column, record.fields[column.index], ctx).WithContext(where));
       }
       summary.facts = out_.facts.size() - before;
@@ -399,11 +405,17 @@ class RowReader {
   }
 
   // Whether a column line states anything of this row (ColumnDef's
-  // except_names and below).
-  static bool ClaimsForRow(const ColumnPlan& column, const CsvRecord& record, const std::string& name) {
+  // except_names, note_patterns and below).
+  static bool ClaimsForRow(const ColumnPlan& column, const CsvRecord& record, const std::string& name,
+                           const std::string& note) {
     const ColumnDef& def = *column.def;
     for (const std::string& pattern : def.except_names) {
       if (MatchesNamePattern(name, pattern)) return false;
+    }
+    if (!def.note_patterns.empty()) {
+      const bool matches = std::any_of(def.note_patterns.begin(), def.note_patterns.end(),
+                                       [&](const std::string& pattern) { return MatchesNamePattern(note, pattern); });
+      if (matches == def.negate_note) return false;
     }
     if (column.below < 0) return true;
     const std::optional<double> own = ParseNumber(Trim(record.fields[column.index].value));

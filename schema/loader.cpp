@@ -733,9 +733,10 @@ void SchemaBuilder::Column(const Line& line) {
   std::map<std::string, std::vector<std::string>> opts;
   std::vector<std::pair<std::string, std::string>> free;
   if (!CheckArgs(line, 2, 3, "DATASET \"HEADER\" [PREDICATE] followed by [role=ROLE] [unit=UNIT] "
-                             "[derived=\"...\"] [except=\"NAME PATTERN\"...] [below|not_below=\"HEADER\"] and "
-                             "qualifiers") ||
-      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below"}, {"except"}, opts, &free)) {
+                             "[derived=\"...\"] [except=\"NAME PATTERN\"...] [below|not_below=\"HEADER\"] "
+                             "[note|not_note=\"NOTE PATTERN\"...] and qualifiers") ||
+      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note"},
+                   {"except", "note", "not_note"}, opts, &free)) {
     return;
   }
   ColumnDef def;
@@ -752,6 +753,16 @@ void SchemaBuilder::Column(const Line& line) {
   }
   def.below = below.empty() ? not_below : below;
   def.negate_below = !not_below.empty();
+  const auto note = opts.find("note"), not_note = opts.find("not_note");
+  if (note != opts.end() && not_note != opts.end()) {
+    return Error(line.where, "column \"" + line.args[1] + "\": note= and not_note= together: one line states a "
+                             "cell of the rows whose note matches, another of the rest");
+  }
+  if (note != opts.end()) def.note_patterns = note->second;
+  if (not_note != opts.end()) {
+    def.note_patterns = not_note->second;
+    def.negate_note = true;
+  }
   if (def.below == line.args[1]) {
     return Error(line.where, "column \"" + line.args[1] + "\": a cell is never below itself");
   }
@@ -766,10 +777,10 @@ void SchemaBuilder::Column(const Line& line) {
       return Error(line.where, "column \"" + def.header + "\": missing argument: a value column names a predicate");
     }
   } else if (!def.predicate.empty() || !def.unit.empty() || !def.derived.empty() || !free.empty() ||
-             !def.except_names.empty() || !def.below.empty()) {
+             !def.except_names.empty() || !def.below.empty() || !def.note_patterns.empty()) {
     return Error(line.where, "column \"" + def.header + "\" has role=" + def.role +
-                                 ": a predicate, unit=, derived=, except=, below=, not_below= and qualifiers are for "
-                                 "role=value");
+                                 ": a predicate, unit=, derived=, except=, below=, not_below=, note=, not_note= and "
+                                 "qualifiers are for role=value");
   }
   if (!FillQualifiers(line, free, def.qualifiers)) return;
   // A header may be declared again for another claim of the same cell (Epoch's
@@ -777,6 +788,7 @@ void SchemaBuilder::Column(const Line& line) {
   std::string claim = def.role + " " + def.predicate;
   for (const auto& [key, value] : def.qualifiers) claim += " " + key + "=" + value;
   if (!def.below.empty()) claim += (def.negate_below ? " not_below=" : " below=") + def.below;
+  for (const std::string& pattern : def.note_patterns) claim += (def.negate_note ? " not_note=" : " note=") + pattern;
   if (auto [it, fresh] = column_at_.emplace(std::make_tuple(def.dataset, def.header, claim), line.where); !fresh) {
     return Error(line.where, "duplicate column \"" + def.header + "\" of dataset " + def.dataset +
                                  " (first declared at " + it->second.ToString() + ")");

@@ -182,6 +182,13 @@ struct ColumnDef {
   // header can so qualify a figure only where the row itself shows it.
   std::string below;
   bool negate_below = false;
+  // Non-empty: the line states something only of rows whose note (the
+  // role=note column) matches one of these patterns (`note=`), or only of
+  // rows whose note matches none (`not_note=`); patterns as except_names.
+  // For a figure the dataset's own note calls its estimate: Epoch's TPU TDPs
+  // ("Google does not officially state TPUv4's TDP ... We round to 340 W").
+  std::vector<std::string> note_patterns;
+  bool negate_note = false;
   int line = 0;
   std::string file;
 };

@@ -290,6 +290,25 @@ TEST_F(EpochDatasetTest, TensorFiguresOnlyInFormatsTheChipHas) {
   }
 }
 
+// Google publishes no TDP for TPU v4 to v7; Epoch's figures for them are
+// its own estimates, which its notes say: they are marked basis=estimate, and
+// so is the per-watt figure Epoch computes from them. A TDP Google states
+// (TPU v3) and every other row's stay unmarked.
+TEST_F(EpochDatasetTest, EstimatedTdpsAreMarkedAsTheSourcesEstimates) {
+  for (const std::string name : {"Google TPU v4", "Google TPU v5p", "Google TPU v6e Trillium", "Google TPU v7 Ironwood"}) {
+    EXPECT_EQ(OneFact(name, "TDP (W)").qualifiers, (Qualifiers{{"basis", "estimate"}})) << name;
+    EXPECT_EQ(OneFact(name, "Energy efficiency").qualifiers.at("basis"), "estimate") << name;
+  }
+  EXPECT_DOUBLE_EQ(OneFact("Google TPU v4", "TDP (W)").value.number, 340);
+  for (const std::string name : {"Google TPU v3", "NVIDIA H100 SXM5 80GB", "Amazon Trainium3"}) {
+    EXPECT_TRUE(OneFact(name, "TDP (W)").qualifiers.empty()) << name;
+    EXPECT_EQ(OneFact(name, "Energy efficiency").qualifiers.count("basis"), 0u) << name;
+  }
+  size_t estimates = 0;
+  for (const Fact& f : extraction_->facts) estimates += f.qualifiers.count("basis");
+  EXPECT_EQ(estimates, 8u);
+}
+
 // A link cell's words are the row's caveats, kept as its claims'
 // attribution; a link in parentheses or without a scheme is cited as written
 // (the A4000 row cited nothing, the 910B's release date not its source).
@@ -697,7 +716,8 @@ column cond "Vector" speed not_below="Peak"
   auto not_a_value = Schema::LoadText(std::string(kMiniSchema) + "column mini \"Sources2\" role=note except=\"x\"\n",
                                       "role.schema");
   ASSERT_FALSE(not_a_value.ok());
-  EXPECT_NE(not_a_value.status().message().find("except=, below=, not_below= and qualifiers are for role=value"),
+  EXPECT_NE(not_a_value.status().message().find("except=, below=, not_below=, note=, not_note= and qualifiers are for "
+                                                "role=value"),
             std::string::npos)
       << not_a_value.status().message();
   auto missing = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W below=\"Nope\"\n",
@@ -708,6 +728,53 @@ column cond "Vector" speed not_below="Peak"
                                 *missing, *missing_resolver);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("is compared with \"Nope\", which is not a header of the file"),
+            std::string::npos)
+      << refused.status().message();
+}
+
+// A row's note decides which of two lines states its cell: the figure a
+// note calls the dataset's own estimate is marked so (Epoch's TPU TDPs).
+TEST(DatasetConditionsTest, NotePatternsDecideWhichRowsALineStates) {
+  auto schema = Schema::LoadText(std::string(kMiniSchema) + R"schema(
+qualifier how values=guess
+predicate speed quantity dimension=count subjects=chip
+column cond "Name" role=name
+column cond "Notes" role=note
+column cond "Peak" speed not_note="*not officially*" not_note="*no official peak*"
+column cond "Peak" speed how=guess note="*not officially*" note="*no official peak*"
+)schema", "cond.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  std::unique_ptr<EntityResolver> resolver = MakeEntityResolver(*schema, nullptr);
+  auto r = ExtractDataset("Name,Peak,Notes\n"
+                          "Acme X1,100,\"Acme does NOT officially state it.\nWe derive 100.\"\n"
+                          "Acme X2,200,No official peak figure\n"
+                          "Acme X3,300,Officially stated\n"
+                          "Acme X4,400,\n",
+                          "cond", "cond-doc", *schema, *resolver);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::map<int64_t, std::vector<const Fact*>> at;
+  for (const Fact& f : r->facts) at[f.provenance.row].push_back(&f);
+  const std::vector<std::pair<int64_t, Qualifiers>> expected = {
+      {1, Qualifiers{{"how", "guess"}}}, {2, Qualifiers{{"how", "guess"}}}, {3, Qualifiers{}}, {4, Qualifiers{}}};
+  for (const auto& [row, qualifiers] : expected) {
+    ASSERT_EQ(at[row].size(), 1u) << "row " << row;
+    EXPECT_EQ(at[row][0]->qualifiers, qualifiers) << "row " << row;
+  }
+
+  auto both = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W note=\"a*\" "
+                               "not_note=\"b*\"\n", "both.schema");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("note= and not_note= together"), std::string::npos) << both.status().message();
+  auto no_notes = Schema::LoadText(std::string(kMiniSchema) + R"schema(
+predicate speed quantity dimension=count subjects=chip
+column plain "Name" role=name
+column plain "Peak" speed note="*estimate*"
+)schema", "plain.schema");
+  ASSERT_TRUE(no_notes.ok()) << no_notes.status().message();
+  std::unique_ptr<EntityResolver> plain_resolver = MakeEntityResolver(*no_notes, nullptr);
+  auto refused = ExtractDataset("Name,Peak\nAcme X1,100\n", "plain", "plain-doc", *no_notes, *plain_resolver);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("picks rows by their note, and the dataset has no role=note column"),
             std::string::npos)
       << refused.status().message();
 }

@@ -1633,6 +1633,21 @@ TEST_F(ToolsTest, FormatViewsReadOnlyTheFiguresOfThatFormat) {
   EXPECT_TRUE(Contains(fp16.out, "NVIDIA V100  ")) << fp16.out;
 }
 
+// Epoch's TPU TDPs are its own estimates (Google publishes none): shown as
+// such, with the per-watt figures built on them, and left out by basis=stated.
+TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
+  Output any = Chipkg(Db({"query", "find chip where designer = \"Google\" and tdp >= 300 W show tdp, perf_per_watt"}));
+  ASSERT_EQ(any.code, 0) << any.err;
+  EXPECT_TRUE(Contains(any.out, "Google TPU v4            340 W {basis=estimate} [")) << any.out;
+  EXPECT_TRUE(Contains(any.out, "0.8088 TFLOPS/W {basis=estimate, format=bf16} computed: 275 TFLOPS / 340 W")) << any.out;
+  EXPECT_TRUE(Contains(any.out, "Google TPU v3            450 W [")) << any.out;
+  Output stated = Chipkg(Db({"query", "find chip where designer = \"Google\" and tdp{basis=stated} >= 300 W"}));
+  ASSERT_EQ(stated.code, 0) << stated.err;
+  EXPECT_TRUE(Contains(stated.out, "Google TPU v3")) << stated.out;
+  EXPECT_FALSE(Contains(stated.out, "\nGoogle TPU v4")) << stated.out;
+  EXPECT_TRUE(Contains(stated.out, "1 row")) << stated.out;
+}
+
 // An automatic (non-exact) match made by `chipkg ingest`, listed by `matches`,
 // rejected there: a later version of the document does not make it again.
 TEST_F(ToolsTest, RejectedMatchIsRememberedByTheNextIngest) {
