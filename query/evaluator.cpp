@@ -1992,6 +1992,7 @@ class Evaluator {
     std::map<std::string, uint64_t> counts;
     std::map<std::string, double> order;  // groups of equal size: a number or date in its own order
     std::vector<std::string> in_several;  // "AWS Trainium (Amazon; Annapurna Labs)"
+    std::map<std::string, ShownValue> values;  // what each group is (Row::group)
   };
 
   Status Tally(const Entity& e, Groups& groups) {
@@ -2030,8 +2031,16 @@ class Evaluator {
       }
       if (order) groups.order.emplace(label, *order);
       if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+      if (!groups.values.count(label)) groups.values.emplace(label, GroupValue(v, label));
     }
-    if (labels.empty()) labels.push_back("— (no source)");
+    if (labels.empty()) {
+      labels.push_back("— (no source)");
+      if (!groups.values.count(labels.back())) {
+        ShownValue& unknown = groups.values[labels.back()];
+        unknown.kind = ShownValue::Kind::kUnknown;
+        unknown.text = labels.back();
+      }
+    }
     for (const std::string& label : labels) ++groups.counts[label];
     if (labels.size() > 1) {
       std::string joined;
@@ -2040,6 +2049,28 @@ class Evaluator {
       groups.in_several.push_back(e.name + " (" + joined + ")");
     }
     return Status::OK();
+  }
+
+  // A group's value as Row::group gives it: the value counted under the
+  // label, without its citations, a date at the year it is counted by.
+  ShownValue GroupValue(const ShownValue& counted, const std::string& label) const {
+    ShownValue group;
+    group.kind = counted.kind;
+    group.text = label;
+    if (counted.content == nullptr) return group;
+    ShownValue::Content content = *counted.content;
+    content.formula.clear();
+    for (const auto& [k, fixed] : q_.group_by->attribute.filter) content.qualifiers.erase(k);
+    content.qualifiers.erase(qualifier::kScope);
+    content.qualifiers.erase(qualifier::kScopeCount);
+    if (content.value.kind == ValueKind::kDate) {
+      Date year;
+      year.year = content.value.date.year;
+      year.precision = DatePrecision::kYear;
+      content.value = Value::OfDate(year, std::to_string(year.year));
+    }
+    group.content = std::make_shared<const ShownValue::Content>(std::move(content));
+    return group;
   }
 
   void GroupRows(const Groups& groups, QueryResult& result) const {
@@ -2060,6 +2091,12 @@ class Evaluator {
       if (q_.limit && result.rows.size() >= *q_.limit) break;
       Row& row = result.rows.emplace_back();
       row.name = label;
+      if (auto group = groups.values.find(label); group != groups.values.end()) {
+        row.group = group->second;
+        if (row.group->kind == ShownValue::Kind::kValue && row.group->value().kind == ValueKind::kEntity) {
+          row.entity = row.group->value().text;
+        }
+      }
       Cell& cell = row.cells.emplace_back();
       cell.column = result.columns.front();
       cell.state = Cell::State::kText;

@@ -358,6 +358,15 @@ json SupportJson(const Support& s) {
   return json{};
 }
 
+// A count group's state, in the words of a cell's (CellStateName).
+const char* GroupStateName(const ShownValue& group) {
+  switch (group.kind) {
+    case ShownValue::Kind::kNotPublished: return CellStateName(Cell::State::kNotPublished);
+    case ShownValue::Kind::kUnknown: return CellStateName(Cell::State::kUnknown);
+    default: return CellStateName(Cell::State::kReported);
+  }
+}
+
 json CitationsOf(const Support& s) {
   json list = json::array();
   for (uint64_t id : s.Facts()) list.push_back(id);
@@ -366,6 +375,14 @@ json CitationsOf(const Support& s) {
 
 json RowJson(const Row& row) {
   json jr{{"entity", row.entity}, {"name", row.name}};
+  if (row.group) {
+    json group{{"state", GroupStateName(*row.group)}};
+    if (row.group->kind == ShownValue::Kind::kValue && row.group->content != nullptr) {
+      group["value"] = ValueJson(row.group->value());
+    }
+    if (!row.group->qualifiers().empty()) group["qualifiers"] = row.group->qualifiers();
+    jr["group"] = std::move(group);
+  }
   json cells = json::object();
   for (const Cell& c : row.cells) {
     json values = json::array();
@@ -540,6 +557,30 @@ std::string ShortestNumber(double x) {
   return ec == std::errc() ? std::string(buf, end) : std::string();
 }
 
+// A value's fields for analysis: a quantity in its dimension's canonical
+// unit, 1 or 0 for yes/no, an ISO date with its precision, an entity's id.
+struct CsvValue {
+  std::string number, dimension, date, precision, entity;
+  explicit CsvValue(const ShownValue& v) {
+    if (v.content == nullptr) return;
+    const Value& value = v.value();
+    if (value.kind == ValueKind::kQuantity) {
+      number = ShortestNumber(value.number);
+      dimension = value.dimension;
+    } else if (value.kind == ValueKind::kBool) {
+      number = value.number != 0 ? "1" : "0";
+    } else if (value.kind == ValueKind::kDate) {
+      // "2023" is a year, not 2023-01-01: a spreadsheet reading the date alone would take it so.
+      date = value.date.ToString();
+      precision = value.date.precision == DatePrecision::kYear    ? "year"
+                  : value.date.precision == DatePrecision::kMonth ? "month"
+                                                                  : "day";
+    } else if (value.kind == ValueKind::kEntity) {
+      entity = value.text;  // the id: names change, and two organisations may share one
+    }
+  }
+};
+
 void RenderCsv(const QueryResult& r, Sink& out) {
   std::string line;
   size_t fields_in_line = 0;
@@ -556,11 +597,17 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     fields_in_line = 0;
   };
   if (Grouped(r)) {
-    // One line a group, ready for a spreadsheet: "designer,chips".
-    fields({r.group_by, r.columns.front()});
+    // One line a group, ready for a spreadsheet: "designer,chips", then what
+    // the group is for a script, as a find's lines give a value.
+    fields({r.group_by, r.columns.front(), "state", "number", "dimension", "date", "date_precision", "value_entity",
+            "qualifiers"});
     end_line();
     for (const Row& row : r.rows) {
-      fields({row.name, row.cells.front().values.front().text});
+      const ShownValue none;
+      const ShownValue& group = row.group ? *row.group : none;
+      const CsvValue value(group);
+      fields({row.name, row.cells.front().values.front().text, row.group ? GroupStateName(group) : "", value.number,
+              value.dimension, value.date, value.precision, value.entity, QualifierText(group.qualifiers())});
       end_line();
     }
     return;
@@ -588,24 +635,9 @@ void RenderCsv(const QueryResult& r, Sink& out) {
     const Row& row = r.rows[i];
     const std::string row_support = row.support.ToString();
     auto emit_value = [&](const std::string& column, const char* state, const ShownValue& v) {
-      const Value& value = v.value();
-      std::string number, dimension, date, precision, entity;
-      if (v.content != nullptr && value.kind == ValueKind::kQuantity) {
-        number = ShortestNumber(value.number);
-        dimension = value.dimension;
-      } else if (v.content != nullptr && value.kind == ValueKind::kBool) {
-        number = value.number != 0 ? "1" : "0";
-      } else if (v.content != nullptr && value.kind == ValueKind::kDate) {
-        // "2023" is a year, not 2023-01-01: a spreadsheet reading the date alone would take it so.
-        date = value.date.ToString();
-        precision = value.date.precision == DatePrecision::kYear    ? "year"
-                    : value.date.precision == DatePrecision::kMonth ? "month"
-                                                                    : "day";
-      } else if (v.content != nullptr && value.kind == ValueKind::kEntity) {
-        entity = value.text;  // the id: names change, and two organisations may share one
-      }
-      fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, number, dimension, date,
-              precision, entity, QualifierText(v.qualifiers()), v.computed ? "yes" : "", v.formula(),
+      const CsvValue value(v);
+      fields({std::to_string(i + 1), row.entity, row.name, column, state, v.text, value.number, value.dimension,
+              value.date, value.precision, value.entity, QualifierText(v.qualifiers()), v.computed ? "yes" : "", v.formula(),
               v.support.IsTrue() ? "" : v.support.ToString()});
       base = line;
       const size_t base_fields = fields_in_line;

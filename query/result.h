@@ -155,11 +155,17 @@ struct Reason {
 };
 
 struct Row {
-  EntityId entity;
+  EntityId entity;  // count ... by an entity-valued attribute: the group's entity
   std::string name;
   std::vector<Cell> cells;  // one per QueryResult::columns entry, in order
   Support support;          // how the condition holds (kTrue without a condition)
   std::vector<Reason> reasons;
+  // count ... by: what the group is, for scripts (its name is display text:
+  // "— (no source)", "500 W"): kValue with the value (a quantity in its
+  // canonical unit, a date at year precision, an entity id) and the
+  // qualifiers that are part of the group, kNotPublished, or kUnknown for
+  // entities no source gives a value.
+  std::optional<ShownValue> group;
 };
 
 // Where an answer's time went: one entry per step of its evaluation, in

@@ -376,8 +376,9 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   std::getline(lines, header);
   std::getline(lines, first);
   std::getline(lines, second);
-  EXPECT_EQ(header, "foundry,chips");
+  EXPECT_EQ(header, "foundry,chips,state,number,dimension,date,date_precision,value_entity,qualifiers");
   EXPECT_TRUE(first.rfind("TSMC,", 0) == 0) << csv.out;
+  EXPECT_TRUE(Contains(first, ",reported,,,,,org:tsmc,")) << csv.out;  // the group's entity id, for a script
   EXPECT_FALSE(second.empty()) << csv.out;
   EXPECT_FALSE(std::getline(lines, third)) << csv.out;  // the two largest groups only
   // For scripts: the kind, the attribute, and each count a number.
@@ -388,6 +389,26 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_EQ(j["group_by"], "designer");
   EXPECT_EQ(j["rows"][0]["name"], "NVIDIA");
   EXPECT_GT(j["rows"][0]["cells"]["chips"]["values"][0]["value"]["number"].get<double>(), 50);
+  EXPECT_EQ(j["rows"][0]["entity"], "org:nvidia");
+  EXPECT_EQ(j["rows"][0]["group"]["state"], "reported");
+  EXPECT_EQ(j["rows"][0]["group"]["value"]["entity"], "org:nvidia");
+  // What each group is, not only its display text: no source, not published, a number, a year.
+  Output states = Chipkg(Db({"query", "count chip by foundry", "--format", "json"}));
+  ASSERT_EQ(states.code, 0) << states.err;
+  std::map<std::string, std::string> state_of;
+  const nlohmann::json state_rows = nlohmann::json::parse(states.out)["rows"];
+  for (const auto& row : state_rows) state_of[row["name"]] = row["group"]["state"];
+  EXPECT_EQ(state_of["\xE2\x80\x94 (no source)"], "unknown") << states.out;
+  EXPECT_EQ(state_of["not published"], "not_published") << states.out;
+  Output figures = Chipkg(Db({"query", "count chip by peak_throughput limit 1", "--format", "json"}));
+  ASSERT_EQ(figures.code, 0) << figures.err;
+  const nlohmann::json figure = nlohmann::json::parse(figures.out)["rows"][0]["group"];
+  EXPECT_EQ(figure["value"]["dimension"], "ops_per_second") << figure;
+  EXPECT_GT(figure["value"]["number"].get<double>(), 1e12) << figure;
+  EXPECT_TRUE(figure["qualifiers"].contains("format")) << figure;
+  Output years = Chipkg(Db({"query", "count chip by released limit 1", "--format", "csv"}));
+  ASSERT_EQ(years.code, 0) << years.err;
+  EXPECT_TRUE(Contains(years.out, ",reported,,,2023,year,,\n")) << years.out;
   // One group per value however the sources wrote it (Epoch's "500.0 W" is a page's "500 W").
   Output tdp = Chipkg(Db({"query", "count chip by tdp"}));
   ASSERT_EQ(tdp.code, 0) << tdp.err;
