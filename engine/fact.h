@@ -94,6 +94,9 @@ inline constexpr const char* kSparsity = "sparsity";  // "dense" or "sparse"
 inline constexpr const char* kRegion = "region";      // "us", "ap-south-1 (mumbai)", ...
 inline constexpr const char* kTerm = "term";          // "on-demand", "1-yr reserved", "capacity block", ...
 inline constexpr const char* kInstance = "instance";  // "trn1.32xlarge"
+// "estimate": the source's own estimate of a figure the maker does not
+// publish (Epoch's TPU TDPs); a claim without a basis is stated.
+inline constexpr const char* kBasis = "basis";
 }  // namespace qualifier
 
 // How a claim came to be: stated by the page, or a figure the page computed

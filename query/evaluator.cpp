@@ -282,7 +282,8 @@ Qualifiers Merge(const Qualifiers& a, const Qualifiers& b) {
 
 // Does a claim fall under an attribute's fixed qualifiers? A claim that does
 // not say (no format given) is not excluded; a missing sparsity means dense,
-// a missing scope means one chip.
+// a missing scope means one chip, a missing basis stated (so that
+// {basis=estimate} is only the estimates: it matched every stated TDP).
 bool MatchesFilter(const Qualifiers& stated, const Qualifiers& key, const Qualifiers& filter) {
   for (const auto& [k, want] : filter) {
     if (k == qualifier::kScope) {
@@ -294,6 +295,9 @@ bool MatchesFilter(const Qualifiers& stated, const Qualifiers& key, const Qualif
     } else if (k == qualifier::kSparsity) {
       auto it = key.find(k);
       if ((it == key.end() ? std::string("dense") : it->second) != want) return false;
+    } else if (k == qualifier::kBasis) {
+      auto it = stated.find(k);
+      if ((it == stated.end() ? std::string("stated") : it->second) != want) return false;
     } else {
       auto it = key.find(k);
       if (it != key.end() && it->second != want) return false;

@@ -575,6 +575,39 @@ std::string FormatQueryError(std::string_view text, const SourcePos& pos, const 
   return out;
 }
 
+// What a query written as people write elsewhere needs instead, where the
+// parser stopped on it: "contain", "mm²", "2022-10-1", "$30000", "+01:00".
+std::string SpellingHint(std::string_view text, size_t offset, const std::string& message) {
+  const std::string_view rest = offset < text.size() ? text.substr(offset) : std::string_view();
+  if (message == g::error_message<g::comparison_operator_expected>) {
+    const std::string word = WordAt(text, offset);
+    return word.empty() ? "" : DidYouMean(word, {"contains"});
+  }
+  if (message == g::error_message<g::value_expected> && !rest.empty() && rest.front() == '$') {
+    size_t digits = 1;
+    while (digits < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[digits])) || rest[digits] == ',' ||
+                                    rest[digits] == '.')) {
+      ++digits;
+    }
+    return "; a price is a number and its unit: " + std::string(rest.substr(1, digits - 1)) + " USD";
+  }
+  if (message != g::error_message<g::end_of_query>) return "";
+  if (rest.rfind("\xC2\xB2", 0) == 0 || rest.rfind("\xC2\xB3", 0) == 0) {
+    return std::string("; a unit's power is written with ^: ") + (rest[1] == '\xB2' ? "mm^2" : "m^3");
+  }
+  // "2022-10-1": the parser read 2022-10 and stopped at "-1".
+  if (rest.size() >= 2 && rest[0] == '-' && std::isdigit(static_cast<unsigned char>(rest[1])) &&
+      (rest.size() == 2 || !std::isdigit(static_cast<unsigned char>(rest[2]))) && offset >= 7 &&
+      std::isdigit(static_cast<unsigned char>(text[offset - 1])) && text[offset - 3] == '-') {
+    return "; a date's month and day have two digits: " + std::string(text.substr(offset - 7, 7)) + "-0" + rest[1];
+  }
+  if (!rest.empty() && (rest.front() == '+' || rest.front() == '-') && rest.find(':') != std::string_view::npos &&
+      offset > 0 && std::isdigit(static_cast<unsigned char>(text[offset - 1]))) {
+    return "; a time is read as UTC, with no offset: write it in UTC (2026-12-06 05:08 UTC)";
+  }
+  return "";
+}
+
 Result<Query> ParseQuery(std::string_view text) {
   if (text.size() > kMaxQueryBytes) {
     return Status::InvalidArgument("query is " + std::to_string(text.size()) + " bytes long; the limit is " +
@@ -621,6 +654,7 @@ Result<Query> ParseQuery(std::string_view text) {
         message += DidYouMean(word, kws);
       }
     }
+    message += SpellingHint(text, offset, message);
     if (message == g::error_message<g::member_expected>) {
       // "trn1.2xlarge.price_per_chip_hour": the name's own dot ended it.
       const size_t start = FirstWordOffset(text);

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -675,8 +676,37 @@ void RenderCsv(const QueryResult& r, Sink& out) {
       none.kind = ShownValue::Kind::kText;
       emit_value("", "", none);
     }
+    std::unordered_set<uint64_t> on_a_line;
     for (const Cell& c : row.cells) {
-      for (const ShownValue& v : c.values) emit_value(c.column, CellStateName(c.state), v);
+      for (const ShownValue& v : c.values) {
+        emit_value(c.column, CellStateName(c.state), v);
+        for (uint64_t id : v.support.Facts()) on_a_line.insert(id);
+      }
+    }
+    // Why the row matched, where its claims are on no line above: a `show`
+    // that leaves out the condition's attributes left their citations,
+    // numbered in row_support, with no line naming their documents. A line a
+    // claim, as the text's "why:" gives them: the test as its column,
+    // supporting, contradicting or undecided as its state.
+    for (const Reason& reason : row.reasons) {
+      for (const auto& [state, list] : {std::pair<const char*, const std::vector<Reason::Evidence>*>{
+                                            "supporting", &reason.supporting},
+                                        {"contradicting", &reason.contradicting},
+                                        {"undecided", &reason.undecided}}) {
+        for (const Reason::Evidence& e : *list) {
+          const std::vector<uint64_t> facts = e.support.Facts();
+          if (facts.empty() || std::all_of(facts.begin(), facts.end(),
+                                           [&](uint64_t id) { return on_a_line.count(id) > 0; })) {
+            continue;
+          }
+          ShownValue why;
+          why.kind = ShownValue::Kind::kText;
+          why.text = e.text;
+          why.support = e.support;
+          emit_value(reason.test, state, why);
+          for (uint64_t id : facts) on_a_line.insert(id);
+        }
+      }
     }
   }
 }

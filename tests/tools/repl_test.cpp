@@ -437,6 +437,47 @@ TEST_F(ToolsTest, CsvCarriesNumbersDatesAndDatasetCells) {
   EXPECT_FALSE(Contains(noted.out, "note:")) << noted.out;
 }
 
+// A `show` that leaves out the condition's attributes still puts every
+// citation of row_support on a line of CSV: the condition's claims come as
+// the text's "why:" gives them (the citation numbers were named with no
+// line saying which document they were).
+TEST_F(ToolsTest, CsvNamesTheDocumentOfEveryCitationItNumbers) {
+  Output csv = Chipkg(Db({"query", "find chip where designer = \"Google\" and tdp >= 500 W show tdp", "--format", "csv"}));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string line;
+  std::getline(lines, line);  // the header
+  std::set<std::string> numbered, on_lines;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
+        fields.push_back(field);
+        field.clear();
+      } else {
+        field += c;
+      }
+    }
+    fields.push_back(field);
+    ASSERT_GE(fields.size(), 16u) << line;
+    if (!fields[15].empty()) on_lines.insert(fields[15]);  // the citation column
+    for (size_t at = 0; (at = fields.back().find('[', at)) != std::string::npos; ++at) {
+      numbered.insert(fields.back().substr(at + 1, fields.back().find(']', at) - at - 1));
+    }
+  }
+  EXPECT_FALSE(numbered.empty()) << csv.out;
+  EXPECT_EQ(numbered, on_lines) << csv.out;
+  EXPECT_TRUE(Contains(csv.out, ",Google TPU v5p,designer = Google,supporting,Google,")) << csv.out;
+  // Without a show, the condition's attributes are the columns: no line twice.
+  Output plain = Chipkg(Db({"query", "find chip where designer = \"Google\" and tdp >= 500 W", "--format", "csv"}));
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(Contains(plain.out, ",supporting,")) << plain.out;
+}
+
 // Every example `help` gives works on the bundled store, as a reader would
 // try them: one after another in a session.
 TEST_F(ToolsTest, EveryHelpExampleWorksOnTheBundledStore) {
@@ -1021,8 +1062,12 @@ TEST_F(ToolsTest, FactCheckerStatementsReportADamagedStore) {
     EXPECT_EQ(o.code, 1) << what << ": " << o.out.substr(0, 600);
     EXPECT_TRUE(Contains(o.err, "Corruption")) << what << ": " << o.err;
     EXPECT_TRUE(Contains(o.err, "the store is damaged: restore it from")) << what << ": " << o.err;
+    EXPECT_TRUE(Contains(o.err, "('chipkg check' reads every file and names what is damaged)")) << what << ": " << o.err;
     EXPECT_FALSE(Contains(o.out, "is not stored")) << what << ": " << o.out.substr(0, 600);
   }
+  Output check = Chipkg({"check", "--db", copy.string()});
+  EXPECT_EQ(check.code, 1) << check.out;
+  EXPECT_TRUE(Contains(check.out, versions.filename().string() + " (column family versions")) << check.out;
   EXPECT_EQ(listing(), before);
 }
 
@@ -1667,6 +1712,17 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   EXPECT_TRUE(Contains(stated.out, "Google TPU v3")) << stated.out;
   EXPECT_FALSE(Contains(stated.out, "\nGoogle TPU v4")) << stated.out;
   EXPECT_TRUE(Contains(stated.out, "1 row")) << stated.out;
+  // A claim that gives no basis is stated: {basis=estimate} is the estimates alone (it matched 150 chips).
+  Output estimates = Chipkg(Db({"query", "count chip where tdp{basis=estimate} > 0 W"}));
+  ASSERT_EQ(estimates.code, 0) << estimates.err;
+  EXPECT_TRUE(Contains(estimates.out, "count: 4\n")) << estimates.out;
+  Output per_watt = Chipkg(Db({"query", "count chip where perf_per_watt{basis=estimate} > 0 TOPS/W"}));
+  ASSERT_EQ(per_watt.code, 0) << per_watt.err;
+  EXPECT_TRUE(Contains(per_watt.out, "count: 4\n")) << per_watt.out;
+  Output groups = Chipkg(Db({"query", "count chip by tdp{basis=estimate}"}));
+  ASSERT_EQ(groups.code, 0) << groups.err;
+  EXPECT_TRUE(Contains(groups.out, "\n340 W ")) << groups.out;
+  EXPECT_FALSE(Contains(groups.out, "\n450 W ")) << groups.out;  // TPU v3's, stated
 }
 
 // An automatic (non-exact) match made by `chipkg ingest`, listed by `matches`,
