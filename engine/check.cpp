@@ -14,6 +14,8 @@
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,6 +91,33 @@ uint64_t HeaderHash(const CoreRecord& core) {
 }
 
 }  // namespace
+
+}  // namespace chipkg::internal
+
+namespace chipkg {
+
+Result<std::vector<std::string>> Store::DamagedTableFiles(const std::string& path) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> tables;
+  for (const auto& entry : std::filesystem::directory_iterator(path, ec)) {
+    if (entry.path().extension() == ".sst") tables.push_back(entry.path());
+  }
+  if (ec) return Status::IOError("listing " + path + ": " + ec.message());
+  std::sort(tables.begin(), tables.end());
+  std::vector<std::string> damaged;
+  rocksdb::Options options;
+  for (const auto& table : tables) {
+    rocksdb::SstFileReader reader(options);
+    rocksdb::Status st = reader.Open(table.string());
+    if (st.ok()) st = reader.VerifyChecksum(rocksdb::ReadOptions());
+    if (!st.ok()) damaged.push_back("table file " + table.string() + " is damaged: " + st.ToString());
+  }
+  return damaged;
+}
+
+}  // namespace chipkg
+
+namespace chipkg::internal {
 
 Result<StoreCheck> StoreImpl::Check() const {
   StoreCheck report;

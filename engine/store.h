@@ -155,6 +155,11 @@ class Store {
   // file checked at open (Corruption, "the store is damaged", if one fails).
   // The reader writes no file anywhere. Writes fail.
   static Result<std::unique_ptr<Store>> OpenReader(const std::string& path, const StoreOptions& options = {});
+  // For a store that will not open: every table file (*.sst) in its
+  // directory read block by block against its checksums, without opening the
+  // store; one line for each damaged file, saying what is wrong with it.
+  // RocksDB's open names only the first damaged file, or the MANIFEST.
+  static Result<std::vector<std::string>> DamagedTableFiles(const std::string& path);
 
   // Readers: see what the writer has committed since the open or the last
   // CatchUp (a new view when the store's files changed; a few stats when not).

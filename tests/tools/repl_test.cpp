@@ -810,6 +810,33 @@ TEST_F(ToolsTest, CheckReadsTheWholeStoreAndSaysWhetherItIsSound) {
   EXPECT_TRUE(dj["opened"].get<bool>());
   EXPECT_GT(dj["problem_count"].get<uint64_t>(), 0u);
 
+  // Every table file damaged: the store does not open, and each damaged file is named.
+  const fs::path wrecked = g_sandbox->root() / "check-wrecked";
+  fs::copy(g_sandbox->store(), wrecked, fs::copy_options::recursive);
+  size_t tables = 0;
+  for (const auto& e : fs::directory_iterator(wrecked)) {
+    if (e.path().extension() != ".sst") continue;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (size_t i = 0; i < bytes.size(); i += 7) bytes[i] = static_cast<char>(~bytes[i]);
+    f.seekp(0);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    ++tables;
+  }
+  Output unopened = Chipkg({"check", "--db", wrecked.string(), "--format", "json"});
+  EXPECT_EQ(unopened.code, 1) << unopened.err;
+  const nlohmann::json uj = nlohmann::json::parse(unopened.out);
+  EXPECT_FALSE(uj["opened"].get<bool>());
+  EXPECT_EQ(uj["damaged_table_files"].size(), tables) << unopened.out;
+  fs::remove_all(wrecked);
+  // A store path that is not UTF-8 still gets JSON (it aborted the process).
+  const fs::path odd = g_sandbox->root() / "store-\xff";
+  fs::copy(g_sandbox->store(), odd, fs::copy_options::recursive);
+  Output odd_json = Chipkg({"check", "--db", odd.string(), "--format", "json"});
+  EXPECT_EQ(odd_json.code, 0) << odd_json.err;
+  EXPECT_FALSE(nlohmann::json::parse(odd_json.out, nullptr, false).is_discarded()) << odd_json.out;
+  fs::remove_all(odd);
+
   Output missing = Chipkg({"check", "--db", (g_sandbox->root() / "no-such-store").string(), "--format", "json"});
   EXPECT_EQ(missing.code, 1);
   const nlohmann::json mj = nlohmann::json::parse(missing.out);
@@ -895,7 +922,11 @@ TEST_F(ToolsTest, SalvageCopiesAStoreWithADamagedLogUpToTheDamage) {
   EXPECT_TRUE(Contains(sound_store.err, "opens as it is: there is nothing to salvage")) << sound_store.err;
   EXPECT_FALSE(fs::exists(into));
 
-  Output salvaged = Chipkg({"salvage", into.string(), "--db", damaged.string()});
+  Output inside = Chipkg({"salvage", (damaged / "copy").string(), "--db", damaged.string()});
+  EXPECT_EQ(inside.code, 2) << inside.err;
+  EXPECT_TRUE(Contains(inside.err, "it is inside the damaged store")) << inside.err;
+  // "NEWDIR/", as a shell completes it, names NEWDIR.
+  Output salvaged = Chipkg({"salvage", into.string() + "/", "--db", damaged.string()});
   ASSERT_EQ(salvaged.code, 0) << salvaged.out << salvaged.err;
   EXPECT_TRUE(Contains(salvaged.out, "its last write before the damage")) << salvaged.out;
   EXPECT_TRUE(Contains(salvaged.out, "every write from the damage on:\n  tx ")) << salvaged.out;

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,12 @@
 namespace chipkg::cli {
 namespace {
 namespace fs = std::filesystem;
+
+// JSON for monitors, whatever bytes a store path or a stored name holds: a
+// byte that is not UTF-8 is replaced, not thrown over (it aborted `check`).
+std::string JsonText(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 int RunStats(const Args& args) {
   if (!args.positional.empty()) {
@@ -53,7 +60,7 @@ int RunStats(const Args& args) {
                                       {"transactions", s.transactions},
                                       {"last_tx", (*store)->LastTx()},
                                       {"disk_bytes", s.disk_bytes}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", JsonText(j).c_str());
     return kExitOk;
   }
   std::printf("store              %s\n", StorePath(args).c_str());
@@ -83,10 +90,14 @@ int RunCheck(const Args& args) {
     return kExitUsage;
   }
   const std::string path = StorePath(args);
+  std::vector<std::string> damaged_files;  // when the store would not open
   auto fail = [&](const Status& status) {
     if (format == "json") {
-      const nlohmann::ordered_json j = {{"store", path}, {"sound", false}, {"opened", false}, {"error", ErrorText(status)}};
-      std::printf("%s\n", j.dump(2).c_str());
+      nlohmann::ordered_json j = {{"store", path}, {"sound", false}, {"opened", false}, {"error", ErrorText(status)}};
+      if (!damaged_files.empty()) j["damaged_table_files"] = damaged_files;
+      std::printf("%s\n", JsonText(j).c_str());
+    } else {
+      for (const std::string& d : damaged_files) std::printf("  - %s\n", d.c_str());
     }
     PrintError(status);
     return kExitFailed;
@@ -95,7 +106,14 @@ int RunCheck(const Args& args) {
   StoreOptions options;
   options.fill_block_cache = false;  // every block is read once
   auto store = OpenForReading(path, options);
-  if (!store.ok()) return fail(store.status());
+  if (!store.ok()) {
+    // RocksDB's open names the first damaged file it met, or only the
+    // MANIFEST: every table file is read on its own to name them all.
+    if (store.status().IsCorruption()) {
+      if (auto files = Store::DamagedTableFiles(path); files.ok()) damaged_files = std::move(*files);
+    }
+    return fail(store.status());
+  }
   auto checked = (*store)->Check();
   if (!checked.ok()) return fail(checked.status());
   const StoreCheck& c = *checked;
@@ -114,7 +132,7 @@ int RunCheck(const Args& args) {
                                       {"transactions", c.transactions},
                                       {"problem_count", c.problem_count},
                                       {"problems", c.problems}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", JsonText(j).c_str());
   } else {
     std::printf("store              %s\n", path.c_str());
     std::printf("read               %llu table files (%.1f MB), every block against its checksum; %llu records\n",
@@ -248,14 +266,27 @@ int RunSalvage(const Args& args) {
     return kExitUsage;
   }
   const std::string path = StorePath(args);
-  const std::string into = args.positional[0];
+  // "NEWDIR/" (a shell's completion) names NEWDIR: the export beside it
+  // would otherwise go inside it.
+  fs::path into_path = fs::path(args.positional[0]).lexically_normal();
+  if (!into_path.has_filename() && into_path.has_parent_path()) into_path = into_path.parent_path();
+  const std::string into = into_path.string();
   std::error_code ec;
   if (fs::exists(into, ec) && !(fs::is_directory(into, ec) && fs::is_empty(into, ec))) {
     PrintError("cannot salvage into " + into + ": it exists and is not an empty directory");
     return kExitUsage;
   }
-  if (fs::exists(path, ec) && fs::exists(into, ec) && fs::equivalent(path, into, ec)) {
-    PrintError("cannot salvage " + path + " into itself");
+  // Nothing may be written in the damaged store's directory: it stays as it
+  // was, for a second try.
+  const fs::path store_dir = fs::weakly_canonical(path, ec);
+  const fs::path target = fs::weakly_canonical(into, ec);
+  if (!ec && std::mismatch(store_dir.begin(), store_dir.end(), target.begin(), target.end()).first == store_dir.end()) {
+    PrintError("cannot salvage " + path + " into " + into + ": it is inside the damaged store, which is left as it was");
+    return kExitUsage;
+  }
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK) != 0) {
+    PrintError("cannot salvage into " + into + ": " + parent.string() + " is not a directory this process can write");
     return kExitUsage;
   }
   if (auto as_is = OpenForReading(path); as_is.ok()) {
@@ -302,11 +333,22 @@ int RunSalvage(const Args& args) {
     return kExitFailed;
   }
   if (skipped) {
-    std::printf("read with the damaged log records skipped (RocksDB refused to read up to the damage: a column family "
-                "was written to a table file after it); the writes in the damaged records are lost, and %llu problem%s "
-                "found in what was read\n",
-                (unsigned long long)checked->problem_count, checked->problem_count == 1 ? "" : "s");
-    for (const std::string& p : checked->problems) std::printf("  - %s\n", p.c_str());
+    // The transactions missing from what was read: those in the damaged records.
+    std::string missing;
+    size_t missing_count = 0;
+    if (auto txs = from.ListTransactions(); txs.ok()) {
+      TxId expected = 1;
+      for (const Transaction& t : *txs) {
+        for (; expected < t.id; ++expected) {
+          if (++missing_count <= 10) missing += (missing.empty() ? "" : ", ") + std::to_string(expected);
+        }
+        expected = t.id + 1;
+      }
+    }
+    if (missing_count > 10) missing += ", ... (" + std::to_string(missing_count) + " in all)";
+    std::printf("read with the damaged log records skipped (RocksDB would not read the log up to the damage); lost: "
+                "the writes in the damaged records%s\n",
+                missing.empty() ? "" : (" (tx " + missing + ")").c_str());
   } else {
     std::printf("read as the store was at tx %llu, its last write before the damage\n",
                 (unsigned long long)from.LastTx());
@@ -315,8 +357,11 @@ int RunSalvage(const Args& args) {
       std::printf("lost: tx %llu to %llu, every write from the damage on:\n", (unsigned long long)first_lost,
                   (unsigned long long)lost.back().id);
       if (lost.front().id > first_lost) {
-        std::printf("  tx %llu to %llu in the damaged log records: not readable\n", (unsigned long long)first_lost,
-                    (unsigned long long)(lost.front().id - 1));
+        const TxId last_unread = lost.front().id - 1;
+        std::printf("  tx %s in the damaged log records: not readable\n",
+                    (first_lost == last_unread ? std::to_string(first_lost)
+                                               : std::to_string(first_lost) + " to " + std::to_string(last_unread))
+                        .c_str());
       }
       for (size_t i = 0; i < lost.size() && i < 10; ++i) {
         std::printf("  tx %llu %s %s\n", (unsigned long long)lost[i].id,
@@ -324,8 +369,15 @@ int RunSalvage(const Args& args) {
       }
       if (lost.size() > 10) std::printf("  ... and %zu more\n", lost.size() - 10);
     } else {
-      std::printf("lost: the writes in and after the damaged log record (how many cannot be read)\n");
+      std::printf("lost: every write after tx %llu; how many there were cannot be told (the log cannot be read past "
+                  "the damage even skipping the damaged records)\n",
+                  (unsigned long long)from.LastTx());
     }
+  }
+  if (checked->problem_count > 0) {
+    std::printf("what was read has %llu problem%s (chipkg check):\n", (unsigned long long)checked->problem_count,
+                checked->problem_count == 1 ? "" : "s");
+    for (const std::string& p : checked->problems) std::printf("  - %s\n", p.c_str());
   }
   // The export goes through a file beside the new store: a pipe between two
   // threads would have to survive either side failing first.
