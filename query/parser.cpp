@@ -171,6 +171,12 @@ class Converter {
         ConvertClause(n, q);
       }
     }
+    // `count chip limit 3` answered the whole count: a count without groups
+    // is one number, and a limit the reader meant to apply did nothing.
+    if (q.statement == StatementKind::kCount && !q.group_by && limit_node_ != nullptr) {
+      Fail(*limit_node_, "a count without 'by' is one number, which limit does not cut: limit keeps the largest "
+                         "groups of count ... by ATTRIBUTE");
+    }
     return q;
   }
 
@@ -204,6 +210,7 @@ class Converter {
       q.group_by = ConvertAttribute(*n.children.at(0));
     } else if (n.is_type<g::limit_clause>()) {
       Once(seen_limit_, n, "limit");
+      limit_node_ = &n;
       q.limit = ParseInteger(*n.children.at(0), "limit");
     } else if (n.is_type<g::using_clause>() || n.is_type<g::prefer_clause>()) {
       const bool is_using = n.is_type<g::using_clause>();
@@ -486,6 +493,7 @@ class Converter {
 
   std::string_view text_;
   PositionIndex positions_;
+  const Node* limit_node_ = nullptr;
   bool seen_show_ = false, seen_order_ = false, seen_group_ = false, seen_limit_ = false, seen_using_ = false, seen_prefer_ = false,
        seen_from_ = false, seen_as_of_ = false, seen_as_at_ = false, seen_tolerance_ = false,
        seen_evidence_ = false, seen_ignoring_ = false;
