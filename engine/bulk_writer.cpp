@@ -163,6 +163,12 @@ Status BulkWriterImpl::Failed(Status s) {
   return s;
 }
 
+Status BulkWriterImpl::Refused(Status s) {
+  if (left_out_ == nullptr || !(s.IsInvalidArgument() || s.IsNotFound() || s.IsCorruption())) return Failed(std::move(s));
+  left_out_->Add(s.message());
+  return Status::OK();
+}
+
 #define CHIPKG_BULK_CHECK()                                                                  \
   do {                                                                                       \
     if (!failed_.ok()) return failed_;                                                       \
@@ -242,8 +248,16 @@ Status BulkWriterImpl::AddEntity(const Entity& entity) {
   CHIPKG_BULK_CHECK();
   if (entity.id.empty()) return Failed(Status::InvalidArgument("bulk AddEntity: empty entity id"));
   if (raw_ && entity.created_tx != 0 && !txs_.count(entity.created_tx)) {
-    return Failed(Status::InvalidArgument("import: entity " + entity.id + " names created_tx " +
-                                          std::to_string(entity.created_tx) + ", which is not in the import"));
+    const Status refused = Status::InvalidArgument("import: entity " + entity.id + " names created_tx " +
+                                                   std::to_string(entity.created_tx) + ", which is not in the import");
+    if (left_out_ == nullptr) return Failed(refused);
+    // Its name and aliases are worth more than the date it was first stored.
+    left_out_->Add(refused.message() + "; kept without it");
+    Entity kept = entity;
+    kept.created_tx = 0;
+    entities_[entity.id] = std::move(kept);
+    wrote_anything_ = true;
+    return Status::OK();
   }
   entities_[entity.id] = entity;
   wrote_anything_ = true;
@@ -253,13 +267,19 @@ Status BulkWriterImpl::AddEntity(const Entity& entity) {
 Status BulkWriterImpl::AddDocument(const Document& doc) {
   CHIPKG_BULK_CHECK();
   if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocument: empty document id"));
+  Document given = doc;
   if (raw_ && doc.retired_tx != 0 && !txs_.count(doc.retired_tx)) {
-    return Failed(Status::InvalidArgument("import: document " + doc.id + " names retired_tx " +
-                                          std::to_string(doc.retired_tx) + ", which is not in the import"));
+    const Status refused = Status::InvalidArgument("import: document " + doc.id + " names retired_tx " +
+                                                   std::to_string(doc.retired_tx) + ", which is not in the import");
+    if (left_out_ == nullptr) return Failed(refused);
+    // The claims the lost retirement retracted name that transaction too
+    // and are left out with it.
+    left_out_->Add(refused.message() + "; kept as not retired");
+    given.retired_tx = 0;
   }
   auto d = Doc(doc.id, true);
   if (!d.ok()) return Failed(d.status());
-  Document& kept = documents_[doc.id] = doc;
+  Document& kept = documents_[doc.id] = std::move(given);
   if (!raw_) kept.retired_tx = (*d)->retired_tx;  // an import restores the mark; a load only keeps it
   wrote_anything_ = true;
   return Status::OK();
@@ -270,10 +290,10 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
   const std::string where = "bulk load, document " + doc.id;
   if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocumentVersion: empty document id"));
   if (!version.document_id.empty() && version.document_id != doc.id) {
-    return Failed(Status::InvalidArgument(where + ": version names document " + version.document_id));
+    return Refused(Status::InvalidArgument(where + ": version names document " + version.document_id));
   }
   if (version.as_of && !version.as_of->IsValid()) {
-    return Failed(Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date"));
+    return Refused(Status::InvalidArgument(where + ": as_of " + version.as_of->ToString() + " is not a valid date"));
   }
   auto state = Doc(doc.id, true);
   if (!state.ok()) return Failed(state.status());
@@ -282,16 +302,16 @@ Status BulkWriterImpl::AddDocumentVersion(const Document& doc, DocumentVersion v
   const std::string hash = Sha256Hex(version.text);
   if (raw_) {
     if (version.version != d->latest + 1) {
-      return Failed(Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " follows version " +
+      return Refused(Status::InvalidArgument(where + ": version " + std::to_string(version.version) + " follows version " +
                                             std::to_string(d->latest) + " (versions must be given in order, without gaps)"));
     }
     if (!txs_.count(version.tx)) {
-      return Failed(Status::InvalidArgument(where + " version " + std::to_string(version.version) +
+      return Refused(Status::InvalidArgument(where + " version " + std::to_string(version.version) +
                                             ": names transaction " + std::to_string(version.tx) +
                                             " which is not in the import"));
     }
     if (version.content_hash != hash) {
-      return Failed(Status::Corruption(where + " version " + std::to_string(version.version) +
+      return Refused(Status::Corruption(where + " version " + std::to_string(version.version) +
                                        ": content_hash does not match the text (" + hash + ")"));
     }
   } else {
@@ -351,47 +371,51 @@ Status BulkWriterImpl::AddFact(Fact fact) {
   Provenance& p = fact.provenance;
   const Where where = [&] { return "bulk load, fact (" + fact.subject + " " + fact.predicate + ")"; };
   auto state = Doc(p.document_id, false);
-  if (!state.ok()) return Failed(state.status().WithContext(where()));
+  if (!state.ok()) return Refused(state.status().WithContext(where()));
   DocState* d = *state;
   if (d->retired_tx != 0 && !raw_) {
-    return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " was retired by tx " +
+    return Refused(Status::InvalidArgument(where() + ": document " + p.document_id + " was retired by tx " +
                                           std::to_string(d->retired_tx) +
                                           " and asserts no claim until it is reinstated (chipkg reinstate)"));
   }
   if (p.document_version == 0 && !raw_) p.document_version = d->latest;
   if (!VersionExists(d, p.document_version)) {
-    return Failed(Status::InvalidArgument(where() + ": document " + p.document_id + " has no version " +
+    return Refused(Status::InvalidArgument(where() + ": document " + p.document_id + " has no version " +
                                           std::to_string(p.document_version)));
   }
   uint64_t text_size = 0;
   auto text = TextFor(d, p.document_version, &text_size);
-  if (!text.ok()) return Failed(text.status().WithContext(where()));
+  if (!text.ok()) return Refused(text.status().WithContext(where()));
   if (*text != nullptr) {
     Status s = CheckSpan(p, **text, where);
-    if (!s.ok()) return Failed(s);
+    if (!s.ok()) return Refused(s);
   } else if (p.span_begin > p.span_end || p.span_end > text_size || p.span_end - p.span_begin != p.excerpt.size()) {
-    return Failed(Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
+    return Refused(Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
                                           std::to_string(p.span_end) + ") does not fit the text (" +
                                           std::to_string(text_size) + " bytes) or its excerpt"));
   }
 
-  CoreRecord& core = core_;
-  Status s = BuildCore(fact, interner_.get(), where, &core);
-  if (!s.ok()) return Failed(s);
-  uint32_t run = run_dict_id_;
+  // An import's own checks first: a fact refused after BuildCore would
+  // leave its strings in the dictionary, named by nothing.
   uint64_t id = 0;
   if (raw_) {
     id = fact.id;
     if (id == 0 || id <= last_fact_id_) {
-      return Failed(Status::InvalidArgument(where() + ": fact id " + std::to_string(id) +
+      return Refused(Status::InvalidArgument(where() + ": fact id " + std::to_string(id) +
                                             " is not above the previous one (" + std::to_string(last_fact_id_) + ")"));
     }
     if (!txs_.count(fact.asserted_tx) || (fact.retracted_tx != 0 && (!txs_.count(fact.retracted_tx) ||
                                                                      fact.retracted_tx < fact.asserted_tx))) {
-      return Failed(Status::InvalidArgument(where() + " " + std::to_string(id) + ": asserted_tx " +
+      return Refused(Status::InvalidArgument(where() + " " + std::to_string(id) + ": asserted_tx " +
                                             std::to_string(fact.asserted_tx) + " / retracted_tx " +
                                             std::to_string(fact.retracted_tx) + " name no imported transaction"));
     }
+  }
+  CoreRecord& core = core_;
+  Status s = BuildCore(fact, interner_.get(), where, &core);
+  if (!s.ok()) return Refused(s);
+  uint32_t run = run_dict_id_;
+  if (raw_) {
     core.asserted_tx = fact.asserted_tx;
     core.retracted_tx = fact.retracted_tx;
     auto r = interner_->Intern(p.run_id);

@@ -61,6 +61,10 @@ class BulkWriterImpl final : public BulkWriter {
   bool direct_writes() const { return direct_writes_; }
 
   // Import only.
+  // Salvage: a record that would not import is described in `left_out` and
+  // the import goes on without it; only a failure to write stops it.
+  void LeaveOutInvalid(LeftOut* left_out) { left_out_ = left_out; }
+  bool failed() const { return !failed_.ok(); }
   Status AddTransaction(const Transaction& tx);
   Status AddDocument(const Document& doc);
   Status AddUserMeta(const std::string& key, const std::string& value);
@@ -74,6 +78,9 @@ class BulkWriterImpl final : public BulkWriter {
     TxId retired_tx = 0;  // the stored record's (a load keeps it, and asserts no claim of a retired document)
   };
   Status Failed(Status s);
+  // A record refused for what it says (not for a failed write): left out
+  // under LeaveOutInvalid, else the load's failure.
+  Status Refused(Status s);
   Result<DocState*> Doc(const std::string& id, bool create);
   static bool VersionExists(const DocState* d, uint32_t version);
   Result<const std::string*> TextFor(DocState* d, uint32_t version, uint64_t* size);
@@ -117,6 +124,7 @@ class BulkWriterImpl final : public BulkWriter {
   std::unique_ptr<RunSorter> versions_;
   ImportStats stats_;
   bool wrote_anything_ = false;
+  LeftOut* left_out_ = nullptr;
   std::string core_buf_, header_buf_, prov_buf_, key_buf_;
   codec::CoreRecord core_;  // reused: keeps its qualifier vector's capacity
 };

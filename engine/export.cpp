@@ -275,7 +275,7 @@ struct RecordWriter {
 
 }  // namespace
 
-Status StoreImpl::Export(std::ostream& out_stream) const {
+Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
   // Records are counted for the end record: an export cut short at a line
   // boundary (a full disk, an interrupted copy) would otherwise import
   // without complaint.
@@ -295,8 +295,14 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
                           {"run_id", Str(t.run_id)},
                           {"description", Str(t.description)}});
     }
-    CHIPKG_ASSIGN_OR_RETURN(std::vector<Entity> entities, ListEntities(""));
-    for (const auto& e : entities) {
+    Result<std::vector<Entity>> entities = ListEntities("");
+    if (!entities.ok() && left_out != nullptr) {
+      // The facts name their subjects themselves; only names and aliases go.
+      left_out->Add("every entity record (names, aliases): " + entities.status().message());
+      entities = std::vector<Entity>();
+    }
+    CHIPKG_RETURN_IF_ERROR(entities.status());
+    for (const auto& e : *entities) {
       Json line{{"type", "entity"},
                 {"id", Str(e.id)},
                 {"kind", Str(e.kind)},
@@ -307,8 +313,27 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
     }
     for (const auto& d : documents) {
       out.Write(DocumentJson(d));
-      CHIPKG_ASSIGN_OR_RETURN(std::vector<DocumentVersion> versions, ListDocumentVersions(d.id, /*with_text=*/true));
-      for (const auto& v : versions) out.Write(VersionJson(v));
+      Result<std::vector<DocumentVersion>> versions = ListDocumentVersions(d.id, /*with_text=*/true);
+      if (!versions.ok() && left_out != nullptr) {
+        // Versions import only without gaps: those before the first that
+        // cannot be read are kept.
+        const std::string why = versions.status().message();
+        versions = std::vector<DocumentVersion>();
+        for (uint32_t n = 1;; ++n) {
+          auto v = GetDocumentVersion(d.id, n, /*with_text=*/true);
+          if (!v.ok()) break;
+          versions->push_back(std::move(*v));
+        }
+        left_out->Add("document " + d.id + ": its versions from version " + std::to_string(versions->size() + 1) +
+                      " on (" + why + ")");
+      }
+      CHIPKG_RETURN_IF_ERROR(versions.status());
+      if (versions->empty() && left_out != nullptr) {
+        // Every version is written with its document: its texts went with a
+        // lost write (or with the document's dictionary entry).
+        left_out->Add("document " + d.id + ": no version of it can be read");
+      }
+      for (const auto& v : *versions) out.Write(VersionJson(v));
     }
     // Facts in id order, provenance read a batch at a time.
     std::vector<Fact> batch;
@@ -316,7 +341,24 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
     codec::CoreRecord core;
     ReadSnapshot snap(this);
     auto flush = [&]() -> Status {
-      CHIPKG_RETURN_IF_ERROR(FillProvenance(&batch, snap.get()));
+      Status filled = FillProvenance(&batch, snap.get());
+      if (!filled.ok() && left_out != nullptr) {
+        // One fact at a time, to keep those whose provenance reads.
+        std::vector<Fact> kept, one;
+        for (Fact& f : batch) {
+          one.assign(1, std::move(f));
+          const Status single = FillProvenance(&one, snap.get());
+          if (single.ok()) {
+            kept.push_back(std::move(one.front()));
+          } else {
+            left_out->Add("fact " + std::to_string(one.front().id) + " (" + one.front().subject + " " +
+                          one.front().predicate + "): " + single.message());
+          }
+        }
+        batch = std::move(kept);
+        filled = Status::OK();
+      }
+      CHIPKG_RETURN_IF_ERROR(filled);
       for (const auto& f : batch) out.Write(FactJson(f));
       batch.clear();
       // A full disk stops the export here, not after every fact was encoded.
@@ -325,9 +367,15 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
     CHIPKG_RETURN_IF_ERROR(Scan(codec::kFactsCf, "", "", 0, [&](std::string_view key, std::string_view value) {
       if (key.size() != 8 || !codec::DecodeCore(value, &core)) {
         status = Status::Corruption("an undecodable fact record in " + path_);
-        return false;
+      } else {
+        status = ToFact(codec::GetU64(key.data()), core, &batch.emplace_back());
+        if (!status.ok()) batch.pop_back();
       }
-      status = ToFact(codec::GetU64(key.data()), core, &batch.emplace_back());
+      if (!status.ok() && left_out != nullptr) {
+        left_out->Add((key.size() == 8 ? "fact " + std::to_string(codec::GetU64(key.data())) + ": " : "") +
+                      status.message());
+        status = Status::OK();
+      }
       if (status.ok() && batch.size() >= 4096) status = flush();
       return status.ok();
     }, snap.get()));
@@ -344,8 +392,9 @@ Status StoreImpl::Export(std::ostream& out_stream) const {
   }
 }
 
-Result<ImportStats> StoreImpl::Import(std::istream& in) {
+Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
   CHIPKG_ASSIGN_OR_RETURN(std::unique_ptr<BulkWriterImpl> writer, StartRawBulk());
+  writer->LeaveOutInvalid(left_out);
   std::string line;
   size_t line_no = 0;
   bool saw_format = false;
@@ -433,6 +482,10 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
     } catch (const std::exception& e) {
       s = Status::InvalidArgument(JsonReason(e));
     }
+    if (!s.ok() && left_out != nullptr && !writer->failed() && saw_format) {
+      left_out->Add(s.WithContext(where).message());
+      continue;
+    }
     if (!s.ok()) return s.WithContext(where);
   }
   if (in.bad()) return Status::IOError("reading the import stream failed at line " + std::to_string(line_no));
@@ -450,3 +503,12 @@ Result<ImportStats> StoreImpl::Import(std::istream& in) {
 }
 
 }  // namespace chipkg::internal
+
+namespace chipkg {
+
+void LeftOut::Add(std::string what) {
+  if (first.size() < 20) first.push_back(std::move(what));
+  ++count;
+}
+
+}  // namespace chipkg

@@ -30,6 +30,7 @@
 #include "engine/bulk_writer_impl.h"
 #include "engine/contested.h"
 #include "engine/store_impl.h"
+#include "engine/wal_copy.h"
 
 namespace chipkg {
 
@@ -48,6 +49,13 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreO
 
 Result<std::unique_ptr<Store>> Store::OpenReader(const std::string& path, const StoreOptions& options) {
   auto impl = std::make_unique<StoreImpl>(path, options, /*read_only=*/true);
+  CHIPKG_RETURN_IF_ERROR(impl->OpenAsReader());
+  return std::unique_ptr<Store>(std::move(impl));
+}
+
+Result<std::unique_ptr<Store>> Store::OpenRepairedCopy(const std::string& damaged, const std::string& scratch) {
+  auto impl = std::make_unique<StoreImpl>(scratch, StoreOptions{}, /*read_only=*/true);
+  CHIPKG_RETURN_IF_ERROR(impl->RepairCopyOf(damaged));
   CHIPKG_RETURN_IF_ERROR(impl->OpenAsReader());
   return std::unique_ptr<Store>(std::move(impl));
 }
@@ -748,6 +756,53 @@ std::optional<Status> WalDamage(const rocksdb::Status& st, const std::string& pa
       "or its contents from an export made before the damage (chipkg import FILE into a new store), or ingest "
       "its sources again into a new store");
 }
+
+}  // namespace
+
+Status StoreImpl::RepairCopyOf(const std::string& damaged) {
+  std::error_code ec;
+  if (!fs::exists(fs::path(damaged) / "CURRENT", ec)) {
+    return Status::NotFound("no chipkg store at " + damaged + " (no RocksDB CURRENT file)");
+  }
+  if (!fs::create_directory(path_, ec) || ec) {
+    return Status::IOError("cannot make the directory " + path_ + " for a repaired copy of " + damaged +
+                           (ec ? ": " + ec.message() : ": it exists"));
+  }
+  const fs::path from = fs::absolute(damaged, ec);
+  for (fs::directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& file = it->path();
+    std::error_code type_ec;
+    if (!it->is_regular_file(type_ec)) continue;
+    const std::string name = file.filename().string();
+    // Its info logs are its own history. The clean-close record goes with
+    // the MANIFEST it vouches for, copied byte for byte: a MANIFEST cut
+    // short is refused in the copy as in the store.
+    if (name == "LOCK" || name.rfind("LOG", 0) == 0) continue;
+    const fs::path to = fs::path(path_) / name;
+    if (file.extension() == ".log") {
+      LogCopyStats stats;
+      CHIPKG_RETURN_IF_ERROR(CopyWholeLogRecords(file.string(), to.string(), &stats));
+      continue;
+    }
+    // Table files are never written again once made: a link is as good as a
+    // copy and costs no space; a symbolic one where the copy is on another
+    // file system (the reader only reads them).
+    std::error_code link_ec;
+    if (file.extension() == ".sst") {
+      fs::create_hard_link(file, to, link_ec);
+      if (link_ec) {
+        link_ec.clear();
+        fs::create_symlink(file, to, link_ec);
+      }
+    }
+    if (file.extension() != ".sst" || link_ec) fs::copy_file(file, to, ec);
+    if (ec) return Status::IOError("copying " + file.string() + " to " + to.string() + ": " + ec.message());
+  }
+  if (ec) return Status::IOError("reading the directory " + damaged + ": " + ec.message());
+  return Status::OK();
+}
+
+namespace {
 
 // A reader that could not open the store: a damaged file says so, and what
 // to do, rather than only RocksDB's words.

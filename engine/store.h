@@ -138,6 +138,15 @@ struct ImportStats {
   uint64_t entities = 0;
 };
 
+// What an export or import of a damaged store's readable records left out
+// (`chipkg salvage`): every record counted, the first few described, each
+// saying what it was and why it could not be kept.
+struct LeftOut {
+  uint64_t count = 0;
+  std::vector<std::string> first;
+  void Add(std::string what);
+};
+
 class BulkWriter;
 
 class Store {
@@ -160,6 +169,16 @@ class Store {
   // store; one line for each damaged file, saying what is wrong with it.
   // RocksDB's open names only the first damaged file, or the MANIFEST.
   static Result<std::vector<std::string>> DamagedTableFiles(const std::string& path);
+  // For a store whose damaged write-ahead log RocksDB will not read up to the
+  // damage (a column family was flushed to a table file after it): the
+  // store's files copied into the new directory `scratch` (table files
+  // linked where the file system allows, else copied), each log file with
+  // only its writes that read whole (engine/wal_copy.h), then opened there
+  // as a reader: every table file and every readable write, on both sides
+  // of the damage. The damaged store is only read. What the copy holds may
+  // disagree with itself where a kept write built on a lost one: export it
+  // with a LeftOut.
+  static Result<std::unique_ptr<Store>> OpenRepairedCopy(const std::string& damaged, const std::string& scratch);
 
   // Readers: see what the writer has committed since the open or the last
   // CatchUp (a new view when the store's files changed; a few stats when not).
@@ -373,9 +392,16 @@ class Store {
   // Writes the whole store as JSON Lines: one object per line, tagged by
   // "type": "format", "tx", "entity", "document", "version", "fact". Every
   // field is kept; Import of the output reproduces the store exactly.
-  virtual Status Export(std::ostream& out) const = 0;
-  // Reads an Export into an empty store through the bulk path.
-  virtual Result<ImportStats> Import(std::istream& in) = 0;
+  // With `left_out`, a record that cannot be read (a fact whose dictionary
+  // entry or provenance is missing, a document version whose record does
+  // not decode) is left out and described there instead of failing the
+  // export: for salvaging a damaged store.
+  virtual Status Export(std::ostream& out, LeftOut* left_out = nullptr) const = 0;
+  // Reads an Export into an empty store through the bulk path. With
+  // `left_out`, a record that would not import (a fact naming a transaction
+  // or a document version that is not there, a version after a missing one)
+  // is left out and described there instead of failing the import.
+  virtual Result<ImportStats> Import(std::istream& in, LeftOut* left_out = nullptr) = 0;
 };
 
 // Loads many documents, entities and facts without one write per fact: the

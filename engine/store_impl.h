@@ -244,6 +244,8 @@ class StoreImpl final : public Store {
 
   Status OpenPrimary();
   Status OpenAsReader();
+  // Store::OpenRepairedCopy: this store's directory made from `damaged`'s files.
+  Status RepairCopyOf(const std::string& damaged);
   // Builds a new, empty store (every column family and the format record)
   // in a sibling directory and renames it to `path`, so that a process killed
   // while creating a store leaves no store or a whole one.
@@ -318,8 +320,8 @@ class StoreImpl final : public Store {
   Result<StoreStats> Statistics() const override;
   Result<StoreCheck> Check() const override;
 
-  Status Export(std::ostream& out) const override;
-  Result<ImportStats> Import(std::istream& in) override;
+  Status Export(std::ostream& out, LeftOut* left_out = nullptr) const override;
+  Result<ImportStats> Import(std::istream& in, LeftOut* left_out = nullptr) override;
 
   // ---- for BulkWriterImpl and export.cpp -----------------------------------
   const std::string& path() const { return path_; }

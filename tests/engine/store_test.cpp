@@ -1469,6 +1469,13 @@ TEST(StoreTest, AManifestCutShortIsRefusedAndNothingIsDeleted) {
   ASSERT_FALSE(writer.ok()) << "a writer opened a store with its MANIFEST cut short";
   EXPECT_TRUE(writer.status().IsCorruption()) << writer.status().ToString();
   EXPECT_EQ(Listing(dir.path()), before) << "a table file was deleted or a file written";
+  // Salvage's copy (Store::OpenRepairedCopy) keeps the record of the clean
+  // close with the MANIFEST: it is refused there too, not read as the store
+  // some edits earlier.
+  auto copied = Store::OpenRepairedCopy(dir.Sub("s"), dir.Sub("copy"));
+  ASSERT_FALSE(copied.ok()) << "a copy of a store with its MANIFEST cut short opened";
+  EXPECT_NE(copied.status().message().find(name), std::string::npos) << copied.status().ToString();
+  std::filesystem::remove_all(dir.Sub("copy"));
 
   std::ofstream(manifest, std::ios::binary | std::ios::trunc) << whole;
   {

@@ -163,7 +163,7 @@ int RunCheck(const Args& args) {
 // link, often "latest.jsonl", stays). What is not a regular file (a FIFO, a
 // device such as /dev/stdout) is written into as it is: renaming over it
 // would replace the node with a file.
-Status ExportToFile(const Store& store, const std::string& file_as_given) {
+Status ExportToFile(const Store& store, const std::string& file_as_given, LeftOut* left_out = nullptr) {
   std::error_code ec;
   std::string file = file_as_given;
   if (fs::is_symlink(fs::symlink_status(file, ec))) {
@@ -176,7 +176,7 @@ Status ExportToFile(const Store& store, const std::string& file_as_given) {
   if (fs::exists(st_file) && !fs::is_regular_file(st_file)) {
     std::ofstream out(file, std::ios::binary);
     if (!out) return Status::IOError("cannot write " + file + ": " + std::strerror(errno));
-    Status st = store.Export(out);
+    Status st = store.Export(out, left_out);
     out.close();
     if (st.ok() && !out) st = Status::IOError("writing " + file + " failed: " + std::strerror(errno));
     return st.WithContext("exporting to " + file);
@@ -184,7 +184,7 @@ Status ExportToFile(const Store& store, const std::string& file_as_given) {
   const std::string partial = file + ".partial-" + std::to_string(::getpid());
   std::ofstream out(partial, std::ios::binary);
   if (!out) return Status::IOError("cannot write " + partial + ": " + std::strerror(errno));
-  Status st = store.Export(out);
+  Status st = store.Export(out, left_out);
   out.close();
   if (st.ok() && !out) st = Status::IOError("writing " + partial + " failed: " + std::strerror(errno));
   if (st.ok()) {
@@ -303,16 +303,34 @@ int RunSalvage(const Args& args) {
     options.damaged_log = mode;
     return Store::OpenReader(path, options);
   };
+  // Where reading up to the damage is refused, a copy beside the new store
+  // is read instead (Store::OpenRepairedCopy); it goes whatever happens.
+  struct Scratch {
+    std::string dir;
+    ~Scratch() {
+      std::error_code ignored;
+      if (!dir.empty()) fs::remove_all(dir, ignored);
+    }
+  } scratch;
   bool skipped = false;
   auto damaged = open_with(StoreOptions::DamagedLog::kUpToTheDamage);
   if (!damaged.ok()) {
-    damaged = open_with(StoreOptions::DamagedLog::kSkipTheDamage);
+    const Status up_to_the_damage = damaged.status();
+    const std::string scratch_dir = into + ".salvage-" + std::to_string(::getpid()) + ".store";
+    if (fs::exists(scratch_dir, ec)) {
+      PrintError("cannot salvage into " + into + ": " + scratch_dir + ", where the copy to read goes, exists (left by "
+                 "an earlier salvage that was stopped?); remove it and run salvage again");
+      return kExitFailed;
+    }
+    damaged = Store::OpenRepairedCopy(path, scratch_dir);
+    if (fs::exists(scratch_dir, ec)) scratch.dir = scratch_dir;
     skipped = true;
-  }
-  if (!damaged.ok()) {
-    PrintError(damaged.status().WithContext("nothing can be salvaged: neither reading its log up to the damage nor "
-                                            "skipping the damaged records opens it"));
-    return kExitFailed;
+    if (!damaged.ok()) {
+      PrintError(damaged.status().WithContext(
+          "nothing can be salvaged: reading its log up to the damage failed (" + up_to_the_damage.ToString() +
+          "), and so did reading a copy that keeps the log's whole writes"));
+      return kExitFailed;
+    }
   }
   Store& from = **damaged;
   // What the damage costs: the transactions that skipping the damage reads
@@ -346,8 +364,9 @@ int RunSalvage(const Args& args) {
       }
     }
     if (missing_count > 10) missing += ", ... (" + std::to_string(missing_count) + " in all)";
-    std::printf("read with the damaged log records skipped (RocksDB would not read the log up to the damage); lost: "
-                "the writes in the damaged records%s\n",
+    std::printf("read from a copy whose log keeps only the writes that read whole (RocksDB would not read the log "
+                "up to the damage, as a table file holds writes made after it); lost: the writes in the damaged "
+                "records%s, and what later writes built on them (below)\n",
                 missing.empty() ? "" : (" (tx " + missing + ")").c_str());
   } else {
     std::printf("read as the store was at tx %llu, its last write before the damage\n",
@@ -374,7 +393,12 @@ int RunSalvage(const Args& args) {
                   (unsigned long long)from.LastTx());
     }
   }
-  if (checked->problem_count > 0) {
+  if (checked->problem_count > 0 && skipped) {
+    // Each is a record kept that names a lost one: the records left out
+    // below say the same of the copy.
+    std::printf("what was read has %llu problem%s (chipkg check), from writes that built on lost ones\n",
+                (unsigned long long)checked->problem_count, checked->problem_count == 1 ? "" : "s");
+  } else if (checked->problem_count > 0) {
     std::printf("what was read has %llu problem%s (chipkg check):\n", (unsigned long long)checked->problem_count,
                 checked->problem_count == 1 ? "" : "s");
     for (const std::string& p : checked->problems) std::printf("  - %s\n", p.c_str());
@@ -382,7 +406,8 @@ int RunSalvage(const Args& args) {
   // The export goes through a file beside the new store: a pipe between two
   // threads would have to survive either side failing first.
   const std::string exported = fs::path(into).lexically_normal().string() + ".salvage-" + std::to_string(::getpid());
-  Status st = ExportToFile(from, exported);
+  LeftOut left_out;
+  Status st = ExportToFile(from, exported, skipped ? &left_out : nullptr);
   damaged->reset();
   if (!st.ok()) {
     std::remove(exported.c_str());
@@ -397,13 +422,21 @@ int RunSalvage(const Args& args) {
     return kExitFailed;
   }
   std::ifstream in(exported, std::ios::binary);
-  auto stats = (*store)->Import(in);
+  auto stats = (*store)->Import(in, skipped ? &left_out : nullptr);
   std::remove(exported.c_str());
   if (!stats.ok()) {
     created.Undo(*store);
     PrintError(stats.status().WithContext("importing what was read from " + path + " into " + into +
                                           " (nothing written there)"));
     return kExitFailed;
+  }
+  if (left_out.count > 0) {
+    std::printf("left out, as they cannot be read or name what was lost (%llu):\n",
+                (unsigned long long)left_out.count);
+    for (const std::string& what : left_out.first) std::printf("  - %s\n", what.c_str());
+    if (left_out.count > left_out.first.size()) {
+      std::printf("  ... and %llu more\n", (unsigned long long)(left_out.count - left_out.first.size()));
+    }
   }
   auto copy_checked = (*store)->Check();
   if (!copy_checked.ok()) {
