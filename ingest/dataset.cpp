@@ -44,8 +44,45 @@ struct ColumnPlan {
 
 struct Plan {
   int name = -1, kind = -1, citation = -1, price_citation = -1, as_of = -1, note = -1;
+  std::string column_sources;  // the note column's ColumnDef::column_sources
   std::vector<ColumnPlan> values;
 };
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A note's "<phrase> <column>: <url>" phrases (ColumnDef::column_sources),
+// as (column in lower case, url).
+std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string& note, const std::string& phrase) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (phrase.empty()) return out;
+  const std::string lower = Lower(note), wanted = Lower(phrase) + " ";
+  for (size_t at = lower.find(wanted); at != std::string::npos; at = lower.find(wanted, at + 1)) {
+    const size_t begin = at + wanted.size();
+    const size_t colon = lower.find(':', begin);
+    if (colon == std::string::npos || colon - begin > 60) continue;
+    const std::string column = Trim(lower.substr(begin, colon - begin));
+    if (column.empty() || column.find('\n') != std::string::npos) continue;
+    size_t url = colon + 1;
+    while (url < note.size() && (note[url] == ' ' || note[url] == '\t')) ++url;
+    size_t end = url;
+    while (end < note.size() && !std::isspace(static_cast<unsigned char>(note[end]))) ++end;
+    const std::string link = note.substr(url, end - url);
+    if (link.rfind("http://", 0) != 0 && link.rfind("https://", 0) != 0) continue;
+    out.emplace_back(column, link);
+  }
+  return out;
+}
+
+// Whether a note's column name ("tdp") names a header ("TDP (W)"): the
+// header's start, up to a word's end.
+bool NamesHeader(const std::string& column, const std::string& header) {
+  const std::string h = Lower(header);
+  if (h.rfind(column, 0) != 0) return false;
+  return h.size() == column.size() || h[column.size()] == ' ' || h[column.size()] == '(';
+}
 
 std::string Where(const ColumnDef& def) { return def.file + ":" + std::to_string(def.line); }
 
@@ -94,6 +131,7 @@ Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable&
                                        dataset);
       }
       *role->second = index;
+      if (def->role == "note") plan.column_sources = def->column_sources;
       continue;
     }
     ColumnPlan column;
@@ -348,7 +386,10 @@ class RowReader {
         ctx.price_citations = price.urls;
         ctx.price_remark = price.remark;
       }
-      if (plan.note >= 0) ctx.note = record.fields[plan.note].value;
+      if (plan.note >= 0) {
+        ctx.note = record.fields[plan.note].value;
+        ctx.column_sources = ColumnSources(ctx.note, plan.column_sources);
+      }
       if (plan.as_of >= 0) {
         const CsvField& cell = record.fields[plan.as_of];
         std::string v = Trim(cell.value);
@@ -389,6 +430,7 @@ class RowReader {
     std::vector<std::string> price_citations;
     std::string price_remark;
     std::string note;
+    std::vector<std::pair<std::string, std::string>> column_sources;  // ColumnSources of the note
     std::optional<Date> as_of;
   };
 
@@ -527,6 +569,9 @@ class RowReader {
       p.citations = ctx.price_citations;
     } else {
       p.citations = ctx.citations;
+    }
+    for (const auto& [named, link] : ctx.column_sources) {
+      if (NamesHeader(named, def.header)) p.citations = {link};
     }
     p.attribution = price ? ctx.price_remark : ctx.citation_remark;
     p.note = ctx.note;

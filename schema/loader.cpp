@@ -734,8 +734,8 @@ void SchemaBuilder::Column(const Line& line) {
   std::vector<std::pair<std::string, std::string>> free;
   if (!CheckArgs(line, 2, 3, "DATASET \"HEADER\" [PREDICATE] followed by [role=ROLE] [unit=UNIT] "
                              "[derived=\"...\"] [except=\"NAME PATTERN\"...] [below|not_below=\"HEADER\"] "
-                             "[note|not_note=\"NOTE PATTERN\"...] and qualifiers") ||
-      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note"},
+                             "[note|not_note=\"NOTE PATTERN\"...] [sources=\"PHRASE\"] and qualifiers") ||
+      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note", "sources"},
                    {"except", "note", "not_note"}, opts, &free)) {
     return;
   }
@@ -762,6 +762,11 @@ void SchemaBuilder::Column(const Line& line) {
   if (not_note != opts.end()) {
     def.note_patterns = not_note->second;
     def.negate_note = true;
+  }
+  def.column_sources = One(opts, "sources");
+  if (!def.column_sources.empty() && def.role != "note") {
+    return Error(line.where, "column \"" + line.args[1] + "\": sources= reads a note's \"" + def.column_sources +
+                                 " COLUMN: URL\" phrases, and is for role=note");
   }
   if (def.below == line.args[1]) {
     return Error(line.where, "column \"" + line.args[1] + "\": a cell is never below itself");

@@ -189,6 +189,12 @@ struct ColumnDef {
   // ("Google does not officially state TPUv4's TDP ... We round to 340 W").
   std::vector<std::string> note_patterns;
   bool negate_note = false;
+  // role=note: the note's phrases "<this> <column>: <url>" (case ignored)
+  // name the source of that column's figure in the row, cited for it in
+  // place of the row's citation column: Epoch's "Source for TDP: https://..."
+  // (Trainium3's 700 W is SemiAnalysis's, not the AWS page the row links).
+  // <column> is the start of a header: "TDP" names "TDP (W)".
+  std::string column_sources;
   int line = 0;
   std::string file;
 };

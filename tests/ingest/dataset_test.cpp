@@ -307,6 +307,15 @@ TEST_F(EpochDatasetTest, EstimatedTdpsAreMarkedAsTheSourcesEstimates) {
   size_t estimates = 0;
   for (const Fact& f : extraction_->facts) estimates += f.qualifiers.count("basis");
   EXPECT_EQ(estimates, 8u);
+  // Trainium3's TDP is SemiAnalysis's (the row's note), not the AWS page it links.
+  EXPECT_EQ(OneFact("Amazon Trainium3", "TDP (W)").provenance.citations,
+            std::vector<std::string>{"https://newsletter.semianalysis.com/p/aws-trainium3-deep-dive-a-potential"});
+  EXPECT_EQ(OneFact("Amazon Trainium3", "Foundry").provenance.citations,
+            std::vector<std::string>{
+                "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium3.html"});
+  EXPECT_EQ(OneFact("Google TPU v7 Ironwood", "Release date").provenance.citations,
+            std::vector<std::string>{"https://www.cnbc.com/2025/11/06/google-unveils-ironwood-seventh-generation-tpu-"
+                                     "competing-with-nvidia.html"});
 }
 
 // A link cell's words are the row's caveats, kept as its claims'
@@ -384,8 +393,9 @@ TEST_F(EpochDatasetTest, MultiLineNotesTravelWithEveryClaim) {
   EXPECT_EQ(trn3.provenance.note,
             "Source for TDP: https://newsletter.semianalysis.com/p/aws-trainium3-deep-dive-a-potential\n"
             "to do: fill in memory specs");
-  // A datasheet cell with a trailing space still gives the bare URL.
-  EXPECT_EQ(trn3.provenance.citations,
+  // A datasheet cell with a trailing space still gives the bare URL (the
+  // foundry's: the TDP cites the source the note names for it).
+  EXPECT_EQ(OneFact("Amazon Trainium3", "Foundry").provenance.citations,
             std::vector<std::string>{
                 "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/"
                 "trainium3.html"});
@@ -777,6 +787,42 @@ column plain "Peak" speed note="*estimate*"
   EXPECT_NE(refused.status().message().find("picks rows by their note, and the dataset has no role=note column"),
             std::string::npos)
       << refused.status().message();
+}
+
+// A note that names the source of one column's figure ("Source for TDP:
+// https://...") makes that figure cite it instead of the row's link, which
+// does not state it; the row's other figures keep the link.
+TEST(DatasetConditionsTest, ANoteNamingAColumnsSourceIsItsCitation) {
+  auto schema = Schema::LoadText(std::string(kMiniSchema) + R"schema(
+predicate speed quantity dimension=count subjects=chip
+predicate width quantity dimension=count subjects=chip
+column src "Name" role=name
+column src "Link" role=citation
+column src "Notes" role=note sources="Source for"
+column src "Speed (ops)" speed
+column src "Width" width
+)schema", "src.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  std::unique_ptr<EntityResolver> resolver = MakeEntityResolver(*schema, nullptr);
+  auto r = ExtractDataset("Name,Link,Notes,Speed (ops),Width\n"
+                          "Acme X1,https://acme.example/x1,\"source for SPEED: https://press.example/x1 (estimate)\n"
+                          "Source for the price: https://shop.example\",100,8\n"
+                          "Acme X2,https://acme.example/x2,Source for Speedup: https://elsewhere.example,200,16\n",
+                          "src", "src-doc", *schema, *resolver);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> cites;
+  for (const Fact& f : r->facts) cites[{f.provenance.row, f.predicate}] = f.provenance.citations;
+  using Links = std::vector<std::string>;
+  EXPECT_EQ((cites[{1, "speed"}]), Links{"https://press.example/x1"});
+  EXPECT_EQ((cites[{1, "width"}]), Links{"https://acme.example/x1"});
+  // "Speedup" is not the start of "Speed (ops)" up to a word's end.
+  EXPECT_EQ((cites[{2, "speed"}]), Links{"https://acme.example/x2"});
+
+  auto misplaced = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W sources=\"Source for\"\n",
+                                    "misplaced.schema");
+  ASSERT_FALSE(misplaced.ok());
+  EXPECT_NE(misplaced.status().message().find("sources= reads a note's"), std::string::npos)
+      << misplaced.status().message();
 }
 
 // No size the schema has is below zero: a negative cell is the dataset's
