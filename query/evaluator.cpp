@@ -1620,11 +1620,54 @@ class Evaluator {
     return cell;
   }
 
+  // For a column whose fixed qualifiers leave no claim ({basis=stated} of a
+  // chip whose maker published no TDP): what the claims left aside say on
+  // those qualifiers, so that the cell does not read as if no source had a
+  // figure ("1 with basis=estimate"); empty when there is none. A point read
+  // of the predicate, made only for such an empty cell.
+  Result<std::string> ClaimsBesideTheFilter(const EntityId& e, const BoundAttribute& a) {
+    Result<std::vector<Fact>> facts = store_.FactsAbout(e, a.predicate->name, view_);
+    if (!facts.ok()) return facts.status().WithContext("reading " + e + " " + a.predicate->name);
+    std::map<std::string, size_t> by_qualifiers;  // "basis=estimate" -> claims
+    for (const Fact& f : *facts) {
+      Result<bool> admit = Admit(f);
+      if (!admit.ok()) return admit.status();
+      if (!*admit) continue;
+      const Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+      std::string said;
+      for (const auto& [k, unused] : a.filter) {
+        // As MatchesFilter reads a claim that does not say.
+        std::string value = k == qualifier::kBasis      ? "stated"
+                            : k == qualifier::kScope    ? "chip"
+                            : k == qualifier::kSparsity ? "dense"
+                                                        : "unsaid";
+        if (auto it = f.qualifiers.find(k); it != f.qualifiers.end()) {
+          value = it->second;
+        } else if (auto jt = key.find(k); jt != key.end()) {
+          value = jt->second;
+        }
+        said += (said.empty() ? "" : ", ") + k + "=" + value;
+      }
+      ++by_qualifiers[said];
+    }
+    std::string out;
+    for (const auto& [said, n] : by_qualifiers) {
+      out += (out.empty() ? "" : "; ") + std::to_string(n) + " with " + said;
+    }
+    return out;
+  }
+
   Result<Cell> ColumnCell(const BoundColumn& col, const EntityId& e) {
     if (!col.is_call) {
       Result<const std::vector<Claim>*> claims = Claims(e, col.attribute);
       if (!claims.ok()) return claims.status();
-      return MakeCell(col.label, **claims);
+      Cell cell = MakeCell(col.label, **claims);
+      if ((*claims)->empty() && !col.attribute.filter.empty() && col.attribute.predicate != nullptr) {
+        Result<std::string> beside = ClaimsBesideTheFilter(e, col.attribute);
+        if (!beside.ok()) return beside.status();
+        if (!beside->empty()) cell.values.front().text = "\xE2\x80\x94 (none that fits; " + *beside + ")";
+      }
+      return cell;
     }
     Cell cell;
     cell.column = col.label;

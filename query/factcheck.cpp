@@ -330,7 +330,9 @@ bool HasQualifiers(const Qualifiers& fact_qualifiers, const Qualifiers& fixed) {
   for (const auto& [k, v] : fixed) {
     auto it = fact_qualifiers.find(k);
     if (it == fact_qualifiers.end()) {
+      // As a query reads a claim that does not say (query/evaluator.cpp, MatchesFilter).
       if (k == qualifier::kSparsity && v == "dense") continue;
+      if (k == qualifier::kBasis && v == "stated") continue;
       return false;
     }
     if (it->second != v) return false;
@@ -535,6 +537,43 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
   }
   std::string head = Trim(text);
   Target t;
+  // ENTITY.ATTRIBUTE{key=value, ...}: qualifiers narrowing the attribute, as
+  // in a query (trace "TPU v4.tdp{basis=estimate}").
+  Qualifiers asked;
+  auto listed = [](const std::vector<std::string>& words) {
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+    return out;
+  };
+  if (!head.empty() && head.back() == '}') {
+    const size_t open = head.rfind('{');
+    if (open == std::string::npos) return Status::InvalidArgument("unbalanced braces in '" + text + "'");
+    std::string inner = head.substr(open + 1, head.size() - open - 2);
+    head = Trim(head.substr(0, open));
+    for (size_t at = 0; at <= inner.size();) {
+      size_t comma = inner.find(',', at);
+      if (comma == std::string::npos) comma = inner.size();
+      const std::string pair = Trim(inner.substr(at, comma - at));
+      at = comma + 1;
+      if (pair.empty()) continue;
+      const size_t eq = pair.find('=');
+      const std::string key = eq == std::string::npos ? pair : Trim(pair.substr(0, eq));
+      std::string value = eq == std::string::npos ? "" : Trim(pair.substr(eq + 1));
+      const auto& keys = schema.qualifier_keys();
+      if (value.empty() || std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        return Status::InvalidArgument("'{" + inner + "}' in '" + text + "': expected {KEY=VALUE, ...} with KEY one of " +
+                                       listed(keys));
+      }
+      if (const std::vector<std::string>* values = schema.QualifierValues(key)) {
+        for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (std::find(values->begin(), values->end(), value) == values->end()) {
+          return Status::InvalidArgument("'" + key + "=" + value + "' in '" + text + "': " + key + " is one of " +
+                                         listed(*values));
+        }
+      }
+      asked[key] = value;
+    }
+  }
   if (!head.empty() && head.back() == ')') {
     // ENTITY.fits("Llama 3.1 70B", int8): the arguments' parenthesis is the
     // last top-level one; names may themselves contain parentheses.
@@ -612,6 +651,13 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
     t.derivation = schema.FindDerivation(attr);
     if (!t.arguments.empty() && !t.derivation) {
       return Status::InvalidArgument("'" + attr + "' takes no arguments");
+    }
+    for (const auto& [key, value] : asked) {
+      if (auto it = t.fixed.find(key); it != t.fixed.end() && it->second != value) {
+        return Status::InvalidArgument("'" + attr + "' is " + key + "=" + it->second + " already; {" + key + "=" +
+                                       value + "} asks for other claims in '" + text + "'");
+      }
+      t.fixed[key] = value;
     }
     return t;
   }

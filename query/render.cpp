@@ -375,7 +375,8 @@ json CitationsOf(const Support& s) {
 }
 
 json RowJson(const Row& row) {
-  json jr{{"entity", row.entity}, {"name", row.name}};
+  // A group of figures or of "no source" is no entity: null, not "".
+  json jr{{"entity", row.entity.empty() ? json(nullptr) : json(row.entity)}, {"name", row.name}};
   if (row.group) {
     json group{{"state", GroupStateName(*row.group)}};
     if (row.group->kind == ShownValue::Kind::kValue && row.group->content != nullptr) {

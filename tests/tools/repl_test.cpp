@@ -406,6 +406,7 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_EQ(figure["value"]["dimension"], "ops_per_second") << figure;
   EXPECT_GT(figure["value"]["number"].get<double>(), 1e12) << figure;
   EXPECT_TRUE(figure["qualifiers"].contains("format")) << figure;
+  EXPECT_TRUE(nlohmann::json::parse(figures.out)["rows"][0]["entity"].is_null()) << figures.out;
   Output years = Chipkg(Db({"query", "count chip by released limit 1", "--format", "csv"}));
   ASSERT_EQ(years.code, 0) << years.err;
   EXPECT_TRUE(Contains(years.out, ",reported,,,2023,year,,\n")) << years.out;
@@ -1815,6 +1816,26 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   ASSERT_EQ(groups.code, 0) << groups.err;
   EXPECT_TRUE(Contains(groups.out, "\n340 W ")) << groups.out;
   EXPECT_FALSE(Contains(groups.out, "\n450 W ")) << groups.out;  // TPU v3's, stated
+  // A column that leaves the estimate out says it is there, rather than "no source".
+  Output shown = Chipkg(Db({"query", "find chip where designer = \"Google\" and tdp >= 300 W show tdp{basis=stated}"}));
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_TRUE(Contains(shown.out, "Google TPU v4            \xE2\x80\x94 (none that fits; 1 with basis=estimate)"))
+      << shown.out;
+  EXPECT_TRUE(Contains(shown.out, "Google TPU v3            450 W [")) << shown.out;
+  // A fact-checker traces the estimate alone, or the stated figures alone.
+  Output traced = Chipkg(Db({"trace", "Google TPU v4.tdp{basis=Estimate}"}));
+  ASSERT_EQ(traced.code, 0) << traced.err;
+  EXPECT_TRUE(Contains(traced.out, "tdp {basis=estimate}")) << traced.out;
+  EXPECT_TRUE(Contains(traced.out, "340 W")) << traced.out;
+  Output traced_stated = Chipkg(Db({"trace", "Google TPU v3.tdp{basis=stated}"}));
+  ASSERT_EQ(traced_stated.code, 0) << traced_stated.err;
+  EXPECT_TRUE(Contains(traced_stated.out, "450 W")) << traced_stated.out;
+  Output bad_key = Chipkg(Db({"trace", "Google TPU v4.tdp{bases=estimate}"}));
+  EXPECT_NE(bad_key.code, 0);
+  EXPECT_TRUE(Contains(bad_key.err, "expected {KEY=VALUE, ...} with KEY one of")) << bad_key.err;
+  Output bad_value = Chipkg(Db({"trace", "Google TPU v4.tdp{basis=guess}"}));
+  EXPECT_NE(bad_value.code, 0);
+  EXPECT_TRUE(Contains(bad_value.err, "basis is one of stated, estimate")) << bad_value.err;
 }
 
 // An automatic (non-exact) match made by `chipkg ingest`, listed by `matches`,
