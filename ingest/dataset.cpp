@@ -60,6 +60,8 @@ std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string
   if (phrase.empty()) return out;
   const std::string lower = Lower(note), wanted = Lower(phrase) + " ";
   for (size_t at = lower.find(wanted); at != std::string::npos; at = lower.find(wanted, at + 1)) {
+    // A phrase, not the end of a word ("open-source for").
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(lower[at - 1])) || lower[at - 1] == '-')) continue;
     const size_t begin = at + wanted.size();
     const size_t colon = lower.find(':', begin);
     if (colon == std::string::npos || colon - begin > 60) continue;
@@ -69,7 +71,9 @@ std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string
     while (url < note.size() && (note[url] == ' ' || note[url] == '\t')) ++url;
     size_t end = url;
     while (end < note.size() && !std::isspace(static_cast<unsigned char>(note[end]))) ++end;
-    const std::string link = note.substr(url, end - url);
+    std::string link = note.substr(url, end - url);
+    // The sentence's punctuation is not the link's.
+    while (!link.empty() && std::string_view(".,;:)]'\"").find(link.back()) != std::string_view::npos) link.pop_back();
     if (link.rfind("http://", 0) != 0 && link.rfind("https://", 0) != 0) continue;
     out.emplace_back(column, link);
   }
@@ -77,11 +81,14 @@ std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string
 }
 
 // Whether a note's column name ("tdp") names a header ("TDP (W)"): the
-// header's start, up to a word's end.
+// header without its unit in parentheses ("memory" names "Memory (bytes)",
+// not "Memory bandwidth (byte/s)").
 bool NamesHeader(const std::string& column, const std::string& header) {
-  const std::string h = Lower(header);
-  if (h.rfind(column, 0) != 0) return false;
-  return h.size() == column.size() || h[column.size()] == ' ' || h[column.size()] == '(';
+  std::string h = Lower(header);
+  if (!h.empty() && h.back() == ')') {
+    if (const size_t open = h.rfind('('); open != std::string::npos) h = Trim(h.substr(0, open));
+  }
+  return h == column;
 }
 
 std::string Where(const ColumnDef& def) { return def.file + ":" + std::to_string(def.line); }
@@ -498,6 +505,12 @@ class RowReader {
       case ValueKind::kDate: {
         std::optional<Date> date = ParseCellDate(value);
         if (!date) return NotPublishedOrSkip(column, whole, value, ctx, "not an ISO date");
+        if (!def.year_only.empty() && MatchesNamePattern(value, def.year_only)) {
+          Date year;
+          year.year = date->year;
+          year.precision = DatePrecision::kYear;
+          date = year;
+        }
         Emit(column, whole, Value::OfDate(*date, value), ctx);
         return Status::OK();
       }

@@ -1621,11 +1621,20 @@ class Evaluator {
   }
 
   // For a column whose fixed qualifiers leave no claim ({basis=stated} of a
-  // chip whose maker published no TDP): what the claims left aside say on
-  // those qualifiers, so that the cell does not read as if no source had a
-  // figure ("1 with basis=estimate"); empty when there is none. A point read
-  // of the predicate, made only for such an empty cell.
+  // chip whose maker published no TDP): the claims that differ from them
+  // only on a key a claim may leave unsaid (basis, scope, sparsity), by what
+  // they say there, so that the cell does not read as if no source had a
+  // figure ("1 with basis=estimate"); empty when there are none. Other keys
+  // are left alone: an fp8 cell listing every bf16 figure would be noise. A
+  // point read of the predicate, made only for such an empty cell.
   Result<std::string> ClaimsBesideTheFilter(const EntityId& e, const BoundAttribute& a) {
+    static constexpr const char* kDefaulted[] = {qualifier::kBasis, qualifier::kScope, qualifier::kSparsity};
+    Qualifiers rest = a.filter;
+    std::vector<std::string> keys;
+    for (const char* k : kDefaulted) {
+      if (rest.erase(k) > 0) keys.push_back(k);
+    }
+    if (keys.empty()) return std::string();
     Result<std::vector<Fact>> facts = store_.FactsAbout(e, a.predicate->name, view_);
     if (!facts.ok()) return facts.status().WithContext("reading " + e + " " + a.predicate->name);
     std::map<std::string, size_t> by_qualifiers;  // "basis=estimate" -> claims
@@ -1634,13 +1643,11 @@ class Evaluator {
       if (!admit.ok()) return admit.status();
       if (!*admit) continue;
       const Qualifiers key = factcheck::ComparisonQualifiers(f.qualifiers, f.value);
+      if (!MatchesFilter(f.qualifiers, key, rest)) continue;
       std::string said;
-      for (const auto& [k, unused] : a.filter) {
+      for (const std::string& k : keys) {
         // As MatchesFilter reads a claim that does not say.
-        std::string value = k == qualifier::kBasis      ? "stated"
-                            : k == qualifier::kScope    ? "chip"
-                            : k == qualifier::kSparsity ? "dense"
-                                                        : "unsaid";
+        std::string value = k == qualifier::kBasis ? "stated" : k == qualifier::kScope ? "chip" : "dense";
         if (auto it = f.qualifiers.find(k); it != f.qualifiers.end()) {
           value = it->second;
         } else if (auto jt = key.find(k); jt != key.end()) {
@@ -1657,17 +1664,26 @@ class Evaluator {
     return out;
   }
 
+  // A column's cell as a row shows it: an empty one under fixed qualifiers
+  // says what they left aside. Not for `count ... by`, whose groups are the
+  // cells' texts.
+  Result<Cell> ShownCell(const BoundColumn& col, const EntityId& e) {
+    Result<Cell> cell = ColumnCell(col, e);
+    if (!cell.ok() || col.is_call || cell->state != Cell::State::kUnknown || col.attribute.filter.empty() ||
+        col.attribute.predicate == nullptr) {
+      return cell;
+    }
+    Result<std::string> beside = ClaimsBesideTheFilter(e, col.attribute);
+    if (!beside.ok()) return beside.status();
+    if (!beside->empty()) cell->values.front().text = "\xE2\x80\x94 (none that fits; " + *beside + ")";
+    return cell;
+  }
+
   Result<Cell> ColumnCell(const BoundColumn& col, const EntityId& e) {
     if (!col.is_call) {
       Result<const std::vector<Claim>*> claims = Claims(e, col.attribute);
       if (!claims.ok()) return claims.status();
-      Cell cell = MakeCell(col.label, **claims);
-      if ((*claims)->empty() && !col.attribute.filter.empty() && col.attribute.predicate != nullptr) {
-        Result<std::string> beside = ClaimsBesideTheFilter(e, col.attribute);
-        if (!beside.ok()) return beside.status();
-        if (!beside->empty()) cell.values.front().text = "\xE2\x80\x94 (none that fits; " + *beside + ")";
-      }
-      return cell;
+      return MakeCell(col.label, **claims);
     }
     Cell cell;
     cell.column = col.label;
@@ -2255,7 +2271,7 @@ class Evaluator {
       p.row.support = std::move(o.support);
       p.row.reasons = std::move(o.reasons);
       for (const BoundColumn& col : q_.columns) {
-        Result<Cell> cell = ColumnCell(col, e.id);
+        Result<Cell> cell = ShownCell(col, e.id);
         if (!cell.ok()) return cell.status();
         p.row.cells.push_back(std::move(*cell));
       }
@@ -2619,7 +2635,7 @@ class Evaluator {
     row.entity = e.id;
     row.name = e.name;
     for (const BoundColumn& col : q_.columns) {
-      Result<Cell> cell = ColumnCell(col, e.id);
+      Result<Cell> cell = ShownCell(col, e.id);
       if (!cell.ok()) return cell.status();
       row.cells.push_back(std::move(*cell));
     }

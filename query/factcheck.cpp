@@ -333,6 +333,7 @@ bool HasQualifiers(const Qualifiers& fact_qualifiers, const Qualifiers& fixed) {
       // As a query reads a claim that does not say (query/evaluator.cpp, MatchesFilter).
       if (k == qualifier::kSparsity && v == "dense") continue;
       if (k == qualifier::kBasis && v == "stated") continue;
+      if (k == qualifier::kScope && v == "chip") continue;
       return false;
     }
     if (it->second != v) return false;
@@ -550,6 +551,7 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
     if (open == std::string::npos) return Status::InvalidArgument("unbalanced braces in '" + text + "'");
     std::string inner = head.substr(open + 1, head.size() - open - 2);
     head = Trim(head.substr(0, open));
+    if (Trim(inner).empty()) return Status::InvalidArgument("'{}' in '" + text + "' narrows nothing: give KEY=VALUE");
     for (size_t at = 0; at <= inner.size();) {
       size_t comma = inner.find(',', at);
       if (comma == std::string::npos) comma = inner.size();
@@ -559,6 +561,9 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
       const size_t eq = pair.find('=');
       const std::string key = eq == std::string::npos ? pair : Trim(pair.substr(0, eq));
       std::string value = eq == std::string::npos ? "" : Trim(pair.substr(eq + 1));
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+        value = value.substr(1, value.size() - 2);
+      }
       const auto& keys = schema.qualifier_keys();
       if (value.empty() || std::find(keys.begin(), keys.end(), key) == keys.end()) {
         return Status::InvalidArgument("'{" + inner + "}' in '" + text + "': expected {KEY=VALUE, ...} with KEY one of " +
@@ -571,7 +576,19 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
                                          listed(*values));
         }
       }
-      asked[key] = value;
+      if (const std::string* kind = schema.QualifierObjectKind(key)) {
+        // Its values are entity ids: a model written by name, as a query takes it.
+        auto named = FindEntityByName(store, schema, value);
+        if (!named.ok()) return named.status().WithContext("'" + key + "=" + value + "' in '" + text + "'");
+        if (named->kind != *kind) {
+          return Status::InvalidArgument("'" + key + "=" + value + "' in '" + text + "': " + value + " is a " +
+                                         named->kind + ", and " + key + " names a " + *kind);
+        }
+        value = named->id;
+      }
+      if (!asked.emplace(key, value).second) {
+        return Status::InvalidArgument("'" + key + "' given twice in '{" + inner + "}' of '" + text + "'");
+      }
     }
   }
   if (!head.empty() && head.back() == ')') {

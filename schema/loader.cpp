@@ -734,8 +734,10 @@ void SchemaBuilder::Column(const Line& line) {
   std::vector<std::pair<std::string, std::string>> free;
   if (!CheckArgs(line, 2, 3, "DATASET \"HEADER\" [PREDICATE] followed by [role=ROLE] [unit=UNIT] "
                              "[derived=\"...\"] [except=\"NAME PATTERN\"...] [below|not_below=\"HEADER\"] "
-                             "[note|not_note=\"NOTE PATTERN\"...] [sources=\"PHRASE\"] and qualifiers") ||
-      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note", "sources"},
+                             "[note|not_note=\"NOTE PATTERN\"...] [sources=\"PHRASE\"] [year_only=\"CELL PATTERN\"] "
+                             "and qualifiers") ||
+      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note", "sources",
+                          "year_only"},
                    {"except", "note", "not_note"}, opts, &free)) {
     return;
   }
@@ -763,6 +765,7 @@ void SchemaBuilder::Column(const Line& line) {
     def.note_patterns = not_note->second;
     def.negate_note = true;
   }
+  def.year_only = One(opts, "year_only");
   def.column_sources = One(opts, "sources");
   if (!def.column_sources.empty() && def.role != "note") {
     return Error(line.where, "column \"" + line.args[1] + "\": sources= reads a note's \"" + def.column_sources +
@@ -781,11 +784,16 @@ void SchemaBuilder::Column(const Line& line) {
     if (def.predicate.empty()) {
       return Error(line.where, "column \"" + def.header + "\": missing argument: a value column names a predicate");
     }
+    const PredicateDef* predicate = schema_.FindPredicate(def.predicate);
+    if (!def.year_only.empty() && predicate != nullptr && predicate->type != ValueKind::kDate) {
+      return Error(line.where, "column \"" + def.header + "\": year_only= is for dates, and " + def.predicate +
+                                   " holds none");
+    }
   } else if (!def.predicate.empty() || !def.unit.empty() || !def.derived.empty() || !free.empty() ||
-             !def.except_names.empty() || !def.below.empty() || !def.note_patterns.empty()) {
+             !def.except_names.empty() || !def.below.empty() || !def.note_patterns.empty() || !def.year_only.empty()) {
     return Error(line.where, "column \"" + def.header + "\" has role=" + def.role +
-                                 ": a predicate, unit=, derived=, except=, below=, not_below=, note=, not_note= and "
-                                 "qualifiers are for role=value");
+                                 ": a predicate, unit=, derived=, except=, below=, not_below=, note=, not_note=, "
+                                 "year_only= and qualifiers are for role=value");
   }
   if (!FillQualifiers(line, free, def.qualifiers)) return;
   // A header may be declared again for another claim of the same cell (Epoch's

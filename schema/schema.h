@@ -189,6 +189,11 @@ struct ColumnDef {
   // ("Google does not officially state TPUv4's TDP ... We round to 340 W").
   std::vector<std::string> note_patterns;
   bool negate_note = false;
+  // Date columns: a cell matching this pattern (as except_names) states only
+  // its year; the dataset writes a year it knows no more of as its first day
+  // (Epoch's "2020-01-01" for TPU v4i), which read as a day contradicted a
+  // page's "May 2020" and answered `released < 2020-03`.
+  std::string year_only;
   // role=note: the note's phrases "<this> <column>: <url>" (case ignored)
   // name the source of that column's figure in the row, cited for it in
   // place of the row's citation column: Epoch's "Source for TDP: https://..."

@@ -313,6 +313,12 @@ TEST_F(EpochDatasetTest, EstimatedTdpsAreMarkedAsTheSourcesEstimates) {
   EXPECT_EQ(OneFact("Amazon Trainium3", "Foundry").provenance.citations,
             std::vector<std::string>{
                 "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium3.html"});
+  // A January 1 states the year alone (the file's way of writing a year it knows no more of).
+  const Fact& v4i = OneFact("Google TPU v4i", "Release date");
+  EXPECT_EQ(v4i.value.date.precision, DatePrecision::kYear);
+  EXPECT_EQ(v4i.value.date.ToString(), "2020");
+  EXPECT_EQ(v4i.provenance.excerpt, "2020-01-01");
+  EXPECT_EQ(OneFact("Google TPU v4", "Release date").value.date.ToString(), "2021-05-20");
   EXPECT_EQ(OneFact("Google TPU v7 Ironwood", "Release date").provenance.citations,
             std::vector<std::string>{"https://www.cnbc.com/2025/11/06/google-unveils-ironwood-seventh-generation-tpu-"
                                      "competing-with-nvidia.html"});
@@ -726,7 +732,7 @@ column cond "Vector" speed not_below="Peak"
   auto not_a_value = Schema::LoadText(std::string(kMiniSchema) + "column mini \"Sources2\" role=note except=\"x\"\n",
                                       "role.schema");
   ASSERT_FALSE(not_a_value.ok());
-  EXPECT_NE(not_a_value.status().message().find("except=, below=, not_below=, note=, not_note= and qualifiers are for "
+  EXPECT_NE(not_a_value.status().message().find("except=, below=, not_below=, note=, not_note=, year_only= and qualifiers are for "
                                                 "role=value"),
             std::string::npos)
       << not_a_value.status().message();
@@ -796,28 +802,39 @@ TEST(DatasetConditionsTest, ANoteNamingAColumnsSourceIsItsCitation) {
   auto schema = Schema::LoadText(std::string(kMiniSchema) + R"schema(
 predicate speed quantity dimension=count subjects=chip
 predicate width quantity dimension=count subjects=chip
+predicate limit quantity dimension=count subjects=chip
 column src "Name" role=name
 column src "Link" role=citation
 column src "Notes" role=note sources="Source for"
 column src "Speed (ops)" speed
+column src "Speed limit" limit
 column src "Width" width
 )schema", "src.schema");
   ASSERT_TRUE(schema.ok()) << schema.status().message();
   std::unique_ptr<EntityResolver> resolver = MakeEntityResolver(*schema, nullptr);
-  auto r = ExtractDataset("Name,Link,Notes,Speed (ops),Width\n"
-                          "Acme X1,https://acme.example/x1,\"source for SPEED: https://press.example/x1 (estimate)\n"
-                          "Source for the price: https://shop.example\",100,8\n"
-                          "Acme X2,https://acme.example/x2,Source for Speedup: https://elsewhere.example,200,16\n",
+  auto r = ExtractDataset("Name,Link,Notes,Speed (ops),Speed limit,Width\n"
+                          "Acme X1,https://acme.example/x1,\"source for SPEED: https://press.example/x1. (estimate)\n"
+                          "Source for the price: https://shop.example\",100,5,8\n"
+                          "Acme X2,https://acme.example/x2,\"Source for Speedup: https://elsewhere.example; "
+                          "open-source for width: https://code.example\",200,6,16\n",
                           "src", "src-doc", *schema, *resolver);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::map<std::pair<int64_t, std::string>, std::vector<std::string>> cites;
   for (const Fact& f : r->facts) cites[{f.provenance.row, f.predicate}] = f.provenance.citations;
   using Links = std::vector<std::string>;
   EXPECT_EQ((cites[{1, "speed"}]), Links{"https://press.example/x1"});
+  // "speed" names "Speed (ops)", not "Speed limit"; the trailing "." is the sentence's.
+  EXPECT_EQ((cites[{1, "limit"}]), Links{"https://acme.example/x1"});
   EXPECT_EQ((cites[{1, "width"}]), Links{"https://acme.example/x1"});
-  // "Speedup" is not the start of "Speed (ops)" up to a word's end.
+  // "Speedup" names no header; "open-source for" is no phrase of the note's.
   EXPECT_EQ((cites[{2, "speed"}]), Links{"https://acme.example/x2"});
+  EXPECT_EQ((cites[{2, "width"}]), Links{"https://acme.example/x2"});
 
+  auto not_a_date = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W year_only=\"*-01-01\"\n",
+                                     "not_a_date.schema");
+  ASSERT_FALSE(not_a_date.ok());
+  EXPECT_NE(not_a_date.status().message().find("year_only= is for dates"), std::string::npos)
+      << not_a_date.status().message();
   auto misplaced = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W sources=\"Source for\"\n",
                                     "misplaced.schema");
   ASSERT_FALSE(misplaced.ok());

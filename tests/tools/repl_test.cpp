@@ -1822,6 +1822,15 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   EXPECT_TRUE(Contains(shown.out, "Google TPU v4            \xE2\x80\x94 (none that fits; 1 with basis=estimate)"))
       << shown.out;
   EXPECT_TRUE(Contains(shown.out, "Google TPU v3            450 W [")) << shown.out;
+  // Only what differs on a key a claim may leave unsaid is named: an fp8 cell does not list bf16 figures.
+  Output views = Chipkg(Db({"query", "find chip where designer = \"Google\" and tdp >= 300 W show fp8"}));
+  ASSERT_EQ(views.code, 0) << views.err;
+  EXPECT_TRUE(Contains(views.out, "Google TPU v4            \xE2\x80\x94 (no source)")) << views.out;
+  // Groups are the values, not one "none that fits" group a chip.
+  Output grouped = Chipkg(Db({"query", "count chip by tdp{basis=stated}"}));
+  ASSERT_EQ(grouped.code, 0) << grouped.err;
+  EXPECT_FALSE(Contains(grouped.out, "none that fits")) << grouped.out;
+  EXPECT_TRUE(Contains(grouped.out, "\n\xE2\x80\x94 (no source) ")) << grouped.out;
   // A fact-checker traces the estimate alone, or the stated figures alone.
   Output traced = Chipkg(Db({"trace", "Google TPU v4.tdp{basis=Estimate}"}));
   ASSERT_EQ(traced.code, 0) << traced.err;
@@ -1833,6 +1842,16 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   Output bad_key = Chipkg(Db({"trace", "Google TPU v4.tdp{bases=estimate}"}));
   EXPECT_NE(bad_key.code, 0);
   EXPECT_TRUE(Contains(bad_key.err, "expected {KEY=VALUE, ...} with KEY one of")) << bad_key.err;
+  Output model = Chipkg(Db({"trace", "trainium2.fits{model=\"Llama 3.1 70B\"}"}));
+  ASSERT_EQ(model.code, 0) << model.err;
+  EXPECT_TRUE(Contains(model.out, "fits {model=llm:llama-3.1-70b}")) << model.out;
+  EXPECT_FALSE(Contains(model.out, "no source says anything")) << model.out;
+  Output scoped = Chipkg(Db({"trace", "Google TPU v3.tdp{scope=chip}"}));
+  ASSERT_EQ(scoped.code, 0) << scoped.err;
+  EXPECT_TRUE(Contains(scoped.out, "450 W")) << scoped.out;  // a claim that gives no scope is the chip's
+  Output empty = Chipkg(Db({"trace", "trainium2.fits{}"}));
+  EXPECT_NE(empty.code, 0);
+  EXPECT_TRUE(Contains(empty.err, "narrows nothing")) << empty.err;
   Output bad_value = Chipkg(Db({"trace", "Google TPU v4.tdp{basis=guess}"}));
   EXPECT_NE(bad_value.code, 0);
   EXPECT_TRUE(Contains(bad_value.err, "basis is one of stated, estimate")) << bad_value.err;
