@@ -80,6 +80,19 @@ std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string
   return out;
 }
 
+// Whether a derived column's formula ("Max performance / TDP (W)") reads the
+// column a note names ("tdp"): the name as a word of it.
+bool FormulaNames(const std::string& formula, const std::string& column) {
+  const std::string f = Lower(formula);
+  for (size_t at = f.find(column); at != std::string::npos; at = f.find(column, at + 1)) {
+    const size_t end = at + column.size();
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(f[at - 1]));
+    const bool ends = end == f.size() || !std::isalnum(static_cast<unsigned char>(f[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 // Whether a note's column name ("tdp") names a header ("TDP (W)"): the
 // header without its unit in parentheses ("memory" names "Memory (bytes)",
 // not "Memory bandwidth (byte/s)").
@@ -583,8 +596,23 @@ class RowReader {
     } else {
       p.citations = ctx.citations;
     }
+    // The sources the note names for this column replace the row's link;
+    // for a figure the dataset derives, those of the columns its formula
+    // reads are added to it (Trainium3's perf per watt is computed from
+    // SemiAnalysis's TDP).
+    std::vector<std::string> named_sources;
     for (const auto& [named, link] : ctx.column_sources) {
-      if (NamesHeader(named, def.header)) p.citations = {link};
+      const bool own = NamesHeader(named, def.header);
+      if ((own || (!def.derived.empty() && FormulaNames(def.derived, named))) &&
+          std::find(named_sources.begin(), named_sources.end(), link) == named_sources.end()) {
+        named_sources.push_back(link);
+      }
+      if (own) p.citations.clear();
+    }
+    for (std::string& link : named_sources) {
+      if (std::find(p.citations.begin(), p.citations.end(), link) == p.citations.end()) {
+        p.citations.push_back(std::move(link));
+      }
     }
     p.attribution = price ? ctx.price_remark : ctx.citation_remark;
     p.note = ctx.note;

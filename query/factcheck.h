@@ -194,8 +194,11 @@ struct TraceReport {
   Entity entity;
   std::string attribute;  // as asked, e.g. "memory_bandwidth", "bf16", "fits"
   std::string predicate;  // stated predicate traced ("" if the name is only a derivation)
-  Qualifiers fixed;       // qualifiers an attribute view fixes
+  Qualifiers fixed;       // qualifiers an attribute view fixes, and those asked in braces
   std::vector<TracedClaim> claims;
+  // Claims of the predicate that `fixed` left out: a trace of
+  // tdp{basis=stated} with only an estimate is not "no source".
+  size_t set_aside = 0;
   std::optional<DerivedTrace> derived;
 };
 

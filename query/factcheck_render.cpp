@@ -617,6 +617,7 @@ std::string Render(const TraceReport& r, Format format) {
     json claims = json::array();
     for (const auto& c : r.claims) claims.push_back(TracedJson(c));
     j["claims"] = claims;
+    j["set_aside"] = r.set_aside;
     if (r.derived) {
       const DerivedTrace& d = *r.derived;
       json dj;
@@ -681,7 +682,13 @@ std::string Render(const TraceReport& r, Format format) {
     size_t live = 0;
     for (const auto& c : r.claims) live += !c.retracted;
     out << r.claims.size() << " claim" << (r.claims.size() == 1 ? "" : "s") << " (" << live << " standing)";
-    if (r.claims.empty()) out << ": no source says anything (unknown)";
+    if (r.claims.empty() && r.set_aside > 0) {
+      out << ": none with {" << QualifiersToString(r.fixed) << "}; " << r.set_aside << " other claim"
+          << (r.set_aside == 1 ? "" : "s") << " of " << r.predicate << " set aside (trace " << r.entity.name << "."
+          << r.predicate << " lists every claim)";
+    } else if (r.claims.empty()) {
+      out << ": no source says anything (unknown)";
+    }
     out << "\n";
     for (const auto& c : r.claims) {
       out << "\n";

@@ -407,7 +407,11 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
              std::tie(b.provenance.document_id, b.provenance.document_version, b.provenance.span_begin, b.id);
     });
     for (const Fact& f : *facts) {
-      if (HasQualifiers(f.qualifiers, filter)) report.claims.push_back(TraceFact(library, citations, f));
+      if (HasQualifiers(f.qualifiers, filter)) {
+        report.claims.push_back(TraceFact(library, citations, f));
+      } else {
+        ++report.set_aside;
+      }
     }
   }
   if (t->derivation && (t->predicate.empty() || t->derivation->params.empty() || t->call)) {
@@ -417,6 +421,21 @@ Result<TraceReport> Trace(const Store& store, const Schema& schema, const std::s
     auto d = TraceDerivation(library, citations, *t->derivation, t->entity, t->arguments, options, facts_for,
                              /*trace_claims=*/true);
     if (!d.ok()) return d.status();
+    // The computed figures the qualifiers asked for (perf_per_watt{basis=stated}
+    // listed the figure computed from an estimated TDP), a figure that does
+    // not say a key read as a query reads it.
+    std::erase_if(d->values, [&](const DerivedValue& v) {
+      for (const auto& [k, want] : t->fixed) {
+        auto it = v.qualifiers.find(k);
+        if (it != v.qualifiers.end() ? it->second != want
+                                     : (k == qualifier::kBasis && want != "stated") ||
+                                           (k == qualifier::kScope && want != "chip") ||
+                                           (k == qualifier::kSparsity && want != "dense")) {
+          return true;
+        }
+      }
+      return false;
+    });
     report.derived = std::move(*d);
   }
   CHIPKG_RETURN_IF_ERROR(library.failure());

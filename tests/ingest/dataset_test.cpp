@@ -310,6 +310,11 @@ TEST_F(EpochDatasetTest, EstimatedTdpsAreMarkedAsTheSourcesEstimates) {
   // Trainium3's TDP is SemiAnalysis's (the row's note), not the AWS page it links.
   EXPECT_EQ(OneFact("Amazon Trainium3", "TDP (W)").provenance.citations,
             std::vector<std::string>{"https://newsletter.semianalysis.com/p/aws-trainium3-deep-dive-a-potential"});
+  // Its perf per watt, computed from that TDP, cites both.
+  EXPECT_EQ(OneFact("Amazon Trainium3", "Energy efficiency").provenance.citations,
+            (std::vector<std::string>{
+                "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium3.html",
+                "https://newsletter.semianalysis.com/p/aws-trainium3-deep-dive-a-potential"}));
   EXPECT_EQ(OneFact("Amazon Trainium3", "Foundry").provenance.citations,
             std::vector<std::string>{
                 "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium3.html"});
@@ -401,6 +406,11 @@ TEST_F(EpochDatasetTest, MultiLineNotesTravelWithEveryClaim) {
             "to do: fill in memory specs");
   // A datasheet cell with a trailing space still gives the bare URL (the
   // foundry's: the TDP cites the source the note names for it).
+  // Its perf per watt, computed from that TDP, cites both.
+  EXPECT_EQ(OneFact("Amazon Trainium3", "Energy efficiency").provenance.citations,
+            (std::vector<std::string>{
+                "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/trainium3.html",
+                "https://newsletter.semianalysis.com/p/aws-trainium3-deep-dive-a-potential"}));
   EXPECT_EQ(OneFact("Amazon Trainium3", "Foundry").provenance.citations,
             std::vector<std::string>{
                 "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/about-neuron/arch/neuron-hardware/"
@@ -816,7 +826,9 @@ column src "Width" width
                           "Acme X1,https://acme.example/x1,\"source for SPEED: https://press.example/x1. (estimate)\n"
                           "Source for the price: https://shop.example\",100,5,8\n"
                           "Acme X2,https://acme.example/x2,\"Source for Speedup: https://elsewhere.example; "
-                          "open-source for width: https://code.example\",200,6,16\n",
+                          "open-source for width: https://code.example\",200,6,16\n"
+                          "Acme X3,https://acme.example/x3,\"Source for width: https://a.example, "
+                          "source for width: https://b.example\",300,7,32\n",
                           "src", "src-doc", *schema, *resolver);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::map<std::pair<int64_t, std::string>, std::vector<std::string>> cites;
@@ -829,6 +841,8 @@ column src "Width" width
   // "Speedup" names no header; "open-source for" is no phrase of the note's.
   EXPECT_EQ((cites[{2, "speed"}]), Links{"https://acme.example/x2"});
   EXPECT_EQ((cites[{2, "width"}]), Links{"https://acme.example/x2"});
+  // Two sources named for one column: both cited.
+  EXPECT_EQ((cites[{3, "width"}]), (Links{"https://a.example", "https://b.example"}));
 
   auto not_a_date = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W year_only=\"*-01-01\"\n",
                                      "not_a_date.schema");

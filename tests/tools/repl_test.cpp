@@ -522,7 +522,7 @@ TEST_F(ToolsTest, ScriptRunsEveryStatementAndFailsIfOneFailed) {
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_TRUE(Contains(ok.out, "\"sources\"")) << ok.out;
   EXPECT_TRUE(Contains(ok.out, "trace trainium2.perf_per_watt")) << ok.out;  // help has examples
-  EXPECT_TRUE(Contains(ok.out, "\n  trace ENTITY.ATTR [--tolerance P%] [--as-at WHEN]")) << ok.out;  // a line each
+  EXPECT_TRUE(Contains(ok.out, "\n  trace ENTITY.ATTR[{KEY=VALUE,...}] [--tolerance P%] [--as-at WHEN]")) << ok.out;  // a line each
   // A command of the shell typed as a statement says where to run it.
   Output shell = Chipkg(Db({}), "stats\ningest page.txt --id p\n");
   EXPECT_EQ(shell.code, 1);
@@ -1849,6 +1849,17 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   Output scoped = Chipkg(Db({"trace", "Google TPU v3.tdp{scope=chip}"}));
   ASSERT_EQ(scoped.code, 0) << scoped.err;
   EXPECT_TRUE(Contains(scoped.out, "450 W")) << scoped.out;  // a claim that gives no scope is the chip's
+  // What the braces leave out is said, and left out of what is computed too.
+  Output none_stated = Chipkg(Db({"trace", "Google TPU v4.tdp{basis=stated}"}));
+  ASSERT_EQ(none_stated.code, 0) << none_stated.err;
+  EXPECT_TRUE(Contains(none_stated.out, "0 claims (0 standing): none with {basis=stated}; 1 other claim of tdp set aside"))
+      << none_stated.out;
+  Output computed = Chipkg(Db({"trace", "Google TPU v4.perf_per_watt{basis=stated}"}));
+  ASSERT_EQ(computed.code, 0) << computed.err;
+  EXPECT_FALSE(Contains(computed.out, "/ 340 W")) << computed.out;
+  Output computed_estimate = Chipkg(Db({"trace", "Google TPU v4.perf_per_watt{basis=estimate}"}));
+  ASSERT_EQ(computed_estimate.code, 0) << computed_estimate.err;
+  EXPECT_TRUE(Contains(computed_estimate.out, "/ 340 W")) << computed_estimate.out;
   Output empty = Chipkg(Db({"trace", "trainium2.fits{}"}));
   EXPECT_NE(empty.code, 0);
   EXPECT_TRUE(Contains(empty.err, "narrows nothing")) << empty.err;

@@ -12,7 +12,7 @@ Command Statement(const std::string& word, const std::string& usage, const std::
 
 const RegisterCommand kDescribe(Statement("describe", "describe ENTITY [--tolerance P%] [--as-at WHEN]",
                                           "every attribute with values, citations and conflicts"));
-const RegisterCommand kTrace(Statement("trace", "trace ENTITY.ATTR [--tolerance P%] [--as-at WHEN]",
+const RegisterCommand kTrace(Statement("trace", "trace ENTITY.ATTR[{KEY=VALUE,...}] [--tolerance P%] [--as-at WHEN]",
                                        "every claim behind a figure, back to the document text"));
 const RegisterCommand kVerify(Statement("verify", "verify [DOCUMENT] [--tolerance P%] [--mismatches] [--as-at WHEN]",
                                         "recompute the figures documents derive themselves (--mismatches: "
