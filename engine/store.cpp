@@ -608,8 +608,12 @@ Status StoreImpl::OpenPrimary() {
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
   CHIPKG_RETURN_IF_ERROR(CheckSinceCleanClose());
-  ForgetCleanClose();
+  // Forgotten once open, not before: a writer refused (a damaged table file)
+  // took with it the record that lets readers refuse a MANIFEST cut short.
+  // A record left by a writer that dies right after its open names the
+  // MANIFEST before the open's, so no check holds it against the new one.
   CHIPKG_RETURN_IF_ERROR(OpenDb(/*reader=*/false));
+  ForgetCleanClose();
   RetireIdleWals();  // upkeep: a failure leaves the files for the next open
   // Holding the lock, any bulk-load directory left here belongs to a process
   // that died during a load: its files were never ingested.

@@ -1427,6 +1427,36 @@ TEST(StoreTest, AReaderRefusesADamagedTableFile) {
   EXPECT_FALSE(Store::Open(dir.Sub("s")).ok());
 }
 
+// A writer refused at open (here a table file's footer is damaged) keeps
+// the record of the last clean close, which lets readers refuse a MANIFEST
+// cut short: it was removed before the open was tried.
+TEST(StoreTest, ARefusedWriterKeepsTheCleanCloseRecord) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  {
+    auto writer = OpenOrDie(dir.Sub("s"));
+    DocBuilder b("doc-0");
+    b.Add("chip:c0", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "memory 16 GB");
+    ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+  }
+  const fs::path store(dir.Sub("s"));
+  ASSERT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE"));
+  fs::path largest;
+  for (const auto& e : fs::directory_iterator(store)) {
+    if (e.path().extension() == ".sst" && (largest.empty() || e.file_size() > fs::file_size(largest))) largest = e.path();
+  }
+  ASSERT_FALSE(largest.empty());
+  {
+    const auto size = static_cast<std::streamoff>(fs::file_size(largest));
+    std::fstream f(largest, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(size - 8);  // the table's magic number
+    f.write("\xff\xff\xff\xff\xff\xff\xff\xff", 8);
+  }
+  auto writer = Store::Open(dir.Sub("s"));
+  ASSERT_FALSE(writer.ok()) << "a writer opened a store with a damaged table file";
+  EXPECT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE")) << writer.status().ToString();
+}
+
 // A MANIFEST cut short (a copy or a disk that lost its tail) reads, to
 // RocksDB, as the store some edits earlier: without a check, readers answered
 // from a store missing whole documents and the next writer deleted their
