@@ -209,12 +209,7 @@ namespace {
 std::string StoreWithADamagedLog(const TempDir& dir, const std::string& flushed_cf = "") {
   namespace fs = std::filesystem;
   const std::string path = dir.Sub("s");
-  OpenOrDie(path);
-  const pid_t pid = fork();
-  EXPECT_GE(pid, 0);
-  if (pid == 0) {
-    auto store = Store::Open(path);
-    if (!store.ok()) _exit(101);
+  WriteThenDieBeforeAFlush(path, [](Store& store) {
     for (int round = 0; round < 3; ++round) {
       for (int d = 0; d < 10; ++d) {
         DocBuilder b("doc-" + std::to_string(d));
@@ -223,14 +218,11 @@ std::string StoreWithADamagedLog(const TempDir& dir, const std::string& flushed_
                 "Memory of chip " + std::to_string(f) + " in document " + std::to_string(d) + " round " +
                     std::to_string(round));
         }
-        if (!(*store)->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) _exit(102);
+        if (!store.WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) return false;
       }
     }
-    _exit(0);  // as a crash: nothing flushed
-  }
-  int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    return true;
+  });
   if (!flushed_cf.empty()) {
     // Replayed into memory only, as chipkg's writer does, so the log stays
     // the only copy of the other column families' writes.
@@ -275,6 +267,7 @@ std::string StoreWithADamagedLog(const TempDir& dir, const std::string& flushed_
 TEST(DamagedLogTest, ReadUpToTheDamageTheStoreIsWholeAndCopiesIntoASoundStore) {
   TempDir dir;
   const std::string path = StoreWithADamagedLog(dir);
+  ASSERT_FALSE(HasFatalFailure());
   auto refused = Store::OpenReader(path);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("salvage NEWDIR"), std::string::npos) << refused.status().ToString();
@@ -322,6 +315,7 @@ TEST(DamagedLogTest, ATableFlushedPastTheDamageIsSalvagedFromARepairedCopy) {
   namespace fs = std::filesystem;
   TempDir dir;
   const std::string path = StoreWithADamagedLog(dir, "facts");
+  ASSERT_FALSE(HasFatalFailure());
   auto listing = [&] {
     std::map<std::string, uintmax_t> files;
     for (const auto& e : fs::directory_iterator(path)) files[e.path().filename().string()] = e.file_size();

@@ -30,6 +30,7 @@ using testing::DocBuilder;
 using testing::ExpectSameClaim;
 using testing::OpenOrDie;
 using testing::TempDir;
+using testing::WriteThenDieBeforeAFlush;
 
 constexpr double kGB = 1e9;
 
@@ -384,25 +385,18 @@ TEST(StoreTest, AWriteAheadLogDamagedBeforeItsEndIsRefusedNotCutShort) {
   namespace fs = std::filesystem;
   TempDir dir;
   const std::string path = dir.Sub("s");
-  OpenOrDie(path);  // created and closed: the writes below are the log's alone
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    auto store = Store::Open(path);
-    if (!store.ok()) _exit(101);
+  WriteThenDieBeforeAFlush(path, [](Store& store) {
     for (int d = 0; d < 20; ++d) {
       DocBuilder b("doc-" + std::to_string(d));
       for (int f = 0; f < 50; ++f) {
         b.Add("chip:c" + std::to_string(f), "memory", Value::Quantity((d + f + 1) * kGB, "bytes", "x GB"),
               "Memory of chip " + std::to_string(f) + " in document " + std::to_string(d) + ": some GB");
       }
-      if (!(*store)->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) _exit(102);
+      if (!store.WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) return false;
     }
-    _exit(0);  // as a crash: nothing flushed, every write in the log
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    return true;
+  });
+  ASSERT_FALSE(HasFatalFailure());
   fs::path log;
   for (const auto& entry : fs::directory_iterator(path)) {
     if (entry.path().extension() == ".log" && (log.empty() || entry.file_size() > fs::file_size(log))) {

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -125,6 +128,22 @@ inline std::unique_ptr<Store> OpenOrDie(const std::string& path, const StoreOpti
   EXPECT_TRUE(store.ok()) << store.status().ToString();
   if (!store.ok()) std::abort();
   return std::move(store).value();
+}
+
+// The store at `path` created, then written by a child process that ends
+// as a crash would, before any flush: every write of `writes` is in the
+// write-ahead log alone. `writes` returns false to fail the child.
+inline void WriteThenDieBeforeAFlush(const std::string& path, const std::function<bool(Store&)>& writes) {
+  OpenOrDie(path);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto store = Store::Open(path);
+    _exit(store.ok() && writes(**store) ? 0 : 101);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 // Compares what a caller gives a fact with what the store returns: every field

@@ -26,12 +26,7 @@ constexpr char kMarker[] = "MARKER-OF-THE-LONG-DOCUMENT";
 // has 200 KB of text, so its write spans several blocks of the log.
 fs::path StoreKilledWithFiveWrites(const TempDir& dir) {
   const std::string path = dir.Sub("s");
-  OpenOrDie(path);
-  const pid_t pid = fork();
-  EXPECT_GE(pid, 0);
-  if (pid == 0) {
-    auto store = Store::Open(path);
-    if (!store.ok()) _exit(101);
+  WriteThenDieBeforeAFlush(path, [](Store& store) {
     for (int d = 0; d < 5; ++d) {
       DocBuilder b("doc-" + std::to_string(d));
       if (d == 2) {
@@ -43,13 +38,10 @@ fs::path StoreKilledWithFiveWrites(const TempDir& dir) {
         }
       }
       b.Add("chip:c", "memory", Value::Quantity((d + 1) * 1e9, "bytes", "x GB"), "memory in document " + std::to_string(d));
-      if (!(*store)->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) _exit(102);
+      if (!store.WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run").ok()) return false;
     }
-    _exit(0);
-  }
-  int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    return true;
+  });
   return path;
 }
 
@@ -77,6 +69,7 @@ Copied CopyWithLogsRewritten(const fs::path& from, const fs::path& to) {
 TEST(WalCopyTest, AnUndamagedLogIsCopiedWriteForWrite) {
   TempDir dir;
   const fs::path path = StoreKilledWithFiveWrites(dir);
+  ASSERT_FALSE(HasFatalFailure());
   const Copied copy = CopyWithLogsRewritten(path, dir.Sub("copy"));
   EXPECT_EQ(copy.stats.damaged_places, 0u);
   EXPECT_GE(copy.stats.batches_kept, 5u);
@@ -94,6 +87,7 @@ TEST(WalCopyTest, AnUndamagedLogIsCopiedWriteForWrite) {
 TEST(WalCopyTest, ADamagedRecordCostsItsOwnWriteNotTheOnesAfterIt) {
   TempDir dir;
   const fs::path path = StoreKilledWithFiveWrites(dir);
+  ASSERT_FALSE(HasFatalFailure());
   fs::path log;
   for (const auto& e : fs::directory_iterator(path)) {
     if (e.path().extension() == ".log" && (log.empty() || e.file_size() > fs::file_size(log))) log = e.path();
