@@ -398,6 +398,14 @@ Status PutNamedEntities(Store& store, EntityResolver& resolver, const std::vecto
 }
 
 // Stores what one fetch brought; errors are that source's failure only.
+// The user meta record of the rules that read a document's standing claims.
+constexpr char kRulesReadKey[] = "rules-read/";
+
+// The schema's text and the page extraction's version: what reads a text.
+std::string RulesNow(const Schema& schema) {
+  return "schema " + schema.fingerprint().substr(0, 16) + ", extraction " + kExtractRuleVersion;
+}
+
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
                  Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
                  SourceOutcome& outcome, IngestReport& report, KnownTexts& known_texts,
@@ -562,6 +570,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     return Status::OK();
   }
   if (!extracted.ok()) return extracted.status();
+  outcome.read_by_these_rules = true;
   // The page's own title, as of its latest version, unless the source list names it.
   if (spec.title.empty() && !extracted->title.empty()) doc.title = extracted->title;
   version.as_of = extracted->as_of;
@@ -886,6 +895,25 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     if (!st.ok()) {
       outcome.state = SourceOutcome::State::kFailed;
       outcome.error = st.message();
+    }
+    if (st.ok()) {
+      // Which rules read the document's standing claims: one meta record a
+      // document, written when a run reads it, read when one does not.
+      const std::string key = kRulesReadKey + outcome.document_id;
+      const std::string rules = RulesNow(schema);
+      if (outcome.read_by_these_rules) {
+        auto recorded = store.GetMeta(key);  // a write only when the rules differ: --reextract runs again and again
+        if (!recorded.ok() || *recorded != rules) st = store.PutMeta(key, rules);
+      } else if (outcome.state == SourceOutcome::State::kUnchanged && outcome.retired.empty()) {
+        auto recorded = store.GetMeta(key);
+        if (!recorded.ok() && !recorded.status().IsNotFound()) st = recorded.status();
+        outcome.read_by_other_rules = !recorded.ok() || *recorded != rules;
+        report.documents_read_by_other_rules += outcome.read_by_other_rules;
+      }
+      if (!st.ok()) {
+        outcome.state = SourceOutcome::State::kFailed;
+        outcome.error = st.message();
+      }
     }
     switch (outcome.state) {
       case SourceOutcome::State::kNew: ++report.documents_new; break;

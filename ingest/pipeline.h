@@ -64,6 +64,12 @@ struct SourceOutcome {
   // page met on a first fetch, a layout chipkg does not know): stored, and
   // said even by a quiet run, where a cron job's silence meant success.
   std::string states_nothing;
+  // An unchanged document whose standing claims were read by other rules
+  // than this run's (the schema or the extraction changed since; or read
+  // before chipkg recorded which): `--reextract` reads it again.
+  bool read_by_other_rules = false;
+  // This run read its text with its rules (internal: what is recorded).
+  bool read_by_these_rules = false;
 };
 
 struct IngestReport {
@@ -72,6 +78,7 @@ struct IngestReport {
   std::vector<Entity> new_entities;  // names that matched no known entity
   size_t documents_new = 0, documents_changed = 0, documents_unchanged = 0, documents_failed = 0;
   size_t facts_added = 0, facts_retracted = 0;
+  size_t documents_read_by_other_rules = 0;  // unchanged ones (SourceOutcome::read_by_other_rules)
   double seconds = 0;
   std::string SummaryLine() const;  // one line for cron logs
 };

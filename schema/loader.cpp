@@ -1078,8 +1078,14 @@ Result<Schema> SchemaBuilder::Finish() {
 Result<Schema> Schema::LoadTexts(const std::vector<std::pair<std::string, std::string>>& files) {
   try {
     SchemaBuilder builder;
-    for (const auto& [name, text] : files) builder.AddFile(name, text);
-    return builder.Finish();
+    std::string all;  // the texts, each after its length: not their paths, which differ from one install to another
+    for (const auto& [name, text] : files) {
+      builder.AddFile(name, text);
+      all += std::to_string(text.size()) + ":" + text;
+    }
+    Result<Schema> schema = builder.Finish();
+    if (schema.ok()) schema->fingerprint_ = Sha256Hex(all);
+    return schema;
   } catch (const std::exception& e) {
     return Status::InvalidArgument(std::string("loading schema: ") + e.what());
   }

@@ -220,6 +220,10 @@ class Schema {
   static Result<Schema> LoadDirectory(const std::string& dir);
   // Loads from in-memory text (tests); `name` stands for the file name in errors.
   static Result<Schema> LoadText(const std::string& text, const std::string& name);
+  // SHA-256 (hex) of the schema's files' texts, in the order they were read:
+  // which rules a document's claims were read by (ingest tells a document
+  // read by other rules, which `--reextract` reads again).
+  const std::string& fingerprint() const { return fingerprint_; }
   // Several in-memory files {name, text}, as LoadDirectory reads them (tests).
   static Result<Schema> LoadTexts(const std::vector<std::pair<std::string, std::string>>& files);
   // The schema/ directory of a source tree or install: $CHIPKG_SCHEMA_DIR, or the one compiled in.
@@ -329,6 +333,7 @@ class Schema {
   std::vector<std::string> entity_kinds_;
   std::vector<std::string> qualifier_keys_;
   std::map<std::string, std::vector<std::string>> qualifier_values_;  // closed keys only
+  std::string fingerprint_;
   std::map<std::string, std::string> qualifier_objects_;               // keys whose values are entities
   std::vector<DimensionDef> dimensions_;
   std::vector<UnitDef> units_;

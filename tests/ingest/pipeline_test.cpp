@@ -1232,11 +1232,16 @@ TEST_F(PipelineTest, ReextractReadsAnUnchangedDocumentWithTheCurrentRules) {
   ASSERT_EQ(IngestSources(*store_, *older, {spec}).value().documents_new, 1u);
   const size_t stored = store_->FactsFromDocument("epoch").value().size();
 
-  // The current rules without reextract: unchanged, nothing read again.
+  // The current rules without reextract: unchanged, nothing read again,
+  // but said to have been read by other rules.
   auto plain = IngestSources(*store_, *schema_, {spec});
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->documents_unchanged, 1u);
   EXPECT_EQ(plain->facts_added + plain->facts_retracted, 0u);
+  EXPECT_EQ(plain->documents_read_by_other_rules, 1u);
+  EXPECT_TRUE(plain->sources[0].read_by_other_rules);
+  // The rules that read it are the older ones still.
+  EXPECT_EQ(IngestSources(*store_, *older, {spec}).value().documents_read_by_other_rules, 0u);
 
   IngestOptions again;
   again.reextract = true;

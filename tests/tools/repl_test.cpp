@@ -73,13 +73,16 @@ class Sandbox {
 
 Sandbox* g_sandbox = nullptr;
 
+// The schema the children read; a test may point it at a changed copy.
+std::string g_schema_dir = std::string(CHIPKG_SOURCE_DIR) + "/schema";
+
 // The child's environment: our own, with HOME pointing into the sandbox and
 // no CHIPKG_DB, so nothing outside the sandbox is read or written.
 void PrepareChildEnvironment() {
   setenv("HOME", g_sandbox->home().c_str(), 1);
   unsetenv("CHIPKG_DB");
   setenv("TERM", "xterm", 1);
-  setenv("CHIPKG_SCHEMA_DIR", (std::string(CHIPKG_SOURCE_DIR) + "/schema").c_str(), 1);
+  setenv("CHIPKG_SCHEMA_DIR", g_schema_dir.c_str(), 1);
 }
 
 std::vector<char*> Argv(std::vector<std::string>& args) {
@@ -264,6 +267,27 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   ASSERT_EQ(reread.code, 0) << reread.err;
   EXPECT_TRUE(Contains(reread.err, "documents 0 new, 0 changed, 1 unchanged, 0 failed; facts 0 added, 0 retracted"))
       << reread.err;
+  EXPECT_FALSE(Contains(reread.err, "read by other rules")) << reread.err;
+  // Another schema (one comment more): the unchanged document is said to
+  // have been read by other rules, except under --quiet; --reextract reads it.
+  const fs::path other_schema = g_sandbox->root() / "schema-with-a-comment";
+  fs::copy(fs::path(CHIPKG_SOURCE_DIR) / "schema", other_schema, fs::copy_options::recursive);
+  { std::ofstream(other_schema / "core.schema", std::ios::app) << "# one more comment\n"; }
+  g_schema_dir = other_schema.string();
+  Output stale = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store});
+  Output stale_quiet = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--quiet", "--db", store});
+  Output reread_now = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--reextract", "--db", store});
+  Output fresh = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store});
+  g_schema_dir = std::string(CHIPKG_SOURCE_DIR) + "/schema";
+  fs::remove_all(other_schema);
+  ASSERT_EQ(stale.code, 0) << stale.err;
+  EXPECT_TRUE(Contains(stale.err, "1 unchanged document was (seed-000-aws-trainium) read by other rules than this "
+                                  "chipkg's"))
+      << stale.err;
+  EXPECT_EQ(stale_quiet.err, "");
+  ASSERT_EQ(reread_now.code, 0) << reread_now.err;
+  EXPECT_FALSE(Contains(reread_now.err, "read by other rules")) << reread_now.err;
+  EXPECT_FALSE(Contains(fresh.err, "read by other rules")) << fresh.err;
   Output sources = Chipkg({"sources", "--db", store});
   ASSERT_EQ(sources.code, 0) << sources.err;
   EXPECT_TRUE(Contains(sources.out, "seed-000-aws-trainium")) << sources.out;

@@ -306,6 +306,24 @@ int RunIngest(const Args& args) {
   if (!args.Has("quiet") || stored || report->documents_failed > 0) {
     std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
   }
+  // Not under --quiet: said every run until they are read again, it would
+  // bury the runs that matter as a summary did.
+  if (!args.Has("quiet") && report->documents_read_by_other_rules > 0) {
+    std::string first;
+    for (const auto& s : report->sources) {
+      if (s.read_by_other_rules) {
+        first = s.document_id;
+        break;
+      }
+    }
+    std::fprintf(stderr,
+                 "chipkg ingest: %zu unchanged %s (%s%s) read by other rules than this chipkg's (its schema or "
+                 "extraction changed since, or they were read before chipkg recorded which); 'chipkg ingest "
+                 "--reextract' reads them again with the current rules\n",
+                 report->documents_read_by_other_rules,
+                 report->documents_read_by_other_rules == 1 ? "document was" : "documents were", first.c_str(),
+                 report->documents_read_by_other_rules > 1 ? ", ..." : "");
+  }
   return report->documents_failed > 0 ? kExitFailed : kExitOk;
 }
 
