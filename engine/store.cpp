@@ -444,9 +444,9 @@ namespace {
 // wrote an empty backup over a good one, and the next writer deleted every
 // table file the shortened MANIFEST does not name, for good. A writer's
 // clean close therefore records the MANIFEST it leaves and that file's size;
-// a writer deletes the record before it opens (it starts a new MANIFEST,
-// leaving the old one as it was), so while the record stands, the MANIFEST
-// it names must be exactly that size.
+// a writer deletes the record once it has opened (the open starts a new
+// MANIFEST, leaving the old one as it was), so while the record stands and
+// CURRENT names its MANIFEST, that file must be exactly that size.
 constexpr char kCleanCloseRecord[] = "CHIPKG-CLEAN-CLOSE";
 
 std::string CurrentManifest(const fs::path& store) {

@@ -401,10 +401,26 @@ Status PutNamedEntities(Store& store, EntityResolver& resolver, const std::vecto
 // The user meta record of the rules that read a document's standing claims.
 constexpr char kRulesReadKey[] = "rules-read/";
 
-// The schema's text and the page extraction's version: what reads a text.
-std::string RulesNow(const Schema& schema) {
-  return "schema " + schema.fingerprint().substr(0, 16) + ", extraction " + kExtractRuleVersion;
+// Written only when it changes: --reextract runs again and again.
+Status RecordRulesRead(Store& store, const std::string& document_id, const std::string& rules) {
+  auto recorded = store.GetMeta(kRulesReadKey + document_id);
+  if (recorded.ok() && *recorded == rules) return Status::OK();
+  return store.PutMeta(kRulesReadKey + document_id, rules);
 }
+
+// What reads a text besides the schema: ingest/'s own code. Bump it with a
+// change there that reads a text otherwise (not kExtractRuleVersion, which
+// every page claim carries: a new one would restate every claim).
+constexpr int kReadingCodeVersion = 2;  // 2: dataset notes' sources, derived figures' cited inputs
+
+}  // namespace
+
+std::string RulesNow(const Schema& schema) {
+  return "schema " + schema.fingerprint().substr(0, 16) + ", extraction " + kExtractRuleVersion + "." +
+         std::to_string(kReadingCodeVersion);
+}
+
+namespace {
 
 Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, PreparedSource& prepared,
                  Result<FetchResult>& fetched, const IngestOptions& options, const std::string& run_id,
@@ -901,18 +917,20 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       // document, written when a run reads it, read when one does not.
       const std::string key = kRulesReadKey + outcome.document_id;
       const std::string rules = RulesNow(schema);
+      // A failure here costs the notice, not the document's write, which
+      // stands: said as a warning. (A retired document asserts nothing.)
+      Status recorded_status;
       if (outcome.read_by_these_rules) {
-        auto recorded = store.GetMeta(key);  // a write only when the rules differ: --reextract runs again and again
-        if (!recorded.ok() || *recorded != rules) st = store.PutMeta(key, rules);
-      } else if (outcome.state == SourceOutcome::State::kUnchanged && outcome.retired.empty()) {
+        recorded_status = RecordRulesRead(store, outcome.document_id, rules);
+      } else if (outcome.state == SourceOutcome::State::kUnchanged && outcome.retired.empty() &&
+                 prepared[i].doc.retired_tx == 0) {
         auto recorded = store.GetMeta(key);
-        if (!recorded.ok() && !recorded.status().IsNotFound()) st = recorded.status();
-        outcome.read_by_other_rules = !recorded.ok() || *recorded != rules;
+        if (!recorded.ok() && !recorded.status().IsNotFound()) recorded_status = recorded.status();
+        outcome.read_by_other_rules = recorded_status.ok() && (!recorded.ok() || *recorded != rules);
         report.documents_read_by_other_rules += outcome.read_by_other_rules;
       }
-      if (!st.ok()) {
-        outcome.state = SourceOutcome::State::kFailed;
-        outcome.error = st.message();
+      if (!recorded_status.ok()) {
+        outcome.warnings.push_back("which rules read it could not be recorded or read: " + recorded_status.message());
       }
     }
     switch (outcome.state) {
@@ -1026,6 +1044,9 @@ Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, co
   CHIPKG_RETURN_IF_ERROR(PutNamedEntities(store, *resolver, extracted->facts, report.new_entities));
   Result<WriteSummary> written = store.ReinstateDocument(*doc, std::move(extracted->facts), run_id);
   if (!written.ok()) return written.status();
+  if (Status recorded = RecordRulesRead(store, document_id, RulesNow(schema)); !recorded.ok()) {
+    report.warnings.push_back("which rules read it could not be recorded: " + recorded.message());
+  }
   report.tx = written->tx;
   report.facts_added = written->facts_added;
   return report;

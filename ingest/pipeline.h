@@ -83,6 +83,11 @@ struct IngestReport {
   std::string SummaryLine() const;  // one line for cron logs
 };
 
+// Which rules read a text: the schema's fingerprint and ingest's reading
+// code's version ("schema 0a1b..., extraction 1.2"), as recorded for each
+// document a run reads (user meta "rules-read/ID").
+std::string RulesNow(const Schema& schema);
+
 // "run-20261205T171227Z-19599": the time and the process, as ingest runs are named.
 std::string NewRunId();
 

@@ -468,6 +468,10 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_EQ(again->sources[0].retired,
             mark + "not read again; 'chipkg reinstate catalog' asserts what its latest version states");
   EXPECT_TRUE(store_->FactsFromDocument("catalog").value().empty());
+  // Retired, it asserts nothing: no rules read it to name as other ones,
+  // even where the record says other rules read it.
+  ASSERT_TRUE(store_->PutMeta("rules-read/catalog", "older rules").ok());
+  EXPECT_EQ(IngestSources(*store_, *schema_, {page}).value().documents_read_by_other_rules, 0u);
 
   // A text that cannot be read (over the fact limit) fails nothing: it is stored, unread.
   WriteFile(dir_ / "catalog.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")) + "\nTDP: 460 W\n");
@@ -506,6 +510,7 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
 
   IngestOptions back_options;
   back_options.run_id = "run-back";
+  ASSERT_TRUE(store_->PutMeta("rules-read/catalog", "older rules").ok());
   auto back = ReinstateDocument(*store_, *schema_, "catalog", back_options);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->version, 5u);
@@ -513,6 +518,11 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   EXPECT_EQ(back->facts_added, stated + 1);
   EXPECT_EQ(store_->FactsFromDocument("catalog").value().size(), stated + 1);
   EXPECT_EQ(store_->GetDocument("catalog").value().retired_tx, 0u);
+  // Reinstating read it with these rules: the next run does not call them other ones.
+  auto after_back = IngestSources(*store_, *schema_, {page});
+  ASSERT_TRUE(after_back.ok());
+  EXPECT_EQ(after_back->documents_unchanged, 1u);
+  EXPECT_EQ(after_back->documents_read_by_other_rules, 0u);
   auto twice = ReinstateDocument(*store_, *schema_, "catalog");
   EXPECT_TRUE(twice.status().IsInvalidArgument());
   EXPECT_NE(twice.status().message().find("is not retired"), std::string::npos) << twice.status().message();

@@ -281,7 +281,7 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   g_schema_dir = std::string(CHIPKG_SOURCE_DIR) + "/schema";
   fs::remove_all(other_schema);
   ASSERT_EQ(stale.code, 0) << stale.err;
-  EXPECT_TRUE(Contains(stale.err, "1 unchanged document was (seed-000-aws-trainium) read by other rules than this "
+  EXPECT_TRUE(Contains(stale.err, "1 unchanged document (seed-000-aws-trainium) was read by other rules than this "
                                   "chipkg's"))
       << stale.err;
   EXPECT_EQ(stale_quiet.err, "");

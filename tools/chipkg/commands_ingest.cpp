@@ -317,12 +317,13 @@ int RunIngest(const Args& args) {
       }
     }
     std::fprintf(stderr,
-                 "chipkg ingest: %zu unchanged %s (%s%s) read by other rules than this chipkg's (its schema or "
+                 "chipkg ingest: %zu unchanged %s (%s%s) %s read by other rules than this chipkg's (its schema or "
                  "extraction changed since, or they were read before chipkg recorded which); 'chipkg ingest "
                  "--reextract' reads them again with the current rules\n",
                  report->documents_read_by_other_rules,
-                 report->documents_read_by_other_rules == 1 ? "document was" : "documents were", first.c_str(),
-                 report->documents_read_by_other_rules > 1 ? ", ..." : "");
+                 report->documents_read_by_other_rules == 1 ? "document" : "documents", first.c_str(),
+                 report->documents_read_by_other_rules > 1 ? ", ..." : "",
+                 report->documents_read_by_other_rules == 1 ? "was" : "were");
   }
   return report->documents_failed > 0 ? kExitFailed : kExitOk;
 }
