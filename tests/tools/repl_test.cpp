@@ -2108,6 +2108,34 @@ class Terminal {
   size_t mark_ = 0;
 };
 
+// A store read by other rules than this chipkg's (here one schema comment
+// more) is said so when the REPL starts, with the command that reads it
+// again; read by these rules, nothing is said.
+TEST_F(ToolsTest, TheReplSaysWhenTheStoreWasReadByOtherRules) {
+  {
+    Terminal t;
+    ASSERT_TRUE(t.ok());
+    ASSERT_TRUE(t.Expect("'help' lists statements")) << t.seen();
+    ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+    EXPECT_FALSE(Contains(t.seen(), "read by other rules")) << t.seen();
+    t.Type("quit\r");
+    EXPECT_EQ(t.Wait(), 0);
+  }
+  const fs::path other_schema = g_sandbox->root() / "schema-for-the-repl";
+  fs::copy(fs::path(CHIPKG_SOURCE_DIR) / "schema", other_schema, fs::copy_options::recursive);
+  { std::ofstream(other_schema / "core.schema", std::ios::app) << "# one more comment\n"; }
+  g_schema_dir = other_schema.string();
+  Terminal t;
+  g_schema_dir = std::string(CHIPKG_SOURCE_DIR) + "/schema";
+  ASSERT_TRUE(t.ok());
+  ASSERT_TRUE(t.Expect("were read by other rules than this chipkg's")) << t.seen();
+  EXPECT_TRUE(Contains(t.seen(), "'chipkg ingest --reextract --db ")) << t.seen();
+  ASSERT_TRUE(t.Expect("chipkg> ")) << t.seen();
+  t.Type("quit\r");
+  EXPECT_EQ(t.Wait(), 0);
+  fs::remove_all(other_schema);
+}
+
 TEST_F(ToolsTest, TerminalSessionWithCompletionErrorsAndHistory) {
   Terminal t;
   ASSERT_TRUE(t.ok());

@@ -471,6 +471,20 @@ int RunRepl(const Args& args) {
                 session.store_path.c_str(),
                 stats.ok() ? static_cast<unsigned long long>(stats->live_facts) : 0ULL,
                 stats.ok() ? static_cast<unsigned long long>(stats->documents) : 0ULL);
+    // A store filled by an older chipkg keeps what its rules read until it
+    // is read again; the REPL, which fills a store only once, says so.
+    if (auto records = session.store->ListMeta("rules-read/"); stats.ok() && records.ok()) {
+      const std::string rules = RulesNow(*schema);
+      uint64_t current = 0;
+      for (const auto& [key, value] : *records) current += value == rules;
+      if (stats->documents > current) {
+        std::printf("note: %llu of its documents were read by other rules than this chipkg's (its schema or "
+                    "extraction changed since); 'chipkg ingest --reextract --db %s --manifest MANIFEST' (the "
+                    "bundled one: %s) reads them again\n",
+                    static_cast<unsigned long long>(stats->documents - current), session.store_path.c_str(),
+                    DefaultManifestPath().c_str());
+      }
+    }
     std::fflush(stdout);
   }
 
