@@ -306,9 +306,9 @@ int RunIngest(const Args& args) {
   if (!args.Has("quiet") || stored || report->documents_failed > 0) {
     std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
   }
-  // Not under --quiet: said every run until they are read again, it would
-  // bury the runs that matter as a summary did.
-  if (!args.Has("quiet") && report->documents_read_by_other_rules > 0) {
+  // Quiet, only beside a summary: said every run until they are read again,
+  // it would bury the runs that matter as a summary did.
+  if ((!args.Has("quiet") || stored || report->documents_failed > 0) && report->documents_read_by_other_rules > 0) {
     std::string first;
     for (const auto& s : report->sources) {
       if (s.read_by_other_rules) {
