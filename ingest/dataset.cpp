@@ -65,7 +65,11 @@ std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string
     const size_t begin = at + wanted.size();
     const size_t colon = lower.find(':', begin);
     if (colon == std::string::npos || colon - begin > 60) continue;
-    const std::string column = Trim(lower.substr(begin, colon - begin));
+    std::string column = Trim(lower.substr(begin, colon - begin));
+    // "release announcement (source for release date): https://...".
+    if (!column.empty() && column.back() == ')' && at > 0 && lower[at - 1] == '(') {
+      column = Trim(column.substr(0, column.size() - 1));
+    }
     if (column.empty() || column.find('\n') != std::string::npos) continue;
     size_t url = colon + 1;
     while (url < note.size() && (note[url] == ' ' || note[url] == '\t')) ++url;
@@ -93,16 +97,18 @@ bool FormulaNames(const std::string& formula, const std::string& column) {
   return false;
 }
 
-// Whether a note's column name ("tdp") names a header ("TDP (W)"): the
-// header without its unit in parentheses ("memory" names "Memory (bytes)",
-// not "Memory bandwidth (byte/s)").
-bool NamesHeader(const std::string& column, const std::string& header) {
+// A header as a note names its column: without its unit in parentheses, in
+// lower case ("TDP (W)" is "tdp"; "memory" names "Memory (bytes)", not
+// "Memory bandwidth (byte/s)").
+std::string HeaderName(const std::string& header) {
   std::string h = Lower(header);
   if (!h.empty() && h.back() == ')') {
     if (const size_t open = h.rfind('('); open != std::string::npos) h = Trim(h.substr(0, open));
   }
-  return h == column;
+  return h;
 }
+
+bool NamesHeader(const std::string& column, const std::string& header) { return HeaderName(header) == column; }
 
 std::string Where(const ColumnDef& def) { return def.file + ":" + std::to_string(def.line); }
 
@@ -409,6 +415,7 @@ class RowReader {
       if (plan.note >= 0) {
         ctx.note = record.fields[plan.note].value;
         ctx.column_sources = ColumnSources(ctx.note, plan.column_sources);
+        NameHeaders(plan, kind, ctx.column_sources);
       }
       if (plan.as_of >= 0) {
         const CsvField& cell = record.fields[plan.as_of];
@@ -453,6 +460,37 @@ class RowReader {
     std::vector<std::pair<std::string, std::string>> column_sources;  // ColumnSources of the note
     std::optional<Date> as_of;
   };
+
+  // A note may name a column by the attribute's other word ("Source for
+  // power:" is Huawei's Ascend 910A TDP): such a name becomes the header of
+  // the one column that states that attribute ("tdp" for "TDP (W)"), so that
+  // it and the figures computed from it are matched as a header is. A word
+  // that names no column, or columns of two headers, is left as it is.
+  void NameHeaders(const Plan& plan, const std::string& kind,
+                   std::vector<std::pair<std::string, std::string>>& named) const {
+    for (auto& [column, link] : named) {
+      const bool a_header = std::any_of(plan.values.begin(), plan.values.end(), [&](const ColumnPlan& c) {
+        return NamesHeader(column, c.def->header);
+      });
+      if (a_header) continue;
+      std::string word = column;
+      std::replace(word.begin(), word.end(), ' ', '_');
+      std::vector<std::string> attributes = {word};
+      for (const SynonymDef* synonym : schema_.FindSynonyms(word, kind)) attributes.push_back(synonym->target);
+      std::string header;
+      bool ambiguous = false;
+      for (const ColumnPlan& c : plan.values) {
+        if (!c.def->derived.empty() || c.predicate == nullptr ||
+            std::find(attributes.begin(), attributes.end(), c.predicate->name) == attributes.end()) {
+          continue;
+        }
+        std::string own = HeaderName(c.def->header);
+        if (!header.empty() && header != own) ambiguous = true;
+        header = std::move(own);
+      }
+      if (!header.empty() && !ambiguous) column = std::move(header);
+    }
+  }
 
   std::string KindOf(const Plan& plan, const CsvRecord& record, const std::string* where) {
     if (plan.kind < 0) return kDefaultKind;

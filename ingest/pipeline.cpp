@@ -411,7 +411,9 @@ Status RecordRulesRead(Store& store, const std::string& document_id, const std::
 // What reads a text besides the schema: ingest/'s own code. Bump it with a
 // change there that reads a text otherwise (not kExtractRuleVersion, which
 // every page claim carries: a new one would restate every claim).
-constexpr int kReadingCodeVersion = 2;  // 2: dataset notes' sources, derived figures' cited inputs
+// 2: dataset notes' sources, derived figures' cited inputs; 3: notes that
+// name a column by another word ("Source for power:") or in parentheses.
+constexpr int kReadingCodeVersion = 3;
 
 }  // namespace
 

@@ -327,6 +327,17 @@ TEST_F(EpochDatasetTest, EstimatedTdpsAreMarkedAsTheSourcesEstimates) {
   EXPECT_EQ(OneFact("Google TPU v7 Ironwood", "Release date").provenance.citations,
             std::vector<std::string>{"https://www.cnbc.com/2025/11/06/google-unveils-ironwood-seventh-generation-tpu-"
                                      "competing-with-nvidia.html"});
+  // "Source for power:" names the TDP column by the schema's other word for tdp.
+  const std::string huawei =
+      "https://www.huawei.com/au/news/au/2019/huawei-launches-ascend-910-the-worlds-most-powerful-ai-processor";
+  EXPECT_EQ(OneFact("Huawei Ascend 910A", "TDP (W)").provenance.citations, std::vector<std::string>{huawei});
+  const std::vector<std::string> per_watt = OneFact("Huawei Ascend 910A", "Energy efficiency").provenance.citations;
+  EXPECT_NE(std::find(per_watt.begin(), per_watt.end(), huawei), per_watt.end());
+  // "release announcement (source for release date): https://...".
+  EXPECT_EQ(OneFact("AMD Instinct MI355X", "Release date").provenance.citations,
+            std::vector<std::string>{"https://www.tomshardware.com/pc-components/gpus/amd-announces-mi350x-and-mi355x-"
+                                     "ai-gpus-claims-up-to-4x-generational-gain-up-to-35x-faster-inference-"
+                                     "performance"});
 }
 
 // A link cell's words are the row's caveats, kept as its claims'
@@ -819,30 +830,46 @@ column src "Notes" role=note sources="Source for"
 column src "Speed (ops)" speed
 column src "Speed limit" limit
 column src "Width" width
+column src "Lanes" width
+synonym rate speed
+synonym breadth width
 )schema", "src.schema");
   ASSERT_TRUE(schema.ok()) << schema.status().message();
   std::unique_ptr<EntityResolver> resolver = MakeEntityResolver(*schema, nullptr);
-  auto r = ExtractDataset("Name,Link,Notes,Speed (ops),Speed limit,Width\n"
+  auto r = ExtractDataset("Name,Link,Notes,Speed (ops),Speed limit,Width,Lanes\n"
                           "Acme X1,https://acme.example/x1,\"source for SPEED: https://press.example/x1. (estimate)\n"
-                          "Source for the price: https://shop.example\",100,5,8\n"
+                          "Source for the price: https://shop.example\",100,5,8,1\n"
                           "Acme X2,https://acme.example/x2,\"Source for Speedup: https://elsewhere.example; "
-                          "open-source for width: https://code.example\",200,6,16\n"
+                          "open-source for width: https://code.example\",200,6,16,2\n"
                           "Acme X3,https://acme.example/x3,\"Source for width: https://a.example, "
-                          "source for width: https://b.example\",300,7,32\n",
+                          "source for width: https://b.example\",300,7,32,3\n"
+                          "Acme X4,https://acme.example/x4,\"release notes (source for width): https://w.example\n"
+                          "Source for rate: https://r.example; source for breadth: https://b.example\",400,8,64,4\n",
                           "src", "src-doc", *schema, *resolver);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::map<std::pair<int64_t, std::string>, std::vector<std::string>> cites;
-  for (const Fact& f : r->facts) cites[{f.provenance.row, f.predicate}] = f.provenance.citations;
+  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> cites_of_column;
+  for (const Fact& f : r->facts) {
+    cites[{f.provenance.row, f.predicate}] = f.provenance.citations;
+    cites_of_column[{f.provenance.row, f.provenance.column}] = f.provenance.citations;
+  }
   using Links = std::vector<std::string>;
   EXPECT_EQ((cites[{1, "speed"}]), Links{"https://press.example/x1"});
   // "speed" names "Speed (ops)", not "Speed limit"; the trailing "." is the sentence's.
   EXPECT_EQ((cites[{1, "limit"}]), Links{"https://acme.example/x1"});
-  EXPECT_EQ((cites[{1, "width"}]), Links{"https://acme.example/x1"});
+  EXPECT_EQ((cites_of_column[{1, "Width"}]), Links{"https://acme.example/x1"});
   // "Speedup" names no header; "open-source for" is no phrase of the note's.
   EXPECT_EQ((cites[{2, "speed"}]), Links{"https://acme.example/x2"});
-  EXPECT_EQ((cites[{2, "width"}]), Links{"https://acme.example/x2"});
+  EXPECT_EQ((cites_of_column[{2, "Width"}]), Links{"https://acme.example/x2"});
   // Two sources named for one column: both cited.
-  EXPECT_EQ((cites[{3, "width"}]), (Links{"https://a.example", "https://b.example"}));
+  EXPECT_EQ((cites_of_column[{3, "Width"}]), (Links{"https://a.example", "https://b.example"}));
+  // "(source for width):" names Width; "rate", the schema's other word for
+  // speed, names Speed (ops); "breadth" means width, which two columns
+  // state, and names neither.
+  EXPECT_EQ((cites_of_column[{4, "Width"}]), Links{"https://w.example"});
+  EXPECT_EQ((cites_of_column[{4, "Lanes"}]), Links{"https://acme.example/x4"});
+  EXPECT_EQ((cites[{4, "speed"}]), Links{"https://r.example"});
+  EXPECT_EQ((cites[{4, "limit"}]), Links{"https://acme.example/x4"});
 
   auto not_a_date = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W year_only=\"*-01-01\"\n",
                                      "not_a_date.schema");
