@@ -193,6 +193,9 @@ class SchemaBuilder {
  public:
   void AddFile(const std::string& name, const std::string& text);
   Result<Schema> Finish();
+  // The directives read so far, as tokens: what Schema::fingerprint hashes,
+  // so that a comment, a blank line or spacing is no change of rules.
+  const std::string& directives_read() const { return directives_read_; }
 
  private:
   void Error(const Location& where, const std::string& message) {
@@ -249,6 +252,7 @@ class SchemaBuilder {
 
   Schema schema_;
   std::vector<std::string> errors_;
+  std::string directives_read_;
   // Where each declaration is, for duplicate and reference messages.
   std::map<std::string, Location> kind_at_, qualifier_at_, dimension_at_, predicate_at_, attribute_at_,
       table_at_, derive_at_, entity_at_;
@@ -280,6 +284,12 @@ void SchemaBuilder::ParseLine(const std::string& file, int line_no, std::string_
     return;
   }
   if (tokens.empty()) return;  // blank or a comment
+  for (const Token& t : tokens) {
+    // Each part after its length: no two different lines read alike.
+    directives_read_ += std::to_string(t.key.size()) + ":" + t.key + std::to_string(t.value.size()) + ":" + t.value +
+                        (t.quoted ? "q" : "") + " ";
+  }
+  directives_read_ += "\n";
   Line line;
   line.where = Location{file, line_no};
   const Location& where = line.where;
@@ -1078,13 +1088,10 @@ Result<Schema> SchemaBuilder::Finish() {
 Result<Schema> Schema::LoadTexts(const std::vector<std::pair<std::string, std::string>>& files) {
   try {
     SchemaBuilder builder;
-    std::string all;  // the texts, each after its length: not their paths, which differ from one install to another
-    for (const auto& [name, text] : files) {
-      builder.AddFile(name, text);
-      all += std::to_string(text.size()) + ":" + text;
-    }
+    // Not the files' paths, which differ from one install to another.
+    for (const auto& [name, text] : files) builder.AddFile(name, text);
     Result<Schema> schema = builder.Finish();
-    if (schema.ok()) schema->fingerprint_ = Sha256Hex(all);
+    if (schema.ok()) schema->fingerprint_ = Sha256Hex(builder.directives_read());
     return schema;
   } catch (const std::exception& e) {
     return Status::InvalidArgument(std::string("loading schema: ") + e.what());

@@ -220,7 +220,7 @@ class Schema {
   static Result<Schema> LoadDirectory(const std::string& dir);
   // Loads from in-memory text (tests); `name` stands for the file name in errors.
   static Result<Schema> LoadText(const std::string& text, const std::string& name);
-  // SHA-256 (hex) of the schema's files' texts, in the order they were read:
+  // SHA-256 (hex) of the schema's directives (not its comments or spacing), in the order read:
   // which rules a document's claims were read by (ingest tells a document
   // read by other rules, which `--reextract` reads again).
   const std::string& fingerprint() const { return fingerprint_; }

@@ -507,5 +507,27 @@ TEST(SchemaLoader, NeverCrashesOnJunk) {
   EXPECT_NE(wide.status().message().find("too many operators"), std::string::npos);
 }
 
+
+// The fingerprint is what ingest records as the rules a document was read
+// by: a comment or spacing is no change of rules (every document would be
+// named as read by other rules), a changed directive or option is.
+TEST(SchemaLoader, TheFingerprintFollowsDirectivesNotCommentsOrSpacing) {
+  const std::string base = "kind chip\ndimension watts canonical=W display=W\nunit W watts 1\n"
+                           "predicate tdp quantity dimension=watts subjects=chip description=\"Thermal power\"\n";
+  auto fingerprint = [](const std::string& text) {
+    auto schema = Schema::LoadText(text, "f.schema");
+    EXPECT_TRUE(schema.ok()) << schema.status().message();
+    return schema.ok() ? schema->fingerprint() : std::string();
+  };
+  const std::string original = fingerprint(base);
+  EXPECT_EQ(original.size(), 64u);
+  EXPECT_EQ(fingerprint("# chips and their power\n\n" + base + "  # the end\n"), original);
+  EXPECT_EQ(fingerprint("kind   chip  # the one kind\n" + base.substr(base.find('\n') + 1)), original);
+  EXPECT_NE(fingerprint(base + "unit kW watts 1000\n"), original);
+  std::string other_option = base;
+  other_option.replace(other_option.find("Thermal power"), 13, "Thermal design power");
+  EXPECT_NE(fingerprint(other_option), original);
+}
+
 }  // namespace
 }  // namespace chipkg

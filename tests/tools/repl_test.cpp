@@ -268,11 +268,11 @@ TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {
   EXPECT_TRUE(Contains(reread.err, "documents 0 new, 0 changed, 1 unchanged, 0 failed; facts 0 added, 0 retracted"))
       << reread.err;
   EXPECT_FALSE(Contains(reread.err, "read by other rules")) << reread.err;
-  // Another schema (one comment more): the unchanged document is said to
+  // Another schema (one synonym more): the unchanged document is said to
   // have been read by other rules, except under --quiet; --reextract reads it.
-  const fs::path other_schema = g_sandbox->root() / "schema-with-a-comment";
+  const fs::path other_schema = g_sandbox->root() / "schema-with-a-synonym";
   fs::copy(fs::path(CHIPKG_SOURCE_DIR) / "schema", other_schema, fs::copy_options::recursive);
-  { std::ofstream(other_schema / "core.schema", std::ios::app) << "# one more comment\n"; }
+  { std::ofstream(other_schema / "core.schema", std::ios::app) << "synonym wattage tdp\n"; }
   g_schema_dir = other_schema.string();
   Output stale = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store});
   Output stale_quiet = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--quiet", "--db", store});
@@ -2108,8 +2108,8 @@ class Terminal {
   size_t mark_ = 0;
 };
 
-// A store read by other rules than this chipkg's (here one schema comment
-// more) is said so when the REPL starts, with the command that reads it
+// A store read by other rules than this chipkg's (here one synonym more in
+// the schema) is said so when the REPL starts, with the command that reads it
 // again; read by these rules, nothing is said.
 TEST_F(ToolsTest, TheReplSaysWhenTheStoreWasReadByOtherRules) {
   {
@@ -2123,7 +2123,7 @@ TEST_F(ToolsTest, TheReplSaysWhenTheStoreWasReadByOtherRules) {
   }
   const fs::path other_schema = g_sandbox->root() / "schema-for-the-repl";
   fs::copy(fs::path(CHIPKG_SOURCE_DIR) / "schema", other_schema, fs::copy_options::recursive);
-  { std::ofstream(other_schema / "core.schema", std::ios::app) << "# one more comment\n"; }
+  { std::ofstream(other_schema / "core.schema", std::ios::app) << "synonym wattage tdp\n"; }
   g_schema_dir = other_schema.string();
   Terminal t;
   g_schema_dir = std::string(CHIPKG_SOURCE_DIR) + "/schema";
