@@ -21,6 +21,9 @@ std::string SupportText(const std::vector<std::vector<int>>& inputs);
 std::string WorkingWithSources(const VerifyItem& item);
 // "1,300 TFLOPS / 550 W = 2.364 TFLOPS/W  from [2] and [4]".
 std::string OtherReadingText(const VerifyItem::OtherReading& reading);
+// How a verify item's document gives its figure: "stated", or "estimated"
+// for its own estimate (basis=estimate), which "stated" misnamed.
+const char* GivenAs(const VerifyItem& item);
 
 // Reads through the store once per report: documents, versions (with text),
 // entity names and transactions are fetched on first use and kept.

@@ -14,6 +14,7 @@
 
 namespace chipkg::factcheck {
 
+using internal::GivenAs;
 using internal::OtherReadingText;
 using internal::WorkingWithSources;
 using query::CitationJsonFields;
@@ -802,7 +803,7 @@ std::string Render(const VerifyReport& r, Format format) {
     const char* mark = i.status == "confirmed" ? "ok  " : i.status == "mismatch" ? "BAD " : "??  ";
     out << "  " << mark << i.subject_name << " \xC2\xB7 " << i.predicate;
     if (!i.qualifiers.empty()) out << " {" << QualifiersToString(i.qualifiers) << "}";
-    out << ": stated " << OneLine(i.stated.display, 60) << " [" << i.stated.citation << "]";
+    out << ": " << GivenAs(i) << " " << OneLine(i.stated.display, 60) << " [" << i.stated.citation << "]";
     if (i.recomputed) out << ", recomputed " << i.recomputed_display;
     out << "  " << i.status;
     if (i.status != "unverifiable" && i.check.rule != "exact") {

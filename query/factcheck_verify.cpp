@@ -311,7 +311,7 @@ class Verifier {
     }
     item.status = item.check.confirmed ? "confirmed" : "mismatch";
     if (!item.check.confirmed) {
-      item.reason = "stated " + item.stated.display + ", recomputed " + item.recomputed_display + " (" +
+      item.reason = std::string(GivenAs(item)) + " " + item.stated.display + ", recomputed " + item.recomputed_display + " (" +
                     FormatRelative(item.check.relative_difference) + " apart; the digits shown allow " +
                     FormatRelative(item.check.relative_tolerance) + ")";
     }
@@ -649,6 +649,11 @@ namespace internal {
 std::string WorkingWithSources(const VerifyItem& item) {
   const std::string sources = SupportText(item.working_inputs);
   return sources.empty() ? item.working : item.working + "  from " + sources;
+}
+
+const char* GivenAs(const VerifyItem& item) {
+  auto basis = item.qualifiers.find(qualifier::kBasis);
+  return basis != item.qualifiers.end() && basis->second == "estimate" ? "estimated" : "stated";
 }
 
 std::string OtherReadingText(const VerifyItem::OtherReading& reading) {

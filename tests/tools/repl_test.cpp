@@ -1884,6 +1884,13 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   Output computed_estimate = Chipkg(Db({"trace", "Google TPU v4.perf_per_watt{basis=estimate}"}));
   ASSERT_EQ(computed_estimate.code, 0) << computed_estimate.err;
   EXPECT_TRUE(Contains(computed_estimate.out, "/ 340 W")) << computed_estimate.out;
+  // verify says the document's own estimate is one, not "stated".
+  Output verified = Chipkg(Db({"verify", "epoch-ml-hardware"}));
+  ASSERT_EQ(verified.code, 0) << verified.err;
+  EXPECT_TRUE(Contains(verified.out, "Google TPU v4 \xC2\xB7 perf_per_watt {basis=estimate, format=max}: estimated "
+                                     "0.8088 TOPS/W ["))
+      << verified.out;
+  EXPECT_TRUE(Contains(verified.out, "Google TPU v4 \xC2\xB7 max_performance: stated 275 TOPS [")) << verified.out;
   Output empty = Chipkg(Db({"trace", "trainium2.fits{}"}));
   EXPECT_NE(empty.code, 0);
   EXPECT_TRUE(Contains(empty.err, "narrows nothing")) << empty.err;
