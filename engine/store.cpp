@@ -1760,6 +1760,13 @@ Status StoreImpl::PutMeta(const std::string& key, const std::string& value) {
   return FromRocks(db_->Put(rocksdb::WriteOptions(), handles_[codec::kUserMetaCf], key, value), "writing meta " + key);
 }
 
+Status StoreImpl::DeleteMeta(const std::string& key) {
+  std::lock_guard lock(write_mu_);
+  CHIPKG_RETURN_IF_ERROR(CheckWritable());
+  if (key.empty()) return Status::InvalidArgument("DeleteMeta: empty key");
+  return FromRocks(db_->Delete(rocksdb::WriteOptions(), handles_[codec::kUserMetaCf], key), "deleting meta " + key);
+}
+
 Result<std::string> StoreImpl::GetMeta(const std::string& key) const {
   std::string value;
   rocksdb::Status st = db_->Get(ReadOpts(), handles_[codec::kUserMetaCf], key, &value);

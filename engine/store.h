@@ -244,6 +244,7 @@ class Store {
   virtual Status PutMeta(const std::string& key, const std::string& value) = 0;
   virtual Result<std::string> GetMeta(const std::string& key) const = 0;  // NotFound if absent
   virtual Result<std::vector<std::pair<std::string, std::string>>> ListMeta(const std::string& prefix) const = 0;
+  virtual Status DeleteMeta(const std::string& key) = 0;  // OK if absent
 
   // Bulk path for large loads (Import, the benchmark corpus): see BulkWriter.
   virtual Result<std::unique_ptr<BulkWriter>> StartBulk() = 0;

@@ -266,6 +266,7 @@ class StoreImpl final : public Store {
   Status PutMeta(const std::string& key, const std::string& value) override;
   Result<std::string> GetMeta(const std::string& key) const override;
   Result<std::vector<std::pair<std::string, std::string>>> ListMeta(const std::string& prefix) const override;
+  Status DeleteMeta(const std::string& key) override;
   Result<std::unique_ptr<BulkWriter>> StartBulk() override;
 
   Result<std::vector<Fact>> FactsAbout(const EntityId& subject, const ReadView& view) const override;

@@ -397,9 +397,36 @@ Status PutNamedEntities(Store& store, EntityResolver& resolver, const std::vecto
   return RecordMatches(store, resolver.NewMatches());
 }
 
-// Stores what one fetch brought; errors are that source's failure only.
 // The user meta record of the rules that read a document's standing claims.
 constexpr char kRulesReadKey[] = "rules-read/";
+// The user meta record of a source whose ingest failed in the runs up to
+// now (FailingSources): JSON, removed by its next success.
+constexpr char kFailingKey[] = "ingest-failed/";
+
+// Counts this run's failure onto the record of the runs before (a record
+// that cannot be read starts again) and sets the outcome's figures.
+Status RecordFailure(Store& store, SourceOutcome& outcome, int64_t now) {
+  const std::string key = kFailingKey + outcome.document_id;
+  int64_t since = now;
+  uint64_t runs = 1;
+  auto before = store.GetMeta(key);
+  if (!before.ok() && !before.status().IsNotFound()) return before.status();
+  if (before.ok()) {
+    const nlohmann::json old = nlohmann::json::parse(*before, nullptr, false);
+    if (old.is_object() && old.value("since", int64_t{0}) > 0 && old.value("runs", uint64_t{0}) > 0) {
+      since = old.value("since", now);
+      runs = old.value("runs", uint64_t{0}) + 1;
+    }
+  }
+  outcome.failing_since = since;
+  outcome.failed_runs = runs;
+  const nlohmann::json record = {{"since", since},
+                                 {"last", now},
+                                 {"runs", runs},
+                                 {"location", outcome.location},
+                                 {"error", outcome.error}};
+  return store.PutMeta(key, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
 
 // Written only when it changes: --reextract runs again and again.
 Status RecordRulesRead(Store& store, const std::string& document_id, const std::string& rules) {
@@ -416,6 +443,28 @@ Status RecordRulesRead(Store& store, const std::string& document_id, const std::
 constexpr int kReadingCodeVersion = 3;
 
 }  // namespace
+
+Result<std::vector<FailingSource>> FailingSources(const Store& store) {
+  auto records = store.ListMeta(kFailingKey);
+  if (!records.ok()) return records.status();
+  std::vector<FailingSource> out;
+  for (const auto& [key, value] : *records) {
+    FailingSource f;
+    f.document_id = key.substr(sizeof kFailingKey - 1);
+    const nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+    if (j.is_object()) {
+      f.since = j.value("since", int64_t{0});
+      f.last = j.value("last", int64_t{0});
+      f.runs = j.value("runs", uint64_t{0});
+      f.location = j.value("location", std::string());
+      f.error = j.value("error", std::string());
+    } else {
+      f.error = "(its record is not JSON: " + value.substr(0, 80) + ")";
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
 
 std::string RulesNow(const Schema& schema) {
   return "schema " + schema.fingerprint().substr(0, 16) + ", extraction " + kExtractRuleVersion + "." +
@@ -889,6 +938,11 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     }
   }
 
+  std::set<std::string> failing_before;
+  if (auto failing = store.ListMeta(kFailingKey); failing.ok()) {
+    for (const auto& [key, value] : *failing) failing_before.insert(key.substr(sizeof kFailingKey - 1));
+  }
+
   KnownTexts known_texts;
   for (size_t i = 0; i < sources.size(); ++i) {
     std::optional<Result<FetchResult>> result;
@@ -933,6 +987,24 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       }
       if (!recorded_status.ok()) {
         outcome.warnings.push_back("which rules read it could not be recorded or read: " + recorded_status.message());
+      }
+    }
+    // A source that fails run after run (a dead URL in a cron job's list)
+    // is said so with how long, and `chipkg sources` lists it; the failure
+    // of a store that failed is the store's, and a source listed twice is
+    // the first one's document.
+    const std::string& id = outcome.document_id.empty() ? prepared[i].doc.id : outcome.document_id;
+    const auto first_of_id = source_of_document.find(id);
+    if (!id.empty() && !store_failed && first_of_id != source_of_document.end() && first_of_id->second == i) {
+      outcome.document_id = id;
+      Status failure_record;
+      if (!st.ok()) {
+        failure_record = RecordFailure(store, outcome, static_cast<int64_t>(std::time(nullptr)));
+      } else if (failing_before.count(id) > 0) {
+        failure_record = store.DeleteMeta(kFailingKey + id);
+      }
+      if (!failure_record.ok()) {
+        outcome.warnings.push_back("its failures in a row could not be recorded: " + failure_record.message());
       }
     }
     switch (outcome.state) {

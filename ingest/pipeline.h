@@ -70,6 +70,10 @@ struct SourceOutcome {
   bool read_by_other_rules = false;
   // This run read its text with its rules (internal: what is recorded).
   bool read_by_these_rules = false;
+  // kFailed: how many runs in a row have failed on it, this one included,
+  // and when the first of them did (Unix seconds); 0 when not recorded.
+  uint64_t failed_runs = 0;
+  int64_t failing_since = 0;
 };
 
 struct IngestReport {
@@ -87,6 +91,18 @@ struct IngestReport {
 // code's version ("schema 0a1b..., extraction 1.2"), as recorded for each
 // document a run reads (user meta "rules-read/ID").
 std::string RulesNow(const Schema& schema);
+
+// A source whose ingest failed in the latest runs, as recorded in the store
+// (user meta "ingest-failed/ID"): kept until a run next takes it.
+struct FailingSource {
+  std::string document_id;
+  std::string location;  // as given, without a user name or password
+  int64_t since = 0;     // Unix seconds: the first failure of those in a row
+  int64_t last = 0;      // the latest
+  uint64_t runs = 0;     // failed runs in a row
+  std::string error;     // the latest's
+};
+Result<std::vector<FailingSource>> FailingSources(const Store& store);
 
 // "run-20261205T171227Z-19599": the time and the process, as ingest runs are named.
 std::string NewRunId();

@@ -263,6 +263,18 @@ struct SourceFact {
 
 struct SourcesReport {
   std::vector<SourceSummary> sources;
+  // Sources whose ingest failed in the latest runs (a dead URL in a cron
+  // job's list), stored or not. Ingest keeps that record; Sources leaves
+  // this empty for its caller to fill.
+  struct Failing {
+    std::string document_id;
+    std::string location;
+    int64_t since = 0;  // Unix seconds: the first failure of those in a row
+    int64_t last = 0;   // the latest
+    uint64_t runs = 0;  // failed runs in a row
+    std::string error;  // the latest's
+  };
+  std::vector<Failing> failing;
 };
 
 struct SourceReport {

@@ -892,7 +892,16 @@ std::string Render(const SourcesReport& r, Format format) {
   if (format == Format::kJson) {
     json j = json::array();
     for (const auto& s : r.sources) j.push_back(SourceSummaryJson(s));
-    return Dump(json{{"sources", j}});
+    json failing = json::array();
+    for (const auto& f : r.failing) {
+      failing.push_back({{"document_id", f.document_id},
+                         {"location", f.location},
+                         {"since", IsoTimeJson(f.since)},
+                         {"last", IsoTimeJson(f.last)},
+                         {"runs", f.runs},
+                         {"error", f.error}});
+    }
+    return Dump(json{{"sources", j}, {"failing", failing}});
   }
   if (format == Format::kCsv) {
     Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched_at", "as_of",
@@ -913,6 +922,16 @@ std::string Render(const SourcesReport& r, Format format) {
   for (const auto& s : r.sources) {
     out << "\n";
     SourceSummaryText(out, s);
+  }
+  if (!r.failing.empty()) {
+    out << "\n" << r.failing.size() << (r.failing.size() == 1 ? " source" : " sources")
+        << " failing in the latest ingest runs (each run tries it again; one that takes it clears this):\n";
+    for (const auto& f : r.failing) {
+      out << "\n" << f.document_id << "  " << f.location << "\n    failed in " << f.runs
+          << (f.runs == 1 ? " run" : " runs in a row") << ", since " << IsoTime(f.since);
+      if (f.runs > 1) out << ", the latest at " << IsoTime(f.last);
+      out << ": " << OneLine(f.error, 300) << "\n";
+    }
   }
   return out.str();
 }

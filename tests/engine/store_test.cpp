@@ -1219,6 +1219,11 @@ TEST(StoreTest, TransactionsNumberWritesOneByOne) {
   ASSERT_EQ(listed.size(), 2u);
   EXPECT_EQ(listed[0].first, "ingest/last");
   EXPECT_EQ(listed[1].second, "y");
+  ASSERT_TRUE(store->DeleteMeta("ingest/last").ok());
+  ASSERT_TRUE(store->DeleteMeta("ingest/never-written").ok());
+  EXPECT_TRUE(store->GetMeta("ingest/last").status().IsNotFound());
+  ASSERT_EQ(store->ListMeta("ingest/").value().size(), 1u);
+  EXPECT_EQ(store->GetMeta("match/z").value(), "w");
 }
 
 TEST(StoreTest, SecondOpenForWritingIsBusy) {
@@ -1323,6 +1328,7 @@ TEST(StoreTest, AReaderSeesWritesAfterCatchUp) {
   auto write = reader.PutMeta("k", "v");
   EXPECT_TRUE(write.IsInvalidArgument());
   EXPECT_NE(write.message().find("read-only"), std::string::npos);
+  EXPECT_TRUE(reader.DeleteMeta("k").IsInvalidArgument());
   EXPECT_TRUE(reader.WriteDocumentVersion(b2.doc(), b2.version(), b2.facts(), "r").status().IsInvalidArgument());
   EXPECT_FALSE(reader.StartBulk().ok());
   EXPECT_TRUE(primary->CatchUp().ok());  // a no-op on the writer

@@ -1165,6 +1165,59 @@ TEST_F(PipelineHttpTest, AUrlWithCredentialsIsRefused) {
   EXPECT_EQ(server.request_count(), 0u);
 }
 
+// A source that fails run after run (a dead URL in a cron job's list) is
+// recorded with when it started failing and how many runs in a row, and
+// the record goes when a run takes it. A second listing of a document that
+// was taken is no failure of that document.
+TEST_F(PipelineHttpTest, ASourceFailingRunAfterRunIsRecordedUntilARunTakesIt) {
+  const std::string page = ReadFile(Seed("003_d5e7e28472882ec2.txt"));
+  std::atomic<bool> dead{true};
+  HttpServer server([&](const HttpRequest&, int) {
+    HttpResponse r;
+    if (dead) {
+      r.status = 404;
+      r.reason = "Not Found";
+    } else {
+      r.body = page;
+    }
+    return r;
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  SourceSpec spec;
+  spec.location = server.Url("/trainium2");
+  spec.id = "trn2";
+  auto first = IngestSources(*store_, *schema_, {spec}, options_);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->documents_failed, 1u);
+  EXPECT_EQ(first->sources[0].failed_runs, 1u);
+  auto failing = FailingSources(*store_);
+  ASSERT_TRUE(failing.ok()) << failing.status().message();
+  ASSERT_EQ(failing->size(), 1u);
+  EXPECT_EQ(failing->at(0).document_id, "trn2");
+  EXPECT_EQ(failing->at(0).location, spec.location);
+  EXPECT_EQ(failing->at(0).runs, 1u);
+  EXPECT_NE(failing->at(0).error.find("404"), std::string::npos) << failing->at(0).error;
+  const int64_t since = failing->at(0).since;
+  EXPECT_GT(since, 0);
+
+  auto second = IngestSources(*store_, *schema_, {spec}, options_);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->sources[0].failed_runs, 2u);
+  EXPECT_EQ(second->sources[0].failing_since, since);
+  failing = FailingSources(*store_);
+  ASSERT_EQ(failing.value().size(), 1u);
+  EXPECT_EQ(failing->at(0).runs, 2u);
+  EXPECT_EQ(failing->at(0).since, since);
+  EXPECT_GE(failing->at(0).last, since);
+
+  dead = false;
+  auto taken = IngestSources(*store_, *schema_, {spec, spec}, options_);
+  ASSERT_TRUE(taken.ok());
+  EXPECT_EQ(taken->documents_new, 1u);
+  EXPECT_EQ(taken->documents_failed, 1u);  // listed twice
+  EXPECT_TRUE(FailingSources(*store_).value().empty());
+}
+
 // One page written two ways (scheme and host case, default port, fragment)
 // is one document: fetched over HTTP whatever the scheme's case, stored under
 // its canonical URL, and the second way is "listed twice". A store that holds

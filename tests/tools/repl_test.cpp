@@ -206,6 +206,41 @@ TEST_F(ToolsTest, AFillLeftIncompleteIsCompletedByTheNextStart) {
   EXPECT_FALSE(Contains(again.err, "ingesting")) << again.err;
 }
 
+// A source that fails run after run is named as such by each run, with
+// since when, and listed by `sources` until a run takes it.
+TEST_F(ToolsTest, ASourceFailingRunAfterRunIsListedBySources) {
+  const std::string store = (g_sandbox->root() / "failing-sources").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  const std::vector<std::string> capped = {"ingest", seed, "--id", "seed-000-aws-trainium", "--max-facts", "20",
+                                           "--db", store};
+  Output once = Chipkg(capped);
+  EXPECT_EQ(once.code, 1) << once.err;
+  EXPECT_FALSE(Contains(once.err, "runs in a row")) << once.err;
+  Output twice = Chipkg(capped);
+  EXPECT_EQ(twice.code, 1) << twice.err;
+  EXPECT_TRUE(Contains(twice.err, "chipkg ingest: seed-000-aws-trainium has failed in 2 runs in a row, since "))
+      << twice.err;
+  Output listed = Chipkg({"sources", "--db", store});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_TRUE(Contains(listed.out, "1 source failing in the latest ingest runs")) << listed.out;
+  EXPECT_TRUE(Contains(listed.out, "seed-000-aws-trainium  " + seed + "\n    failed in 2 runs in a row, since "))
+      << listed.out;
+  EXPECT_TRUE(Contains(listed.out, "states more than 20 facts")) << listed.out;
+  Output as_json = Chipkg({"sources", "--format", "json", "--db", store});
+  ASSERT_EQ(as_json.code, 0) << as_json.err;
+  const nlohmann::json j = nlohmann::json::parse(as_json.out);
+  ASSERT_EQ(j.at("failing").size(), 1u) << as_json.out;
+  EXPECT_EQ(j["failing"][0].at("document_id"), "seed-000-aws-trainium");
+  EXPECT_EQ(j["failing"][0].at("runs"), 2);
+
+  Output taken = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store});
+  ASSERT_EQ(taken.code, 0) << taken.err;
+  Output after = Chipkg({"sources", "--format", "json", "--db", store});
+  ASSERT_EQ(after.code, 0) << after.err;
+  EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
+  EXPECT_EQ(nlohmann::json::parse(after.out).at("sources").size(), 1u) << after.out;
+}
+
 // The fetch limits and the document id are the command line's to set, and
 // a value that makes no sense is refused before anything is fetched.
 TEST_F(ToolsTest, IngestOptionsAreCheckedAndUsed) {

@@ -21,6 +21,7 @@
 #include "ingest/fetch.h"
 #include "ingest/lock.h"
 #include "ingest/pipeline.h"
+#include "query/citation_json.h"
 #include "query/factcheck.h"
 #include "query/suggest.h"
 #include "tools/chipkg/cli.h"
@@ -260,6 +261,11 @@ int RunIngest(const Args& args) {
       // Most errors name the location already ("URL: HTTP 404 Not Found").
       const bool named = s.error.rfind(s.location + ": ", 0) == 0;
       std::fprintf(stderr, "chipkg ingest: failed %s\n", (named ? s.error : s.location + ": " + s.error).c_str());
+      if (s.failed_runs > 1) {
+        std::fprintf(stderr, "chipkg ingest: %s has failed in %llu runs in a row, since %s ('chipkg sources' lists "
+                     "the sources failing)\n", s.document_id.c_str(), static_cast<unsigned long long>(s.failed_runs),
+                     query::IsoTime(s.failing_since).c_str());
+      }
     }
   }
   if (first_untried != nullptr) {

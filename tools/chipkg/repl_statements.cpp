@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "ingest/pipeline.h"
 #include "ingest/resolve.h"
 #include "query/factcheck.h"
 #include "query/query.h"
@@ -558,7 +559,17 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
   }
   if (known("sources")) {
     if (!rest.empty()) return with_note(Emit(factcheck::Source(*s.store, rest, options), s, out, err));
-    return with_note(Emit(factcheck::Sources(*s.store, options), s, out, err));
+    Result<factcheck::SourcesReport> report = factcheck::Sources(*s.store, options);
+    // What failed is the store's state now, not as it was then.
+    if (report.ok() && !options.view.as_of_tx) {
+      Result<std::vector<FailingSource>> failing = FailingSources(*s.store);
+      if (!failing.ok()) return Fail(err, failing.status().WithContext("reading which sources failed"), kExitFailed);
+      for (FailingSource& f : *failing) {
+        report->failing.push_back({std::move(f.document_id), std::move(f.location), f.since, f.last, f.runs,
+                                   std::move(f.error)});
+      }
+    }
+    return with_note(Emit(std::move(report), s, out, err));
   }
   if (known("source")) {
     if (rest.empty())
