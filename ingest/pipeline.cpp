@@ -405,7 +405,7 @@ constexpr char kFailingKey[] = "ingest-failed/";
 
 // Counts this run's failure onto the record of the runs before (a record
 // that cannot be read starts again) and sets the outcome's figures.
-Status RecordFailure(Store& store, SourceOutcome& outcome, int64_t now) {
+Status RecordFailure(Store& store, SourceOutcome& outcome, const std::string& manifest, int64_t now) {
   const std::string key = kFailingKey + outcome.document_id;
   int64_t since = now;
   uint64_t runs = 1;
@@ -420,11 +420,12 @@ Status RecordFailure(Store& store, SourceOutcome& outcome, int64_t now) {
   }
   outcome.failing_since = since;
   outcome.failed_runs = runs;
-  const nlohmann::json record = {{"since", since},
-                                 {"last", now},
-                                 {"runs", runs},
-                                 {"location", outcome.location},
-                                 {"error", outcome.error}};
+  nlohmann::json record = {{"since", since},
+                           {"last", now},
+                           {"runs", runs},
+                           {"location", outcome.location},
+                           {"error", outcome.error}};
+  if (!manifest.empty()) record["manifest"] = manifest;
   return store.PutMeta(key, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
@@ -452,12 +453,23 @@ Result<std::vector<FailingSource>> FailingSources(const Store& store) {
     FailingSource f;
     f.document_id = key.substr(sizeof kFailingKey - 1);
     const nlohmann::json j = nlohmann::json::parse(value, nullptr, false);
+    // Read field by field, each of its expected type: a record edited by
+    // hand or cut short reads as what it still says, not as an exception.
+    auto text = [&j](const char* name) {
+      auto it = j.find(name);
+      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    auto number = [&j](const char* name) {
+      auto it = j.find(name);
+      return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+    };
     if (j.is_object()) {
-      f.since = j.value("since", int64_t{0});
-      f.last = j.value("last", int64_t{0});
-      f.runs = j.value("runs", uint64_t{0});
-      f.location = j.value("location", std::string());
-      f.error = j.value("error", std::string());
+      f.since = number("since");
+      f.last = number("last");
+      f.runs = static_cast<uint64_t>(std::max<int64_t>(number("runs"), 0));
+      f.location = text("location");
+      f.manifest = text("manifest");
+      f.error = text("error");
     } else {
       f.error = "(its record is not JSON: " + value.substr(0, 80) + ")";
     }
@@ -772,6 +784,14 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
   if (!duplicate.empty()) return Status::InvalidArgument(duplicate);
   // Standard input has no directory of its own: its paths are the caller's.
   const auto base = from_stdin ? std::filesystem::path() : std::filesystem::path(path).parent_path();
+  // One name for the file however it was given (relative, through a link),
+  // so that a run of it knows its own sources' failure records.
+  std::string manifest_name;
+  if (!from_stdin) {
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    manifest_name = ec ? std::filesystem::absolute(path).lexically_normal().string() : resolved.string();
+  }
   std::vector<SourceSpec> out;
   // Two sources under one document id would each replace the other's
   // version on every run, retracting and re-adding their facts.
@@ -822,6 +842,7 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
     if (!IsUrl(spec.location) && std::filesystem::path(spec.location).is_relative()) {
       spec.location = (base / spec.location).lexically_normal().string();
     }
+    spec.manifest = manifest_name;
     out.push_back(std::move(spec));
   }
   return out;
@@ -938,10 +959,12 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     }
   }
 
-  std::set<std::string> failing_before;
-  if (auto failing = store.ListMeta(kFailingKey); failing.ok()) {
-    for (const auto& [key, value] : *failing) failing_before.insert(key.substr(sizeof kFailingKey - 1));
+  std::map<std::string, FailingSource> failing_before;
+  if (auto failing = FailingSources(store); failing.ok()) {
+    for (FailingSource& f : *failing) failing_before.emplace(f.document_id, std::move(f));
   }
+  std::set<std::string> ids_of_run;  // as their failures are recorded
+  bool stopped_by_store = false;
 
   KnownTexts known_texts;
   for (size_t i = 0; i < sources.size(); ++i) {
@@ -994,12 +1017,15 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     // of a store that failed is the store's, and a source listed twice is
     // the first one's document.
     const std::string& id = outcome.document_id.empty() ? prepared[i].doc.id : outcome.document_id;
+    ids_of_run.insert(id);
+    ids_of_run.insert(prepared[i].doc.id);
     const auto first_of_id = source_of_document.find(id);
     if (!id.empty() && !store_failed && first_of_id != source_of_document.end() && first_of_id->second == i) {
       outcome.document_id = id;
       Status failure_record;
       if (!st.ok()) {
-        failure_record = RecordFailure(store, outcome, static_cast<int64_t>(std::time(nullptr)));
+        failure_record =
+            RecordFailure(store, outcome, sources[i].manifest, static_cast<int64_t>(std::time(nullptr)));
       } else if (failing_before.count(id) > 0) {
         failure_record = store.DeleteMeta(kFailingKey + id);
       }
@@ -1017,6 +1043,7 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     report.facts_retracted += outcome.facts_retracted;
     report.sources.push_back(std::move(outcome));
     if (store_failed) {
+      stopped_by_store = true;
       for (size_t j = i + 1; j < sources.size(); ++j) {
         SourceOutcome untried;
         untried.location = WithoutCredentials(sources[j].location);
@@ -1028,6 +1055,23 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
         report.sources.push_back(std::move(untried));
       }
       break;
+    }
+  }
+  // A source dropped from its manifest (a dead URL taken out of a cron
+  // job's list) is tried by no later run, so its record of failures would
+  // stand for ever. Only the manifests this run read count: one store may be
+  // fed by several, and by sources given on the command line.
+  if (!stopped_by_store) {
+    std::set<std::string> manifests_of_run;
+    for (const SourceSpec& spec : sources) {
+      if (!spec.manifest.empty()) manifests_of_run.insert(spec.manifest);
+    }
+    for (const auto& [id, f] : failing_before) {
+      if (f.manifest.empty() || manifests_of_run.count(f.manifest) == 0 || ids_of_run.count(id) > 0) continue;
+      // Left for the next run when the store will not remove it: it stays
+      // listed, which is how it was.
+      if (!store.DeleteMeta(kFailingKey + id).ok()) continue;
+      report.failing_forgotten.push_back({id, f.location, f.manifest, f.runs});
     }
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -28,10 +28,15 @@ struct SourceSpec {
   std::string format;    // "page" (default: extract as a web page) or a dataset name declared by
                          // `column` lines in schema/ (e.g. "epoch-ml-hardware"), read as CSV
   std::string id;        // document id; derived from the location when empty
+  // The manifest file that lists it (LoadManifest: its absolute path, links
+  // resolved); empty for standard input and the command line. A run of a
+  // manifest forgets the failures of the sources it no longer lists.
+  std::string manifest;
 };
 
 // Reads a manifest: a JSON array of objects {"location": ..., "site", "kind", "title", "format", "id"}
-// (or of plain strings). Relative locations resolve against the manifest's directory.
+// (or of plain strings). Relative locations resolve against the manifest's directory; each
+// source's `manifest` names the file.
 // A path of "-" reads standard input (a list a script makes), named "standard input" in
 // errors, its relative locations resolved against the working directory.
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path);
@@ -83,6 +88,15 @@ struct IngestReport {
   size_t documents_new = 0, documents_changed = 0, documents_unchanged = 0, documents_failed = 0;
   size_t facts_added = 0, facts_retracted = 0;
   size_t documents_read_by_other_rules = 0;  // unchanged ones (SourceOutcome::read_by_other_rules)
+  // Failing sources (FailingSources) whose manifest this run read and which
+  // it no longer lists: their records are removed, as no run will take them.
+  struct Forgotten {
+    std::string document_id;
+    std::string location;
+    std::string manifest;
+    uint64_t runs = 0;
+  };
+  std::vector<Forgotten> failing_forgotten;
   double seconds = 0;
   std::string SummaryLine() const;  // one line for cron logs
 };
@@ -93,10 +107,12 @@ struct IngestReport {
 std::string RulesNow(const Schema& schema);
 
 // A source whose ingest failed in the latest runs, as recorded in the store
-// (user meta "ingest-failed/ID"): kept until a run next takes it.
+// (user meta "ingest-failed/ID"): kept until a run next takes it, or a run
+// of its manifest no longer lists it.
 struct FailingSource {
   std::string document_id;
   std::string location;  // as given, without a user name or password
+  std::string manifest;  // the manifest that listed it (SourceSpec::manifest); empty for none
   int64_t since = 0;     // Unix seconds: the first failure of those in a row
   int64_t last = 0;      // the latest
   uint64_t runs = 0;     // failed runs in a row

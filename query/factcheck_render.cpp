@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 #include "query/factcheck.h"
@@ -896,6 +898,7 @@ std::string Render(const SourcesReport& r, Format format) {
     for (const auto& f : r.failing) {
       failing.push_back({{"document_id", f.document_id},
                          {"location", f.location},
+                         {"manifest", f.manifest.empty() ? json(nullptr) : json(f.manifest)},
                          {"since", IsoTimeJson(f.since)},
                          {"last", IsoTimeJson(f.last)},
                          {"runs", f.runs},
@@ -904,16 +907,36 @@ std::string Render(const SourcesReport& r, Format format) {
     return Dump(json{{"sources", j}, {"failing", failing}});
   }
   if (format == Format::kCsv) {
+    // A failing source is a document's row with its failure, or a row of
+    // its own when it was never stored (its first fetch failed): one table
+    // for a script to read, as JSON's "failing" is one list.
     Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched_at", "as_of",
-             "live_facts", "retracted_facts", "not_published", "subjects", "retired_tx"});
+             "live_facts", "retracted_facts", "not_published", "subjects", "retired_tx", "failed_runs",
+             "failing_since", "failed_last", "failure", "manifest"});
+    std::map<std::string_view, const SourcesReport::Failing*> failing;
+    for (const auto& f : r.failing) failing.emplace(f.document_id, &f);
+    auto failure_fields = [](const SourcesReport::Failing* f) -> std::vector<std::string> {
+      if (f == nullptr) return {"", "", "", "", ""};
+      return {std::to_string(f->runs), IsoTimeCsv(f->since), IsoTimeCsv(f->last), OneLine(f->error, 300),
+              f->manifest};
+    };
     for (const auto& s : r.sources) {
       const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
-      csv.Row({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
-               std::to_string(s.versions.size()), latest ? latest->content_hash : "",
-               latest ? IsoTimeCsv(latest->fetched_at) : "",
-               latest && latest->as_of ? latest->as_of->ToString() : "", std::to_string(s.live_facts),
-               std::to_string(s.retracted_facts), std::to_string(s.not_published),
-               std::to_string(s.subjects), s.document.retired_tx ? std::to_string(s.document.retired_tx) : ""});
+      const auto f = failing.find(s.document.id);
+      const SourcesReport::Failing* failure = f == failing.end() ? nullptr : f->second;
+      if (failure != nullptr) failing.erase(f);
+      csv.Row(Concat({s.document.id, s.document.title, s.document.url, s.document.site, s.document.kind,
+                      std::to_string(s.versions.size()), latest ? latest->content_hash : "",
+                      latest ? IsoTimeCsv(latest->fetched_at) : "",
+                      latest && latest->as_of ? latest->as_of->ToString() : "", std::to_string(s.live_facts),
+                      std::to_string(s.retracted_facts), std::to_string(s.not_published),
+                      std::to_string(s.subjects), s.document.retired_tx ? std::to_string(s.document.retired_tx) : ""},
+                     failure_fields(failure)));
+    }
+    for (const auto& f : r.failing) {
+      if (failing.count(f.document_id) == 0) continue;  // its document's row has it
+      csv.Row(Concat({f.document_id, "", f.location, "", "", "0", "", "", "", "", "", "", "", ""},
+                     failure_fields(&f)));
     }
     return csv.str();
   }
@@ -931,6 +954,8 @@ std::string Render(const SourcesReport& r, Format format) {
           << (f.runs == 1 ? " run" : " runs in a row") << ", since " << IsoTime(f.since);
       if (f.runs > 1) out << ", the latest at " << IsoTime(f.last);
       out << ": " << OneLine(f.error, 300) << "\n";
+      // Where to take it out, for a source no longer wanted.
+      if (!f.manifest.empty()) out << "    listed in " << f.manifest << "\n";
     }
   }
   return out.str();

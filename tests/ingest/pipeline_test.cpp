@@ -8,7 +8,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -1216,6 +1218,76 @@ TEST_F(PipelineHttpTest, ASourceFailingRunAfterRunIsRecordedUntilARunTakesIt) {
   EXPECT_EQ(taken->documents_new, 1u);
   EXPECT_EQ(taken->documents_failed, 1u);  // listed twice
   EXPECT_TRUE(FailingSources(*store_).value().empty());
+}
+
+// A dead source taken out of its manifest is tried by no later run: the
+// manifest's next run forgets its failures. A run of another manifest, or of
+// sources given on the command line, leaves them: the store may be fed by
+// several lists.
+TEST_F(PipelineTest, AFailingSourceDroppedFromItsManifestIsForgottenByItsNextRun) {
+  WriteFile(dir_ / "page.txt", ReadFile(Seed("000_de7815fa348ea8df.txt")));
+  fs::create_directories(dir_ / "cron");
+  const fs::path manifest = dir_ / "cron" / "manifest.json";
+  WriteFile(manifest, R"([{"location": "../page.txt", "id": "page"}, {"location": "../gone.txt", "id": "gone"}])");
+  const fs::path other = dir_ / "other.json";
+  WriteFile(other, R"([{"location": "page.txt", "id": "page"}, {"location": "also-gone.txt", "id": "also-gone"}])");
+  SourceSpec by_hand;
+  by_hand.location = (dir_ / "never.txt").string();
+  by_hand.id = "by-hand";
+  auto listed = LoadManifest(manifest.string());
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  const std::string manifest_name = fs::weakly_canonical(manifest).string();
+  for (const SourceSpec& spec : *listed) EXPECT_EQ(spec.manifest, manifest_name);
+  auto others = LoadManifest(other.string());
+  ASSERT_TRUE(others.ok()) << others.status().message();
+  ASSERT_TRUE(IngestSources(*store_, *schema_, *listed, {}).ok());
+  ASSERT_TRUE(IngestSources(*store_, *schema_, *others, {}).ok());
+  ASSERT_TRUE(IngestSources(*store_, *schema_, {by_hand}, {}).ok());
+  auto failing = FailingSources(*store_);
+  ASSERT_TRUE(failing.ok()) << failing.status().message();
+  ASSERT_EQ(failing->size(), 3u);
+  std::map<std::string, std::string> manifest_of;
+  for (const FailingSource& f : *failing) manifest_of[f.document_id] = f.manifest;
+  EXPECT_EQ(manifest_of["gone"], manifest_name);
+  EXPECT_EQ(manifest_of["also-gone"], fs::weakly_canonical(other).string());
+  EXPECT_EQ(manifest_of["by-hand"], "");
+
+  // Still listed: tried again, and counted.
+  auto again = IngestSources(*store_, *schema_, *listed, {});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->failing_forgotten.empty());
+  EXPECT_EQ(again->sources.at(1).failed_runs, 2u);
+
+  // Taken out, and the manifest given by another path to the same file.
+  WriteFile(manifest, R"([{"location": "../page.txt", "id": "page"}])");
+  auto shorter = LoadManifest((dir_ / "cron" / ".." / "cron" / "manifest.json").string());
+  ASSERT_TRUE(shorter.ok()) << shorter.status().message();
+  auto dropped = IngestSources(*store_, *schema_, *shorter, {});
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  ASSERT_EQ(dropped->failing_forgotten.size(), 1u);
+  EXPECT_EQ(dropped->failing_forgotten[0].document_id, "gone");
+  EXPECT_EQ(dropped->failing_forgotten[0].manifest, manifest_name);
+  EXPECT_EQ(dropped->failing_forgotten[0].runs, 2u);
+  EXPECT_EQ(dropped->failing_forgotten[0].location, (dir_ / "gone.txt").string());
+  failing = FailingSources(*store_);
+  ASSERT_TRUE(failing.ok());
+  std::set<std::string> still;
+  for (const FailingSource& f : *failing) still.insert(f.document_id);
+  EXPECT_EQ(still, (std::set<std::string>{"also-gone", "by-hand"}));
+
+  // A record that is not what ingest writes reads as what it still says.
+  ASSERT_TRUE(store_->PutMeta("ingest-failed/odd", R"({"runs": "two", "since": 5, "manifest": 7})").ok());
+  failing = FailingSources(*store_);
+  ASSERT_TRUE(failing.ok());
+  bool odd_seen = false;
+  for (const FailingSource& f : *failing) {
+    if (f.document_id != "odd") continue;
+    odd_seen = true;
+    EXPECT_EQ(f.runs, 0u);
+    EXPECT_EQ(f.since, 5);
+    EXPECT_EQ(f.manifest, "");
+  }
+  EXPECT_TRUE(odd_seen);
 }
 
 // One page written two ways (scheme and host case, default port, fragment)

@@ -232,6 +232,7 @@ TEST_F(ToolsTest, ASourceFailingRunAfterRunIsListedBySources) {
   ASSERT_EQ(j.at("failing").size(), 1u) << as_json.out;
   EXPECT_EQ(j["failing"][0].at("document_id"), "seed-000-aws-trainium");
   EXPECT_EQ(j["failing"][0].at("runs"), 2);
+  EXPECT_TRUE(j["failing"][0].at("manifest").is_null()) << as_json.out;  // given on the command line
 
   Output taken = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store});
   ASSERT_EQ(taken.code, 0) << taken.err;
@@ -239,6 +240,56 @@ TEST_F(ToolsTest, ASourceFailingRunAfterRunIsListedBySources) {
   ASSERT_EQ(after.code, 0) << after.err;
   EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
   EXPECT_EQ(nlohmann::json::parse(after.out).at("sources").size(), 1u) << after.out;
+}
+
+// A dead source taken out of a cron job's manifest: its next run says the
+// record of its failures is removed; until then `sources` names the
+// manifest to take it out of, and its CSV has the failure as JSON does.
+TEST_F(ToolsTest, AFailingSourceTakenOutOfItsManifestIsNoLongerListed) {
+  const fs::path dir = g_sandbox->root() / "manifest-drop";
+  fs::create_directories(dir);
+  const std::string store = (dir / "store").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  const fs::path manifest = dir / "manifest.json";
+  const std::string gone = (dir / "gone.txt").string();
+  {
+    std::ofstream out(manifest);
+    out << R"([{"location": ")" << seed << R"(", "id": "trn1"}, {"location": "gone.txt", "id": "gone"}])";
+  }
+  Output failed = Chipkg({"ingest", "--manifest", manifest.string(), "--db", store});
+  EXPECT_EQ(failed.code, 1) << failed.err;
+  Output listed = Chipkg({"sources", "--db", store});
+  ASSERT_EQ(listed.code, 0) << listed.err;
+  EXPECT_TRUE(Contains(listed.out, "gone  " + gone + "\n    failed in 1 run, since ")) << listed.out;
+  EXPECT_TRUE(Contains(listed.out, "    listed in " + fs::weakly_canonical(manifest).string() + "\n")) << listed.out;
+  Output csv = Chipkg({"sources", "--format", "csv", "--db", store});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  std::istringstream lines(csv.out);
+  std::string header, first, second, extra;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  EXPECT_FALSE(std::getline(lines, extra)) << csv.out;
+  EXPECT_TRUE(Contains(header, ",retired_tx,failed_runs,failing_since,failed_last,failure,manifest")) << header;
+  EXPECT_TRUE(first.rfind("trn1,", 0) == 0) << first;
+  EXPECT_TRUE(Contains(first, ",,,,,")) << first;  // not failing: the failure's fields empty
+  EXPECT_TRUE(second.rfind("gone,," + gone + ",,,0,", 0) == 0) << second;
+  EXPECT_TRUE(Contains(second, ",1,")) << second;
+  EXPECT_TRUE(Contains(second, fs::weakly_canonical(manifest).string())) << second;
+
+  {
+    std::ofstream out(manifest);
+    out << R"([{"location": ")" << seed << R"(", "id": "trn1"}])";
+  }
+  Output dropped = Chipkg({"ingest", "--manifest", manifest.string(), "--db", store});
+  EXPECT_EQ(dropped.code, 0) << dropped.err;
+  EXPECT_TRUE(Contains(dropped.err, "chipkg ingest: gone (" + gone + ") is no longer in " +
+                                        fs::weakly_canonical(manifest).string() +
+                                        ": its record of 1 failed run is removed"))
+      << dropped.err;
+  Output after = Chipkg({"sources", "--format", "json", "--db", store});
+  ASSERT_EQ(after.code, 0) << after.err;
+  EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
 }
 
 // The fetch limits and the document id are the command line's to set, and

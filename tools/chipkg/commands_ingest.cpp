@@ -292,6 +292,11 @@ int RunIngest(const Args& args) {
                      s.warnings.size() - kShown);
       }
     }
+    for (const auto& f : report->failing_forgotten) {
+      std::fprintf(stderr, "chipkg ingest: %s (%s) is no longer in %s: its record of %llu failed %s is removed\n",
+                   f.document_id.c_str(), f.location.c_str(), f.manifest.c_str(),
+                   static_cast<unsigned long long>(f.runs), f.runs == 1 ? "run" : "runs in a row");
+    }
     // A first run over a dataset makes a new entity of every row.
     constexpr size_t kEntitiesShown = 10;
     for (size_t i = 0; i < report->new_entities.size() && i < kEntitiesShown; ++i) {

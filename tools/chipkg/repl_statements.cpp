@@ -565,8 +565,8 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
       Result<std::vector<FailingSource>> failing = FailingSources(*s.store);
       if (!failing.ok()) return Fail(err, failing.status().WithContext("reading which sources failed"), kExitFailed);
       for (FailingSource& f : *failing) {
-        report->failing.push_back({std::move(f.document_id), std::move(f.location), f.since, f.last, f.runs,
-                                   std::move(f.error)});
+        report->failing.push_back({std::move(f.document_id), std::move(f.location), std::move(f.manifest), f.since,
+                                   f.last, f.runs, std::move(f.error)});
       }
     }
     return with_note(Emit(std::move(report), s, out, err));
