@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <string_view>
 
@@ -151,6 +152,45 @@ Qualifiers ComparisonQualifiers(const Qualifiers& qualifiers, const Value& value
     auto scope = qualifiers.find(qualifier::kScope);
     key[qualifier::kScope] = scope == qualifiers.end() ? "" : scope->second;
   }
+  return key;
+}
+
+bool IsEstimate(const Qualifiers& qualifiers) {
+  auto it = qualifiers.find(qualifier::kBasis);
+  return it != qualifiers.end() && it->second == "estimate";
+}
+
+namespace {
+
+// The next entry of a key at or after `it` that is not its basis.
+Qualifiers::const_iterator SkipBasis(Qualifiers::const_iterator it, Qualifiers::const_iterator end) {
+  return it != end && it->first == qualifier::kBasis ? std::next(it) : it;
+}
+
+}  // namespace
+
+bool SameFigure(const Qualifiers& a, const Qualifiers& b) {
+  // Most keys are empty (a conflicts pass compares every claim's).
+  if (a.empty() && b.empty()) return true;
+  auto x = SkipBasis(a.begin(), a.end()), y = SkipBasis(b.begin(), b.end());
+  for (; x != a.end() && y != b.end(); x = SkipBasis(std::next(x), a.end()), y = SkipBasis(std::next(y), b.end())) {
+    if (*x != *y) return false;
+  }
+  return x == a.end() && y == b.end();
+}
+
+bool FigureLess(const Qualifiers& a, const Qualifiers& b) {
+  if (a.empty() && b.empty()) return false;
+  auto x = SkipBasis(a.begin(), a.end()), y = SkipBasis(b.begin(), b.end());
+  for (; x != a.end() && y != b.end(); x = SkipBasis(std::next(x), a.end()), y = SkipBasis(std::next(y), b.end())) {
+    if (*x < *y) return true;
+    if (*y < *x) return false;
+  }
+  return x == a.end() && y != b.end();
+}
+
+Qualifiers WithoutBasis(Qualifiers key) {
+  key.erase(qualifier::kBasis);
   return key;
 }
 

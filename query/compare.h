@@ -54,6 +54,20 @@ std::optional<double> PerChipNumber(const Value& value, const Qualifiers& qualif
 // when their keys are equal.
 Qualifiers ComparisonQualifiers(const Qualifiers& qualifiers, const Value& value);
 
+// Whether a claim is its source's own estimate (basis=estimate).
+bool IsEstimate(const Qualifiers& qualifiers);
+
+// Two keys (ComparisonQualifiers) of one figure, whatever their basis: a
+// source's estimate of a figure and another's stated value of it are two
+// claims about the same thing, and where they disagree that is a conflict to
+// show (each estimate marked as one), not two attributes side by side. The
+// key keeps the basis for what a claim shows and what a {basis=...} filter
+// selects. FigureLess orders keys as std::map's < does with the basis left
+// out, so that the claims of one figure sort together.
+bool SameFigure(const Qualifiers& a, const Qualifiers& b);
+bool FigureLess(const Qualifiers& a, const Qualifiers& b);
+Qualifiers WithoutBasis(Qualifiers key);
+
 // "format=bf16, sparsity=dense" (empty for no qualifiers).
 std::string QualifiersToString(const Qualifiers& qualifiers);
 

@@ -499,7 +499,8 @@ class Evaluator {
     return prefer.size();
   }
 
-  // Keeps, per qualifier set, only the claims of the best-ranked source.
+  // Keeps, per figure (qualifier set; an estimate is of the same figure as
+  // a stated value), only the claims of the best-ranked source.
   Status ApplyPreference(std::vector<Claim>& claims) {
     if (q_.policy.prefer.empty() || claims.size() < 2) return Status::OK();
     std::map<Qualifiers, size_t> best;
@@ -508,12 +509,12 @@ class Evaluator {
       Result<size_t> r = PreferenceRank(c);
       if (!r.ok()) return r.status();
       ranks.push_back(*r);
-      auto [it, inserted] = best.emplace(c.key, *r);
+      auto [it, inserted] = best.emplace(factcheck::WithoutBasis(c.key), *r);
       if (!inserted) it->second = std::min(it->second, *r);
     }
     std::vector<Claim> kept;
     for (size_t i = 0; i < claims.size(); ++i) {
-      if (ranks[i] == best[claims[i].key]) kept.push_back(std::move(claims[i]));
+      if (ranks[i] == best[factcheck::WithoutBasis(claims[i].key)]) kept.push_back(std::move(claims[i]));
     }
     claims = std::move(kept);
     return Status::OK();
@@ -1275,9 +1276,11 @@ class Evaluator {
   }
 
   // Claims grouped by what they are about, each group split into clusters of
-  // agreeing values. More than one cluster in a group is a conflict.
+  // agreeing values. More than one cluster in a group is a conflict. A
+  // source's estimate is of the same figure as a stated value
+  // (factcheck::SameFigure): each claim's own key says which it is.
   struct Group {
-    Qualifiers key;
+    Qualifiers key;  // without the basis
     // Claims that agree with each other, every one with every other: a
     // year agrees with two days of it that disagree with each other, and
     // compared with a first member alone it made one cluster of all three.
@@ -1309,11 +1312,11 @@ class Evaluator {
     for (const Claim& c : claims) {
       Group* g = nullptr;
       for (Group& existing : groups) {
-        if (existing.key == c.key) g = &existing;
+        if (factcheck::SameFigure(existing.key, c.key)) g = &existing;
       }
       if (g == nullptr) {
         g = &groups.emplace_back();
-        g->key = c.key;
+        g->key = factcheck::WithoutBasis(c.key);
       }
       bool placed = false;
       for (auto& cluster : g->clusters) {
@@ -1561,6 +1564,7 @@ class Evaluator {
           const Claim* rep = g.clusters[i].front();
           if (i > 0) text += " vs ";
           text += rep->text;
+          if (factcheck::IsEstimate(rep->key)) text += " (estimate)";
         }
         if (g.clusters.size() == 2 && !g.difference.size.empty()) text += " (" + g.difference.size + ")";
         // A figure several times another is rarely a source's disagreement
@@ -1578,21 +1582,31 @@ class Evaluator {
         // Stated and computed values of one cluster are shown apart, and so
         // are dates of another precision: "2022" agrees with 2022-10-01, but
         // shown as "2022-10-01 [1][2]" its citation [2] seemed to say the day.
-        std::vector<std::pair<bool, int>> shown;  // (computed, date precision or 0), in order of first claim
+        // So are estimates, each with its own mark.
+        struct ShownKind {
+          bool computed = false;
+          int precision = 0;  // a date's, or 0
+          bool estimate = false;
+          bool operator==(const ShownKind&) const = default;
+        };
+        auto kind_of = [](const Claim& c) {
+          return ShownKind{c.computed,
+                           c.value.kind == ValueKind::kDate ? static_cast<int>(c.value.date.precision) : 0,
+                           factcheck::IsEstimate(c.key)};
+        };
+        std::vector<ShownKind> shown;  // in order of first claim
         for (const Claim* c : cluster) {
-          const std::pair<bool, int> kind{c->computed, c->value.kind == ValueKind::kDate
-                                                           ? static_cast<int>(c->value.date.precision)
-                                                           : 0};
+          const ShownKind kind = kind_of(*c);
           if (std::find(shown.begin(), shown.end(), kind) == shown.end()) shown.push_back(kind);
         }
         std::stable_sort(shown.begin(), shown.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });  // stated first
-        for (const auto& [computed, precision] : shown) {
+                         [](const auto& a, const auto& b) { return a.computed < b.computed; });  // stated first
+        for (const ShownKind& kind : shown) {
+          const bool computed = kind.computed;
           std::vector<Support> supports;
           const Claim* first = nullptr;
           for (const Claim* c : cluster) {
-            const int p = c->value.kind == ValueKind::kDate ? static_cast<int>(c->value.date.precision) : 0;
-            if (c->computed != computed || p != precision) continue;
+            if (!(kind_of(*c) == kind)) continue;
             if (first == nullptr) first = c;
             supports.push_back(c->support);
           }
@@ -1605,7 +1619,7 @@ class Evaluator {
           auto content = std::make_shared<ShownValue::Content>();
           content->value = first->value;
           if (first->number) content->value.number = *first->number;
-          content->qualifiers = g.key;
+          content->qualifiers = first->key;  // the group's, and the claim's basis
           content->formula = first->formula;
           v.content = std::move(content);
           v.support = Support::Or(std::move(supports));
@@ -3058,7 +3072,7 @@ class Evaluator {
       for (const Claim& c : *kept) sorted.push_back(&c);
       StableSortFew(sorted, [](const Claim* a, const Claim* b) {
         if (a->predicate != b->predicate) return a->predicate < b->predicate;
-        return a->key < b->key;
+        return factcheck::FigureLess(a->key, b->key);  // an estimate beside the stated figure it may contradict
       });
       // Once the subject's rows are built, their citations are numbered, in
       // order of first use as ResolveCitations would, and each claim they
@@ -3104,7 +3118,7 @@ class Evaluator {
       for (size_t begin = 0; begin < sorted.size();) {
         size_t end = begin + 1;
         while (end < sorted.size() && sorted[end]->predicate == sorted[begin]->predicate &&
-               sorted[end]->key == sorted[begin]->key) {
+               factcheck::SameFigure(sorted[end]->key, sorted[begin]->key)) {
           ++end;
         }
         const std::span<const Claim* const> g(sorted.data() + begin, end - begin);
@@ -3140,7 +3154,11 @@ class Evaluator {
             }
             if (attribute.empty()) {
               attribute = g.front()->predicate;
-              if (!g.front()->key.empty()) attribute += " " + QualifierText(g.front()->key);
+              // The figure's: each value shows its own basis.
+              if (!g.front()->key.empty()) {
+                const Qualifiers figure = factcheck::WithoutBasis(g.front()->key);
+                if (!figure.empty()) attribute += " " + QualifierText(figure);
+              }
             }
             // A claim can be in several pairs: cells copy it. (Moving it into
             // its last pair's row was measured: Q5 no faster, the strings of

@@ -366,20 +366,28 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
            std::tie(b.provenance.document_id, b.provenance.document_version, b.provenance.span_begin, b.id);
   });
 
+  // A source's estimate of a figure is in the same bucket as the stated
+  // values it may contradict (SameFigure); a bucket of estimates alone keeps
+  // {basis=estimate} in its label, one of both marks each estimate.
   struct Bucket {
     EntityId subject;
     std::string predicate;
-    Qualifiers key;
+    Qualifiers key;  // its first claim's
+    bool mixed_basis = false;
     std::vector<std::vector<const Fact*>> clusters;
   };
   std::map<std::tuple<EntityId, size_t, std::string, std::string>, Bucket> buckets;
   for (const Fact& f : facts) {
     Qualifiers key = ComparisonQualifiers(f.qualifiers, f.value);
-    auto id = std::make_tuple(f.subject, rank(f.predicate), f.predicate, QualifiersToString(key));
+    auto id = std::make_tuple(f.subject, rank(f.predicate), f.predicate, QualifiersToString(WithoutBasis(key)));
     Bucket& b = buckets[id];
-    b.subject = f.subject;
-    b.predicate = f.predicate;
-    b.key = key;
+    if (b.clusters.empty()) {
+      b.subject = f.subject;
+      b.predicate = f.predicate;
+      b.key = key;
+    } else if (b.key != key) {
+      b.mixed_basis = true;
+    }
     // A claim joins the values it agrees with, every one of them: a year
     // agrees with two days of it that disagree with each other.
     bool placed = false;
@@ -439,9 +447,9 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
     s.subject = b.subject;
     s.subject_name = library.EntityName(b.subject);
     s.predicate = b.predicate;
-    s.key = b.key;
+    s.key = b.mixed_basis ? WithoutBasis(b.key) : b.key;
     // People read "model=Llama 3.1 70B", not the id; the key keeps the id.
-    Qualifiers shown = b.key;
+    Qualifiers shown = s.key;
     for (auto& [k, v] : shown) {
       if (v.find(':') != std::string::npos) v = library.EntityName(v);
     }
@@ -451,6 +459,7 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
       std::set<std::string> docs;
       for (const Fact* f : cluster) {
         g.claims.push_back(MakeClaim(library, &citations, *f));
+        if (b.mixed_basis && IsEstimate(f->qualifiers)) g.claims.back().display += " (estimate)";
         docs.insert(f->provenance.document_id);
       }
       g.display = g.claims.front().display;

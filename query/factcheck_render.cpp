@@ -912,7 +912,7 @@ std::string Render(const SourcesReport& r, Format format) {
     // for a script to read, as JSON's "failing" is one list.
     Csv csv({"id", "title", "url", "site", "kind", "versions", "latest_hash", "latest_fetched_at", "as_of",
              "live_facts", "retracted_facts", "not_published", "subjects", "retired_tx", "failed_runs",
-             "failing_since", "failed_last", "failure", "manifest"});
+             "failing_since", "last_failed", "failure", "manifest"});
     std::map<std::string_view, const SourcesReport::Failing*> failing;
     for (const auto& f : r.failing) failing.emplace(f.document_id, &f);
     auto failure_fields = [](const SourcesReport::Failing* f) -> std::vector<std::string> {

@@ -830,6 +830,75 @@ TEST_F(FactcheckTest, OneDocumentGivingTwoValuesIsNotAConflict) {
   EXPECT_EQ(r2->conflicts[0].differences.size(), 1u);
 }
 
+// A source's estimate of a figure and a maker's stated value of it are two
+// claims about one thing: where they disagree, describe, conflicts and the
+// query language show a conflict, with the estimate marked as one. Alone,
+// an estimate keeps {basis=estimate} as its attribute's mark.
+TEST_F(FactcheckTest, AnEstimateThatDisagreesWithAStatedFigureIsAConflict) {
+  ASSERT_TRUE(store_->PutEntity({"chip:y", "chip", "Chip Y", {}}).ok());
+  const std::string table = "name,tdp\nChip Y,340\n";
+  Fact estimate = At(table, "doc-e", "340", "chip:y", "tdp", Value::Quantity(340, "watts", "340 W"),
+                     {{"basis", "estimate"}});
+  estimate.provenance.row = 1;
+  estimate.provenance.column = "tdp";
+  Write("doc-e", "Estimates", "aggregator", table, {estimate});
+  auto alone = Describe(*store_, TheSchema(), "Chip Y");
+  ASSERT_TRUE(alone.ok()) << alone.status().message();
+  ASSERT_NE(FindAttr(alone->attributes, "tdp {basis=estimate}"), nullptr) << Render(*alone, Format::kText);
+  auto none = Conflicts(*store_, TheSchema(), "Chip Y");
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->conflicts.empty());
+
+  const std::string page = "Chip Y datasheet. TDP: 192 W.\n";
+  Write("doc-f", "Chip Y datasheet", "vendor", page, {At(page, "doc-f", "192 W", "chip:y", "tdp", Written("192 W", "watts"))});
+  auto both = Describe(*store_, TheSchema(), "Chip Y");
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  const AttributeSummary* tdp = FindAttr(both->attributes, "tdp");
+  ASSERT_NE(tdp, nullptr) << Render(*both, Format::kText);
+  EXPECT_EQ(FindAttr(both->attributes, "tdp {basis=estimate}"), nullptr) << Render(*both, Format::kText);
+  EXPECT_TRUE(tdp->conflict()) << Render(*both, Format::kText);
+  const std::string described = Render(*both, Format::kText);
+  EXPECT_NE(described.find("340 W (estimate)"), std::string::npos) << described;
+  auto conflicts = Conflicts(*store_, TheSchema(), "Chip Y");
+  ASSERT_TRUE(conflicts.ok());
+  ASSERT_EQ(conflicts->conflicts.size(), 1u) << Render(*conflicts, Format::kText);
+  EXPECT_NE(Render(*conflicts, Format::kText).find("340 W (estimate)"), std::string::npos)
+      << Render(*conflicts, Format::kText);
+
+  auto cell = query::RunQuery(*store_, TheSchema(), "find chip where tdp > 0 W show tdp");
+  ASSERT_TRUE(cell.ok()) << cell.status().message();
+  const query::Row* row = nullptr;
+  for (const auto& r : cell->rows) row = r.entity == "chip:y" ? &r : row;
+  ASSERT_NE(row, nullptr);
+  ASSERT_EQ(row->cells.size(), 1u);
+  EXPECT_EQ(row->cells[0].state, query::Cell::State::kConflict);
+  EXPECT_NE(row->cells[0].conflict.find("340 W (estimate)"), std::string::npos) << row->cells[0].conflict;
+  ASSERT_EQ(row->cells[0].values.size(), 2u);
+  size_t marked = 0;
+  for (const auto& v : row->cells[0].values) marked += v.qualifiers().count("basis");
+  EXPECT_EQ(marked, 1u);  // the estimate shows its basis, the stated value none
+  auto listed = query::RunQuery(*store_, TheSchema(), "conflicts in chip");
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  size_t of_y = 0;
+  for (const auto& r : listed->rows) of_y += r.entity == "chip:y";
+  EXPECT_EQ(of_y, 1u);
+  auto conflicting = query::RunQuery(*store_, TheSchema(), "count chip where conflicting(tdp)");
+  ASSERT_TRUE(conflicting.ok()) << conflicting.status().message();
+  EXPECT_EQ(conflicting->count.value_or(0), 1u);
+  // {basis=stated} leaves the estimate out, and a preferred maker's figure
+  // stands for the figure: neither is a conflict.
+  for (const char* text : {"find chip where tdp > 0 W show tdp{basis=stated}",
+                           "find chip where tdp > 0 W show tdp prefer vendor"}) {
+    auto one = query::RunQuery(*store_, TheSchema(), text);
+    ASSERT_TRUE(one.ok()) << text << ": " << one.status().message();
+    for (const auto& r : one->rows) {
+      if (r.entity != "chip:y") continue;
+      EXPECT_EQ(r.cells.at(0).state, query::Cell::State::kReported) << text;
+      EXPECT_EQ(r.cells.at(0).values.size(), 1u) << text;
+    }
+  }
+}
+
 TEST_F(FactcheckTest, HostileTargetsFailCleanly) {
   std::vector<std::string> targets = {"",
                                       ".",

@@ -270,7 +270,7 @@ TEST_F(ToolsTest, AFailingSourceTakenOutOfItsManifestIsNoLongerListed) {
   std::getline(lines, first);
   std::getline(lines, second);
   EXPECT_FALSE(std::getline(lines, extra)) << csv.out;
-  EXPECT_TRUE(Contains(header, ",retired_tx,failed_runs,failing_since,failed_last,failure,manifest")) << header;
+  EXPECT_TRUE(Contains(header, ",retired_tx,failed_runs,failing_since,last_failed,failure,manifest")) << header;
   EXPECT_TRUE(first.rfind("trn1,", 0) == 0) << first;
   EXPECT_TRUE(Contains(first, ",,,,,")) << first;  // not failing: the failure's fields empty
   EXPECT_TRUE(second.rfind("gone,," + gone + ",,,0,", 0) == 0) << second;
