@@ -62,7 +62,7 @@ class Sink {
 };
 
 // Display width of UTF-8 text: one column per code point.
-size_t Width(const std::string& s) {
+size_t Width(std::string_view s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
@@ -147,14 +147,43 @@ std::string ValueText(const ShownValue& v, size_t* shortened) {
   return t;
 }
 
+// A cell's text in a table: its values joined by "; ", or, when that would
+// be wider than a value may be (kLongestValueShown), a value a line ('\n'
+// between them): a chip's perf per watt in five formats, each computed from
+// two figures, made a column 400 characters wide, every row of it too.
 std::string CellText(const Cell& c, size_t* shortened) {
   std::string out;
+  size_t width = 0;
+  std::vector<size_t> starts;  // of each value in `out`
   for (size_t i = 0; i < c.values.size(); ++i) {
     if (i > 0) out += "; ";
-    out += ValueText(c.values[i], shortened);
+    starts.push_back(out.size());
+    const std::string value = ValueText(c.values[i], shortened);
+    width += (i > 0 ? 2 : 0) + Width(value);
+    out += value;
   }
-  if (c.state == Cell::State::kConflict) out += "  (conflict)";
+  if (c.state == Cell::State::kConflict) {
+    out += "  (conflict)";
+    width += 12;
+  }
+  if (c.values.size() > 1 && width > kLongestValueShown) {
+    // "; " before each value after the first becomes one line break.
+    for (size_t i = starts.size() - 1; i > 0; --i) out.replace(starts[i] - 2, 2, "\n");
+  }
   return out;
+}
+
+// Display width of a cell, the widest of its lines.
+size_t CellWidth(const std::string& text) {
+  if (text.find('\n') == std::string::npos) return Width(text);
+  size_t widest = 0, from = 0;
+  for (;;) {
+    const size_t end = text.find('\n', from);
+    widest = std::max(widest, Width(std::string_view(text).substr(from, end == std::string::npos ? std::string::npos
+                                                                                                   : end - from)));
+    if (end == std::string::npos) return widest;
+    from = end + 1;
+  }
 }
 
 std::string EntityColumn(const QueryResult& r) {
@@ -193,20 +222,54 @@ void RenderText(const QueryResult& r, Sink& out) {
     std::vector<size_t> widths(header.size(), 0);
     for (size_t i = 0; i < header.size(); ++i) widths[i] = Width(header[i]);
     for (const auto& line : table) {
-      for (size_t i = 0; i < line.size() && i < widths.size(); ++i) widths[i] = std::max(widths[i], Width(line[i]));
+      for (size_t i = 0; i < line.size() && i < widths.size(); ++i) {
+        widths[i] = std::max(widths[i], CellWidth(line[i]));
+      }
     }
     // Appends in place: a large answer's text is hundreds of MB, and a
     // temporary per line and cell costs more than the text itself.
-    auto emit = [&](const std::vector<std::string>& line) {
-      for (size_t i = 0; i < line.size(); ++i) {
+    auto emit_one = [&](const std::vector<std::string_view>& line) {
+      size_t last = line.size();  // trailing empty cells leave no padding behind
+      while (last > 1 && line[last - 1].empty()) --last;
+      for (size_t i = 0; i < last; ++i) {
         if (i) out += "  ";
         out += line[i];
-        if (i + 1 < line.size()) {
+        if (i + 1 < last) {
           const size_t w = Width(line[i]);
           if (w < widths[i]) out.append(widths[i] - w, ' ');
         }
       }
       out += '\n';
+    };
+    std::vector<std::string_view> physical;
+    auto emit = [&](const std::vector<std::string>& line) {
+      bool wrapped = false;
+      for (const std::string& cell : line) wrapped = wrapped || cell.find('\n') != std::string::npos;
+      if (!wrapped) {
+        for (size_t i = 0; i < line.size(); ++i) {
+          if (i) out += "  ";
+          out += line[i];
+          if (i + 1 < line.size()) {
+            const size_t w = Width(line[i]);
+            if (w < widths[i]) out.append(widths[i] - w, ' ');
+          }
+        }
+        out += '\n';
+        return;
+      }
+      // A row of several lines: each cell's next line, or nothing, per line.
+      std::vector<std::string_view> rest(line.begin(), line.end());
+      for (bool more = true; more;) {
+        more = false;
+        physical.clear();
+        for (std::string_view& cell : rest) {
+          const size_t end = cell.find('\n');
+          physical.push_back(cell.substr(0, end));
+          cell = end == std::string_view::npos ? std::string_view() : cell.substr(end + 1);
+          more = more || !cell.empty();
+        }
+        emit_one(physical);
+      }
     };
     emit(header);
     std::vector<std::string> rule;

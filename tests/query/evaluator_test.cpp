@@ -168,6 +168,41 @@ TEST_F(EvaluatorTest, TextTablesCutLongValuesAndSaySo) {
   EXPECT_EQ(Render(Ok("find chip where memory > 50 GB show memory"), Format::kText).find("cut at"), std::string::npos);
 }
 
+// A cell of several values wider than a value may be shows a value a line,
+// the row's other cells on its first line; a narrow one stays on one line.
+TEST_F(EvaluatorTest, TextTablesShowAWideCellsValuesOneALine) {
+  DocBuilder("formats", "vendor", "formats.example")
+      .Add("chip:alpha", "cooling", Value::Text(std::string(40, 'a')))
+      .Add("chip:alpha", "cooling", Value::Text(std::string(40, 'b')))
+      .Add("chip:beta", "cooling", Value::Text("air"))
+      .Add("chip:beta", "cooling", Value::Text("liquid"))
+      .Write(*store_, "run-2");
+  const std::string text = Render(Ok("find chip where reported(cooling) show cooling order by name"), Format::kText);
+  const std::string table = text.substr(0, text.find("\n\n"));
+  std::vector<std::string> lines;
+  for (size_t from = 0; from < table.size();) {
+    const size_t end = table.find('\n', from);
+    lines.push_back(table.substr(from, end - from));
+    from = end == std::string::npos ? table.size() : end + 1;
+  }
+  ASSERT_GE(lines.size(), 5u) << text;
+  size_t alpha = 0;
+  while (alpha < lines.size() && lines[alpha].rfind("Alpha", 0) != 0) ++alpha;
+  ASSERT_LT(alpha + 2, lines.size()) << text;
+  const size_t column = lines[alpha].find(std::string(40, 'a'));
+  ASSERT_NE(column, std::string::npos) << text;
+  EXPECT_EQ(lines[alpha].find(std::string(40, 'b')), std::string::npos) << text;
+  // The next line holds the second value alone, under the first.
+  EXPECT_EQ(lines[alpha + 1].find(std::string(40, 'b')), column) << text;
+  EXPECT_EQ(lines[alpha + 1].find_first_not_of(' '), column) << text;
+  size_t beta = 0;
+  while (beta < lines.size() && lines[beta].rfind("Beta", 0) != 0) ++beta;
+  ASSERT_LT(beta, lines.size()) << text;
+  EXPECT_NE(lines[beta].find("; liquid ["), std::string::npos) << text;  // Beta's two values on one line
+  // The rule is as wide as the widest line, not the values joined.
+  EXPECT_LT(lines[1].size(), column + 60) << text;
+}
+
 // A dataset's figure reads as a person writes it, in the table and in the
 // footnote's claim: a whole number written as a float loses its ".0", a
 // cell in base units is shown in the display unit. Pages' own wording stays.
