@@ -194,6 +194,11 @@ Qualifiers WithoutBasis(Qualifiers key) {
   return key;
 }
 
+bool EstimateOfTheUnpublished(const Value& a, const Qualifiers& a_key, const Value& b, const Qualifiers& b_key) {
+  return (a.kind == ValueKind::kNotPublished && b.kind != ValueKind::kNotPublished && IsEstimate(b_key)) ||
+         (b.kind == ValueKind::kNotPublished && a.kind != ValueKind::kNotPublished && IsEstimate(a_key));
+}
+
 std::string QualifiersToString(const Qualifiers& qualifiers) {
   std::string out;
   for (const auto& [k, v] : qualifiers) {

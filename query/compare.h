@@ -67,6 +67,10 @@ bool IsEstimate(const Qualifiers& qualifiers);
 bool SameFigure(const Qualifiers& a, const Qualifiers& b);
 bool FigureLess(const Qualifiers& a, const Qualifiers& b);
 Qualifiers WithoutBasis(Qualifiers key);
+// An estimate and a "not published" marker of one figure do not disagree:
+// the estimate is what its source makes of the figure the maker does not
+// publish (Epoch's TPU TDPs). Keys are ComparisonQualifiers'.
+bool EstimateOfTheUnpublished(const Value& a, const Qualifiers& a_key, const Value& b, const Qualifiers& b_key);
 
 // "format=bf16, sparsity=dense" (empty for no qualifiers).
 std::string QualifiersToString(const Qualifiers& qualifiers);

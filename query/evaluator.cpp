@@ -500,21 +500,31 @@ class Evaluator {
   }
 
   // Keeps, per figure (qualifier set; an estimate is of the same figure as
-  // a stated value), only the claims of the best-ranked source.
+  // a stated value), only the claims of the best-ranked source. An estimate
+  // gives way to a better-ranked value, not to a "not published" marker:
+  // it is what its source makes of the figure the maker does not publish
+  // (EstimateOfTheUnpublished).
   Status ApplyPreference(std::vector<Claim>& claims) {
     if (q_.policy.prefer.empty() || claims.size() < 2) return Status::OK();
-    std::map<Qualifiers, size_t> best;
+    std::map<Qualifiers, size_t> best, best_value;
+    auto lower = [](std::map<Qualifiers, size_t>& m, const Qualifiers& figure, size_t rank) {
+      auto [it, inserted] = m.emplace(figure, rank);
+      if (!inserted) it->second = std::min(it->second, rank);
+    };
     std::vector<size_t> ranks;
+    std::vector<Qualifiers> figures;
     for (const Claim& c : claims) {
       Result<size_t> r = PreferenceRank(c);
       if (!r.ok()) return r.status();
       ranks.push_back(*r);
-      auto [it, inserted] = best.emplace(factcheck::WithoutBasis(c.key), *r);
-      if (!inserted) it->second = std::min(it->second, *r);
+      figures.push_back(factcheck::WithoutBasis(c.key));
+      lower(best, figures.back(), *r);
+      if (c.value.kind != ValueKind::kNotPublished) lower(best_value, figures.back(), *r);
     }
     std::vector<Claim> kept;
     for (size_t i = 0; i < claims.size(); ++i) {
-      if (ranks[i] == best[factcheck::WithoutBasis(claims[i].key)]) kept.push_back(std::move(claims[i]));
+      const auto& by = factcheck::IsEstimate(claims[i].key) ? best_value : best;
+      if (ranks[i] == by.at(figures[i])) kept.push_back(std::move(claims[i]));
     }
     claims = std::move(kept);
     return Status::OK();
@@ -1257,6 +1267,7 @@ class Evaluator {
   // (query/compare.h), except that two figures for the same scope that cannot
   // be normalised to a chip (24 MiB per core, twice) compare as written.
   factcheck::Comparison Agree(const Claim& a, const Claim& b) const {
+    if (factcheck::EstimateOfTheUnpublished(a.value, a.key, b.value, b.key)) return factcheck::Comparison();
     const Qualifiers& qa = a.computed ? a.key : a.qualifiers;
     const Qualifiers& qb = b.computed ? b.key : b.qualifiers;
     if (a.value.kind == ValueKind::kQuantity && b.value.kind == ValueKind::kQuantity && !a.number && !b.number) {

@@ -393,7 +393,8 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
     bool placed = false;
     for (auto& cluster : b.clusters) {
       const bool agrees = std::all_of(cluster.begin(), cluster.end(), [&](const Fact* member) {
-        return CompareValues(member->value, member->qualifiers, f.value, f.qualifiers, options.compare).agree;
+        return EstimateOfTheUnpublished(member->value, member->qualifiers, f.value, f.qualifiers) ||
+               CompareValues(member->value, member->qualifiers, f.value, f.qualifiers, options.compare).agree;
       });
       if (agrees) {
         cluster.push_back(&f);
@@ -432,6 +433,7 @@ std::vector<AttributeSummary> Summarise(Library& library, CitationTable& citatio
               // Pair by pair, as the query language does: a cluster with two
               // documents may hold the one whose own two values disagree.
               if (x->provenance.document_id == y->provenance.document_id) continue;
+              if (EstimateOfTheUnpublished(x->value, x->qualifiers, y->value, y->qualifiers)) continue;
               Comparison c = CompareValues(x->value, x->qualifiers, y->value, y->qualifiers, options.compare);
               if (c.agree) continue;
               differences.push_back({i, j, xi, yi, c});

@@ -92,7 +92,9 @@ std::vector<int> CiteAll(Library& library, CitationTable& citations, const Choic
   return out;
 }
 
-// Clusters numeric claims the way describe does and gives each cluster as a choice.
+// Clusters numeric claims the way describe does and gives each cluster as a
+// choice, except that an estimate stays apart from a stated value it agrees
+// with: a figure computed from it carries its basis=estimate mark.
 std::vector<Choice> Choices(Library& library, const std::vector<Fact>& facts, const CompareOptions& compare) {
   struct Cluster {
     Qualifiers key;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace chipkg::factcheck {
 namespace {
@@ -104,6 +105,48 @@ TEST(CompareTest, ComparisonQualifiersNormaliseScopeAndDenseSparsity) {
   Qualifiers core = ComparisonQualifiers({{"scope", "core"}}, Q(1, "bytes"));
   EXPECT_EQ(QualifiersToString(core), "scope=core");
   EXPECT_NE(core, ComparisonQualifiers({}, Q(1, "bytes")));
+}
+
+// An estimate is of the same figure as a stated value: keys that differ in
+// their basis alone are one figure, ordered together, whichever place
+// "basis" has among the other qualifiers.
+TEST(CompareTest, KeysThatDifferInTheirBasisAloneAreOneFigure) {
+  const Qualifiers stated = {{"format", "bf16"}};
+  const Qualifiers estimate = {{"basis", "estimate"}, {"format", "bf16"}};
+  const Qualifiers last = {{"format", "bf16"}, {"zone", "a"}};
+  const Qualifiers last_estimate = {{"basis", "estimate"}, {"format", "bf16"}, {"zone", "a"}};
+  const Qualifiers only = {{"basis", "estimate"}};
+  const Qualifiers after = {{"aa", "1"}, {"basis", "estimate"}};
+  EXPECT_TRUE(SameFigure(stated, estimate));
+  EXPECT_TRUE(SameFigure(estimate, stated));
+  EXPECT_TRUE(SameFigure(last, last_estimate));
+  EXPECT_TRUE(SameFigure({}, only));
+  EXPECT_TRUE(SameFigure(after, {{"aa", "1"}}));
+  EXPECT_FALSE(SameFigure(stated, last));
+  EXPECT_FALSE(SameFigure(stated, {{"format", "fp8"}}));
+  EXPECT_FALSE(SameFigure(only, stated));
+  EXPECT_FALSE(SameFigure(after, {}));
+  // FigureLess is std::map's < with the basis left out: equal exactly where SameFigure holds.
+  const std::vector<Qualifiers> keys = {{}, only, stated, estimate, last, last_estimate, after, {{"aa", "1"}},
+                                        {{"format", "fp8"}}, {{"basis", "stated"}, {"format", "fp8"}}};
+  for (const Qualifiers& a : keys) {
+    EXPECT_FALSE(FigureLess(a, a));
+    for (const Qualifiers& b : keys) {
+      const bool same = SameFigure(a, b);
+      EXPECT_EQ(same, !FigureLess(a, b) && !FigureLess(b, a)) << QualifiersToString(a) << " | " << QualifiersToString(b);
+      EXPECT_EQ(FigureLess(a, b), WithoutBasis(a) < WithoutBasis(b)) << QualifiersToString(a) << " | " << QualifiersToString(b);
+    }
+  }
+  EXPECT_TRUE(IsEstimate(estimate));
+  EXPECT_FALSE(IsEstimate(stated));
+  EXPECT_FALSE(IsEstimate({{"basis", "stated"}}));
+  // An estimate of a figure the maker does not publish does not disagree with that marker.
+  Value marker;
+  marker.kind = ValueKind::kNotPublished;
+  EXPECT_TRUE(EstimateOfTheUnpublished(Q(340, "watts"), only, marker, {}));
+  EXPECT_TRUE(EstimateOfTheUnpublished(marker, {}, Q(340, "watts"), only));
+  EXPECT_FALSE(EstimateOfTheUnpublished(Q(340, "watts"), {}, marker, {}));
+  EXPECT_FALSE(EstimateOfTheUnpublished(Q(340, "watts"), only, Q(192, "watts"), {}));
 }
 
 TEST(CompareTest, DatesCompareAtTheCoarserPrecision) {

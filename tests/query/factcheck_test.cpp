@@ -885,6 +885,33 @@ TEST_F(FactcheckTest, AnEstimateThatDisagreesWithAStatedFigureIsAConflict) {
   auto conflicting = query::RunQuery(*store_, TheSchema(), "count chip where conflicting(tdp)");
   ASSERT_TRUE(conflicting.ok()) << conflicting.status().message();
   EXPECT_EQ(conflicting->count.value_or(0), 1u);
+  // An estimate of what the maker says it does not publish is no conflict,
+  // and a preferred maker's "not published" does not drop it.
+  ASSERT_TRUE(store_->PutEntity({"chip:z", "chip", "Chip Z", {}}).ok());
+  const std::string z_table = "name,tdp\nChip Z,350\n";
+  Fact z_estimate = At(z_table, "doc-ze", "350", "chip:z", "tdp", Value::Quantity(350, "watts", "350 W"),
+                       {{"basis", "estimate"}});
+  Write("doc-ze", "More estimates", "aggregator", z_table, {z_estimate});
+  const std::string z_page = "Chip Z: the TDP is not disclosed.\n";
+  Write("doc-zv", "Chip Z page", "vendor", z_page,
+        {At(z_page, "doc-zv", "not disclosed", "chip:z", "tdp", Value::NotPublished("not disclosed"))});
+  auto z_conflicts = Conflicts(*store_, TheSchema(), "Chip Z");
+  ASSERT_TRUE(z_conflicts.ok());
+  EXPECT_TRUE(z_conflicts->conflicts.empty()) << Render(*z_conflicts, Format::kText);
+  auto z_cell = query::RunQuery(*store_, TheSchema(), "find chip where tdp > 300 W show tdp prefer vendor");
+  ASSERT_TRUE(z_cell.ok()) << z_cell.status().message();
+  bool z_found = false;
+  for (const auto& r : z_cell->rows) {
+    if (r.entity != "chip:z") continue;
+    z_found = true;
+    EXPECT_NE(r.cells.at(0).state, query::Cell::State::kConflict);
+    EXPECT_EQ(r.cells.at(0).values.size(), 2u);  // the estimate and the maker's "not published"
+  }
+  EXPECT_TRUE(z_found);
+  auto still_one = query::RunQuery(*store_, TheSchema(), "count chip where conflicting(tdp)");
+  ASSERT_TRUE(still_one.ok());
+  EXPECT_EQ(still_one->count.value_or(0), 1u);
+
   // {basis=stated} leaves the estimate out, and a preferred maker's figure
   // stands for the figure: neither is a conflict.
   for (const char* text : {"find chip where tdp > 0 W show tdp{basis=stated}",
