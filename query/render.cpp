@@ -150,26 +150,38 @@ std::string ValueText(const ShownValue& v, size_t* shortened) {
 // A cell's text in a table: its values joined by "; ", or, when that would
 // be wider than a value may be (kLongestValueShown), a value a line ('\n'
 // between them): a chip's perf per watt in five formats, each computed from
-// two figures, made a column 400 characters wide, every row of it too.
+// two figures, made a column 400 characters wide, every row of it too. A
+// conflict is marked after the cell on one line, after each disputed value
+// on several (after the last line, it read as the last value's).
 std::string CellText(const Cell& c, size_t* shortened) {
+  constexpr std::string_view kConflictMark = "  (conflict)";
+  const bool conflict = c.state == Cell::State::kConflict;
+  if (c.values.size() == 1) {  // most cells: no vector of texts for them
+    std::string out = ValueText(c.values[0], shortened);
+    if (conflict) out += kConflictMark;
+    return out;
+  }
+  std::vector<std::string> values;
+  values.reserve(c.values.size());
+  size_t width = conflict ? kConflictMark.size() : 0;
+  for (const ShownValue& v : c.values) {
+    values.push_back(ValueText(v, shortened));
+    width += (values.size() > 1 ? 2 : 0) + Width(values.back());
+  }
   std::string out;
-  size_t width = 0;
-  std::vector<size_t> starts;  // of each value in `out`
-  for (size_t i = 0; i < c.values.size(); ++i) {
+  if (values.size() > 1 && width > kLongestValueShown) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i > 0) out += '\n';
+      out += values[i];
+      if (conflict && c.values[i].disputed) out += kConflictMark;
+    }
+    return out;
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += "; ";
-    starts.push_back(out.size());
-    const std::string value = ValueText(c.values[i], shortened);
-    width += (i > 0 ? 2 : 0) + Width(value);
-    out += value;
+    out += values[i];
   }
-  if (c.state == Cell::State::kConflict) {
-    out += "  (conflict)";
-    width += 12;
-  }
-  if (c.values.size() > 1 && width > kLongestValueShown) {
-    // "; " before each value after the first becomes one line break.
-    for (size_t i = starts.size() - 1; i > 0; --i) out.replace(starts[i] - 2, 2, "\n");
-  }
+  if (conflict) out += kConflictMark;
   return out;
 }
 

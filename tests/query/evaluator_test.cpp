@@ -176,7 +176,22 @@ TEST_F(EvaluatorTest, TextTablesShowAWideCellsValuesOneALine) {
       .Add("chip:alpha", "cooling", Value::Text(std::string(40, 'b')))
       .Add("chip:beta", "cooling", Value::Text("air"))
       .Add("chip:beta", "cooling", Value::Text("liquid"))
+      .Add("chip:alpha", "peak_throughput", Q(420e12, "ops_per_second", "420 TOPS"), {{"format", "int8"}})
       .Write(*store_, "run-2");
+  // On several lines, the conflict is marked on the disputed values' lines:
+  // Alpha's bf16 figures (210 TFLOPS against 212.5 per chip), not its int8.
+  const std::string throughput =
+      Render(Ok("find chip where reported(peak_throughput) show peak_throughput"), Format::kText);
+  auto line_with = [&throughput](const std::string& what) {
+    const size_t at = throughput.find(what);
+    if (at == std::string::npos) return std::string();
+    const size_t begin = throughput.rfind('\n', at) + 1;
+    return throughput.substr(begin, throughput.find('\n', at) - begin);
+  };
+  EXPECT_NE(line_with("210 TFLOPS").find("(conflict)"), std::string::npos) << throughput;
+  EXPECT_NE(line_with("3.4 PFLOPS").find("(conflict)"), std::string::npos) << throughput;
+  EXPECT_NE(line_with("420 TOPS"), "") << throughput;
+  EXPECT_EQ(line_with("420 TOPS").find("(conflict)"), std::string::npos) << throughput;
   const std::string text = Render(Ok("find chip where reported(cooling) show cooling order by name"), Format::kText);
   const std::string table = text.substr(0, text.find("\n\n"));
   std::vector<std::string> lines;
