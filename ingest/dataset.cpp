@@ -76,8 +76,20 @@ std::vector<std::pair<std::string, std::string>> ColumnSources(const std::string
     size_t end = url;
     while (end < note.size() && !std::isspace(static_cast<unsigned char>(note[end]))) ++end;
     std::string link = note.substr(url, end - url);
-    // The sentence's punctuation is not the link's.
-    while (!link.empty() && std::string_view(".,;:)]'\"").find(link.back()) != std::string_view::npos) link.pop_back();
+    // The sentence's punctuation is not the link's, nor is a bracket that
+    // closes one the link did not open: "(see https://x.example/a)", but
+    // https://en.wikipedia.org/wiki/Tensor_Processing_Unit_(TPU) keeps its own.
+    auto opened_in_link = [&link](char open, char close) {
+      return std::count(link.begin(), link.end(), close) <= std::count(link.begin(), link.end(), open);
+    };
+    while (!link.empty()) {
+      const char last = link.back();
+      const bool sentence = last == ')'   ? !opened_in_link('(', ')')
+                            : last == ']' ? !opened_in_link('[', ']')
+                                          : std::string_view(".,;:'\"").find(last) != std::string_view::npos;
+      if (!sentence) break;
+      link.pop_back();
+    }
     if (link.rfind("http://", 0) != 0 && link.rfind("https://", 0) != 0) continue;
     out.emplace_back(column, link);
   }

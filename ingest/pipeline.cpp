@@ -409,13 +409,23 @@ Status RecordFailure(Store& store, SourceOutcome& outcome, const std::string& ma
   const std::string key = kFailingKey + outcome.document_id;
   int64_t since = now;
   uint64_t runs = 1;
+  std::string listed_in = manifest;
   auto before = store.GetMeta(key);
   if (!before.ok() && !before.status().IsNotFound()) return before.status();
   if (before.ok()) {
     const nlohmann::json old = nlohmann::json::parse(*before, nullptr, false);
-    if (old.is_object() && old.value("since", int64_t{0}) > 0 && old.value("runs", uint64_t{0}) > 0) {
-      since = old.value("since", now);
-      runs = old.value("runs", uint64_t{0}) + 1;
+    auto number = [&old](const char* name) {
+      auto it = old.find(name);
+      return it != old.end() && it->is_number_integer() ? it->get<int64_t>() : int64_t{0};
+    };
+    if (old.is_object() && number("since") > 0 && number("runs") > 0) {
+      since = number("since");
+      runs = static_cast<uint64_t>(number("runs")) + 1;
+    }
+    // A try by hand (the command line, standard input) leaves the source
+    // in the manifest that lists it, whose runs may still forget it.
+    if (auto it = old.find("manifest"); listed_in.empty() && old.is_object() && it != old.end() && it->is_string()) {
+      listed_in = it->get<std::string>();
     }
   }
   outcome.failing_since = since;
@@ -425,7 +435,7 @@ Status RecordFailure(Store& store, SourceOutcome& outcome, const std::string& ma
                            {"runs", runs},
                            {"location", outcome.location},
                            {"error", outcome.error}};
-  if (!manifest.empty()) record["manifest"] = manifest;
+  if (!listed_in.empty()) record["manifest"] = listed_in;
   return store.PutMeta(key, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
@@ -440,8 +450,9 @@ Status RecordRulesRead(Store& store, const std::string& document_id, const std::
 // change there that reads a text otherwise (not kExtractRuleVersion, which
 // every page claim carries: a new one would restate every claim).
 // 2: dataset notes' sources, derived figures' cited inputs; 3: notes that
-// name a column by another word ("Source for power:") or in parentheses.
-constexpr int kReadingCodeVersion = 3;
+// name a column by another word ("Source for power:") or in parentheses;
+// 4: a note's link keeps its own closing parenthesis or bracket.
+constexpr int kReadingCodeVersion = 4;
 
 }  // namespace
 
@@ -784,13 +795,15 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
   if (!duplicate.empty()) return Status::InvalidArgument(duplicate);
   // Standard input has no directory of its own: its paths are the caller's.
   const auto base = from_stdin ? std::filesystem::path() : std::filesystem::path(path).parent_path();
-  // One name for the file however it was given (relative, through a link),
-  // so that a run of it knows its own sources' failure records.
+  // One name for the file however relative the path given, so that a run
+  // of it knows its own sources' failure records. Links are not resolved:
+  // the sources' relative locations are read from the path as given, so a
+  // link elsewhere to the file lists other sources.
   std::string manifest_name;
   if (!from_stdin) {
     std::error_code ec;
-    const std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-    manifest_name = ec ? std::filesystem::absolute(path).lexically_normal().string() : resolved.string();
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    manifest_name = (ec ? std::filesystem::path(path) : absolute).lexically_normal().string();
   }
   std::vector<SourceSpec> out;
   // Two sources under one document id would each replace the other's

@@ -28,9 +28,9 @@ struct SourceSpec {
   std::string format;    // "page" (default: extract as a web page) or a dataset name declared by
                          // `column` lines in schema/ (e.g. "epoch-ml-hardware"), read as CSV
   std::string id;        // document id; derived from the location when empty
-  // The manifest file that lists it (LoadManifest: its absolute path, links
-  // resolved); empty for standard input and the command line. A run of a
-  // manifest forgets the failures of the sources it no longer lists.
+  // The manifest file that lists it (LoadManifest: its path made absolute,
+  // links as given); empty for standard input and the command line. A run of
+  // a manifest forgets the failures of the sources it no longer lists.
   std::string manifest;
 };
 

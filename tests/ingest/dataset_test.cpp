@@ -844,7 +844,9 @@ synonym breadth width
                           "Acme X3,https://acme.example/x3,\"Source for width: https://a.example, "
                           "source for width: https://b.example\",300,7,32,3\n"
                           "Acme X4,https://acme.example/x4,\"release notes (source for width): https://w.example\n"
-                          "Source for rate: https://r.example; source for breadth: https://b.example\",400,8,64,4\n",
+                          "Source for rate: https://r.example; source for breadth: https://b.example\",400,8,64,4\n"
+                          "Acme X5,https://acme.example/x5,\"Source for speed: https://en.wikipedia.org/wiki/Acme_(firm). "
+                          "(source for width: https://w.example/x5)\",500,9,128,5\n",
                           "src", "src-doc", *schema, *resolver);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::map<std::pair<int64_t, std::string>, std::vector<std::string>> cites;
@@ -870,6 +872,9 @@ synonym breadth width
   EXPECT_EQ((cites_of_column[{4, "Lanes"}]), Links{"https://acme.example/x4"});
   EXPECT_EQ((cites[{4, "speed"}]), Links{"https://r.example"});
   EXPECT_EQ((cites[{4, "limit"}]), Links{"https://acme.example/x4"});
+  // A link's own parentheses are kept; the sentence's are not.
+  EXPECT_EQ((cites[{5, "speed"}]), Links{"https://en.wikipedia.org/wiki/Acme_(firm)"});
+  EXPECT_EQ((cites_of_column[{5, "Width"}]), Links{"https://w.example/x5"});
 
   auto not_a_date = Schema::LoadText(std::string(kMiniSchema) + "column mini \"TDP\" tdp unit=W year_only=\"*-01-01\"\n",
                                      "not_a_date.schema");

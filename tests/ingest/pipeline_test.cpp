@@ -1236,7 +1236,7 @@ TEST_F(PipelineTest, AFailingSourceDroppedFromItsManifestIsForgottenByItsNextRun
   by_hand.id = "by-hand";
   auto listed = LoadManifest(manifest.string());
   ASSERT_TRUE(listed.ok()) << listed.status().message();
-  const std::string manifest_name = fs::weakly_canonical(manifest).string();
+  const std::string manifest_name = fs::absolute(manifest).lexically_normal().string();
   for (const SourceSpec& spec : *listed) EXPECT_EQ(spec.manifest, manifest_name);
   auto others = LoadManifest(other.string());
   ASSERT_TRUE(others.ok()) << others.status().message();
@@ -1249,7 +1249,7 @@ TEST_F(PipelineTest, AFailingSourceDroppedFromItsManifestIsForgottenByItsNextRun
   std::map<std::string, std::string> manifest_of;
   for (const FailingSource& f : *failing) manifest_of[f.document_id] = f.manifest;
   EXPECT_EQ(manifest_of["gone"], manifest_name);
-  EXPECT_EQ(manifest_of["also-gone"], fs::weakly_canonical(other).string());
+  EXPECT_EQ(manifest_of["also-gone"], fs::absolute(other).lexically_normal().string());
   EXPECT_EQ(manifest_of["by-hand"], "");
 
   // Still listed: tried again, and counted.
@@ -1257,6 +1257,19 @@ TEST_F(PipelineTest, AFailingSourceDroppedFromItsManifestIsForgottenByItsNextRun
   ASSERT_TRUE(again.ok());
   EXPECT_TRUE(again->failing_forgotten.empty());
   EXPECT_EQ(again->sources.at(1).failed_runs, 2u);
+  // Tried by hand, it is still the manifest's.
+  SourceSpec gone_by_hand = listed->at(1);
+  gone_by_hand.manifest.clear();
+  auto by_hand_again = IngestSources(*store_, *schema_, {gone_by_hand}, {});
+  ASSERT_TRUE(by_hand_again.ok());
+  EXPECT_EQ(by_hand_again->sources.at(0).failed_runs, 3u);
+  failing = FailingSources(*store_);
+  ASSERT_TRUE(failing.ok());
+  for (const FailingSource& f : *failing) {
+    if (f.document_id == "gone") {
+      EXPECT_EQ(f.manifest, manifest_name);
+    }
+  }
 
   // Taken out, and the manifest given by another path to the same file.
   WriteFile(manifest, R"([{"location": "../page.txt", "id": "page"}])");
@@ -1267,13 +1280,32 @@ TEST_F(PipelineTest, AFailingSourceDroppedFromItsManifestIsForgottenByItsNextRun
   ASSERT_EQ(dropped->failing_forgotten.size(), 1u);
   EXPECT_EQ(dropped->failing_forgotten[0].document_id, "gone");
   EXPECT_EQ(dropped->failing_forgotten[0].manifest, manifest_name);
-  EXPECT_EQ(dropped->failing_forgotten[0].runs, 2u);
+  EXPECT_EQ(dropped->failing_forgotten[0].runs, 3u);
   EXPECT_EQ(dropped->failing_forgotten[0].location, (dir_ / "gone.txt").string());
   failing = FailingSources(*store_);
   ASSERT_TRUE(failing.ok());
   std::set<std::string> still;
   for (const FailingSource& f : *failing) still.insert(f.document_id);
   EXPECT_EQ(still, (std::set<std::string>{"also-gone", "by-hand"}));
+
+  // A link to the manifest from elsewhere reads its relative locations from
+  // there: another list of sources, whose runs leave the manifest's
+  // records alone.
+  WriteFile(manifest, R"([{"location": "../page.txt", "id": "page"}, "../gone2.txt"])");
+  auto with_gone2 = LoadManifest(manifest.string());
+  ASSERT_TRUE(with_gone2.ok()) << with_gone2.status().message();
+  ASSERT_TRUE(IngestSources(*store_, *schema_, *with_gone2, {}).ok());
+  const size_t recorded = FailingSources(*store_).value().size();
+  fs::create_directories(dir_ / "a" / "b");
+  fs::create_symlink(manifest, dir_ / "a" / "b" / "link.json");
+  auto through_link = LoadManifest((dir_ / "a" / "b" / "link.json").string());
+  ASSERT_TRUE(through_link.ok()) << through_link.status().message();
+  EXPECT_EQ(through_link->at(1).manifest, (dir_ / "a" / "b" / "link.json").string());
+  EXPECT_EQ(through_link->at(1).location, (dir_ / "a" / "gone2.txt").string());
+  auto linked = IngestSources(*store_, *schema_, *through_link, {});
+  ASSERT_TRUE(linked.ok());
+  EXPECT_TRUE(linked->failing_forgotten.empty());
+  EXPECT_EQ(FailingSources(*store_).value().size(), recorded + 2);  // the link's page and gone2 too
 
   // A record that is not what ingest writes reads as what it still says.
   ASSERT_TRUE(store_->PutMeta("ingest-failed/odd", R"({"runs": "two", "since": 5, "manifest": 7})").ok());

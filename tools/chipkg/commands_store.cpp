@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,8 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "ingest/bulk_import.h"
 #include "query/citation_json.h"
@@ -156,6 +159,47 @@ int RunCheck(const Args& args) {
   return kExitOk;
 }
 
+// What a chipkg process killed mid-way (a cron job's timeout, a reboot)
+// left beside `path`: files and directories named `path` + `marker` + its
+// process id, and whatever follows ("x.jsonl.partial-4242",
+// "NEW.salvage-4242.store"). Each whose process is gone is removed and named
+// on stderr; one of a process still running (another export of the same
+// file) is left alone. A nightly export killed night after night left a
+// store-sized file each time. (A process of another pid namespace writing
+// into the same directory would lose its file and fail cleanly on renaming
+// it.)
+void RemoveLeftBehind(const std::string& path, const std::string& marker, const std::string& command) {
+  fs::path target = fs::path(path).lexically_normal();
+  if (!target.has_filename() && target.has_parent_path()) target = target.parent_path();
+  const std::string prefix = target.filename().string() + marker;
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  std::vector<std::pair<fs::path, long>> found;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    size_t digits = prefix.size();
+    while (digits < name.size() && digits - prefix.size() < 10 && name[digits] >= '0' && name[digits] <= '9') {
+      ++digits;
+    }
+    if (digits == prefix.size() || (digits < name.size() && name[digits] != '.')) continue;
+    found.emplace_back(it->path(), std::strtol(name.c_str() + prefix.size(), nullptr, 10));
+  }
+  for (const auto& [left, pid] : found) {
+    if (pid <= 0 || pid == ::getpid() || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code removed;
+    fs::remove_all(left, removed);
+    const char* article = std::strchr("aeiou", command.front()) != nullptr ? "an" : "a";
+    if (removed) {
+      std::fprintf(stderr, "chipkg %s: cannot remove %s, left by %s %s that did not finish: %s\n", command.c_str(),
+                   left.c_str(), article, command.c_str(), removed.message().c_str());
+    } else {
+      std::fprintf(stderr, "chipkg %s: removed %s, left by %s %s that did not finish (process %ld is gone)\n",
+                   command.c_str(), left.c_str(), article, command.c_str(), pid);
+    }
+  }
+}
+
 // Writes the export beside `file` and renames it over `file` once it is
 // whole and on disk: a failed export (a full disk, a damaged block) leaves
 // the file it would have replaced, often the previous backup, as it was.
@@ -181,6 +225,7 @@ Status ExportToFile(const Store& store, const std::string& file_as_given, LeftOu
     if (st.ok() && !out) st = Status::IOError("writing " + file + " failed: " + std::strerror(errno));
     return st.WithContext("exporting to " + file);
   }
+  RemoveLeftBehind(file, ".partial-", "export");
   const std::string partial = file + ".partial-" + std::to_string(::getpid());
   std::ofstream out(partial, std::ios::binary);
   if (!out) return Status::IOError("cannot write " + partial + ": " + std::strerror(errno));
@@ -271,6 +316,7 @@ int RunSalvage(const Args& args) {
   fs::path into_path = fs::path(args.positional[0]).lexically_normal();
   if (!into_path.has_filename() && into_path.has_parent_path()) into_path = into_path.parent_path();
   const std::string into = into_path.string();
+  RemoveLeftBehind(into, ".salvage-", "salvage");
   std::error_code ec;
   if (fs::exists(into, ec) && !(fs::is_directory(into, ec) && fs::is_empty(into, ec))) {
     PrintError("cannot salvage into " + into + ": it exists and is not an empty directory");
