@@ -744,6 +744,17 @@ std::string IngestReport::SummaryLine() const {
   return out.str();
 }
 
+std::string ManifestName(const std::string& path) {
+  if (path == "-") return std::string();
+  // One name for the file however relative the path given, so that a run
+  // of it knows its own sources' failure records. Links are not resolved:
+  // the sources' relative locations are read from the path as given, so a
+  // link elsewhere to the file lists other sources.
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  return (ec ? std::filesystem::path(path) : absolute).lexically_normal().string();
+}
+
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
   const bool from_stdin = given == "-";
   const std::string path = from_stdin ? std::string("standard input") : given;
@@ -795,16 +806,7 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
   if (!duplicate.empty()) return Status::InvalidArgument(duplicate);
   // Standard input has no directory of its own: its paths are the caller's.
   const auto base = from_stdin ? std::filesystem::path() : std::filesystem::path(path).parent_path();
-  // One name for the file however relative the path given, so that a run
-  // of it knows its own sources' failure records. Links are not resolved:
-  // the sources' relative locations are read from the path as given, so a
-  // link elsewhere to the file lists other sources.
-  std::string manifest_name;
-  if (!from_stdin) {
-    std::error_code ec;
-    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
-    manifest_name = (ec ? std::filesystem::path(path) : absolute).lexically_normal().string();
-  }
+  const std::string manifest_name = ManifestName(given);
   std::vector<SourceSpec> out;
   // Two sources under one document id would each replace the other's
   // version on every run, retracting and re-adding their facts.
@@ -1075,7 +1077,8 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
   // stand for ever. Only the manifests this run read count: one store may be
   // fed by several, and by sources given on the command line.
   if (!stopped_by_store) {
-    std::set<std::string> manifests_of_run;
+    std::set<std::string> manifests_of_run(options.manifests_read.begin(), options.manifests_read.end());
+    manifests_of_run.erase(std::string());
     for (const SourceSpec& spec : sources) {
       if (!spec.manifest.empty()) manifests_of_run.insert(spec.manifest);
     }

@@ -41,6 +41,10 @@ struct SourceSpec {
 // errors, its relative locations resolved against the working directory.
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path);
 
+// How LoadManifest names a manifest file in its sources' `manifest`: the path
+// made absolute and normalised, links as given; empty for "-".
+std::string ManifestName(const std::string& path);
+
 struct SourceOutcome {
   std::string location;  // as given, without a user name or password
   std::string document_id;
@@ -149,6 +153,11 @@ struct IngestOptions {
   // A document stating more facts than this is refused, the rest of the run
   // going on (see kDefaultMaxFactsPerDocument in ingest/extract.h).
   size_t max_facts_per_document = kDefaultMaxFactsPerDocument;
+  // The manifests this run read whole (ManifestName), besides those its
+  // sources name: a failing source one of them no longer lists is
+  // forgotten (IngestReport::failing_forgotten). It names a manifest that
+  // lists no source at all, whose last dead source was taken out.
+  std::vector<std::string> manifests_read;
 };
 
 // Ingests `sources` into `store`, fetching through `fetcher` one source at a

@@ -300,6 +300,19 @@ TEST_F(ToolsTest, AFailingSourceTakenOutOfItsManifestIsNoLongerListed) {
   Output after = Chipkg({"sources", "--format", "json", "--db", store});
   ASSERT_EQ(after.code, 0) << after.err;
   EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
+
+  // A manifest's last source taken out leaves it empty: read all the same.
+  std::ofstream(manifest) << R"([{"location": "gone2.txt", "id": "gone2"}])";
+  EXPECT_EQ(Chipkg({"ingest", "--manifest", manifest.string(), "--db", store}).code, 1);
+  std::ofstream(manifest) << "[]";
+  Output emptied = Chipkg({"ingest", "--manifest", manifest.string(), "--db", store});
+  EXPECT_EQ(emptied.code, 0) << emptied.err;
+  EXPECT_TRUE(Contains(emptied.err, "chipkg ingest: " + manifest.string() + " lists no sources")) << emptied.err;
+  EXPECT_TRUE(Contains(emptied.err, "chipkg ingest: gone2 (")) << emptied.err;
+  Output none_left = Chipkg({"sources", "--format", "json", "--db", store});
+  EXPECT_TRUE(nlohmann::json::parse(none_left.out).at("failing").empty()) << none_left.out;
+  // Nothing given at all is still a mistake.
+  EXPECT_EQ(Chipkg({"ingest", "--db", store}).code, 2);
 }
 
 // A nightly export killed mid-way left its partial file, a store's size,

@@ -180,6 +180,10 @@ int RunIngest(const Args& args) {
       PrintError(loaded.status());
       return kExitUsage;
     }
+    if (manifest != "-") options.manifests_read.push_back(ManifestName(manifest));
+    if (loaded->empty() && !args.Has("quiet")) {
+      std::fprintf(stderr, "chipkg ingest: %s lists no sources\n", manifest == "-" ? "standard input" : manifest.c_str());
+    }
     sources.insert(sources.end(), loaded->begin(), loaded->end());
   }
   if (args.positional.empty()) {
@@ -214,7 +218,9 @@ int RunIngest(const Args& args) {
     spec.title = args.Get("title").value_or("");
     sources.push_back(spec);
   }
-  if (sources.empty()) {
+  // A manifest that lists nothing is read all the same: its last dead
+  // source taken out, the run forgets that source's failures.
+  if (sources.empty() && options.manifests_read.empty()) {
     PrintError("usage: chipkg ingest [--manifest FILE] [PATH|URL...]: nothing to ingest");
     return kExitUsage;
   }
