@@ -6,7 +6,9 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -412,7 +414,10 @@ StoreImpl::StoreImpl(std::string path, const StoreOptions& options, bool read_on
 StoreImpl::~StoreImpl() { CloseDb(); }
 
 void StoreImpl::CloseDb() {
-  if (db_ == nullptr) return;
+  if (db_ == nullptr) {
+    LetGoAsWriter();  // an open that failed after taking it
+    return;
+  }
   if (!read_only_) {
     // Writes live in the WAL and memtables until flushed; flushing here spares
     // the next open (and every reader) from replaying them, which for a
@@ -434,6 +439,7 @@ void StoreImpl::CloseDb() {
   db_ = nullptr;
   handles_.clear();
   if (!read_only_ && closed) RecordCleanClose();
+  LetGoAsWriter();
 }
 
 namespace {
@@ -492,6 +498,35 @@ Status StoreImpl::CheckSinceCleanClose() const {
       "; the store is damaged: read as it is, whole documents would be missing and the next write would delete "
       "their files, so nothing was read or changed. Restore the store's directory from a copy, or its contents "
       "from an export (chipkg import FILE into a new store), or ingest its sources again into a new store");
+}
+
+namespace {
+constexpr char kWriterHold[] = "CHIPKG-WRITER";
+}  // namespace
+
+Status StoreImpl::HoldAsWriter() {
+  const std::string file = (fs::path(path_) / kWriterHold).string();
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Where the file cannot be made or locked (a directory this process may
+  // not write, a file system without flock), RocksDB's LOCK still guards
+  // the open, and its error says why.
+  if (fd < 0) return Status::OK();
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::Busy("another chipkg process is writing to " + path_ + " (it holds " + kWriterHold + ")");
+    }
+    return Status::OK();
+  }
+  writer_hold_fd_ = fd;
+  return Status::OK();
+}
+
+void StoreImpl::LetGoAsWriter() {
+  if (writer_hold_fd_ < 0) return;
+  ::close(writer_hold_fd_);  // lets the flock go
+  writer_hold_fd_ = -1;
 }
 
 void StoreImpl::ForgetCleanClose() const {
@@ -607,6 +642,7 @@ Status StoreImpl::OpenPrimary() {
     if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
+  CHIPKG_RETURN_IF_ERROR(HoldAsWriter());
   CHIPKG_RETURN_IF_ERROR(CheckSinceCleanClose());
   // Forgotten once open, not before: a writer refused (a damaged table file)
   // took with it the record that lets readers refuse a MANIFEST cut short.

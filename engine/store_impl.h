@@ -433,6 +433,13 @@ class StoreImpl final : public Store {
   void RecordCleanClose() const;
   Status CheckSinceCleanClose() const;
   void ForgetCleanClose() const;
+  // A writer holds the store (CHIPKG-WRITER, flock) from before its open
+  // until after its clean-close record: RocksDB's LOCK goes with the close,
+  // and a writer opening in between (a cron ingest as the REPL closed) had
+  // its open's removal of the record undone by the record written after
+  // it, so readers then refused the store as damaged while it wrote.
+  Status HoldAsWriter();
+  void LetGoAsWriter();
   // After either open: the format record (written now for a fresh store),
   // every column family present, the dictionary and the counters.
   Status CheckFormatAndLoad(bool fresh, bool reader);
@@ -574,6 +581,7 @@ class StoreImpl final : public Store {
   std::string opened_state_;  // readers: FilesState() just before the open
   StoreOptions options_;
   rocksdb::DB* db_ = nullptr;
+  int writer_hold_fd_ = -1;  // HoldAsWriter's
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;  // indexed by codec::Cf; extra CFs after
   // The store's `contested` CF is complete (engine/contested.h); false for a
   // reader of a store of the format before it, whose conflicts passes read spo.

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1455,6 +1457,47 @@ TEST(StoreTest, ARefusedWriterKeepsTheCleanCloseRecord) {
   auto writer = Store::Open(dir.Sub("s"));
   ASSERT_FALSE(writer.ok()) << "a writer opened a store with a damaged table file";
   EXPECT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE")) << writer.status().ToString();
+}
+
+// A writer's close lets RocksDB's LOCK go before it records the clean
+// close; a writer opening in that moment removed the record, which the close
+// then wrote back, and readers refused the store as damaged while the new
+// writer grew its MANIFEST. The closing writer's hold (CHIPKG-WRITER) lasts
+// until the record is written: held, an open is refused and the record
+// stays; let go, the open goes on.
+TEST(StoreTest, AWriterOpeningWhileAnotherRecordsItsCleanCloseWaitsItsTurn) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  {
+    auto writer = OpenOrDie(dir.Sub("s"));
+    DocBuilder b("doc-0");
+    b.Add("chip:c0", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "memory 16 GB");
+    ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+  }
+  const fs::path store(dir.Sub("s"));
+  ASSERT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE"));
+  ASSERT_TRUE(fs::exists(store / "CHIPKG-WRITER"));
+  // The closing writer's moment between its close and its record.
+  const int held = ::open((store / "CHIPKG-WRITER").c_str(), O_RDWR);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  auto refused = Store::Open(dir.Sub("s"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(refused.status().IsBusy()) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("another chipkg process is writing to"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE"));
+  // Readers are not held back.
+  auto reader = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  reader->reset();
+  ::close(held);
+  auto writer = Store::Open(dir.Sub("s"));
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  EXPECT_FALSE(fs::exists(store / "CHIPKG-CLEAN-CLOSE"));  // the open's, as before
+  // Held by this writer: another open in this process is refused too.
+  auto second = Store::Open(dir.Sub("s"));
+  EXPECT_FALSE(second.ok());
 }
 
 // A MANIFEST cut short (a copy or a disk that lost its tail) reads, to
