@@ -642,13 +642,19 @@ Status StoreImpl::OpenPrimary() {
     if (!db_options_.create_if_missing) return Status::NotFound("no store at " + path_);
     CHIPKG_RETURN_IF_ERROR(CreateStore(path_, options_));
   }
-  CHIPKG_RETURN_IF_ERROR(HoldAsWriter());
+  // The hold's file is made only in a directory the open found to be a
+  // chipkg store (another application's RocksDB is left as it was), so the
+  // first open by a chipkg that holds takes it once open; every later one
+  // before it opens.
+  const bool hold_first = fs::exists(p / kWriterHold, ec);
+  if (hold_first) CHIPKG_RETURN_IF_ERROR(HoldAsWriter());
   CHIPKG_RETURN_IF_ERROR(CheckSinceCleanClose());
   // Forgotten once open, not before: a writer refused (a damaged table file)
   // took with it the record that lets readers refuse a MANIFEST cut short.
   // A record left by a writer that dies right after its open names the
   // MANIFEST before the open's, so no check holds it against the new one.
   CHIPKG_RETURN_IF_ERROR(OpenDb(/*reader=*/false));
+  if (!hold_first) CHIPKG_RETURN_IF_ERROR(HoldAsWriter());
   ForgetCleanClose();
   RetireIdleWals();  // upkeep: a failure leaves the files for the next open
   // Holding the lock, any bulk-load directory left here belongs to a process

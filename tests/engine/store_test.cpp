@@ -1429,18 +1429,22 @@ TEST(StoreTest, AReaderRefusesADamagedTableFile) {
   EXPECT_FALSE(Store::Open(dir.Sub("s")).ok());
 }
 
+// A store of one document, its writer closed cleanly.
+void WriteOneDocumentAndClose(const std::string& path) {
+  auto writer = OpenOrDie(path);
+  DocBuilder b("doc-0");
+  b.Add("chip:c0", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "memory 16 GB");
+  ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
+}
+
 // A writer refused at open (here a table file's footer is damaged) keeps
 // the record of the last clean close, which lets readers refuse a MANIFEST
 // cut short: it was removed before the open was tried.
 TEST(StoreTest, ARefusedWriterKeepsTheCleanCloseRecord) {
   namespace fs = std::filesystem;
   TempDir dir;
-  {
-    auto writer = OpenOrDie(dir.Sub("s"));
-    DocBuilder b("doc-0");
-    b.Add("chip:c0", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "memory 16 GB");
-    ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
-  }
+  WriteOneDocumentAndClose(dir.Sub("s"));
+  ASSERT_FALSE(HasFatalFailure());
   const fs::path store(dir.Sub("s"));
   ASSERT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE"));
   fs::path largest;
@@ -1468,12 +1472,8 @@ TEST(StoreTest, ARefusedWriterKeepsTheCleanCloseRecord) {
 TEST(StoreTest, AWriterOpeningWhileAnotherRecordsItsCleanCloseWaitsItsTurn) {
   namespace fs = std::filesystem;
   TempDir dir;
-  {
-    auto writer = OpenOrDie(dir.Sub("s"));
-    DocBuilder b("doc-0");
-    b.Add("chip:c0", "memory", Value::Quantity(16 * kGB, "bytes", "16 GB"), "memory 16 GB");
-    ASSERT_TRUE(writer->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "r").ok());
-  }
+  WriteOneDocumentAndClose(dir.Sub("s"));
+  ASSERT_FALSE(HasFatalFailure());
   const fs::path store(dir.Sub("s"));
   ASSERT_TRUE(fs::exists(store / "CHIPKG-CLEAN-CLOSE"));
   ASSERT_TRUE(fs::exists(store / "CHIPKG-WRITER"));
