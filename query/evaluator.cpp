@@ -163,7 +163,7 @@ struct Claim {
   Qualifiers key;                 // what the claim is about (factcheck::ComparisonQualifiers)
   std::optional<double> number;   // quantities: per chip, or as stated when the attribute names a scope
   bool number_per_chip = false;   // `number` is factcheck::PerChipNumber(value, qualifiers)
-  std::string document_id;
+  std::string document_id;  // computed: the one document every input comes from, else empty
   uint32_t document_version = 0;
   std::optional<Date> valid_as_of;
   Support support;
@@ -229,6 +229,24 @@ struct Operand {
   Support support;
   std::string text;
   bool compound = false;  // built by an operator
+  // The one document every claim behind it comes from, so that two figures
+  // computed from one document's own values (Epoch's two FP16 columns over
+  // its TDP) are that document's two values, not two sources disagreeing.
+  // Null for a number of the formula itself; `several_documents` once two
+  // documents (or a claim without one) are behind it. Points into a claim
+  // the evaluation keeps until its end.
+  const std::string* document = nullptr;
+  bool several_documents = false;
+
+  void JoinDocuments(const Operand& a, const Operand& b) {
+    several_documents = a.several_documents || b.several_documents ||
+                        (a.document != nullptr && b.document != nullptr && *a.document != *b.document);
+    document = several_documents ? nullptr : a.document != nullptr ? a.document : b.document;
+  }
+  void JoinDocument(const std::string& claim_document) {
+    if (claim_document.empty() || (document != nullptr && *document != claim_document)) several_documents = true;
+    document = several_documents ? nullptr : &claim_document;
+  }
 };
 
 // A formula comparison evaluated for one combination of claims.
@@ -824,6 +842,8 @@ class Evaluator {
         c.support = o.support;
         c.formula = o.text;
         c.text = c.value.original;
+        // A computed claim's document: the one its inputs all come from, if so (Operand::document).
+        if (o.document != nullptr && !o.several_documents) c.document_id = *o.document;
         claims.push_back(std::move(c));
       }
     }
@@ -890,6 +910,7 @@ class Evaluator {
       for (Operand& o : out) {
         if (o.number == *c.number && o.key == c.key && o.dimension == c.value.dimension) {
           o.support = Support::Or({std::move(o.support), c.support});
+          o.JoinDocument(c.document_id);
           merged = true;
           break;
         }
@@ -900,6 +921,7 @@ class Evaluator {
       o.dimension = c.value.dimension;
       o.key = c.key;
       o.support = c.support;
+      o.JoinDocument(c.document_id);
       if (formula_texts_) o.text = c.text;
       out.push_back(std::move(o));
     }
@@ -1036,6 +1058,7 @@ class Evaluator {
     }
     o.key = Merge(a.key, b.key);
     o.support = Support::And({a.support, b.support});
+    o.JoinDocuments(a, b);
     if (formula_texts_) o.text = (a.compound ? "(" + a.text + ")" : a.text) + sym + (b.compound ? "(" + b.text + ")" : b.text);
     o.compound = true;
     return o;
@@ -1305,13 +1328,16 @@ class Evaluator {
     const Claim* other_side = nullptr;
     factcheck::Comparison difference;
 
+    // A computed claim counts as its inputs' document where they have one
+    // (Operand::document): Epoch's two FP16 figures of a chip over its TDP
+    // make two perf-per-watt figures that are still Epoch's own two values.
     static bool SameDocument(const Claim& a, const Claim& b) {
-      return !a.computed && !b.computed && !a.document_id.empty() && a.document_id == b.document_id;
+      return !a.document_id.empty() && a.document_id == b.document_id;
     }
     static const std::string* OnlyDocument(const std::vector<const Claim*>& cluster) {
       const std::string* doc = nullptr;
       for (const Claim* c : cluster) {
-        if (c->computed || c->document_id.empty() || (doc != nullptr && *doc != c->document_id)) return nullptr;
+        if (c->document_id.empty() || (doc != nullptr && *doc != c->document_id)) return nullptr;
         doc = &c->document_id;
       }
       return doc;
@@ -3158,7 +3184,7 @@ class Evaluator {
             factcheck::Comparison cmp = Agree(*g[i], *g[j]);
             if (cmp.agree) continue;
             // One document's two values are a list, not a disagreement (Group::Disputed).
-            if (!g[i]->computed && !g[j]->computed && g[i]->document_id == g[j]->document_id) continue;
+            if (Group::SameDocument(*g[i], *g[j])) continue;
             if (q_.limit && result.rows.size() >= *q_.limit) {
               keep_cited();
               return Status::OK();

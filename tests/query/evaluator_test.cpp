@@ -372,6 +372,34 @@ TEST_F(EvaluatorTest, DerivedAttributeCitesItsInputs) {
   EXPECT_EQ(Names("find chip where perf_per_watt > 0.4 TFLOPS/W"), (Strings{"Alpha"}));
 }
 
+// Two figures computed from one document's own two values (a dataset row's
+// two FP16 columns over its TDP) are that document's two values, which
+// disagree with nothing; one computed with another document's input is a
+// second source and may.
+TEST_F(EvaluatorTest, FiguresComputedFromOneDocumentAloneDoNotConflict) {
+  const Qualifiers fp16 = {{"format", "fp16"}};
+  DocBuilder("epoch", "dataset", "epoch.example")
+      .Add("chip:beta", "peak_throughput", Q(2310e12, "ops_per_second", "2310 TFLOPS"), fp16)
+      .Add("chip:beta", "peak_throughput", Q(2340e12, "ops_per_second", "2340 TFLOPS"), fp16)
+      .Add("chip:beta", "tdp", Q(1000, "watts", "1000 W"))
+      .Write(*store_, "run-2");
+  const std::string one_document = Render(Ok("beta.perf_per_watt{format=fp16}"), Format::kText);
+  EXPECT_NE(one_document.find("2.31 TFLOPS/W"), std::string::npos) << one_document;
+  EXPECT_NE(one_document.find("2.34 TFLOPS/W"), std::string::npos) << one_document;
+  EXPECT_EQ(one_document.find("conflict"), std::string::npos) << one_document;
+  // Alpha's vendor and press figures disagree (the fixture); Beta's do not.
+  EXPECT_EQ(Names("find chip where conflicting(perf_per_watt)"), (Strings{"Alpha"}));
+  EXPECT_EQ(Names("find chip where conflicting(peak_throughput)"), (Strings{"Alpha"}));
+
+  DocBuilder("page", "press", "page.example")
+      .Add("chip:beta", "peak_throughput", Q(2400e12, "ops_per_second", "2400 TFLOPS"), fp16)
+      .Write(*store_, "run-3");
+  const std::string two_documents = Render(Ok("beta.perf_per_watt{format=fp16}"), Format::kText);
+  EXPECT_NE(two_documents.find("2.4 TFLOPS/W"), std::string::npos) << two_documents;
+  EXPECT_NE(two_documents.find("(conflict)"), std::string::npos) << two_documents;
+  EXPECT_EQ(Names("find chip where conflicting(perf_per_watt)"), (Strings{"Alpha", "Beta"}));
+}
+
 TEST_F(EvaluatorTest, FitsUsesModelParametersAndMemory) {
   QueryResult r = Ok("find chip where fits(\"Test 70B\", int8)");
   ASSERT_EQ(r.rows.size(), 1u);
