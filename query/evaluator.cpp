@@ -1938,6 +1938,7 @@ class Evaluator {
     }
     result.plan = path->Describe(q_.kind);
     if (const std::vector<std::string> without = path->UnknownWithout(); !without.empty()) {
+      index_missed_unknown_ = true;
       std::string attributes, tests;
       for (const std::string& p : without) {
         attributes += (attributes.empty() ? "" : " or ") + p;
@@ -2515,8 +2516,13 @@ class Evaluator {
       std::string names;
       for (size_t i = 0; i < undetermined.size() && i < 20; ++i) names += (i ? ", " : "") + undetermined[i];
       if (undetermined.size() > 20) names += ", ... (" + std::to_string(undetermined.size()) + " in all)";
+      // Of those the index found: the note on what it did not find says
+      // how to list every one (a chip with an int8 figure in range is
+      // examined for `bf16 >= ...`, one with none at all is not).
       result.notes.push_back("left out because the condition is unknown for them (no claim, \"not published\", or "
-                             "a date too coarse to decide): " + names);
+                             "a date too coarse to decide)" +
+                             std::string(index_missed_unknown_ ? ", of the " + q_.kind + "s the index found" : "") +
+                             ": " + names);
     }
     if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + (*q_.limit == 1 ? " row" : " rows"));
     if (counting) {
@@ -3636,6 +3642,7 @@ class Evaluator {
   std::map<std::string, BoundAttribute> formula_attributes_;
   ClaimsByLabel row_claims_;
   std::unordered_map<std::string, std::vector<Claim>> other_claims_;
+  bool index_missed_unknown_ = false;  // the find's index may not have found every candidate it is unknown for
   std::vector<std::vector<Claim>> retired_claims_;  // claims of rows already evaluated, kept for citations
   std::vector<std::vector<Claim>> helper_claims_;   // those the helper of EvaluateInTwo made, on the read-ahead thread
   std::deque<CitedClaim> kept_cited_;  // the claims a conflicts pass cites, in citation order

@@ -44,6 +44,7 @@ std::optional<AccessPath> ForOneComparison(const BoundCondition& c) {
   if (a.predicate == nullptr || a.derivation != nullptr) return std::nullopt;  // computed values are in no index
   AccessPath p;
   p.predicate = a.predicate->name;
+  p.attribute = a.label;
   p.misses_unknown = true;
   const bool from_below = c.op == CompareOp::kGe || c.op == CompareOp::kGt || c.op == CompareOp::kEq;
   if (a.type == ValueKind::kQuantity && from_below) {
@@ -129,6 +130,7 @@ std::optional<AccessPath> ForCall(const BoundCall& call) {
                                  : (e.op == Expr::Op::kGreaterEqual || e.op == Expr::Op::kGreater);
     AccessPath p;
     p.predicate = subject.name;
+    p.attribute = subject.name;  // a formula term: a predicate or a view (FormulaAttribute)
     p.misses_unknown = true;
     if (!below) {
       p.kind = AccessPath::Kind::kSubjectsWith;
@@ -184,7 +186,7 @@ std::optional<AccessPath> ChooseAccessPath(const BoundCondition& c) {
 std::vector<std::string> AccessPath::UnknownWithout() const {
   std::vector<std::string> out;
   if (!misses_unknown) return out;
-  if (kind != Kind::kUnion) return {predicate};
+  if (kind != Kind::kUnion) return {attribute.empty() ? predicate : attribute};
   for (const AccessPath& part : parts) {
     for (std::string& p : part.UnknownWithout()) {
       if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));

@@ -38,6 +38,10 @@ struct AccessPath {
   enum class Kind { kKindScan, kRange, kNotPublished, kReferencing, kDerivedRange, kSubjectsWith, kUnion };
   Kind kind = Kind::kKindScan;
   std::string predicate;
+  // The attribute as the condition names it ("bf16", a view of
+  // peak_throughput): a chip with other throughput figures has no bf16 one,
+  // so the note on unknowns must name it, not the predicate.
+  std::string attribute;
   ValueRange range;                      // kRange
   EntityId object;                       // kReferencing
   const BoundCall* call = nullptr;       // kDerivedRange
@@ -49,7 +53,8 @@ struct AccessPath {
   // and conflicting() are false without a claim). The evaluator names the
   // unknown ones it examines; of these it can only say that they exist.
   bool misses_unknown = false;
-  // The attributes whose missing claims leave the condition unknown, for that note.
+  // The attributes whose missing claims leave the condition unknown, for that
+  // note: `attribute`, or the predicate where the path has no attribute.
   std::vector<std::string> UnknownWithout() const;
   std::string Describe(const std::string& kind_name) const;  // for QueryResult::plan
 };

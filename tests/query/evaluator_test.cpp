@@ -400,6 +400,27 @@ TEST_F(EvaluatorTest, FiguresComputedFromOneDocumentAloneDoNotConflict) {
   EXPECT_EQ(Names("find chip where conflicting(perf_per_watt)"), (Strings{"Alpha", "Beta"}));
 }
 
+// A view's comparison (bf16, one format of peak_throughput) found through
+// the predicate's index: the note on what the index did not examine names
+// the view, whose own unknowns are what the condition misses (a chip with an
+// int8 figure has a peak_throughput claim but no bf16 one).
+TEST_F(EvaluatorTest, TheNoteOnUnexaminedUnknownsNamesTheViewAsked) {
+  DocBuilder("int8", "vendor", "int8.example")
+      .Add("chip:beta", "peak_throughput", Q(400e12, "ops_per_second", "400 TOPS"), {{"format", "int8"}})
+      .Write(*store_, "run-2");
+  QueryResult r = Ok("find chip where bf16 >= 200 TFLOPS");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].name, "Alpha");
+  std::string notes;
+  for (const std::string& n : r.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("(find chip where unknown(bf16) or not_published(bf16) lists the candidates)"), std::string::npos)
+      << notes;
+  EXPECT_EQ(notes.find("unknown(peak_throughput)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("a date too coarse to decide), of the chips the index found: Beta"), std::string::npos) << notes;
+  // What the note suggests lists every chip the condition is unknown for.
+  EXPECT_EQ(Names("find chip where unknown(bf16) or not_published(bf16) order by name"), (Strings{"Beta", "Gamma"}));
+}
+
 TEST_F(EvaluatorTest, FitsUsesModelParametersAndMemory) {
   QueryResult r = Ok("find chip where fits(\"Test 70B\", int8)");
   ASSERT_EQ(r.rows.size(), 1u);
