@@ -243,9 +243,28 @@ std::vector<std::string> ProvenanceFields(const Citation* c) {
           c->rule + (c->rule_version.empty() ? "" : " v" + c->rule_version)};
 }
 
+// More of a claim's provenance: the date it holds as of (which often
+// explains two sources' disagreement), a dataset row's note, and the working
+// of a figure the page computed itself. Each CSV's last columns, after
+// everything it had before, so that a script reading columns by position
+// keeps them.
+const std::vector<std::string> kLaterProvenanceHeader = {"valid_as_of", "note", "formula"};
+
+std::vector<std::string> LaterProvenanceFields(const Citation* c) {
+  if (!c) return std::vector<std::string>(kLaterProvenanceHeader.size());
+  return {c->valid_as_of ? c->valid_as_of->ToString() : "", c->note, c->formula};
+}
+
 std::vector<std::string> Concat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// A claim row's provenance where it ends the row (all but trace's CSV).
+const std::vector<std::string> kAllProvenanceHeader = Concat(kProvenanceHeader, kLaterProvenanceHeader);
+
+std::vector<std::string> AllProvenanceFields(const Citation* c) {
+  return Concat(ProvenanceFields(c), LaterProvenanceFields(c));
 }
 
 // ---- text ---------------------------------------------------------------------
@@ -459,7 +478,7 @@ std::vector<std::string> TracedCsvRow(const std::string& role, const TracedClaim
   row.push_back(t.retracted_later != 0 ? std::to_string(t.retracted_later) : "");
   row.push_back(t.still_stated_by ? std::to_string(t.still_stated_by->version) : "");
   row.push_back(t.still_stated_by ? t.still_stated_by->content_hash : "");
-  return row;
+  return Concat(row, LaterProvenanceFields(&t.citation));
 }
 
 std::string Dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n"; }
@@ -488,13 +507,13 @@ std::string Render(const Profile& r, Format format) {
     return Dump(j);
   }
   if (format == Format::kCsv) {
-    Csv csv(Concat({"entity", "attribute", "value", "per_chip", "citation", "conflict"}, kProvenanceHeader));
+    Csv csv(Concat({"entity", "attribute", "value", "per_chip", "citation", "conflict"}, kAllProvenanceHeader));
     for (const auto& a : r.attributes) {
       for (const auto& g : a.groups) {
         for (const auto& c : g.claims) {
           csv.Row(Concat({r.entity.id, a.label, c.display, c.per_chip_display, std::to_string(c.citation),
                           a.conflict() ? "yes" : "no"},
-                         ProvenanceFields(Find(r.citations, c.citation))));
+                         AllProvenanceFields(Find(r.citations, c.citation))));
         }
       }
     }
@@ -503,7 +522,7 @@ std::string Render(const Profile& r, Format format) {
     for (const auto& x : r.referenced_by) {
       for (int n : x.citations) {
         csv.Row(Concat({r.entity.id, "referenced by: " + x.predicate + " of", x.subject_name, "", std::to_string(n), "no"},
-                       ProvenanceFields(Find(r.citations, n))));
+                       AllProvenanceFields(Find(r.citations, n))));
       }
     }
     return csv.str();
@@ -557,7 +576,7 @@ std::string Render(const ConflictReport& r, Format format) {
     // that a CSV does not carry.
     Csv csv(Concat({"subject", "subject_name", "attribute", "difference", "side", "value", "versus", "claim",
                     "citation", "kind", "size", "relative", "gap", "gap_unit", "sanity"},
-                   kProvenanceHeader));
+                   kAllProvenanceHeader));
     size_t difference = 0;
     for (const auto& a : r.conflicts) {
       for (const auto& d : a.differences) {
@@ -577,7 +596,7 @@ std::string Render(const ConflictReport& r, Format format) {
                             std::to_string(claim.citation), DifferenceKindName(c.kind), c.size,
                             c.kind == DifferenceKind::kQuantity ? Num(c.relative) : "",
                             c.kind == DifferenceKind::kDate ? std::to_string(c.gap) : "", c.gap_unit, flags},
-                           ProvenanceFields(Find(r.citations, claim.citation))));
+                           AllProvenanceFields(Find(r.citations, claim.citation))));
           }
         }
       }
@@ -658,7 +677,7 @@ std::string Render(const TraceReport& r, Format format) {
     Csv csv(
         Concat(Concat({"role", "citation", "value", "per_chip", "qualifiers", "excerpt_verified", "retracted_tx"},
                       kProvenanceHeader),
-               {"retracted_later_by_tx", "still_in_version", "still_in_content_hash"}));
+               Concat({"retracted_later_by_tx", "still_in_version", "still_in_content_hash"}, kLaterProvenanceHeader)));
     for (const auto& c : r.claims) csv.Row(TracedCsvRow("claim", c));
     if (r.derived) {
       for (const auto& in : r.derived->inputs) {
@@ -667,7 +686,7 @@ std::string Render(const TraceReport& r, Format format) {
       for (const auto& v : r.derived->values) {
         std::vector<std::string> row = {"derived " + r.derived->name,     "", v.display, "",
                                         QualifiersToString(v.qualifiers), "", ""};
-        row = Concat(row, std::vector<std::string>(kProvenanceHeader.size() + 3));
+        row = Concat(row, std::vector<std::string>(kProvenanceHeader.size() + 3 + kLaterProvenanceHeader.size()));
         // The excerpt column carries the working.
         size_t excerpt = std::find(kProvenanceHeader.begin(), kProvenanceHeader.end(), "excerpt") -
                          kProvenanceHeader.begin();
@@ -776,13 +795,13 @@ std::string Render(const VerifyReport& r, Format format) {
     Csv csv(Concat({"status", "subject", "predicate", "qualifiers", "stated", "stated_canonical",
                     "recomputed", "recomputed_canonical", "relative_difference", "relative_tolerance",
                     "rounding", "method", "working", "reason"},
-                   kProvenanceHeader));
+                   kAllProvenanceHeader));
     for (const auto& i : r.items) {
       csv.Row(Concat({i.status, i.subject, i.predicate, QualifiersToString(i.qualifiers), i.stated.display,
                       Num(i.stated.value.number), i.recomputed_display,
                       i.recomputed ? Num(*i.recomputed) : "", Num(i.check.relative_difference),
                       Num(i.check.relative_tolerance), i.check.rule, i.method, WorkingWithSources(i), i.reason},
-                     ProvenanceFields(Find(r.citations, i.stated.citation))));
+                     AllProvenanceFields(Find(r.citations, i.stated.citation))));
     }
     return csv.str();
   }
@@ -1036,12 +1055,12 @@ std::string Render(const HistoryReport& r, Format format) {
     return Dump(j);
   }
   if (format == Format::kCsv) {
-    Csv csv(Concat({"tx", "time", "run_id", "event", "value", "qualifiers", "citation"}, kProvenanceHeader));
+    Csv csv(Concat({"tx", "time", "run_id", "event", "value", "qualifiers", "citation"}, kAllProvenanceHeader));
     for (const auto& e : r.events) {
       csv.Row(Concat({std::to_string(e.tx), IsoTimeCsv(e.time_micros / 1000000), e.run_id,
                       e.asserted ? "asserted" : "retracted", e.claim.display,
                       QualifiersToString(e.claim.qualifiers), std::to_string(e.claim.citation)},
-                     ProvenanceFields(Find(r.citations, e.claim.citation))));
+                     AllProvenanceFields(Find(r.citations, e.claim.citation))));
     }
     return csv.str();
   }

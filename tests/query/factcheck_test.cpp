@@ -316,6 +316,83 @@ TEST_F(FactcheckTest, QueryAndTraceCiteAFactInOneShape) {
   EXPECT_TRUE(saw_valid_as_of) << "the brief's claim holds as of June 2023";
 }
 
+// Each fact-checker's CSV carries a claim's date and a dataset row's note,
+// as its text and JSON do: the date often explains two sources' disagreement.
+TEST_F(FactcheckTest, FactCheckerCsvsCarryEachClaimsDateAndNote) {
+  const std::string dated = "Chip X brief, June 2023: 830 GB/s of bandwidth.\n";
+  Fact bw = At(dated, "doc-d", "830 GB/s", "chip:x", "memory_bandwidth",
+               Value::Quantity(830e9, "bytes_per_second", "830 GB/s"));
+  bw.valid_as_of = Date::Parse("2023-06");
+  bw.provenance.note = "Source for bandwidth: https://example.org/brief";
+  Write("doc-d", "Brief", "press", dated, {bw});
+  // Records of a CSV, quoted fields (commas, quotes, line breaks) read whole.
+  auto records = [](const std::string& csv) {
+    std::vector<std::vector<std::string>> out(1, std::vector<std::string>(1));
+    bool quoted = false;
+    for (size_t i = 0; i < csv.size(); ++i) {
+      const char c = csv[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < csv.size() && csv[i + 1] == '"') {
+          out.back().back() += '"';
+          ++i;
+        } else if (c == '"') {
+          quoted = false;
+        } else {
+          out.back().back() += c;
+        }
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        out.back().emplace_back();
+      } else if (c == '\n') {
+        out.emplace_back(1);
+      } else {
+        out.back().back() += c;
+      }
+    }
+    if (out.back().size() == 1 && out.back()[0].empty()) out.pop_back();
+    return out;
+  };
+  auto check = [&](const std::string& what, const std::string& csv) {
+    SCOPED_TRACE(what);
+    const auto rows = records(csv);
+    ASSERT_FALSE(rows.empty());
+    const auto& header = rows[0];
+    const auto date = std::find(header.begin(), header.end(), "valid_as_of") - header.begin();
+    const auto note = std::find(header.begin(), header.end(), "note") - header.begin();
+    ASSERT_LT(static_cast<size_t>(date), header.size()) << csv.substr(0, 400);
+    ASSERT_LT(static_cast<size_t>(note), header.size()) << csv.substr(0, 400);
+    size_t dated_rows = 0;
+    for (size_t r = 1; r < rows.size(); ++r) {
+      ASSERT_EQ(rows[r].size(), header.size()) << "row " << r << " of\n" << csv;
+      if (rows[r][date] == "2023-06") {
+        ++dated_rows;
+        EXPECT_EQ(rows[r][note], "Source for bandwidth: https://example.org/brief");
+      } else {
+        EXPECT_NE(rows[r][note], "Source for bandwidth: https://example.org/brief");
+      }
+    }
+    EXPECT_GE(dated_rows, 1u) << csv;
+  };
+  auto profile = Describe(*store_, TheSchema(), "Chip X");
+  ASSERT_TRUE(profile.ok()) << profile.status().message();
+  check("describe", Render(*profile, Format::kCsv));
+  auto traced = Trace(*store_, TheSchema(), "Chip X.memory_bandwidth");
+  ASSERT_TRUE(traced.ok()) << traced.status().message();
+  const std::string trace_csv = Render(*traced, Format::kCsv);
+  check("trace", trace_csv);
+  // Trace's own last columns keep their places before the new ones.
+  EXPECT_NE(trace_csv.find(",retracted_later_by_tx,still_in_version,still_in_content_hash,valid_as_of,note,formula\n"),
+            std::string::npos)
+      << trace_csv.substr(0, 400);
+  auto conflicts = Conflicts(*store_, TheSchema(), "Chip X");
+  ASSERT_TRUE(conflicts.ok()) << conflicts.status().message();
+  check("conflicts", Render(*conflicts, Format::kCsv));
+  auto history = History(*store_, TheSchema(), "Chip X.memory_bandwidth");
+  ASSERT_TRUE(history.ok()) << history.status().message();
+  check("history", Render(*history, Format::kCsv));
+}
+
 TEST_F(FactcheckTest, ConflictsHonourTheToleranceAndFlagImplausibleFigures) {
   auto r = Conflicts(*store_, TheSchema(), "");
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -712,13 +789,13 @@ TEST_F(FactcheckTest, HistoryAndTraceShowRetractions) {
   }
   EXPECT_TRUE(json_names_it) << bandwidth_json.dump(2);
   const std::string bandwidth_csv = Render(*bandwidth, Format::kCsv);
-  EXPECT_NE(bandwidth_csv.find(",retracted_later_by_tx,still_in_version,still_in_content_hash\n"), std::string::npos)
+  EXPECT_NE(bandwidth_csv.find(",retracted_later_by_tx,still_in_version,still_in_content_hash,"), std::string::npos)
       << bandwidth_csv.substr(0, 400);
   std::string hash;
   for (const auto& c : bandwidth->claims) {
     if (c.still_stated_by) hash = c.still_stated_by->content_hash;
   }
-  EXPECT_NE(bandwidth_csv.find(",2," + hash + "\n"), std::string::npos) << bandwidth_csv;
+  EXPECT_NE(bandwidth_csv.find(",2," + hash + ","), std::string::npos) << bandwidth_csv;
   // As the store was before version 2, there was no later version to name.
   auto versions = store_->ListDocumentVersions("doc-a");
   ASSERT_TRUE(versions.ok());
