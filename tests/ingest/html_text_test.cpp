@@ -49,6 +49,19 @@ TEST(HtmlText, APageIsReadWholeWhateverItsMarkupLeavesOut) {
             "- TDP: 500 W\ndraws <700 W and has 96 GB\n");
 }
 
+// Every named reference of HTML 4 is read: an accented maker's name and the
+// signs of spec sheets were kept as written and then cut at their ';'.
+TEST(HtmlText, NamedEntitiesAreDecoded) {
+  EXPECT_EQ(HtmlToText("<p>Designer: Soci&eacute;t&eacute; G&eacute;n&eacute;rale des Puces</p>"),
+            "Designer: Soci\xC3\xA9t\xC3\xA9 G\xC3\xA9n\xC3\xA9rale des Puces\n");
+  EXPECT_EQ(HtmlToText("<p>memory &ge; 32 GB &rarr; ok; 826 mm&sup2;; &frac12; &rsaquo; &AElig;&Omega;&zwnj;</p>"),
+            "memory \xE2\x89\xA5 32 GB \xE2\x86\x92 ok; 826 mm\xC2\xB2; \xC2\xBD \xE2\x80\xBA "
+            "\xC3\x86\xCE\xA9\xE2\x80\x8C\n");
+  // Names are case-sensitive, and one HTML 4 does not have stays as written.
+  EXPECT_EQ(HtmlToText("<p>&Eacute;&eacute; &EACUTE; &notanentity; &amp</p>"),
+            "\xC3\x89\xC3\xA9 &EACUTE; &notanentity; &amp\n");
+}
+
 TEST(HtmlText, OnlyWhatIsHtmlIsReadAsHtml) {
   EXPECT_TRUE(LooksLikeHtml("text/html; charset=utf-8", "anything"));
   EXPECT_TRUE(LooksLikeHtml("application/xhtml+xml", "<?xml version=\"1.0\"?>"));
