@@ -1464,6 +1464,28 @@ Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std:
                            /*restate=*/true);
 }
 
+namespace {
+
+// What a document says about a claim besides the claim itself: its own
+// attribution ("straight from the vendor datasheet", "our estimate"), what it
+// cites for it, a dataset row's note, the working of a figure it computed.
+// Part of the keep/retract diff, so that a new version saying the same figure
+// with other words about it restates the claim (retracted, and asserted again
+// citing the new version): a kept claim showed the words the document no
+// longer said, and differed from a fresh ingest of the same text. Where in
+// the text (section, span, excerpt, row) is left out, so a figure that only
+// moved is kept; so are the claim's valid-as-of date (a page's "as of" that
+// ticks would restate every claim each run) and the rule version.
+void AppendSourcingKey(const Provenance& p, std::string* out) {
+  codec::PutString(out, p.attribution);
+  codec::PutVarint(out, p.citations.size());
+  for (const std::string& c : p.citations) codec::PutString(out, c);
+  codec::PutString(out, p.note);
+  codec::PutString(out, p.formula);
+}
+
+}  // namespace
+
 Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentVersion version,
                                                   std::vector<Fact> facts, const std::string& run_id,
                                                   std::optional<Document> stored_doc, bool restate,
@@ -1496,6 +1518,7 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
                               }));
   std::vector<std::string> old_values;
   CHIPKG_RETURN_IF_ERROR(ReadCores(old_ids, &old_values));
+  CHIPKG_ASSIGN_OR_RETURN(std::vector<Provenance> old_provenance, ReadProvenance(old_ids));
   std::vector<CoreRecord> old_cores(old_values.size());
   std::unordered_map<std::string, std::vector<size_t>> unmatched;  // claim key -> old indices (a multiset)
   for (size_t i = 0; i < old_values.size(); ++i) {
@@ -1504,6 +1527,7 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
     }
     std::string key;
     codec::AppendClaimKey(old_cores[i], &key);
+    AppendSourcingKey(old_provenance[i], &key);
     unmatched[key].push_back(i);
   }
 
@@ -1529,6 +1553,7 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
     core.retracted_tx = 0;
     std::string key;
     codec::AppendClaimKey(core, &key);
+    AppendSourcingKey(f.provenance, &key);
     auto it = unmatched.find(key);
     if (it != unmatched.end() && !it->second.empty()) {
       it->second.pop_back();

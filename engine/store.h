@@ -193,7 +193,9 @@ class Store {
   // nothing is written (summary.new_version == false) except the document's
   // validators (etag, last_modified). Otherwise the facts the previous version
   // stated that `facts` states again (same subject, predicate, value content,
-  // qualifiers, rule and derivation) are kept as they were; the rest of the
+  // qualifiers, rule and derivation, and the same words about it: attribution,
+  // citations, note, formula; not the span, section, excerpt or valid-as-of
+  // date) are kept as they were; the rest of the
   // previous version's live facts are retracted, and new ones asserted.
   // Fact::id, asserted_tx and provenance.document_version/run_id are set by
   // the store. Fails with InvalidArgument if a fact's span lies outside the

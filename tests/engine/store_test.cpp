@@ -862,6 +862,79 @@ TEST(StoreTest, ChangedVersionKeepsRetractsAndAssertsExactlyTheDiff) {
   EXPECT_EQ(s3->facts_retracted, 1u);
 }
 
+// A version that states a figure again with other words about it (its
+// attribution, what it cites, its note) restates the claim, so that the
+// standing claim says what the latest version says; one where the figure
+// only moved, or its as-of date ticked, keeps it. A version read again
+// (RestateDocumentVersion) makes the same diff.
+TEST(StoreTest, AFigureStatedWithOtherWordsAboutItIsRestated) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  auto page = [](const std::string& lead, const std::string& attribution, const std::string& cites,
+                 const std::string& as_of) {
+    DocBuilder b("doc-words");
+    b.AddText(lead);
+    Fact& tdp = b.Add("chip:a", "tdp", Value::Quantity(500, "watts", "500 W"), "TDP 500 W");
+    tdp.provenance.attribution = attribution;
+    tdp.provenance.citations = {cites};
+    tdp.valid_as_of = D(as_of.c_str());
+    b.Add("chip:a", "memory", Value::Quantity(32e9, "bytes", "32 GB"), "Memory 32 GB");
+    return b;
+  };
+  auto write = [&](const DocBuilder& b, const std::string& run) {
+    auto s = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), run);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? *s : WriteSummary{};
+  };
+  auto live_tdp = [&] {
+    auto facts = store->FactsAbout("chip:a", "tdp").value();
+    EXPECT_EQ(facts.size(), 1u);
+    return facts.empty() ? Fact{} : facts[0];
+  };
+  write(page("v1", "Straight from the vendor datasheet", "https://a.example/ds.pdf", "2026-09-27"), "run-1");
+  const uint64_t first = live_tdp().id;
+
+  // The figure moved down a line and the page's date ticked: the same claim.
+  WriteSummary moved = write(page("v2\nmore", "Straight from the vendor datasheet", "https://a.example/ds.pdf",
+                                  "2026-11-30"),
+                             "run-2");
+  EXPECT_EQ(moved.facts_kept, 2u);
+  EXPECT_EQ(moved.facts_added, 0u);
+  EXPECT_EQ(live_tdp().id, first);
+
+  // Now the page calls it its own estimate: restated, citing version 3.
+  WriteSummary estimate = write(page("v3", "Our own estimate", "https://a.example/ds.pdf", "2026-11-30"), "run-3");
+  EXPECT_EQ(estimate.facts_kept, 1u);  // memory
+  EXPECT_EQ(estimate.facts_retracted, 1u);
+  EXPECT_EQ(estimate.facts_added, 1u);
+  Fact now = live_tdp();
+  EXPECT_NE(now.id, first);
+  EXPECT_EQ(now.provenance.attribution, "Our own estimate");
+  EXPECT_EQ(now.provenance.document_version, 3u);
+  auto history = store->History("chip:a", "tdp").value();
+  ASSERT_EQ(history.size(), 2u);
+  EXPECT_EQ(history[0].provenance.attribution, "Straight from the vendor datasheet");
+  EXPECT_FALSE(history[0].live());
+
+  // Another datasheet cited for it: restated again.
+  WriteSummary cited = write(page("v4", "Our own estimate", "https://b.example/other.pdf", "2026-11-30"), "run-4");
+  EXPECT_EQ(cited.facts_added, 1u);
+  EXPECT_EQ(live_tdp().provenance.citations, (std::vector<std::string>{"https://b.example/other.pdf"}));
+
+  // Read again with a note the rules now find: restated without a new version.
+  DocBuilder again = page("v4", "Our own estimate", "https://b.example/other.pdf", "2026-11-30");
+  std::vector<Fact> facts = again.facts();
+  facts[0].provenance.note = "Source for TDP: https://b.example/other.pdf";
+  auto restated = store->RestateDocumentVersion(again.doc(), facts, "run-5");
+  ASSERT_TRUE(restated.ok()) << restated.status().ToString();
+  EXPECT_EQ(restated->facts_added, 1u);
+  EXPECT_EQ(restated->facts_kept, 1u);
+  EXPECT_EQ(live_tdp().provenance.note, "Source for TDP: https://b.example/other.pdf");
+  auto same = store->RestateDocumentVersion(again.doc(), facts, "run-6");
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->tx, 0u);  // every claim as stored: nothing written
+}
+
 TEST(StoreTest, AsOfTransactionAndValidDate) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));
