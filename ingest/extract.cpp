@@ -25,9 +25,36 @@ const std::vector<TemplateDef>& Templates() {
 
 using namespace extract_internal;
 
+namespace {
+
+// The text a template's score reads: its start (the scores read 64 KiB)
+// without headings' marks, as Page's lines are read (an HTML page's <h2>
+// section title is the line its text rendering has: "## Key facts" is the
+// catalog's "Key facts"), and without a byte order mark.
+std::string TextToScore(std::string_view text) {
+  text = text.substr(ByteOrderMarkSize(text));
+  text = text.substr(0, std::min<size_t>(text.size(), 64 * 1024));
+  std::string out;
+  out.reserve(text.size());
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    end = end == std::string_view::npos ? text.size() : end + 1;
+    size_t marks = 0;
+    while (start + marks < end && text[start + marks] == '#') ++marks;
+    const bool heading = marks >= 1 && marks <= 6 && start + marks < end &&
+                         (text[start + marks] == ' ' || text[start + marks] == '\t');
+    out.append(text.substr(heading ? start + marks + 1 : start, end - (heading ? start + marks + 1 : start)));
+    start = end;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, double>> ScoreTemplates(const std::string& text) {
   std::vector<std::pair<std::string, double>> out;
-  for (const TemplateDef& t : Templates()) out.emplace_back(t.name, t.score(text));
+  const std::string scored = TextToScore(text);
+  for (const TemplateDef& t : Templates()) out.emplace_back(t.name, t.score(scored));
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return out;
 }
@@ -46,8 +73,9 @@ Result<Extraction> ExtractDocument(const std::string& text, const SourceInfo& so
     page.max_facts = max_facts;
     const TemplateDef* chosen = nullptr;
     double best = 0;
+    const std::string scored = TextToScore(text);
     for (const TemplateDef& t : Templates()) {
-      double score = t.score(std::string_view(text).substr(ByteOrderMarkSize(text)));
+      double score = t.score(scored);
       if (score >= kTemplateThreshold && score > best) {
         best = score;
         chosen = &t;

@@ -1076,13 +1076,7 @@ void RunGeneric(Page& page) {
       Range r = Trim(text, lines[i].range);
       std::string_view v = page.View(r);
       if (v.empty()) continue;
-      bool heading = v[0] == '#';
-      if (heading) {
-        size_t k = 0;
-        while (k < v.size() && v[k] == '#') ++k;
-        r = Trim(text, Range{r.begin + k, r.end});
-        v = page.View(r);
-      }
+      const bool heading = lines[i].heading > 0;
       bool printable = std::all_of(v.begin(), v.end(),
                                    [](char c) { return static_cast<unsigned char>(c) >= 0x20 && c != 0x7F; });
       bool has_letter = std::any_of(v.begin(), v.end(), IsAsciiAlpha);
@@ -1101,11 +1095,8 @@ void RunGeneric(Page& page) {
     for (size_t i = 0; i < lines.size(); ++i) {
       if (page.LineTooLong(i)) continue;
       Range r = Trim(text, lines[i].range);
-      std::string_view v = page.View(r);
-      if (v.size() > 1 && v[0] == '#') {
-        size_t k = 0;
-        while (k < v.size() && v[k] == '#') ++k;
-        page.AddSection(r.begin, std::string(page.View(Trim(text, Range{r.begin + k, r.end}))));
+      if (lines[i].heading > 0 && !r.empty()) {
+        page.AddSection(r.begin, std::string(page.View(r)));
         page.Claim(i);
       }
     }

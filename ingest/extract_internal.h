@@ -89,7 +89,11 @@ std::vector<DateToken> FindDates(std::string_view text, Range r, bool allow_year
 // ---- the page --------------------------------------------------------------
 
 struct Line {
-  Range range;  // without the line break
+  // Without the line break, and without a heading's marks: "# AWS Trainium"
+  // (an HTML page's <h1>, a Markdown heading) is read as "AWS Trainium", so
+  // that a site's template recognises the lines its text rendering has.
+  Range range;
+  int heading = 0;  // 1-6 for a line of '#' marks and a space, else 0
 };
 
 // A label found in text: the range it covers, its definition, and qualifiers

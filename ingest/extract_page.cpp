@@ -35,7 +35,15 @@ Page::Page(const std::string& text_in, const SourceInfo& source_in, const Schema
     size_t end = nl == std::string::npos ? text.size() : nl;
     size_t content_end = end;
     if (content_end > start && text[content_end - 1] == '\r') --content_end;
-    lines_.push_back(Line{Range{start, content_end}});
+    Line line{Range{start, content_end}};
+    size_t marks = 0;
+    while (start + marks < content_end && text[start + marks] == '#') ++marks;
+    if (marks >= 1 && marks <= 6 && start + marks < content_end &&
+        (text[start + marks] == ' ' || text[start + marks] == '\t')) {
+      line.heading = static_cast<int>(marks);
+      line.range.begin = start + marks + 1;
+    }
+    lines_.push_back(line);
     if (nl == std::string::npos) break;
     start = nl + 1;
   }

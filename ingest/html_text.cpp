@@ -262,7 +262,7 @@ class Converter {
       EndLine();
       return;
     }
-    if (cell_ > 0 && IsOneOf(name, {"br", "p", "div", "li", "ul", "ol"})) {
+    if (cell_ > 0 && IsOneOf(name, {"br", "p", "div", "li", "ul", "ol", "dl", "dt", "dd"})) {
       space_ = true;  // a row is one line: a break inside a cell is a space
       return;
     }
@@ -271,7 +271,9 @@ class Converter {
       pre_ += closing ? (pre_ > 0 ? -1 : 0) : 1;
       return;
     }
-    if (name == "li") {
+    // A definition list's terms and definitions are items, as a spec
+    // sheet's "- TDP" / "- 500 W" lines are in the pages' text.
+    if (name == "li" || name == "dt" || name == "dd") {
       EndLine();
       if (!closing) out_ += "- ";
       return;

@@ -403,13 +403,40 @@ constexpr char kRulesReadKey[] = "rules-read/";
 // now (FailingSources): JSON, removed by its next success.
 constexpr char kFailingKey[] = "ingest-failed/";
 
+// The record of a failing source (FailingSources reads it back).
+std::string FailureRecord(int64_t since, int64_t last, uint64_t runs, const std::string& location,
+                          const std::string& error, const std::vector<std::string>& manifests) {
+  nlohmann::json record = {{"since", since}, {"last", last}, {"runs", runs}, {"location", location}, {"error", error}};
+  if (!manifests.empty()) record["manifests"] = manifests;
+  return record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A failure record's manifests: "manifests", or the one "manifest" of a
+// record written before a source could be in several.
+std::vector<std::string> RecordedManifests(const nlohmann::json& record) {
+  std::vector<std::string> out;
+  if (!record.is_object()) return out;
+  if (auto it = record.find("manifests"); it != record.end() && it->is_array()) {
+    for (const auto& m : *it) {
+      if (m.is_string() && !m.get<std::string>().empty()) out.push_back(m.get<std::string>());
+    }
+  } else if (auto one = record.find("manifest"); one != record.end() && one->is_string() &&
+                                                  !one->get<std::string>().empty()) {
+    out.push_back(one->get<std::string>());
+  }
+  return out;
+}
+
 // Counts this run's failure onto the record of the runs before (a record
-// that cannot be read starts again) and sets the outcome's figures.
+// that cannot be read starts again) and sets the outcome's figures. The
+// manifest is added to those the record names: a source two cron jobs list
+// is forgotten only once neither does, and a try from the command line
+// leaves it in the manifests that list it.
 Status RecordFailure(Store& store, SourceOutcome& outcome, const std::string& manifest, int64_t now) {
   const std::string key = kFailingKey + outcome.document_id;
   int64_t since = now;
   uint64_t runs = 1;
-  std::string listed_in = manifest;
+  std::vector<std::string> manifests;
   auto before = store.GetMeta(key);
   if (!before.ok() && !before.status().IsNotFound()) return before.status();
   if (before.ok()) {
@@ -422,21 +449,14 @@ Status RecordFailure(Store& store, SourceOutcome& outcome, const std::string& ma
       since = number("since");
       runs = static_cast<uint64_t>(number("runs")) + 1;
     }
-    // A try by hand (the command line, standard input) leaves the source
-    // in the manifest that lists it, whose runs may still forget it.
-    if (auto it = old.find("manifest"); listed_in.empty() && old.is_object() && it != old.end() && it->is_string()) {
-      listed_in = it->get<std::string>();
-    }
+    manifests = RecordedManifests(old);
+  }
+  if (!manifest.empty() && std::find(manifests.begin(), manifests.end(), manifest) == manifests.end()) {
+    manifests.push_back(manifest);
   }
   outcome.failing_since = since;
   outcome.failed_runs = runs;
-  nlohmann::json record = {{"since", since},
-                           {"last", now},
-                           {"runs", runs},
-                           {"location", outcome.location},
-                           {"error", outcome.error}};
-  if (!listed_in.empty()) record["manifest"] = listed_in;
-  return store.PutMeta(key, record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  return store.PutMeta(key, FailureRecord(since, now, runs, outcome.location, outcome.error, manifests));
 }
 
 // Written only when it changes: --reextract runs again and again.
@@ -479,7 +499,7 @@ Result<std::vector<FailingSource>> FailingSources(const Store& store) {
       f.last = number("last");
       f.runs = static_cast<uint64_t>(std::max<int64_t>(number("runs"), 0));
       f.location = text("location");
-      f.manifest = text("manifest");
+      f.manifests = RecordedManifests(j);
       f.error = text("error");
     } else {
       f.error = "(its record is not JSON: " + value.substr(0, 80) + ")";
@@ -571,7 +591,18 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   // An HTML page is stored as its text, which the spans count. A stored
   // text read again is that text already, but for one stored as markup
   // before pages were read so: its own first bytes say.
-  if (fetched->not_modified ? LooksLikeHtml("", text) : LooksLikeHtml(fetched->content_type, text)) {
+  // A source named a dataset is the CSV it is whatever its server calls it
+  // (a mirror that serves every file as text/html flattened it to one line,
+  // and the error blamed a missing column); markup where one was expected
+  // (a login or error page) fails as what it is.
+  const bool named_dataset = !spec.format.empty() && spec.format != "page";
+  const bool html = fetched->not_modified || named_dataset ? LooksLikeHtml("", text)
+                                                           : LooksLikeHtml(fetched->content_type, text);
+  if (html && named_dataset) {
+    return Status::InvalidArgument(spec.location + ": an HTML page where the " + spec.format +
+                                   " dataset (CSV) was expected; nothing stored (a previous version, if any, stands)");
+  }
+  if (html) {
     text = HtmlToText(text);
     if (text.empty()) {
       return Status::InvalidArgument(spec.location + ": an HTML page with no text (all markup or script); nothing "
@@ -745,7 +776,7 @@ std::string IngestReport::SummaryLine() const {
 }
 
 std::string ManifestName(const std::string& path) {
-  if (path == "-") return std::string();
+  if (path == "-") return "standard input";
   // One name for the file however relative the path given, so that a run
   // of it knows its own sources' failure records. Links are not resolved:
   // the sources' relative locations are read from the path as given, so a
@@ -1083,11 +1114,23 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       if (!spec.manifest.empty()) manifests_of_run.insert(spec.manifest);
     }
     for (const auto& [id, f] : failing_before) {
-      if (f.manifest.empty() || manifests_of_run.count(f.manifest) == 0 || ids_of_run.count(id) > 0) continue;
-      // Left for the next run when the store will not remove it: it stays
-      // listed, which is how it was.
+      if (f.manifests.empty() || ids_of_run.count(id) > 0) continue;
+      std::vector<std::string> still_listing;
+      for (const std::string& m : f.manifests) {
+        if (manifests_of_run.count(m) == 0) still_listing.push_back(m);
+      }
+      if (still_listing.size() == f.manifests.size()) continue;
+      // A record the store will not rewrite or remove stays as it was,
+      // for the next run: listed, which is how it was.
+      if (!still_listing.empty()) {
+        [[maybe_unused]] const Status rewritten =
+            store.PutMeta(kFailingKey + id, FailureRecord(f.since, f.last, f.runs, f.location, f.error, still_listing));
+        continue;
+      }
       if (!store.DeleteMeta(kFailingKey + id).ok()) continue;
-      report.failing_forgotten.push_back({id, f.location, f.manifest, f.runs});
+      std::string last_manifest;
+      for (const std::string& m : f.manifests) last_manifest = m;
+      report.failing_forgotten.push_back({id, f.location, last_manifest, f.runs});
     }
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

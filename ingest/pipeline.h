@@ -28,9 +28,9 @@ struct SourceSpec {
   std::string format;    // "page" (default: extract as a web page) or a dataset name declared by
                          // `column` lines in schema/ (e.g. "epoch-ml-hardware"), read as CSV
   std::string id;        // document id; derived from the location when empty
-  // The manifest file that lists it (LoadManifest: its path made absolute,
-  // links as given); empty for standard input and the command line. A run of
-  // a manifest forgets the failures of the sources it no longer lists.
+  // The manifest that lists it (ManifestName: a file's path made absolute,
+  // links as given, or "standard input"); empty for the command line. A run
+  // of a manifest forgets the failures of the sources it no longer lists.
   std::string manifest;
 };
 
@@ -41,8 +41,10 @@ struct SourceSpec {
 // errors, its relative locations resolved against the working directory.
 Result<std::vector<SourceSpec>> LoadManifest(const std::string& path);
 
-// How LoadManifest names a manifest file in its sources' `manifest`: the path
-// made absolute and normalised, links as given; empty for "-".
+// How LoadManifest names a manifest in its sources' `manifest`: a file's path
+// made absolute and normalised, links as given; "-" is "standard input", one
+// manifest however many scripts write it (a cron job's generated list: its
+// runs forget the failures of sources it no longer lists, as a file's do).
 std::string ManifestName(const std::string& path);
 
 struct SourceOutcome {
@@ -92,8 +94,10 @@ struct IngestReport {
   size_t documents_new = 0, documents_changed = 0, documents_unchanged = 0, documents_failed = 0;
   size_t facts_added = 0, facts_retracted = 0;
   size_t documents_read_by_other_rules = 0;  // unchanged ones (SourceOutcome::read_by_other_rules)
-  // Failing sources (FailingSources) whose manifest this run read and which
-  // it no longer lists: their records are removed, as no run will take them.
+  // Failing sources (FailingSources) whose last manifest this run read and
+  // which it no longer lists: their records are removed, as no run will take
+  // them (`manifest` names it). One still in another manifest keeps its
+  // record, without this one.
   struct Forgotten {
     std::string document_id;
     std::string location;
@@ -116,7 +120,11 @@ std::string RulesNow(const Schema& schema);
 struct FailingSource {
   std::string document_id;
   std::string location;  // as given, without a user name or password
-  std::string manifest;  // the manifest that listed it (SourceSpec::manifest); empty for none
+  // The manifests whose runs it failed in (SourceSpec::manifest), in the
+  // order first seen; none for a source tried from the command line alone.
+  // A run of one that no longer lists it takes that one out; the record
+  // goes with the last.
+  std::vector<std::string> manifests;
   int64_t since = 0;     // Unix seconds: the first failure of those in a row
   int64_t last = 0;      // the latest
   uint64_t runs = 0;     // failed runs in a row

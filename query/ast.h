@@ -115,6 +115,7 @@ struct Query {
   SourcePos entity_pos;
   std::optional<Column> member;  // lookup: what follows the dot
   std::optional<Condition> where;
+  std::string where_text;  // the condition as written, for hints that repeat it
 
   // Clauses, each at most once (the parser refuses repeats).
   std::vector<Column> show;

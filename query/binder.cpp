@@ -90,6 +90,7 @@ class Binder {
       Result<BoundCondition> w = BindCondition(*q.where, subject_kind);
       if (!w.ok()) return w.status();
       b.where = std::move(*w);
+      b.where_text = q.where_text;
     }
     // Every predicate of the schema (50) fits many times over; thousands of
     // columns (a runaway script) would cost seconds and gigabytes of cells.

@@ -120,6 +120,7 @@ struct BoundQuery {
   std::optional<Entity> entity;   // lookup, `about`
   std::optional<BoundColumn> member;
   std::optional<BoundCondition> where;
+  std::string where_text;            // as written (Query::where_text)
   std::vector<BoundColumn> columns;  // shown: `show`, or by default what the condition names
   bool show_given = false;
   std::vector<BoundOrder> order;

@@ -2233,10 +2233,24 @@ class Evaluator {
       result.notes.push_back("counted under each value its sources give (sources that disagree, or figures of "
                              "several formats, models or terms): " + names);
     }
+    // With the count's own condition: without it the hint listed every
+    // chip of the value (88 from TSMC where the group that fits was 24).
     const std::string& a = q_.group_by->label;
-    result.notes.push_back("the " + q_.kind + "s of a group, with citations: find " + q_.kind + " where " + a +
-                           (q_.group_by->attribute.type == ValueKind::kBool ? " = true (or false)" : " = VALUE") +
-                           "; unknown(" + a + ") for no source, not_published(" + a + ")");
+    std::string condition;
+    if (!q_.where_text.empty()) {
+      std::string lower = q_.where_text;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      bool has_or = false;
+      for (size_t at = lower.find("or"); at != std::string::npos && !has_or; at = lower.find("or", at + 1)) {
+        auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+        has_or = (at == 0 || !word_char(lower[at - 1])) && (at + 2 >= lower.size() || !word_char(lower[at + 2]));
+      }
+      condition = (has_or ? "(" + q_.where_text + ")" : q_.where_text) + " and ";
+    }
+    result.notes.push_back("the " + q_.kind + "s of a group, with citations: find " + q_.kind + " where " + condition +
+                           a + (q_.group_by->attribute.type == ValueKind::kBool ? " = true (or false)" : " = VALUE") +
+                           "; " + condition + "unknown(" + a + ") for no source, " + condition + "not_published(" + a +
+                           ")");
   }
 
   // A find that can end at its limit once that many rows match.

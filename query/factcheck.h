@@ -269,7 +269,7 @@ struct SourcesReport {
   struct Failing {
     std::string document_id;
     std::string location;
-    std::string manifest;  // the manifest that lists it; empty for none (the command line)
+    std::vector<std::string> manifests;  // those whose runs it failed in; none for the command line alone
     int64_t since = 0;  // Unix seconds: the first failure of those in a row
     int64_t last = 0;   // the latest
     uint64_t runs = 0;  // failed runs in a row

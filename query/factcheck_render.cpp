@@ -917,7 +917,9 @@ std::string Render(const SourcesReport& r, Format format) {
     for (const auto& f : r.failing) {
       failing.push_back({{"document_id", f.document_id},
                          {"location", f.location},
-                         {"manifest", f.manifest.empty() ? json(nullptr) : json(f.manifest)},
+                         // "manifest": the latest, as records before several were kept named one.
+                         {"manifest", f.manifests.empty() ? json(nullptr) : json(f.manifests.back())},
+                         {"manifests", f.manifests},
                          {"since", IsoTimeJson(f.since)},
                          {"last", IsoTimeJson(f.last)},
                          {"runs", f.runs},
@@ -936,8 +938,9 @@ std::string Render(const SourcesReport& r, Format format) {
     for (const auto& f : r.failing) failing.emplace(f.document_id, &f);
     auto failure_fields = [](const SourcesReport::Failing* f) -> std::vector<std::string> {
       if (f == nullptr) return {"", "", "", "", ""};
-      return {std::to_string(f->runs), IsoTimeCsv(f->since), IsoTimeCsv(f->last), OneLine(f->error, 300),
-              f->manifest};
+      std::string manifests;
+      for (const std::string& m : f->manifests) manifests += (manifests.empty() ? "" : "; ") + m;
+      return {std::to_string(f->runs), IsoTimeCsv(f->since), IsoTimeCsv(f->last), OneLine(f->error, 300), manifests};
     };
     for (const auto& s : r.sources) {
       const DocumentVersion* latest = s.versions.empty() ? nullptr : &s.versions.back();
@@ -967,14 +970,21 @@ std::string Render(const SourcesReport& r, Format format) {
   }
   if (!r.failing.empty()) {
     out << "\n" << r.failing.size() << (r.failing.size() == 1 ? " source" : " sources")
-        << " failing in the latest ingest runs (each run tries it again; one that takes it clears this):\n";
+        << " failing in the latest ingest runs (a run that takes it clears this, as do runs of its manifests that "
+           "no longer list it):\n";
     for (const auto& f : r.failing) {
       out << "\n" << f.document_id << "  " << f.location << "\n    failed in " << f.runs
           << (f.runs == 1 ? " run" : " runs in a row") << ", since " << IsoTime(f.since);
       if (f.runs > 1) out << ", the latest at " << IsoTime(f.last);
       out << ": " << OneLine(f.error, 300) << "\n";
       // Where to take it out, for a source no longer wanted.
-      if (!f.manifest.empty()) out << "    listed in " << f.manifest << "\n";
+      if (!f.manifests.empty()) {
+        out << "    listed in ";
+        for (size_t i = 0; i < f.manifests.size(); ++i) {
+          out << (i == 0 ? "" : i + 1 == f.manifests.size() ? " and " : ", ") << f.manifests[i];
+        }
+        out << "\n";
+      }
     }
   }
   return out.str();

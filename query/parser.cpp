@@ -149,6 +149,7 @@ class Converter {
             q.kind_pos = Pos(*c);
           } else if (c->is_type<g::where_clause>()) {
             q.where = ConvertCondition(*c->children.at(0));
+            q.where_text = c->children.at(0)->string();
           }
         }
       } else if (n.is_type<g::facts_statement>() || n.is_type<g::conflicts_statement>()) {
@@ -597,7 +598,8 @@ std::string SpellingHint(std::string_view text, size_t offset, const std::string
                                     rest[digits] == '.')) {
       ++digits;
     }
-    return "; a price is a number and its unit: " + std::string(rest.substr(1, digits - 1)) + " USD";
+    const std::string number(rest.substr(1, digits - 1));
+    return "; a price is a number and its unit: " + number + " USD, or " + number + " USD/h for a price by the hour";
   }
   if (message != g::error_message<g::end_of_query>) return "";
   if (rest.rfind("\xC2\xB2", 0) == 0 || rest.rfind("\xC2\xB3", 0) == 0) {

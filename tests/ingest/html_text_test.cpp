@@ -62,6 +62,14 @@ TEST(HtmlText, NamedEntitiesAreDecoded) {
             "\xC3\x89\xC3\xA9 &EACUTE; &notanentity; &amp\n");
 }
 
+// A spec sheet's definition list reads as the pages' "- label" / "- value" lines.
+TEST(HtmlText, DefinitionListsAreItems) {
+  EXPECT_EQ(HtmlToText("<h2>Specifications</h2><dl><dt>TDP</dt><dd>500 W</dd><dt>Memory</dt><dd>32 GB HBM2e</dd></dl>"),
+            "## Specifications\n- TDP\n- 500 W\n- Memory\n- 32 GB HBM2e\n");
+  EXPECT_EQ(HtmlToText("<table><tr><td><dl><dt>TDP</dt><dd>500 W</dd></dl></td></tr></table>"),
+            "| TDP 500 W |\n|---|\n");
+}
+
 TEST(HtmlText, OnlyWhatIsHtmlIsReadAsHtml) {
   EXPECT_TRUE(LooksLikeHtml("text/html; charset=utf-8", "anything"));
   EXPECT_TRUE(LooksLikeHtml("application/xhtml+xml", "<?xml version=\"1.0\"?>"));

@@ -421,6 +421,29 @@ TEST_F(EvaluatorTest, TheNoteOnUnexaminedUnknownsNamesTheViewAsked) {
   EXPECT_EQ(Names("find chip where unknown(bf16) or not_published(bf16) order by name"), (Strings{"Beta", "Gamma"}));
 }
 
+// The note on listing a group's entities repeats the count's condition:
+// without it the query it gave listed every entity of the value.
+TEST_F(EvaluatorTest, ACountsGroupHintKeepsItsCondition) {
+  QueryResult counted = Ok("count chip where memory > 50 GB by foundry");
+  std::string notes;
+  for (const std::string& n : counted.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("find chip where memory > 50 GB and foundry = VALUE; memory > 50 GB and unknown(foundry) for "
+                       "no source, memory > 50 GB and not_published(foundry)"),
+            std::string::npos)
+      << notes;
+  EXPECT_EQ(Names("find chip where memory > 50 GB and foundry = TSMC"), (Strings{"Gamma"}));
+  EXPECT_EQ(Names("find chip where foundry = TSMC order by name"), (Strings{"Alpha", "Gamma"}));
+  QueryResult either = Ok("count chip where memory > 50 GB OR memory < 1 GB by foundry");
+  notes.clear();
+  for (const std::string& n : either.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("find chip where (memory > 50 GB OR memory < 1 GB) and foundry = VALUE"), std::string::npos)
+      << notes;
+  QueryResult all = Ok("count chip by foundry");
+  notes.clear();
+  for (const std::string& n : all.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("find chip where foundry = VALUE; unknown(foundry)"), std::string::npos) << notes;
+}
+
 TEST_F(EvaluatorTest, FitsUsesModelParametersAndMemory) {
   QueryResult r = Ok("find chip where fits(\"Test 70B\", int8)");
   ASSERT_EQ(r.rows.size(), 1u);

@@ -115,7 +115,8 @@ TEST_F(Quantity, CaseFoldingOnlyWhenUnambiguous) {
   Expect("2 Ghz", 2e9, "frequency", "GHz", 5);
   ExpectNone("820 gb/s");  // GB/s or Gb/s: refuse rather than guess
   ExpectNone("5 mW");      // milliwatts are not megawatts
-  ExpectNone("1.6 Tb/s");  // terabits are not terabytes
+  Expect("1.6 Tb/s", 2e11, "bytes_per_second", "Tb/s", 8);  // terabits, not terabytes
+  ExpectNone("1.6 tb/s");                                   // TB/s or Tb/s: refuse rather than guess
   Expect("80 Billion", 8e10, "count", "billion", 10, "count");
   ExpectNone("400 mHZ");
   Expect("400 MHZ", 4e8, "frequency", "MHz", 7);
@@ -128,7 +129,10 @@ TEST_F(Quantity, UnitLookupFoldsCaseOnlyWhereItDoesNotChangeTheUnit) {
   EXPECT_EQ(schema_.FindUnit("Tflops")->spelling, "TFLOPS");
   // Case that changes the unit is not folded: bits are not bytes, milli is not mega.
   EXPECT_EQ(schema_.FindUnit("Gb"), nullptr);
-  EXPECT_EQ(schema_.FindUnit("Tb/s"), nullptr);
+  EXPECT_EQ(schema_.FindUnit("Tb/s")->factor, 1.25e11);  // bits: TB/s is 8x
+  EXPECT_EQ(schema_.FindUnit("Tbps")->factor, 1.25e11);
+  EXPECT_EQ(schema_.FindUnit("TBps")->factor, 1e12);
+  EXPECT_EQ(schema_.FindUnit("tb/s"), nullptr);
   EXPECT_EQ(schema_.FindUnit("mW"), nullptr);
   EXPECT_EQ(schema_.FindUnit("mHz"), nullptr);
   // Words are read in any case: case carries meaning only in symbols.

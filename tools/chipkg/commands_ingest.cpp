@@ -180,7 +180,7 @@ int RunIngest(const Args& args) {
       PrintError(loaded.status());
       return kExitUsage;
     }
-    if (manifest != "-") options.manifests_read.push_back(ManifestName(manifest));
+    options.manifests_read.push_back(ManifestName(manifest));
     if (loaded->empty() && !args.Has("quiet")) {
       std::fprintf(stderr, "chipkg ingest: %s lists no sources\n", manifest == "-" ? "standard input" : manifest.c_str());
     }

@@ -565,7 +565,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
       Result<std::vector<FailingSource>> failing = FailingSources(*s.store);
       if (!failing.ok()) return Fail(err, failing.status().WithContext("reading which sources failed"), kExitFailed);
       for (FailingSource& f : *failing) {
-        report->failing.push_back({std::move(f.document_id), std::move(f.location), std::move(f.manifest), f.since,
+        report->failing.push_back({std::move(f.document_id), std::move(f.location), std::move(f.manifests), f.since,
                                    f.last, f.runs, std::move(f.error)});
       }
     }
