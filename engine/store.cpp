@@ -1360,7 +1360,8 @@ std::string RetiredRefusal(const Document& stored) {
 }  // namespace
 
 Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, DocumentVersion version,
-                                                     std::vector<Fact> facts, const std::string& run_id) {
+                                                     std::vector<Fact> facts, const std::string& run_id,
+                                                     const std::vector<Entity>& new_entities) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   const std::string where = "document " + doc.id;
@@ -1402,7 +1403,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   if (version.url.empty()) version.url = doc.url;
   if (version.title.empty()) version.title = doc.title;
   return WriteVersionFacts(doc, std::move(version), std::move(facts), run_id, std::move(stored_doc),
-                           /*restate=*/false);
+                           /*restate=*/false, new_entities);
 }
 
 Result<StoreImpl::StoredLatest> StoreImpl::ReadStoredLatest(const std::string& id, const char* to) const {
@@ -1436,12 +1437,12 @@ Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, c
   // Without its text: no fact is asserted, so no span is checked against it.
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/false));
   const Document doc = stored.doc;
-  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored.doc), /*restate=*/true,
+  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored.doc), /*restate=*/true, {},
                            std::string(kRetiredInLog), Retirement::kRetire);
 }
 
 Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vector<Fact> facts,
-                                                  const std::string& run_id) {
+                                                  const std::string& run_id, const std::vector<Entity>& new_entities) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(doc.id, "reinstate"));
@@ -1450,18 +1451,19 @@ Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vect
   }
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
   return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
-                           /*restate=*/true, std::string(kReinstatedInLog), Retirement::kReinstate);
+                           /*restate=*/true, new_entities, std::string(kReinstatedInLog), Retirement::kReinstate);
 }
 
 Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
-                                                       const std::string& run_id) {
+                                                       const std::string& run_id,
+                                                       const std::vector<Entity>& new_entities) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(doc.id, "read again"));
   if (stored.doc.retired_tx != 0 && !facts.empty()) return Status::InvalidArgument(RetiredRefusal(stored.doc));
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
   return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
-                           /*restate=*/true);
+                           /*restate=*/true, new_entities);
 }
 
 namespace {
@@ -1489,7 +1491,8 @@ void AppendSourcingKey(const Provenance& p, std::string* out) {
 Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentVersion version,
                                                   std::vector<Fact> facts, const std::string& run_id,
                                                   std::optional<Document> stored_doc, bool restate,
-                                                  const std::string& what, Retirement retirement) {
+                                                  const std::vector<Entity>& new_entities, const std::string& what,
+                                                  Retirement retirement) {
   const std::string where = "document " + doc.id;
   WriteSummary summary;
   Counters c = counters();
@@ -1581,6 +1584,13 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
     return summary;
   }
   CHIPKG_RETURN_IF_ERROR(PutContested(&batch, spo_written).WithContext(where));
+  std::vector<std::string> entities_written;
+  for (const Entity& e : new_entities) {
+    if (e.id.empty()) return Status::InvalidArgument(where + ": a new entity with an empty id");
+    if (std::find(entities_written.begin(), entities_written.end(), e.id) != entities_written.end()) continue;
+    CHIPKG_ASSIGN_OR_RETURN(bool staged, StageEntity(e, tx, &batch, &c));
+    if (staged) entities_written.push_back(e.id);
+  }
 
   std::string value;
   codec::EncodeDocument(record, &value);
@@ -1619,6 +1629,7 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
   PutCounters(&batch, &c);
   const Status written = FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing " + where);
   ForgetDocument(doc.id);  // its record was rewritten (a version record is new: nothing kept to drop)
+  for (const std::string& id : entities_written) ForgetEntity(id);
   CHIPKG_RETURN_IF_ERROR(written);
   Commit(c, in);
 
@@ -1760,32 +1771,38 @@ std::map<std::string, uint8_t> AliasEntries(const Entity& e) {
   return out;
 }
 
+Result<bool> StoreImpl::StageEntity(const Entity& entity, TxId tx, rocksdb::WriteBatch* batch, Counters* c) {
+  CHIPKG_ASSIGN_OR_RETURN(std::optional<Entity> stored, ReadEntity(entity.id));
+  if (stored && stored->kind == entity.kind && stored->name == entity.name && stored->aliases == entity.aliases) {
+    return false;
+  }
+  auto fresh = AliasEntries(entity);
+  if (stored) {
+    for (const auto& [norm, rank] : AliasEntries(*stored)) {
+      if (!fresh.count(norm)) batch->Delete(handles_[codec::kAliasCf], codec::AliasKey(norm, entity.id)).PermitUncheckedError();
+    }
+  }
+  for (const auto& [norm, rank] : fresh) {
+    batch->Put(handles_[codec::kAliasCf], codec::AliasKey(norm, entity.id), std::string(1, static_cast<char>(rank)))
+        .PermitUncheckedError();
+  }
+  Entity record = entity;
+  record.created_tx = stored ? stored->created_tx : tx;
+  std::string value;
+  codec::EncodeEntity(record, &value);
+  batch->Put(handles_[codec::kEntitiesCf], entity.id, value).PermitUncheckedError();
+  if (!stored) ++c->entities;
+  return true;
+}
+
 Status StoreImpl::PutEntity(const Entity& entity) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   if (entity.id.empty()) return Status::InvalidArgument("PutEntity: empty entity id");
-  CHIPKG_ASSIGN_OR_RETURN(std::optional<Entity> stored, ReadEntity(entity.id));
-  if (stored && stored->kind == entity.kind && stored->name == entity.name && stored->aliases == entity.aliases) {
-    return Status::OK();
-  }
   Counters c = counters();
   rocksdb::WriteBatch batch;
-  auto fresh = AliasEntries(entity);
-  if (stored) {
-    for (const auto& [norm, rank] : AliasEntries(*stored)) {
-      if (!fresh.count(norm)) batch.Delete(handles_[codec::kAliasCf], codec::AliasKey(norm, entity.id)).PermitUncheckedError();
-    }
-  }
-  for (const auto& [norm, rank] : fresh) {
-    batch.Put(handles_[codec::kAliasCf], codec::AliasKey(norm, entity.id), std::string(1, static_cast<char>(rank)))
-        .PermitUncheckedError();
-  }
-  Entity record = entity;
-  record.created_tx = stored ? stored->created_tx : c.last_tx + 1;  // WriteRecordTx's transaction
-  std::string value;
-  codec::EncodeEntity(record, &value);
-  batch.Put(handles_[codec::kEntitiesCf], entity.id, value).PermitUncheckedError();
-  if (!stored) ++c.entities;
+  CHIPKG_ASSIGN_OR_RETURN(bool staged, StageEntity(entity, c.last_tx + 1, &batch, &c));  // WriteRecordTx's transaction
+  if (!staged) return Status::OK();
   return WriteRecordTx(&batch, &c, "entity " + entity.id, "writing entity " + entity.id,
                        [&] { ForgetEntity(entity.id); });
 }

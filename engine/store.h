@@ -202,8 +202,15 @@ class Store {
   // text or its excerpt differs from the text at its span. A retired
   // document (RetireDocument) takes new versions without facts only:
   // `facts` not empty is refused with InvalidArgument, nothing written.
+  //
+  // `new_entities` (each method below that writes facts takes them too): the
+  // entities the facts name that the store may not hold yet, written in the
+  // same batch as PutEntity would write each (one the store holds alike is
+  // left as it is), so that a process killed before the document's write
+  // leaves no entity that nothing states anything about.
   virtual Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version,
-                                                    std::vector<Fact> facts, const std::string& run_id) = 0;
+                                                    std::vector<Fact> facts, const std::string& run_id,
+                                                    const std::vector<Entity>& new_entities = {}) = 0;
 
   // The latest version's facts as newer extraction rules read the same text:
   // the same keep/retract diff as WriteDocumentVersion, against the
@@ -214,7 +221,8 @@ class Store {
   // no version; InvalidArgument, nothing written, for a retired document
   // with `facts` not empty (ReinstateDocument asserts them).
   virtual Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
-                                                      const std::string& run_id) = 0;
+                                                      const std::string& run_id,
+                                                      const std::vector<Entity>& new_entities = {}) = 0;
 
   // Withdraws every claim the document makes, in one atomic write: each of
   // its live facts is retracted (history keeps it, as a re-ingest's
@@ -233,7 +241,8 @@ class Store {
   // whose transaction says the document was reinstated. InvalidArgument
   // if the document is not retired; NotFound if it has no version.
   virtual Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts,
-                                                 const std::string& run_id) = 0;
+                                                 const std::string& run_id,
+                                                 const std::vector<Entity>& new_entities = {}) = 0;
 
   // Updates only the document record (title, kind, validators) without a new version.
   virtual Status PutDocument(const Document& doc) = 0;

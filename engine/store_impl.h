@@ -255,12 +255,13 @@ class StoreImpl final : public Store {
   bool read_only() const override { return read_only_; }
 
   Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version, std::vector<Fact> facts,
-                                            const std::string& run_id) override;
-  Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
-                                              const std::string& run_id) override;
+                                            const std::string& run_id,
+                                            const std::vector<Entity>& new_entities = {}) override;
+  Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts, const std::string& run_id,
+                                              const std::vector<Entity>& new_entities = {}) override;
   Result<WriteSummary> RetireDocument(const std::string& document_id, const std::string& run_id) override;
-  Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts,
-                                         const std::string& run_id) override;
+  Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts, const std::string& run_id,
+                                         const std::vector<Entity>& new_entities = {}) override;
   Status PutDocument(const Document& doc) override;
   Status PutEntity(const Entity& entity) override;
   Status PutMeta(const std::string& key, const std::string& value) override;
@@ -564,8 +565,12 @@ class StoreImpl final : public Store {
   // document's id.
   Result<WriteSummary> WriteVersionFacts(const Document& doc, DocumentVersion version, std::vector<Fact> facts,
                                          const std::string& run_id, std::optional<Document> stored_doc,
-                                         bool restate, const std::string& what = "",
-                                         Retirement retirement = Retirement::kKeep);
+                                         bool restate, const std::vector<Entity>& new_entities,
+                                         const std::string& what = "", Retirement retirement = Retirement::kKeep);
+  // Puts an entity's record and alias entries in `batch` as created by
+  // transaction `tx` (a new one) and counts it in `c`; false when the store
+  // holds it alike (nothing staged). PutEntity and the writes of facts.
+  Result<bool> StageEntity(const Entity& entity, TxId tx, rocksdb::WriteBatch* batch, Counters* c);
 
   // Every read's options: whether the blocks of a read of `keys` keys stay
   // cached (StoreOptions::fill_block_cache).

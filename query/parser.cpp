@@ -133,14 +133,42 @@ class PositionIndex {
   std::vector<size_t> chars_before_;  // characters before each byte offset
 };
 
+// Query text as one line: its '#' comments left out (outside quotes), its
+// blanks and line breaks one space, none at either end.
+std::string OneLineWithoutComments(std::string_view text) {
+  std::string out;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote == 0 && c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      continue;
+    }
+    if (quote != 0 && c == '\\' && i + 1 < text.size()) {
+      out += c;
+      out += text[++i];
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = quote == 0 ? c : (quote == c ? 0 : quote);
+    if (quote == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 class Converter {
  public:
   explicit Converter(std::string_view text) : text_(text), positions_(text) {}
 
   Query Convert(const Node& root) {
     Query q;
-    for (const auto& child : root.children) {
-      const Node& n = *child;
+    for (size_t at = 0; at < root.children.size(); ++at) {
+      const Node& n = *root.children[at];
       if (n.is_type<g::find_statement>() || n.is_type<g::count_statement>()) {
         q.statement = n.is_type<g::find_statement>() ? StatementKind::kFind : StatementKind::kCount;
         for (const auto& c : n.children) {
@@ -149,7 +177,12 @@ class Converter {
             q.kind_pos = Pos(*c);
           } else if (c->is_type<g::where_clause>()) {
             q.where = ConvertCondition(*c->children.at(0));
-            q.where_text = c->children.at(0)->string();
+            // The text from after the keyword to the next clause (the tree
+            // keeps where a clause begins, not where it ends): the where
+            // clause ends its statement.
+            const size_t begin = std::min(c->begin().byte + 5, text_.size());  // after "where", any case
+            const size_t end = at + 1 < root.children.size() ? root.children[at + 1]->begin().byte : text_.size();
+            q.where_text = OneLineWithoutComments(text_.substr(begin, end > begin ? end - begin : 0));
           }
         }
       } else if (n.is_type<g::facts_statement>() || n.is_type<g::conflicts_statement>()) {

@@ -935,6 +935,47 @@ TEST(StoreTest, AFigureStatedWithOtherWordsAboutItIsRestated) {
   EXPECT_EQ(same->tx, 0u);  // every claim as stored: nothing written
 }
 
+// The entities a document's facts name go in with its facts, in one write:
+// a write that fails (here a fact whose excerpt is not its text) leaves no
+// entity behind, and one that succeeds creates them in its own transaction.
+TEST(StoreTest, NewEntitiesAreWrittenWithTheFactsThatNameThem) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b("doc-new");
+  b.Add("chip:fresh", "foundry", Value::Entity("organization:newfab", "NewFab"), "Made by NewFab");
+  const std::vector<Entity> named = {{"chip:fresh", "chip", "Fresh X1", {"x1"}},
+                                     {"organization:newfab", "organization", "NewFab", {}},
+                                     {"chip:fresh", "chip", "Fresh X1", {"x1"}}};  // named twice: written once
+  std::vector<Fact> broken = b.facts();
+  broken[0].provenance.excerpt = "not in the text";
+  EXPECT_TRUE(store->WriteDocumentVersion(b.doc(), b.version(), broken, "run-1", named).status().IsInvalidArgument());
+  EXPECT_TRUE(store->GetEntity("chip:fresh").status().IsNotFound());
+  EXPECT_TRUE(store->GetEntity("organization:newfab").status().IsNotFound());
+  EXPECT_EQ(store->Statistics().value().entities, 0u);
+
+  auto written = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1", named);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(store->GetEntity("chip:fresh").value().created_tx, written->tx);
+  EXPECT_EQ(store->GetEntity("organization:newfab").value().name, "NewFab");
+  EXPECT_EQ(store->FindEntity("x1").value().id, "chip:fresh");
+  EXPECT_EQ(store->Statistics().value().entities, 2u);
+  EXPECT_EQ(store->Statistics().value().transactions, 1u);  // the document's: none for the entities alone
+
+  // Read again with a renamed entity: written with the restatement, keeping its first transaction.
+  DocBuilder again("doc-new");
+  again.Add("chip:fresh", "foundry", Value::Entity("organization:newfab", "NewFab"), "Made by NewFab");
+  again.facts();
+  std::vector<Fact> restated_facts = again.facts();
+  restated_facts[0].qualifiers = {{"scope", "chip"}};
+  const std::vector<Entity> renamed = {{"chip:fresh", "chip", "Fresh X1 Pro", {"x1"}}};
+  auto restated = store->RestateDocumentVersion(again.doc(), restated_facts, "run-2", renamed);
+  ASSERT_TRUE(restated.ok()) << restated.status().ToString();
+  EXPECT_NE(restated->tx, 0u);
+  EXPECT_EQ(store->GetEntity("chip:fresh").value().name, "Fresh X1 Pro");
+  EXPECT_EQ(store->GetEntity("chip:fresh").value().created_tx, written->tx);
+  EXPECT_EQ(store->Statistics().value().entities, 2u);
+}
+
 TEST(StoreTest, AsOfTransactionAndValidDate) {
   TempDir dir;
   auto store = OpenOrDie(dir.Sub("s"));

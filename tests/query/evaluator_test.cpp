@@ -438,6 +438,12 @@ TEST_F(EvaluatorTest, ACountsGroupHintKeepsItsCondition) {
   for (const std::string& n : either.notes) notes += n + "\n";
   EXPECT_NE(notes.find("find chip where (memory > 50 GB OR memory < 1 GB) and foundry = VALUE"), std::string::npos)
       << notes;
+  // Written over lines with a comment: the hint is one line without it.
+  QueryResult commented = Ok("count chip where memory > 50 GB   # the large ones\n  and name contains \"#\" by foundry");
+  notes.clear();
+  for (const std::string& n : commented.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("find chip where memory > 50 GB and name contains \"#\" and foundry = VALUE"), std::string::npos)
+      << notes;
   QueryResult all = Ok("count chip by foundry");
   notes.clear();
   for (const std::string& n : all.notes) notes += n + "\n";
