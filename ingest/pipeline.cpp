@@ -245,6 +245,7 @@ struct PreparedSource {
   Status status;  // a failure of the store read: the source's failure
   Document doc;   // the stored record (validators included) with the spec's fields over it
   FetchRequest request;
+  std::string relabelled;  // SourceOutcome::relabelled
 };
 
 PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
@@ -278,6 +279,14 @@ PreparedSource PrepareSource(const Store& store, const SourceSpec& spec) {
   if (!spec.title.empty()) doc.title = spec.title;
   doc.site = !spec.site.empty() ? spec.site : (doc.site.empty() ? HostOf(spec.location) : doc.site);
   if (!spec.kind.empty()) doc.kind = spec.kind;
+  if (existing.ok()) {
+    for (const auto& [what, was, now] : {std::tuple{"kind", existing->kind, doc.kind},
+                                         std::tuple{"site", existing->site, doc.site}}) {
+      if (was == now) continue;
+      out.relabelled += std::string(out.relabelled.empty() ? "" : "; ") + what + " " +
+                        (was.empty() ? "(none)" : was) + " -> " + (now.empty() ? "(none)" : now);
+    }
+  }
   if (IsUrl(spec.location) && WithoutCredentials(spec.location) != spec.location) {
     // The location is the document's URL and id: stored, exported, cited.
     out.status = Status::InvalidArgument(WithoutCredentials(spec.location) +
@@ -527,6 +536,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   // Read again: the record read before the fetch is stale if a source before
   // this one in the run stored the same document.
   PreparedSource now = PrepareSource(store, spec);
+  outcome.relabelled = now.relabelled;
   CHIPKG_RETURN_IF_ERROR(now.status);
   Document& doc = now.doc;
   const std::string& doc_id = doc.id;

@@ -67,6 +67,12 @@ struct SourceOutcome {
   // shown even by a quiet run, since a cron job is where a renamed manifest
   // id goes unnoticed.
   std::string repeats;
+  // A stored document whose kind or site the source now gives otherwise (a
+  // manifest corrected from press to vendor): "kind press -> vendor". The
+  // record takes the new ones, and with them every answer that prefers or
+  // uses a kind or site, including answers as at an earlier run (the record
+  // keeps no history). Shown even by a quiet run, like `repeats`.
+  std::string relabelled;
   // A retired document (chipkg retire): what was done with its new text
   // (stored without its claims) or its --reextract (nothing), and how to
   // undo the retirement. Shown even by a quiet run, like `repeats`.

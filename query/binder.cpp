@@ -850,7 +850,7 @@ class Binder {
     if (!q.as_at) return Status::OK();
     Result<AsAtPoint> at = ResolveAsAt(store_, *q.as_at);
     if (!at.ok()) {
-      if (!at.status().IsInvalidArgument()) return at.status();
+      if (!at.status().IsInvalidArgument() && !at.status().IsNotFound()) return at.status();
       return Error(q.as_at->pos, at.status().message());
     }
     b.view.as_of_tx = at->tx;
@@ -960,6 +960,10 @@ std::optional<std::string> RunTime(const std::string& run) {
   return std::string(iso);
 }
 
+// A point the store has no transaction for (a number past its last, a run
+// that never wrote, a time before its first write) is NotFound: what the
+// store holds, as a missing entity is, where a point written wrongly is
+// InvalidArgument (a usage error of the command that took it).
 Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
   Result<std::vector<Transaction>> txs = store.ListTransactions();
   if (!txs.ok()) return txs.status().WithContext("reading the transaction log");
@@ -967,7 +971,7 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
     case TransactionPoint::Kind::kTx: {
       const TxId last = store.LastTx();
       if (t.tx == 0 || t.tx > last) {
-        return Status::InvalidArgument("no transaction " + std::to_string(t.tx) + ": the store has transactions 1 to " +
+        return Status::NotFound("no transaction " + std::to_string(t.tx) + ": the store has transactions 1 to " +
                                        std::to_string(last));
       }
       return AsAtPoint{t.tx, "as at tx " + std::to_string(t.tx) + ": the store as it was after that transaction"};
@@ -1000,7 +1004,7 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
             if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);
           }
           if (!found) {
-            return Status::InvalidArgument("no transaction of run '" + t.run + "', and the store was empty at " +
+            return Status::NotFound("no transaction of run '" + t.run + "', and the store was empty at " +
                                            *when + ", the time its id names");
           }
           return AsAtPoint{*found, "as at run " + t.run + " (no transaction of its own, as for a run that changed "
@@ -1021,12 +1025,12 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
                                        std::to_string(first_then->id - 1) + " (as at tx " +
                                        std::to_string(first_then->id - 1) + " in a query)"
                                  : "";
-        return Status::InvalidArgument("no transaction of run '" + t.run + "' (a run that changed nothing writes none), "
+        return Status::NotFound("no transaction of run '" + t.run + "' (a run that changed nothing writes none), "
                                        "and its second cannot stand for it: run '" +
                                        (first_then ? first_then->run_id : std::string("?")) +
                                        "' wrote in the same second" + before);
       }
-      return Status::InvalidArgument("no ingest run '" + t.run + "'" + near);
+      return Status::NotFound("no ingest run '" + t.run + "'" + near);
     }
     case TransactionPoint::Kind::kTime: {
       Result<int64_t> micros = ParseInstant(t.time);
@@ -1035,7 +1039,7 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
       for (const Transaction& tx : *txs) {
         if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);
       }
-      if (!found) return Status::InvalidArgument("the store was empty at " + t.time);
+      if (!found) return Status::NotFound("the store was empty at " + t.time);
       return AsAtPoint{*found, "as at " + t.time + " (tx " + std::to_string(*found) + ")"};
     }
   }

@@ -485,6 +485,25 @@ TEST_F(ToolsTest, AnOverlappingIngestNamesTheProcessThatHoldsTheStore) {
   EXPECT_TRUE(Contains(after.err, "1 unchanged")) << after.err;
 }
 
+// A source's kind or site corrected in its manifest changes what `prefer`
+// and `using` answers: the run says so, quiet or not.
+TEST_F(ToolsTest, AStoredDocumentsNewKindIsSaid) {
+  const std::string store = (g_sandbox->root() / "relabelled").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  ASSERT_EQ(Chipkg({"ingest", seed, "--id", "p001", "--kind", "press", "--db", store}).code, 0);
+  Output same = Chipkg({"ingest", seed, "--id", "p001", "--kind", "press", "--quiet", "--db", store});
+  EXPECT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.err, "");
+  Output relabelled = Chipkg({"ingest", seed, "--id", "p001", "--kind", "vendor", "--site", "aws.example", "--quiet",
+                              "--db", store});
+  EXPECT_EQ(relabelled.code, 0) << relabelled.err;
+  EXPECT_TRUE(Contains(relabelled.err, "chipkg ingest: p001: kind press -> vendor; site ")) << relabelled.err;
+  EXPECT_TRUE(Contains(relabelled.err, " -> aws.example (answers that prefer or use a kind or site follow it"))
+      << relabelled.err;
+  Output listed = Chipkg({"sources", "--format", "json", "--db", store});
+  EXPECT_EQ(nlohmann::json::parse(listed.out).at("sources").at(0).at("kind"), "vendor") << listed.out;
+}
+
 // A script that makes its list of sources pipes it in: `--manifest -`.
 TEST_F(ToolsTest, IngestReadsAManifestFromStandardInput) {
   const std::string store = (g_sandbox->root() / "stdin-manifest").string();
@@ -1669,12 +1688,18 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   ASSERT_EQ(repl.code, 0) << repl.err;
   EXPECT_TRUE(Contains(repl.out, "1 claim (1 standing)")) << repl.out;
   EXPECT_FALSE(Contains(repl.out, "900 GB/s")) << repl.out;
-  // What names no point, or is given where it means nothing, is refused with why.
+  // What names no point, or is given where it means nothing, is refused with why: a point the
+  // store has no transaction for fails (1), as the same point written `as at` in a query does;
+  // a point written wrongly is a usage error (2).
   Output no_run = Chipkg({"describe", "trainium", "--as-at", "run", "nightly", "--db", store});
-  EXPECT_EQ(no_run.code, 2);
+  EXPECT_EQ(no_run.code, 1);
+  EXPECT_EQ(Chipkg({"query", "trainium.memory as at run nightly", "--db", store}).code, 1);
   EXPECT_TRUE(Contains(no_run.err, "no ingest run 'nightly'")) << no_run.err;
   Output too_early = Chipkg({"describe", "trainium", "--as-at", "1999-01-01", "--db", store});
-  EXPECT_EQ(too_early.code, 2);
+  EXPECT_EQ(too_early.code, 1);
+  Output past_the_last = Chipkg({"trace", "trainium.memory", "--as-at", "tx 999999", "--db", store});
+  EXPECT_EQ(past_the_last.code, 1);
+  EXPECT_TRUE(Contains(past_the_last.err, "no transaction 999999: the store has transactions 1 to ")) << past_the_last.err;
   EXPECT_TRUE(Contains(too_early.err, "the store was empty at 1999-01-01")) << too_early.err;
   // An entity first stored later was not there (tx 1 stored Amazon, the schema's first entity): it was
   // described as one no source said anything about.
@@ -1731,7 +1756,7 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   // run offered as the spelling meant: read as at it, the store showed that run's changes).
   const std::string mistyped = first_run.substr(0, first_run.rfind('-') + 1) + "1";
   Output typo = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", mistyped, "--db", store});
-  EXPECT_EQ(typo.code, 2);
+  EXPECT_EQ(typo.code, 1);
   EXPECT_TRUE(Contains(typo.err, "no transaction of run '" + mistyped + "' (a run that changed nothing writes "
                                  "none), and its second cannot stand for it: run '" + first_run +
                                  "' wrote in the same second; the store as it was before that run's writes is "
@@ -1739,7 +1764,7 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
       << typo.err;
   Output made_up = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", "run-19990101T000000Z-1", "--db",
                            store});
-  EXPECT_EQ(made_up.code, 2);
+  EXPECT_EQ(made_up.code, 1);
   EXPECT_TRUE(Contains(made_up.err, "no transaction of run 'run-19990101T000000Z-1', and the store was empty at "
                                     "1999-01-01T00:00:00Z"))
       << made_up.err;

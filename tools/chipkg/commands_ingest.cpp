@@ -284,6 +284,12 @@ int RunIngest(const Args& args) {
     if (!s.states_nothing.empty()) {
       std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.states_nothing.c_str());
     }
+    if (!s.relabelled.empty() && s.state != SourceOutcome::State::kFailed) {
+      std::fprintf(stderr,
+                   "chipkg ingest: %s: %s (answers that prefer or use a kind or site follow it, as of earlier runs "
+                   "too: the record keeps no history of it)\n",
+                   s.document_id.c_str(), s.relabelled.c_str());
+    }
   }
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have
