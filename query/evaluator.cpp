@@ -234,9 +234,10 @@ struct Operand {
   // its TDP) are that document's two values, not two sources disagreeing.
   // Null for a number of the formula itself; `several_documents` once two
   // documents (or a claim without one) are behind it. Points into a claim
-  // the evaluation keeps until its end.
-  const std::string* document = nullptr;
+  // the evaluation keeps until its end. (The flag beside `compound`, in its
+  // padding: Q3 moves a quarter of a million operands.)
   bool several_documents = false;
+  const std::string* document = nullptr;
 
   void JoinDocuments(const Operand& a, const Operand& b) {
     several_documents = a.several_documents || b.several_documents ||
