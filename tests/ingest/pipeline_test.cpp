@@ -787,7 +787,32 @@ class PipelineHttpTest : public PipelineTest {
     options_.fetch.base_backoff = milliseconds(50);
   }
   IngestOptions options_;
+
+  // Ingests the server's /page.html (as document "html" + suffix), then its
+  // /page.txt ("text" + suffix): the runs' reports, each checked to have run.
+  std::pair<IngestReport, IngestReport> IngestHtmlThenText(const HttpServer& server, const std::string& suffix) {
+    SourceSpec as_html, as_text;
+    as_html.location = server.Url("/page.html");
+    as_html.id = "html" + suffix;
+    as_text.location = server.Url("/page.txt");
+    as_text.id = "text" + suffix;
+    auto html_run = IngestSources(*store_, *schema_, {as_html}, options_);
+    EXPECT_TRUE(html_run.ok()) << html_run.status().message();
+    auto text_run = IngestSources(*store_, *schema_, {as_text}, options_);
+    EXPECT_TRUE(text_run.ok()) << text_run.status().message();
+    if (!html_run.ok() || !text_run.ok()) return {};
+    EXPECT_EQ(html_run->documents_new, 1u) << html_run->sources.at(0).error;
+    EXPECT_GT(text_run->facts_added, 30u);
+    return {std::move(*html_run), std::move(*text_run)};
+  }
 };
+
+// A line of text as HTML text: its markup characters escaped.
+std::string HtmlEscaped(std::string_view line) {
+  std::string out;
+  for (char c : line) out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+  return out;
+}
 
 // The page's validators are kept with the document: the next run asks with
 // If-None-Match, gets 304 and stores nothing.
@@ -947,11 +972,7 @@ TEST_F(PipelineHttpTest, APageIsReadInTheCharsetItsServerNames) {
 // markup, it stated nothing.
 TEST_F(PipelineHttpTest, AnHtmlPageIsReadAsItsText) {
   const std::string page = ReadFile(Seed("001_fbc9a4a76c8d550e.txt"));
-  auto escaped = [](std::string_view line) {
-    std::string out;
-    for (char c : line) out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
-    return out;
-  };
+  const auto escaped = HtmlEscaped;
   std::string html = "<!DOCTYPE html>\n<html><head><title>Trainium</title><script>var x = 1;</script></head><body>\n";
   bool in_table = false;
   std::istringstream lines(page);
@@ -989,18 +1010,8 @@ TEST_F(PipelineHttpTest, AnHtmlPageIsReadAsItsText) {
     return r;
   });
   ASSERT_TRUE(server.ok()) << server.error();
-  SourceSpec as_html, as_text;
-  as_html.location = server.Url("/page.html");
-  as_html.id = "html";
-  as_text.location = server.Url("/page.txt");
-  as_text.id = "text";
-  auto html_run = IngestSources(*store_, *schema_, {as_html}, options_);
-  ASSERT_TRUE(html_run.ok()) << html_run.status().message();
-  ASSERT_EQ(html_run->documents_new, 1u) << html_run->sources[0].error;
-  auto text_run = IngestSources(*store_, *schema_, {as_text}, options_);
-  ASSERT_TRUE(text_run.ok()) << text_run.status().message();
-  EXPECT_GT(text_run->facts_added, 30u);
-  EXPECT_EQ(html_run->facts_added, text_run->facts_added);
+  const auto [html_run, text_run] = IngestHtmlThenText(server, "");
+  EXPECT_EQ(html_run.facts_added, text_run.facts_added);
   auto stored = store_->LatestDocumentVersion("html");
   ASSERT_TRUE(stored.ok()) << stored.status().message();
   EXPECT_EQ(stored->text.find('<'), std::string::npos) << stored->text.substr(0, 200);
@@ -1063,11 +1074,7 @@ TEST_F(PipelineHttpTest, AnHtmlPageWithHeadingsIsReadAsItsText) {
   for (const std::string seed : {"000_de7815fa348ea8df.txt", "001_fbc9a4a76c8d550e.txt"}) {
     SCOPED_TRACE(seed);
     const std::string page = ReadFile(Seed(seed));
-    auto escaped = [](std::string_view line) {
-      std::string out;
-      for (char c : line) out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
-      return out;
-    };
+    const auto escaped = HtmlEscaped;
     // A short line that is no sentence, item, row or question is a heading:
     // the eyebrow and the title too, as a template may write them.
     std::string html = "<!DOCTYPE html>\n<html><body>\n";
@@ -1107,20 +1114,10 @@ TEST_F(PipelineHttpTest, AnHtmlPageWithHeadingsIsReadAsItsText) {
       return r;
     });
     ASSERT_TRUE(server.ok()) << server.error();
-    const std::string id = seed.substr(0, 3);
-    SourceSpec as_html, as_text;
-    as_html.location = server.Url("/page.html");
-    as_html.id = "html-" + id;
-    as_text.location = server.Url("/page.txt");
-    as_text.id = "text-" + id;
-    auto html_run = IngestSources(*store_, *schema_, {as_html}, options_);
-    ASSERT_TRUE(html_run.ok()) << html_run.status().message();
-    ASSERT_EQ(html_run->documents_new, 1u) << html_run->sources[0].error;
-    auto text_run = IngestSources(*store_, *schema_, {as_text}, options_);
-    ASSERT_TRUE(text_run.ok()) << text_run.status().message();
-    EXPECT_GT(text_run->facts_added, 30u);
+    const std::string suffix = "-" + seed.substr(0, 3);
+    const auto [html_run, text_run] = IngestHtmlThenText(server, suffix);
     // The page's run went first: the text's finds every entity it names made, and makes none.
-    EXPECT_TRUE(text_run->new_entities.empty()) << text_run->new_entities.front().id;
+    EXPECT_TRUE(text_run.new_entities.empty()) << text_run.new_entities.front().id;
     auto claims = [&](const std::string& document) {
       std::vector<std::string> out;
       const std::vector<Fact> facts = store_->FactsFromDocument(document).value();
@@ -1132,9 +1129,9 @@ TEST_F(PipelineHttpTest, AnHtmlPageWithHeadingsIsReadAsItsText) {
       std::sort(out.begin(), out.end());
       return out;
     };
-    EXPECT_EQ(claims(as_html.id), claims(as_text.id));
-    const auto html_doc = store_->GetDocument(as_html.id);
-    const auto text_doc = store_->GetDocument(as_text.id);
+    EXPECT_EQ(claims("html" + suffix), claims("text" + suffix));
+    const auto html_doc = store_->GetDocument("html" + suffix);
+    const auto text_doc = store_->GetDocument("text" + suffix);
     ASSERT_TRUE(html_doc.ok() && text_doc.ok());
     EXPECT_EQ(html_doc->title, text_doc->title);
     EXPECT_EQ(html_doc->title.find('#'), std::string::npos) << html_doc->title;
