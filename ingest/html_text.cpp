@@ -209,9 +209,11 @@ class Converter {
     const bool self_closing = p > at && p < html_.size() && html_[p - 1] == '/';
     // What a reader never sees, left out up to the closing tag (the <head>
     // is not: its end tag may be left out, and it holds no text but these
-    // and the <title>).
+    // and the <title>); and a site's navigation, which is no part of the
+    // document: a breadcrumb before a page's first line ("Home > Chips")
+    // was taken for the chip the page is about.
     if (!closing && !self_closing &&
-        IsOneOf(name, {"script", "style", "noscript", "template", "svg", "iframe", "title"})) {
+        IsOneOf(name, {"script", "style", "noscript", "template", "svg", "iframe", "title", "nav"})) {
       // Left out with what they hold, up to their closing tag.
       for (size_t q = after; (q = html_.find("</", q)) != std::string_view::npos; q += 2) {
         if (StartsWithNoCase(html_, q + 2, name)) {

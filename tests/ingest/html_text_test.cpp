@@ -19,7 +19,6 @@ TEST(HtmlText, BlocksHeadingsListsAndTablesAreLines) {
       "</table><div>Price: &#36;5 &#x2014; list &lt;price&gt; x < y &unknown;</div><br>after<pre>a  b\n c</pre>"
       "</body></html>";
   EXPECT_EQ(HtmlToText(html),
-            "Chips \xC2\xB7 Acme\n"
             "# Acme X1\n"
             "The Acme X1 has 96 GB of memory 4.\n"
             "- TDP: 500 W\n"

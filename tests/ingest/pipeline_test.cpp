@@ -1076,8 +1076,9 @@ TEST_F(PipelineHttpTest, AnHtmlPageWithHeadingsIsReadAsItsText) {
     const std::string page = ReadFile(Seed(seed));
     const auto escaped = HtmlEscaped;
     // A short line that is no sentence, item, row or question is a heading:
-    // the eyebrow and the title too, as a template may write them.
-    std::string html = "<!DOCTYPE html>\n<html><body>\n";
+    // the eyebrow and the title too, as a template may write them. The
+    // site's navigation comes first, as on real pages.
+    std::string html = "<!DOCTYPE html>\n<html><body>\n<nav><a href=/>Home</a> &rsaquo; Chips</nav>\n";
     size_t headings = 0;
     std::istringstream lines(page);
     for (std::string line; std::getline(lines, line);) {
