@@ -502,6 +502,27 @@ TEST_F(ToolsTest, AStoredDocumentsNewKindIsSaid) {
       << relabelled.err;
   Output listed = Chipkg({"sources", "--format", "json", "--db", store});
   EXPECT_EQ(nlohmann::json::parse(listed.out).at("sources").at(0).at("kind"), "vendor") << listed.out;
+
+  // A text whose claims all stand (its timestamp ticked) is stored as a new version without a word
+  // under --quiet: cron mailed it every run, as if a figure had changed. A changed figure is said.
+  const std::string ticking = (g_sandbox->root() / "relabelled-page.txt").string();
+  const std::string page = [&] {
+    std::ifstream in(seed);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }();
+  std::ofstream(ticking) << page << "\nGenerated at 10:00\n";
+  ASSERT_EQ(Chipkg({"ingest", ticking, "--id", "ticking", "--db", store}).code, 0);
+  std::ofstream(ticking) << page << "\nGenerated at 11:00\n";
+  Output ticked = Chipkg({"ingest", ticking, "--id", "ticking", "--quiet", "--db", store});
+  EXPECT_EQ(ticked.code, 0) << ticked.err;
+  EXPECT_EQ(ticked.err, "");
+  Output loud = Chipkg({"ingest", ticking, "--id", "ticking", "--db", store});
+  EXPECT_TRUE(Contains(loud.err, "1 unchanged")) << loud.err;  // the 11:00 text was stored
+  std::ofstream(ticking) << page << "\nGenerated at 12:00\nTDP: 450 W\n";
+  Output changed = Chipkg({"ingest", ticking, "--id", "ticking", "--quiet", "--db", store});
+  EXPECT_TRUE(Contains(changed.err, "1 changed")) << changed.err;
 }
 
 // A script that makes its list of sources pipes it in: `--manifest -`.

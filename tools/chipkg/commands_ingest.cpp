@@ -321,11 +321,12 @@ int RunIngest(const Args& args) {
                    report->new_entities.size() - kEntitiesShown);
     }
   }
-  // Quiet, a run that stored nothing and met no failure says nothing: cron
-  // mails whatever a job prints, and a summary every hour buried the runs
-  // that mattered.
-  const bool stored = report->documents_new + report->documents_changed > 0 ||
-                      report->facts_added + report->facts_retracted > 0;
+  // Quiet, a run that changed no claim and met no failure says nothing:
+  // cron mails whatever a job prints, and a summary every hour buried the
+  // runs that mattered. That includes a changed text whose claims all stand
+  // (a page whose timestamp or build id ticks): its new version is stored,
+  // but mailed every run it read as a figure that changed.
+  const bool stored = report->documents_new > 0 || report->facts_added + report->facts_retracted > 0;
   if (!args.Has("quiet") || stored || report->documents_failed > 0) {
     std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
   }
