@@ -576,15 +576,21 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
         value = value.substr(1, value.size() - 2);
       }
       const auto& keys = schema.qualifier_keys();
-      if (value.empty() || std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      if (value.empty()) {
         return Status::InvalidArgument("'{" + inner + "}' in '" + text + "': expected {KEY=VALUE, ...} with KEY one of " +
                                        listed(keys));
+      }
+      // A misspelt key or value is a name not found, as in a query's braces
+      // (exit 1, with the nearest names), not a malformed command line.
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        return Status::NotFound("unknown qualifier '" + key + "'" + query::DidYouMean(key, keys) + " in '" + text +
+                                "': expected {KEY=VALUE, ...} with KEY one of " + listed(keys));
       }
       if (const std::vector<std::string>* values = schema.QualifierValues(key)) {
         for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (std::find(values->begin(), values->end(), value) == values->end()) {
-          return Status::InvalidArgument("'" + key + "=" + value + "' in '" + text + "': " + key + " is one of " +
-                                         listed(*values));
+          return Status::NotFound("unknown " + key + " '" + value + "'" + query::DidYouMean(value, *values) + " in '" +
+                                  text + "': " + key + " is one of " + listed(*values));
         }
       }
       if (const std::string* kind = schema.QualifierObjectKind(key)) {

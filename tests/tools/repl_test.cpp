@@ -2071,9 +2071,17 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   Output traced_stated = Chipkg(Db({"trace", "Google TPU v3.tdp{basis=stated}"}));
   ASSERT_EQ(traced_stated.code, 0) << traced_stated.err;
   EXPECT_TRUE(Contains(traced_stated.out, "450 W")) << traced_stated.out;
+  // A misspelt key or value is a name not found, as in a query (exit 1), with the nearest names.
   Output bad_key = Chipkg(Db({"trace", "Google TPU v4.tdp{bases=estimate}"}));
-  EXPECT_NE(bad_key.code, 0);
+  EXPECT_EQ(bad_key.code, 1) << bad_key.err;
+  EXPECT_TRUE(Contains(bad_key.err, "unknown qualifier 'bases' (did you mean 'basis'?)")) << bad_key.err;
   EXPECT_TRUE(Contains(bad_key.err, "expected {KEY=VALUE, ...} with KEY one of")) << bad_key.err;
+  Output bad_format = Chipkg(Db({"trace", "trainium2.peak_throughput{format=fp17}"}));
+  EXPECT_EQ(bad_format.code, 1) << bad_format.err;
+  EXPECT_TRUE(Contains(bad_format.err, "unknown format 'fp17' (did you mean 'fp16'")) << bad_format.err;
+  Output no_value = Chipkg(Db({"trace", "Google TPU v4.tdp{basis}"}));
+  EXPECT_EQ(no_value.code, 2) << no_value.err;
+  EXPECT_TRUE(Contains(no_value.err, "expected {KEY=VALUE, ...}")) << no_value.err;
   Output model = Chipkg(Db({"trace", "trainium2.fits{model=\"Llama 3.1 70B\"}"}));
   ASSERT_EQ(model.code, 0) << model.err;
   EXPECT_TRUE(Contains(model.out, "fits {model=llm:llama-3.1-70b}")) << model.out;
@@ -2103,7 +2111,7 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   EXPECT_NE(empty.code, 0);
   EXPECT_TRUE(Contains(empty.err, "narrows nothing")) << empty.err;
   Output bad_value = Chipkg(Db({"trace", "Google TPU v4.tdp{basis=guess}"}));
-  EXPECT_NE(bad_value.code, 0);
+  EXPECT_EQ(bad_value.code, 1) << bad_value.err;
   EXPECT_TRUE(Contains(bad_value.err, "basis is one of stated, estimate")) << bad_value.err;
 }
 
