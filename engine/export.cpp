@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <istream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -33,6 +34,23 @@ Json Str(const std::string& s) {
     hex.push_back(kHex[c & 15]);
   }
   return Json{{"hex", hex}};
+}
+
+// A whole number that fits T, or an error naming the field: nlohmann's get<T>
+// casts (a document_version of 2^32 + 1 was stored as 1, a tx past 2^64,
+// read as a float, as 0).
+template <typename T>
+T ReadInt(const Json& j, const char* field) {
+  const bool fits = j.is_number_unsigned()
+                        ? j.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                        : j.is_number_integer() && std::numeric_limits<T>::is_signed &&
+                              j.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min());
+  if (!fits) {
+    throw std::runtime_error(std::string(field) + " " + j.dump() + " is not a whole number from " +
+                             std::to_string(std::numeric_limits<T>::min()) + " to " +
+                             std::to_string(std::numeric_limits<T>::max()));
+  }
+  return j.get<T>();
 }
 
 std::string ReadStr(const Json& j) {
@@ -138,7 +156,7 @@ Json FactJson(const Fact& f) {
 
 Fact ReadFact(const Json& j) {
   Fact f;
-  f.id = j.at("id").get<uint64_t>();
+  f.id = ReadInt<uint64_t>(j.at("id"), "id");
   f.subject = ReadStr(j.at("subject"));
   f.predicate = ReadStr(j.at("predicate"));
   const Json& v = j.at("value");
@@ -165,19 +183,19 @@ Fact ReadFact(const Json& j) {
     f.qualifiers[ReadStr(q[0])] = ReadStr(q[1]);
   }
   if (!j.at("valid_as_of").is_null()) f.valid_as_of = ReadDate(j.at("valid_as_of"));
-  f.asserted_tx = j.at("asserted_tx").get<uint64_t>();
-  f.retracted_tx = j.at("retracted_tx").get<uint64_t>();
+  f.asserted_tx = ReadInt<uint64_t>(j.at("asserted_tx"), "asserted_tx");
+  f.retracted_tx = ReadInt<uint64_t>(j.at("retracted_tx"), "retracted_tx");
   const Json& p = j.at("provenance");
   Provenance& pr = f.provenance;
   pr.document_id = ReadStr(p.at("document_id"));
-  pr.document_version = p.at("document_version").get<uint32_t>();
+  pr.document_version = ReadInt<uint32_t>(p.at("document_version"), "document_version");
   pr.section = ReadStr(p.at("section"));
-  pr.span_begin = p.at("span_begin").get<uint32_t>();
-  pr.span_end = p.at("span_end").get<uint32_t>();
+  pr.span_begin = ReadInt<uint32_t>(p.at("span_begin"), "span_begin");
+  pr.span_end = ReadInt<uint32_t>(p.at("span_end"), "span_end");
   pr.excerpt = ReadStr(p.at("excerpt"));
   pr.prefix = ReadStr(p.at("prefix"));
   pr.suffix = ReadStr(p.at("suffix"));
-  pr.row = p.at("row").get<int64_t>();
+  pr.row = ReadInt<int64_t>(p.at("row"), "row");
   pr.column = ReadStr(p.at("column"));
   pr.attribution = ReadStr(p.at("attribution"));
   pr.citations = ReadStrList(p.at("citations"));
@@ -425,7 +443,7 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         continue;
       }
       if (type == "end") {
-        const uint64_t written = j.at("records").get<uint64_t>();
+        const uint64_t written = ReadInt<uint64_t>(j.at("records"), "records");
         if (written != records - 1) {
           return Status::InvalidArgument(where + ": the end record counts " + std::to_string(written) +
                                          " records before it, the file has " + std::to_string(records - 1) +
@@ -435,11 +453,11 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         continue;
       }
       if (type == "tx") {
-        s = writer->AddTransaction({j.at("id").get<uint64_t>(), j.at("time_micros").get<int64_t>(),
+        s = writer->AddTransaction({ReadInt<uint64_t>(j.at("id"), "id"), ReadInt<int64_t>(j.at("time_micros"), "time_micros"),
                                     ReadStr(j.at("run_id")), ReadStr(j.at("description"))});
       } else if (type == "entity") {
         Entity e{ReadStr(j.at("id")), ReadStr(j.at("kind")), ReadStr(j.at("name")), ReadStrList(j.at("aliases"))};
-        if (j.contains("created_tx")) e.created_tx = j.at("created_tx").get<uint64_t>();  // absent in older exports
+        if (j.contains("created_tx")) e.created_tx = ReadInt<uint64_t>(j.at("created_tx"), "created_tx");  // absent in older exports
         s = writer->AddEntity(e);
       } else if (type == "document") {
         Document d;
@@ -450,17 +468,17 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         d.kind = ReadStr(j.at("kind"));
         d.etag = ReadStr(j.at("etag"));
         d.last_modified = ReadStr(j.at("last_modified"));
-        if (j.contains("retired_tx") && !j.at("retired_tx").is_null()) d.retired_tx = j.at("retired_tx").get<uint64_t>();
+        if (j.contains("retired_tx") && !j.at("retired_tx").is_null()) d.retired_tx = ReadInt<uint64_t>(j.at("retired_tx"), "retired_tx");
         s = writer->AddDocument(d);
       } else if (type == "version") {
         DocumentVersion v;
         v.document_id = ReadStr(j.at("document_id"));
-        v.version = j.at("version").get<uint32_t>();
+        v.version = ReadInt<uint32_t>(j.at("version"), "version");
         v.content_hash = j.at("content_hash").get<std::string>();
-        v.fetched_at = j.at("fetched_at").get<int64_t>();
+        v.fetched_at = ReadInt<int64_t>(j.at("fetched_at"), "fetched_at");
         if (!j.at("as_of").is_null()) v.as_of = ReadDate(j.at("as_of"));
         v.content_type = ReadStr(j.at("content_type"));
-        v.tx = j.at("tx").get<uint64_t>();
+        v.tx = ReadInt<uint64_t>(j.at("tx"), "tx");
         v.text = ReadStr(j.at("text"));
         if (j.contains("url")) v.url = ReadStr(j.at("url"));  // exports before they were kept have neither
         if (j.contains("title")) v.title = ReadStr(j.at("title"));

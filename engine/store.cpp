@@ -481,6 +481,18 @@ void StoreImpl::RecordCleanClose() const {
 
 Status StoreImpl::CheckSinceCleanClose() const {
   const fs::path store(path_);
+  // A CURRENT that names no file (edited, or its MANIFEST lost) got
+  // RocksDB's "No such file or directory", which reads as a mistyped path.
+  const std::string named = CurrentManifest(store);
+  std::error_code missing;
+  // (Read twice: a writer that moves to a new MANIFEST deletes the old one
+  // after CURRENT names the new.)
+  if (!named.empty() && named.find('/') == std::string::npos && !fs::exists(store / named, missing) && !missing &&
+      CurrentManifest(store) == named) {
+    return Status::Corruption("opening " + path_ + ": its CURRENT names " + named +
+                              " (the record of which table files hold the data), which is not there; the store is "
+                              "damaged, and nothing was read or changed");
+  }
   std::ifstream in(store / kCleanCloseRecord, std::ios::binary);
   if (!in) return Status::OK();
   std::string recorded;

@@ -1051,6 +1051,9 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
     if (!st.ok()) {
       outcome.state = SourceOutcome::State::kFailed;
       outcome.error = st.message();
+      // Found before the source failed (over --max-facts, say): nothing of
+      // it was stored, so no claim counts twice.
+      outcome.repeats.clear();
     }
     if (st.ok()) {
       // Which rules read the document's standing claims: one meta record a

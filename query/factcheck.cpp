@@ -557,6 +557,10 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
     for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
     return out;
   };
+  if (const size_t brace = head.find('{'); brace != std::string::npos && head.back() != '}') {
+    return Status::InvalidArgument("'{' at byte " + std::to_string(brace + 1) + " of '" + text +
+                                   "' is not closed: expected ENTITY.ATTRIBUTE{KEY=VALUE, ...}");
+  }
   if (!head.empty() && head.back() == '}') {
     const size_t open = head.rfind('{');
     if (open == std::string::npos) return Status::InvalidArgument("unbalanced braces in '" + text + "'");

@@ -903,6 +903,17 @@ TEST_F(ToolsTest, ImportReadsStandardInput) {
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(again.out, exported.out);
 
+  // A number the store cannot hold is refused with its line, not cut to fit
+  // (a document_version of 2^32 + 1 was stored as 1).
+  std::string too_large = exported.out;
+  const size_t at = too_large.find("\"document_version\":1");
+  ASSERT_NE(at, std::string::npos);
+  too_large.replace(at, std::string("\"document_version\":1").size(), "\"document_version\":4294967297");
+  Output wrapped = Chipkg({"import", "-", "--db", (g_sandbox->root() / "too-large").string()}, too_large);
+  EXPECT_EQ(wrapped.code, 1) << wrapped.err;
+  EXPECT_TRUE(Contains(wrapped.err, "document_version 4294967297 is not a whole number from 0 to 4294967295"))
+      << wrapped.err;
+
   const std::string broken = (g_sandbox->root() / "broken-from-stdin").string();
   Output cut = Chipkg({"import", "-", "--db", broken}, exported.out.substr(0, exported.out.size() / 2) + "{\"type\":");
   EXPECT_EQ(cut.code, 1);
@@ -922,8 +933,10 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   const std::string previous = ReadFile(backup);
   ASSERT_GT(previous.size(), 100000u);
 
+  // The limit's signal left as it is by default: chipkg ignores it, and the
+  // write past the limit fails with EFBIG (it killed the process unannounced).
   const int code = ExitCodeInChild({"export", backup.string(), "--db", g_sandbox->store()}, dir / "limited.err", [] {
-    signal(SIGXFSZ, SIG_IGN);  // a write past the limit then fails with EFBIG
+    signal(SIGXFSZ, SIG_DFL);
     const rlimit limit{64 * 1024, 64 * 1024};
     return setrlimit(RLIMIT_FSIZE, &limit) == 0;
   });
@@ -945,6 +958,91 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   Output stats = Chipkg(Db({"stats", "extra"}));
   EXPECT_EQ(stats.code, 2);
   EXPECT_TRUE(Contains(stats.err, "unexpected argument 'extra'")) << stats.err;
+  Output empty_path = Chipkg(Db({"export", ""}));
+  EXPECT_EQ(empty_path.code, 2);
+  EXPECT_TRUE(Contains(empty_path.err, "export to an empty path")) << empty_path.err;
+}
+
+// An export named into the store's own directory is refused before anything
+// is written: renamed over CURRENT (or a table file) it left a store that no
+// command could open, with exit 0.
+TEST_F(ToolsTest, AnExportIntoTheStoreItselfIsRefused) {
+  const std::string store = (g_sandbox->root() / "export-over-itself").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  ASSERT_EQ(Chipkg({"ingest", seed, "--db", store}).code, 0);
+  const std::string current = ReadFile(fs::path(store) / "CURRENT");
+  for (const std::string& target : {store + "/CURRENT", store + "/", store + "/sub/../backup.jsonl"}) {
+    Output refused = Chipkg({"export", target, "--db", store + "/"});
+    EXPECT_EQ(refused.code, 2) << target << ": " << refused.err;
+    EXPECT_TRUE(Contains(refused.err, "is inside the store")) << refused.err;
+  }
+  EXPECT_EQ(ReadFile(fs::path(store) / "CURRENT"), current);
+  EXPECT_FALSE(fs::exists(fs::path(store) / "backup.jsonl"));
+  Output stats = Chipkg({"stats", "--db", store});
+  EXPECT_EQ(stats.code, 0) << stats.err;
+  // Salvage refuses an empty path before any work.
+  Output salvage = Chipkg({"salvage", "", "--db", store});
+  EXPECT_EQ(salvage.code, 2) << salvage.err;
+  EXPECT_TRUE(Contains(salvage.err, "usage: chipkg --db DAMAGED salvage NEWDIR")) << salvage.err;
+}
+
+// A damaged store makes writers fail (exit 1), as it does readers: exit 2 is
+// for usage, and a cron monitor that took it so looked at the crontab. A
+// CURRENT that names a MANIFEST not there is called damage, not a missing path.
+TEST_F(ToolsTest, ADamagedStoreFailsWritersAsItFailsReaders) {
+  const std::string store = (g_sandbox->root() / "current-names-nothing").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  ASSERT_EQ(Chipkg({"ingest", seed, "--db", store}).code, 0);
+  { std::ofstream(fs::path(store) / "CURRENT", std::ios::trunc) << "MANIFEST-999999\n"; }
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"stats"}, {"ingest", seed}, {"retire", "seed-000-aws-trainium"}, {"query", "trainium.tdp"}}) {
+    std::vector<std::string> with_db = args;
+    with_db.insert(with_db.end(), {"--db", store});
+    Output failed = Chipkg(with_db);
+    EXPECT_EQ(failed.code, 1) << args[0] << ": " << failed.err;
+    EXPECT_TRUE(Contains(failed.err, "its CURRENT names MANIFEST-999999")) << failed.err;
+    EXPECT_TRUE(Contains(failed.err, "the store is damaged")) << failed.err;
+  }
+}
+
+// Two first starts on one empty store (a cron job and a user on a fresh
+// machine): the one that does not fill waits for the other's fill, instead
+// of answering from an empty store "no source says anything".
+TEST_F(ToolsTest, AFirstStartWaitsForAnotherThatIsFillingTheStore) {
+  const std::string store = (g_sandbox->root() / "filled-by-another").string();
+  auto writer = chipkg::Store::Open(store);  // created empty and held, as a first start filling it holds it
+  ASSERT_TRUE(writer.ok()) << writer.status().message();
+  std::thread other([&writer] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    chipkg::Document doc;
+    doc.id = "written-by-the-other";
+    doc.url = "other.txt";
+    EXPECT_TRUE((*writer)->PutDocument(doc).ok());
+    writer->reset();
+  });
+  Output waited = Chipkg({"--db", store}, "sources\n");
+  other.join();
+  EXPECT_EQ(waited.code, 0) << waited.err;
+  EXPECT_TRUE(Contains(waited.err, "another chipkg process is writing to it")) << waited.err;
+  EXPECT_TRUE(Contains(waited.err, "waiting for it to finish filling the store ... done")) << waited.err;
+  EXPECT_TRUE(Contains(waited.out, "written-by-the-other")) << waited.out;
+
+  // A script whose first fill did not get every source in runs none of its
+  // statements (exit 1): its answers would say "no source" where one does.
+  const fs::path datasets = g_sandbox->root() / "datasets-with-a-missing-file";
+  fs::create_directories(datasets / "seeds");
+  fs::copy_file(std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt",
+                datasets / "seeds" / "000.txt");
+  std::ofstream(datasets / "manifest.json")
+      << R"([{"id": "seed-000", "location": "seeds/000.txt", "kind": "press"},
+             {"id": "seed-001", "location": "seeds/not-there.txt", "kind": "press"}])";
+  const std::string unfilled = (g_sandbox->root() / "fill-failed").string();
+  setenv("CHIPKG_DATASETS", datasets.c_str(), 1);
+  Output failed = Chipkg({"--db", unfilled}, "trainium.tdp\n");
+  unsetenv("CHIPKG_DATASETS");
+  EXPECT_EQ(failed.code, 1) << failed.err;
+  EXPECT_TRUE(Contains(failed.err, "the statements were not run")) << failed.err;
+  EXPECT_TRUE(failed.out.empty()) << failed.out;
 }
 
 // `chipkg export LINK` replaces the file the link names and keeps the link;
@@ -1273,10 +1371,29 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   EXPECT_TRUE(Contains(mismatches.out, "  BAD ")) << mismatches.out;  // Epoch's own TPP mismatches
   Output misplaced = Chipkg(Db({"describe", "trainium", "--mismatches"}));
   EXPECT_EQ(misplaced.code, 2);
-  EXPECT_TRUE(Contains(misplaced.err, "--mismatches is an option of verify")) << misplaced.err;
+  EXPECT_TRUE(Contains(misplaced.err, "--mismatches is not an option of describe: it is an option of verify"))
+      << misplaced.err;
   Output ignored = Chipkg(Db({"matches", "--tolerance", "5%"}));
   EXPECT_EQ(ignored.code, 2);
-  EXPECT_TRUE(Contains(ignored.err, "--tolerance is an option of describe, trace, conflicts and verify")) << ignored.err;
+  EXPECT_TRUE(Contains(ignored.err, "--tolerance is not an option of matches: it is an option of conflicts, describe, "
+                                    "repl, trace and verify (matches takes --format)"))
+      << ignored.err;
+  // Every command refuses what it does not read, writers and store commands too:
+  // an export asked for as at a point was the whole store as it is now.
+  const std::string elsewhere = (g_sandbox->root() / "not-written.jsonl").string();
+  Output dated_export = Chipkg(Db({"export", "--as-at", "tx 5", elsewhere}));
+  EXPECT_EQ(dated_export.code, 2);
+  EXPECT_TRUE(Contains(dated_export.err, "--as-at is not an option of export: it is an option of conflicts, describe, "
+                                         "source, sources, trace and verify (export takes none but --db)"))
+      << dated_export.err;
+  EXPECT_FALSE(std::filesystem::exists(elsewhere));
+  for (const std::vector<std::string>& wrong : std::vector<std::vector<std::string>>{
+           {"stats", "--as-at", "tx 5"}, {"export", "--format", "csv"}, {"ingest", "--tolerance", "5%", "x.txt"},
+           {"query", "--timeout", "5", "trainium.tdp"}, {"retire", "--quiet", "nothing"}}) {
+    Output refused = Chipkg(Db(wrong));
+    EXPECT_EQ(refused.code, 2) << wrong[0] << ": " << refused.err;
+    EXPECT_TRUE(Contains(refused.err, " is not an option of " + wrong[0])) << refused.err;
+  }
   Output described = Chipkg(Db({"describe", "trainium", "--tolerance", "10%"}));
   EXPECT_EQ(described.code, 0) << described.err;
   EXPECT_FALSE(Contains(described.out, "32 GB vs 32 GiB: 7.4%")) << described.out;  // within 10%
@@ -1398,6 +1515,11 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   fs::copy_file(seed, copy, fs::copy_options::overwrite_existing);
   Output first = Chipkg({"ingest", seed, "--id", "catalog", "--db", store});
   ASSERT_EQ(first.code, 0) << first.err;
+  // A copy refused (here over --max-facts) is not stored: nothing counts twice, and nothing says so.
+  Output refused = Chipkg({"ingest", copy, "--id", "catalog-copy", "--max-facts", "5", "--db", store});
+  EXPECT_EQ(refused.code, 1) << refused.err;
+  EXPECT_TRUE(Contains(refused.err, "nothing stored from it")) << refused.err;
+  EXPECT_FALSE(Contains(refused.err, "the same text as")) << refused.err;
   Output second = Chipkg({"ingest", copy, "--id", "catalog-copy", "--quiet", "--db", store});  // said even so
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_TRUE(Contains(second.err, "the same text as catalog version 1, already stored")) << second.err;
@@ -1753,7 +1875,7 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   Output query = Chipkg({"query", "trainium.memory", "--as-at", "tx", "1", "--db", store});
   EXPECT_EQ(query.code, 2);
   EXPECT_TRUE(Contains(query.err, "a query says it itself: ... as at run RUN-ID")) << query.err;
-  EXPECT_TRUE(Contains(query.err, "an option of describe, trace, verify, conflicts, source and sources")) << query.err;
+  EXPECT_TRUE(Contains(query.err, "an option of conflicts, describe, source, sources, trace and verify")) << query.err;
   Output history = Chipkg({"--db", store}, "history trainium.memory_bandwidth --as-at tx 1\n");
   EXPECT_TRUE(Contains(history.err, "history lists every transaction")) << history.err;
 
@@ -2107,6 +2229,9 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
                                      "0.8088 TOPS/W ["))
       << verified.out;
   EXPECT_TRUE(Contains(verified.out, "Google TPU v4 \xC2\xB7 max_performance: stated 275 TOPS [")) << verified.out;
+  Output unclosed = Chipkg(Db({"trace", "trainium.memory{"}));
+  EXPECT_EQ(unclosed.code, 2) << unclosed.err;
+  EXPECT_TRUE(Contains(unclosed.err, "'{' at byte 16 of 'trainium.memory{' is not closed")) << unclosed.err;
   Output empty = Chipkg(Db({"trace", "trainium2.fits{}"}));
   EXPECT_NE(empty.code, 0);
   EXPECT_TRUE(Contains(empty.err, "narrows nothing")) << empty.err;

@@ -147,4 +147,34 @@ std::vector<Command>& Registry() {
   return commands;
 }
 
+std::string OptionsNotTaken(const Command& command, const Args& args) {
+  for (const auto& [name, value] : args.options) {
+    if (name == "db" || name == "help" || name == "version") continue;
+    if (std::find(command.options.begin(), command.options.end(), name) != command.options.end()) continue;
+    std::vector<std::string> takers;
+    for (const Command& c : Registry()) {
+      if (std::find(c.options.begin(), c.options.end(), name) != c.options.end()) takers.push_back(c.name);
+    }
+    std::sort(takers.begin(), takers.end());
+    std::string message = "--" + name + " is not an option of " + command.name;
+    if (!takers.empty()) {
+      message += ": it is an option of ";
+      for (size_t i = 0; i < takers.size(); ++i) {
+        message += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") + takers[i];
+      }
+    }
+    if (command.name == "query" && name == "as-at") message += "; a query says it itself: ... as at run RUN-ID";
+    if (command.name == "query" && name == "tolerance") message += "; a query says it itself: conflicts ... tolerance 5%";
+    if (command.options.empty()) {
+      message += " (" + command.name + " takes none but --db)";
+    } else {
+      message += " (" + command.name + " takes";
+      for (size_t i = 0; i < command.options.size(); ++i) message += (i == 0 ? " --" : ", --") + command.options[i];
+      message += ")";
+    }
+    return message;
+  }
+  return "";
+}
+
 }  // namespace chipkg::cli

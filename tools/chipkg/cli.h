@@ -67,7 +67,16 @@ struct Command {
   std::string usage;    // "ingest [--manifest FILE] PATH|URL..."
   std::string summary;  // one line
   CommandFn run;
+  // The options it takes, beyond --db, --help and --version (which every
+  // command takes): any other is refused, not ignored, since the user would
+  // take the answer for one given with it (`export --as-at 'tx 5'` wrote
+  // the whole store as it is now, exit 0).
+  std::vector<std::string> options = {};
 };
+
+// Empty when every option in `args` is one `command` takes; otherwise what
+// is wrong, naming the commands that take the option.
+std::string OptionsNotTaken(const Command& command, const Args& args);
 
 // Commands registered by the command files (ingest, query, repl, ...).
 std::vector<Command>& Registry();

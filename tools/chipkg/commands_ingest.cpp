@@ -68,9 +68,15 @@ struct HeldStore {
 // nothing) when another process has the store. RocksDB's own lock already
 // refuses a second writer; the run lock (held for the whole run, pid
 // inside) is what tells a person which process has it.
-std::optional<HeldStore> HoldForWriting(const std::string& path) {
+// Empty when the store cannot be held; `exit_code` then says why: 2 for a
+// path that is no store or a store another run holds (the crontab's to fix:
+// runs that overlap), 1 for a store damaged or unwritable (the job failed;
+// it was 2, which sent a cron monitor to the crontab for a full disk).
+std::optional<HeldStore> HoldForWriting(const std::string& path, int& exit_code) {
+  exit_code = kExitFailed;
   auto held_by = [&](const std::string& pid) {
     PrintError("store " + path + " is held by pid " + pid + ": another ingest run is in progress");
+    exit_code = kExitUsage;
   };
   // On a store that exists the run lock comes first: taken after the open,
   // a second run started while the first was opening met RocksDB's lock
@@ -90,6 +96,7 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
       if (first.status().IsBusy() && !pid.empty()) {
         held_by(pid);
       } else {
+        if (first.status().IsBusy()) exit_code = kExitUsage;
         PrintError(first.status());
       }
       return std::nullopt;
@@ -106,6 +113,7 @@ std::optional<HeldStore> HoldForWriting(const std::string& path) {
         return std::nullopt;
       }
     }
+    if (store.status().IsInvalidArgument() || store.status().IsBusy()) exit_code = kExitUsage;
     PrintError(store.status());
     return std::nullopt;
   }
@@ -250,8 +258,9 @@ int RunIngest(const Args& args) {
     PrintError("cannot create store directory " + path + ": " + ec.message());
     return kExitUsage;
   }
-  std::optional<HeldStore> held = HoldForWriting(path);
-  if (!held) return kExitUsage;
+  int held_code = kExitOk;
+  std::optional<HeldStore> held = HoldForWriting(path, held_code);
+  if (!held) return held_code;
   WarnOfKindsNearOthers(*held->store, sources);
   auto report = IngestSources(*held->store, *schema, sources, options);
   if (!report.ok()) {
@@ -401,14 +410,15 @@ std::optional<Document> WholeDocumentNamed(const Store& store, const std::string
 // The writer of an existing store for `command`; nullopt (the error said)
 // for a --db that is not one: opening the writer would make a new store of
 // a mistyped path.
-std::optional<HeldStore> HoldExistingForWriting(const Args& args) {
+std::optional<HeldStore> HoldExistingForWriting(const Args& args, int& exit_code) {
   const std::string path = StorePath(args);
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec)) {
     PrintError("no store at " + path);
+    exit_code = kExitUsage;
     return std::nullopt;
   }
-  return HoldForWriting(path);
+  return HoldForWriting(path, exit_code);
 }
 
 // A document that should not be a source (a copy ingested under a second id,
@@ -421,8 +431,9 @@ int RunRetire(const Args& args) {
     PrintError("usage: chipkg retire DOCUMENT (its id or title, as 'chipkg sources' lists it)");
     return kExitUsage;
   }
-  std::optional<HeldStore> held = HoldExistingForWriting(args);
-  if (!held) return kExitUsage;
+  int held_code = kExitOk;
+  std::optional<HeldStore> held = HoldExistingForWriting(args, held_code);
+  if (!held) return held_code;
   std::unique_ptr<Store>& store = held->store;
   int exit_code = kExitOk;
   const std::optional<Document> doc = WholeDocumentNamed(*store, args.positional[0], "retire", exit_code);
@@ -467,8 +478,9 @@ int RunReinstate(const Args& args) {
   if (!max_facts) return kExitUsage;
   options.max_facts_per_document = static_cast<size_t>(*max_facts);
   options.accept_shrinking = args.Has("accept-shrinking");
-  std::optional<HeldStore> held = HoldExistingForWriting(args);
-  if (!held) return kExitUsage;
+  int held_code = kExitOk;
+  std::optional<HeldStore> held = HoldExistingForWriting(args, held_code);
+  if (!held) return held_code;
   std::unique_ptr<Store>& store = held->store;
   int exit_code = kExitOk;
   const std::optional<Document> doc = WholeDocumentNamed(*store, args.positional[0], "reinstate", exit_code);
@@ -516,7 +528,7 @@ int RunReinstate(const Args& args) {
 const RegisterCommand kReinstate({"reinstate", "reinstate DOCUMENT [--max-facts N] [--accept-shrinking]",
                                   "make a retired document a source again: its latest version read again and its "
                                   "claims asserted",
-                                  RunReinstate});
+                                  RunReinstate, {"max-facts", "accept-shrinking"}});
 
 const RegisterCommand kRetire({"retire", "retire DOCUMENT",
                                "withdraw every claim a document makes (a copy or a wrong page); history keeps them",
@@ -527,8 +539,10 @@ const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]
                                "standard input; with PATH|URL "
                                "--id, --site, --kind, --title, --dataset; --timeout S a source, --retries N, "
                                "--parallel N fetches, --reextract unchanged ones with the current rules, "
-                               "--max-facts N a document)",
-                               RunIngest});
+                               "--max-facts N a document, --accept-shrinking, --quiet)",
+                               RunIngest,
+                               {"manifest", "id", "site", "kind", "title", "dataset", "timeout", "retries", "parallel",
+                                "reextract", "max-facts", "accept-shrinking", "quiet"}});
 
 }  // namespace
 }  // namespace chipkg::cli

@@ -15,7 +15,8 @@ int RunQueryCommand(const Args& args) {
 }
 
 const RegisterCommand kQuery({"query", "query 'TEXT'",
-                              "answer a query, with citations (--format text|json|csv)", RunQueryCommand});
+                              "answer a query, with citations (--format text|json|csv)", RunQueryCommand,
+                              {"format"}});
 
 }  // namespace
 }  // namespace chipkg::cli

@@ -200,6 +200,21 @@ void RemoveLeftBehind(const std::string& path, const std::string& marker, const 
   }
 }
 
+// Whether `path` (a link followed) is the store's directory or inside it.
+bool InsideStore(const std::string& store_path, const std::string& path) {
+  std::error_code ec;
+  auto canonical = [&ec](const std::string& p) {
+    fs::path c = fs::weakly_canonical(p, ec);
+    if (!c.has_filename() && c.has_parent_path()) c = c.parent_path();  // "store/" is "store"
+    return c;
+  };
+  const fs::path store_dir = canonical(store_path);
+  if (ec) return false;
+  const fs::path target = canonical(path);
+  if (ec) return false;
+  return std::mismatch(store_dir.begin(), store_dir.end(), target.begin(), target.end()).first == store_dir.end();
+}
+
 // Writes the export beside `file` and renames it over `file` once it is
 // whole and on disk: a failed export (a full disk, a damaged block) leaves
 // the file it would have replaced, often the previous backup, as it was.
@@ -250,6 +265,17 @@ Status ExportToFile(const Store& store, const std::string& file_as_given, LeftOu
 int RunExport(const Args& args) {
   if (args.positional.size() > 1) {
     PrintError("unexpected argument '" + args.positional[1] + "': usage: chipkg export [FILE]");
+    return kExitUsage;
+  }
+  if (!args.positional.empty() && args.positional[0].empty()) {
+    PrintError("export to an empty path: usage: chipkg export [FILE] (standard output without FILE)");
+    return kExitUsage;
+  }
+  // Renamed over one of the store's own files (its CURRENT, a table file),
+  // the export left a store no command could open again, and exited 0.
+  if (!args.positional.empty() && args.positional[0] != "-" && InsideStore(StorePath(args), args.positional[0])) {
+    PrintError("cannot export to " + args.positional[0] + ": it is inside the store " + StorePath(args) +
+               ", whose files it would replace; give a path outside it");
     return kExitUsage;
   }
   auto store = OpenForReading(StorePath(args));
@@ -306,7 +332,7 @@ class StoreCreatedForImport {
 // damaged store is only read: its files stay as they were, for a second try
 // or for someone who can do better.
 int RunSalvage(const Args& args) {
-  if (args.positional.size() != 1) {
+  if (args.positional.size() != 1 || args.positional[0].empty()) {
     PrintError("usage: chipkg --db DAMAGED salvage NEWDIR (a new store for what can be read)");
     return kExitUsage;
   }
@@ -324,9 +350,8 @@ int RunSalvage(const Args& args) {
   }
   // Nothing may be written in the damaged store's directory: it stays as it
   // was, for a second try.
-  const fs::path store_dir = fs::weakly_canonical(path, ec);
   const fs::path target = fs::weakly_canonical(into, ec);
-  if (!ec && std::mismatch(store_dir.begin(), store_dir.end(), target.begin(), target.end()).first == store_dir.end()) {
+  if (InsideStore(path, into)) {
     PrintError("cannot salvage " + path + " into " + into + ": it is inside the damaged store, which is left as it was");
     return kExitUsage;
   }
@@ -594,10 +619,10 @@ int RunImport(const Args& args) {
 }
 
 const RegisterCommand kStats({"stats", "stats [--format json]", "counts of facts, entities, documents; size on disk",
-                              RunStats});
+                              RunStats, {"format"}});
 const RegisterCommand kCheck({"check", "check [--format json]",
                               "read the whole store and cross-check it: exit 0 sound, 1 damaged (for monitors)",
-                              RunCheck});
+                              RunCheck, {"format"}});
 const RegisterCommand kSalvage({"salvage", "salvage NEWDIR",
                                 "copy what a store whose write-ahead log is damaged still holds into a new store",
                                 RunSalvage});
@@ -605,7 +630,7 @@ const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JS
                                RunExport});
 const RegisterCommand kImport({"import", "import FILE|- | import --corpus DIR",
                                "load a JSON Lines export, or the peer-benchmark corpus, into an empty store",
-                               RunImport});
+                               RunImport, {"corpus"}});
 
 }  // namespace
 }  // namespace chipkg::cli

@@ -1,5 +1,6 @@
 // chipkg: the command-line entry point. With no command it opens the REPL;
 // otherwise it runs one command and exits (0 ok, 1 failed, 2 bad usage).
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -17,8 +18,8 @@ using chipkg::cli::Args;
 const std::vector<std::pair<std::string, bool>> kKnownOptions = {
     {"db", true},       {"format", true},   {"manifest", true}, {"site", true},   {"kind", true},
     {"title", true},    {"id", true},       {"dataset", true},  {"tolerance", true}, {"help", false},
-    {"version", false}, {"quiet", false},   {"output", true},   {"n", true},      {"corpus", true},
-    {"work", true},     {"keep", false},    {"no-ingest", false}, {"timeout", true}, {"retries", true},
+    {"version", false}, {"quiet", false},   {"corpus", true},
+    {"no-ingest", false}, {"timeout", true}, {"retries", true},
     {"parallel", true}, {"accept-shrinking", false}, {"reextract", false}, {"mismatches", false},
     {"max-facts", true}, {"as-at", true},
 };
@@ -60,6 +61,10 @@ __attribute__((constructor(101))) void PrepareTheProcessBeforeAnyConstructor() {
 }
 
 int main(int argc, char** argv) {
+  // Past a file-size limit (ulimit -f, systemd's LimitFSIZE) a write fails
+  // with EFBIG, which the store reports with its path as any failed write;
+  // the signal's default killed the process without a word instead.
+  std::signal(SIGXFSZ, SIG_IGN);
   auto parsed = chipkg::cli::ParseArgs(argc, argv, kKnownOptions, {"manifest"});
   if (!parsed.ok()) {
     chipkg::cli::PrintError(parsed.status());
@@ -77,7 +82,12 @@ int main(int argc, char** argv) {
     return AfterWriting(0);
   }
   for (const auto& c : chipkg::cli::Registry()) {
-    if (c.name == command) return AfterWriting(c.run(args));
+    if (c.name != command) continue;
+    if (const std::string wrong = chipkg::cli::OptionsNotTaken(c, args); !wrong.empty()) {
+      chipkg::cli::PrintError(wrong);
+      return chipkg::cli::kExitUsage;
+    }
+    return AfterWriting(c.run(args));
   }
   chipkg::cli::PrintError("unknown command '" + command + "'");
   PrintUsage(stderr);

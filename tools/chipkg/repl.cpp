@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <csetjmp>
 #include <csignal>
 #include <cstdio>
@@ -29,6 +30,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 // libedit's readline emulation; <cstdio> must come first.
@@ -163,7 +165,9 @@ constexpr char kFillIncomplete[] = "incomplete";
 // Fills an empty or absent store from the bundled manifest, or completes a
 // fill that did not get every source in (the caller has found it so).
 // Reports on stderr; a failure to fill is reported and the REPL still opens.
-void FillStore(const std::string& path, const Schema& schema, bool completing) {
+enum class Fill { kDone, kFailed, kAnotherFilling };
+
+Fill FillStore(const std::string& path, const Schema& schema, bool completing) {
   namespace fs = std::filesystem;
   std::string manifest = DefaultManifestPath();
   std::fprintf(stderr, "%s: ingesting bundled datasets (%s) ...",
@@ -173,41 +177,43 @@ void FillStore(const std::string& path, const Schema& schema, bool completing) {
   if (!sources.ok()) {
     std::fprintf(stderr, " failed\n");
     PrintError(sources.status());
-    return;
+    return Fill::kFailed;
   }
   std::error_code ec;
   fs::create_directories(path, ec);
   if (ec) {
     std::fprintf(stderr, " failed\n");
     PrintError("cannot create store directory " + path + ": " + ec.message());
-    return;
+    return Fill::kFailed;
   }
   // The store first, then the ingest lock: the engine refuses to create a
   // store in a directory that already holds a file (the lock file), and
   // RocksDB's own lock already keeps a second writer out meanwhile.
   auto store = Store::Open(path);
   if (!store.ok()) {
-    std::fprintf(stderr, store.status().IsBusy() ? " skipped\n" : " failed\n");
+    if (store.status().IsBusy()) {
+      std::fprintf(stderr, " another chipkg process is writing to it\n");
+      return Fill::kAnotherFilling;
+    }
+    std::fprintf(stderr, " failed\n");
     PrintError(store.status());
-    return;
+    return Fill::kFailed;
   }
   auto lock = RunLock::Acquire(RunLock::PathFor(path));
   if (!lock.ok()) {
-    std::fprintf(stderr, " skipped\n");
-    PrintError(
-        lock.status().WithContext("another ingest is filling the store; 'refresh' shows its progress"));
-    return;
+    std::fprintf(stderr, " another chipkg process is writing to it\n");
+    return Fill::kAnotherFilling;
   }
   if (Status marked = (*store)->PutMeta(kFillMetaKey, kFillIncomplete); !marked.ok()) {
     std::fprintf(stderr, " failed\n");
     PrintError(marked);
-    return;
+    return Fill::kFailed;
   }
   auto report = IngestSources(**store, schema, *sources);
   if (!report.ok()) {
     std::fprintf(stderr, " failed\n");
     PrintError(report.status());
-    return;
+    return Fill::kFailed;
   }
   if (report->documents_failed == 0) {
     if (Status done = (*store)->PutMeta(kFillMetaKey, "complete"); !done.ok()) PrintError(done);
@@ -227,7 +233,19 @@ void FillStore(const std::string& path, const Schema& schema, bool completing) {
   }
   if (report->documents_failed > 0) {
     std::fprintf(stderr, "chipkg: the next start tries the failed sources again\n");
+    return Fill::kFailed;
   }
+  return Fill::kDone;
+}
+
+// Whether the store at `path` holds a finished fill (or was written to
+// otherwise): what a start that found another process filling waits for.
+bool FilledNow(const std::string& path) {
+  auto store = OpenForReading(path);
+  if (!store.ok()) return false;
+  auto fill = (*store)->GetMeta(kFillMetaKey);
+  const bool incomplete = fill.ok() && *fill == kFillIncomplete;
+  return (*store)->LastTx() != 0 && !incomplete;
 }
 
 // ---- completion (libedit calls plain functions: the candidates are global) ----
@@ -439,19 +457,43 @@ int RunRepl(const Args& args) {
     auto fill = session.store->GetMeta(kFillMetaKey);
     part_filled = fill.ok() && *fill == kFillIncomplete;
   }
+  const bool interactive = ::isatty(STDIN_FILENO) == 1;
   if (!args.Has("no-ingest") && (!opened.ok() ? nothing_there : session.store->LastTx() == 0 || part_filled)) {
     // Absent, never written to, or filled in part: this start fills it.
     session.store.reset();  // a reader: the fill opens the writer
-    FillStore(session.store_path, *schema, part_filled);
+    Fill fill = FillStore(session.store_path, *schema, part_filled);
+    // Two first starts at once (a cron job and a user on a fresh machine):
+    // the one that did not fill answered from a store still empty, "— (no
+    // source)" with exit 0. It waits for the other's fill instead.
+    constexpr auto kWaitForFill = std::chrono::seconds(120);
+    const auto give_up = std::chrono::steady_clock::now() + kWaitForFill;
+    if (fill == Fill::kAnotherFilling) {
+      std::fprintf(stderr, "waiting for it to finish filling the store ...");
+      std::fflush(stderr);
+      while (!FilledNow(session.store_path) && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      fill = FilledNow(session.store_path) ? Fill::kDone : Fill::kAnotherFilling;
+      std::fprintf(stderr, fill == Fill::kDone ? " done\n" : " still filling after %llds\n",
+                   static_cast<long long>(kWaitForFill.count()));
+    }
     session.store.reset();
     opened = open();
+    // A script's answers from a store not filled would be wrong, not
+    // missing ("no source says anything"): its statements are not run.
+    // At a terminal the user has read why, and 'refresh' reads the store again.
+    if (opened.ok() && fill != Fill::kDone && !interactive) {
+      PrintError("the store " + session.store_path + " is not filled from the bundled datasets (" +
+                 (fill == Fill::kFailed ? "see above" : "another process is still filling it") +
+                 "): the statements were not run");
+      return kExitFailed;
+    }
   }
   if (!opened.ok()) {
     PrintError(opened);
     return kExitFailed;
   }
 
-  const bool interactive = ::isatty(STDIN_FILENO) == 1;
   Completions completions;
   std::string history = HistoryPath();
   if (interactive) {
@@ -621,7 +663,9 @@ int RunRepl(const Args& args) {
   return failed && !interactive ? kExitFailed : kExitOk;
 }
 
-const RegisterCommand kRepl({"repl", "repl", "the interactive REPL (the default with no command)", RunRepl});
+const RegisterCommand kRepl({"repl", "repl [--format F] [--tolerance P%] [--no-ingest]",
+                             "the interactive REPL (the default with no command)", RunRepl,
+                             {"format", "tolerance", "no-ingest"}});
 
 }  // namespace
 }  // namespace chipkg::cli

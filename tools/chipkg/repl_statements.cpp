@@ -768,29 +768,9 @@ int RunOneShot(const Args& args, const std::string& word) {
   lap("open");
   std::string statement = word;
   for (const auto& p : args.positional) statement += " " + p;
-  if (args.Has("mismatches")) {
-    if (word != "verify") {
-      PrintError("--mismatches is an option of verify");
-      return kExitUsage;
-    }
-    statement += " --mismatches";
-  }
-  // An option a command does not read is refused, not ignored: the user
-  // would take the answer for one given with it.
-  if (args.Get("tolerance") && word != "describe" && word != "trace" && word != "conflicts" && word != "verify") {
-    PrintError("--tolerance is an option of describe, trace, conflicts and verify" +
-               std::string(word == "query" ? "; a query says it itself: conflicts ... tolerance 5%" : ""));
-    return kExitUsage;
-  }
-  if (auto when = args.Get("as-at")) {
-    if (word != "describe" && word != "trace" && word != "verify" && word != "conflicts" && word != "source" &&
-        word != "sources") {
-      PrintError("--as-at is an option of describe, trace, verify, conflicts, source and sources" +
-                 std::string(word == "query" ? "; a query says it itself: ... as at run RUN-ID" : ""));
-      return kExitUsage;
-    }
-    statement += " --as-at " + *when;
-  }
+  // Which command takes which option is checked before (Command::options).
+  if (args.Has("mismatches")) statement += " --mismatches";
+  if (auto when = args.Get("as-at")) statement += " --as-at " + *when;
   std::string out, err;
   session.answer_stream = &std::cout;  // synchronised with stdio: ordered with the writes below
   int code = RunStatement(session, statement, out, err);
