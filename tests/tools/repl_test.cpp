@@ -1549,6 +1549,12 @@ TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
   EXPECT_EQ(nowhere.code, 2);
   EXPECT_TRUE(Contains(nowhere.err, "no store at ")) << nowhere.err;
   EXPECT_FALSE(fs::exists(g_sandbox->root() / "retire-nowhere"));
+  // A reader on a path with no store says how to fill one, naming the bundled datasets.
+  Output unfilled = Chipkg({"stats", "--db", (g_sandbox->root() / "stats-nowhere").string()});
+  EXPECT_EQ(unfilled.code, 1);
+  EXPECT_TRUE(Contains(unfilled.err, "fills it from the bundled datasets on its first start")) << unfilled.err;
+  EXPECT_TRUE(Contains(unfilled.err, "ingest --manifest " + std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json"))
+      << unfilled.err;
   EXPECT_EQ(cited(), twice);  // none of them wrote anything
 
   Output retired = Chipkg({"retire", "catalog-copy", "--db", store});

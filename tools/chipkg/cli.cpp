@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "ingest/pipeline.h"
 #include "query/suggest.h"
 
 namespace chipkg::cli {
@@ -119,7 +120,11 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
                                      "file (a damaged store, or another directory; restore a store from an export "
                                      "with 'chipkg --db NEWDIR import FILE')");
     }
-    return Status::NotFound("no chipkg store at " + path + " (run 'chipkg ingest --manifest FILE' first)");
+    // A new user's first command is often not the REPL: say how to fill
+    // the store, with the bundled datasets named.
+    return Status::NotFound("no chipkg store at " + path + " (the REPL, 'chipkg --db " + path +
+                            "', fills it from the bundled datasets on its first start; or 'chipkg --db " + path +
+                            " ingest --manifest " + DefaultManifestPath() + "')");
   }
   // Opening reads what the writer has committed (manifest and logs): no
   // CatchUp is needed until the reader has been open a while (the REPL).
