@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/codec.h"
+#include "engine/damage_skip.h"
 #include "engine/sha256_internal.h"
 #include "engine/store_impl.h"
 
@@ -58,6 +59,13 @@ class Findings {
   StoreCheck* out_;
   std::map<std::string, size_t> seen_;
 };
+
+// A key to seek to, as SeekPastDamage pads it (zeros to 32 bytes): shown
+// without the zeros past an id's 8 bytes.
+std::string WithoutPadding(std::string key) {
+  while (key.size() > 8 && key.back() == '\0') key.pop_back();
+  return key;
+}
 
 std::string Hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -149,6 +157,7 @@ Result<StoreCheck> StoreImpl::Check() const {
     rocksdb::Status st = reader.Open(name);
     if (st.ok()) st = reader.VerifyChecksum(rocksdb::ReadOptions());
     if (!st.ok()) {
+      report.tables_damaged = true;
       damaged_cfs.insert(file.column_family_name);
       findings.Add("damaged table files", "table file " + name + " (column family " + file.column_family_name +
                                               ", " + std::to_string(file.num_entries) +
@@ -156,21 +165,35 @@ Result<StoreCheck> StoreImpl::Check() const {
     }
   }
 
-  // Scans one column family; a read that fails (a damaged block) ends that
-  // column family's scan with a problem, and the check goes on with the next.
+  // Scans one column family around any damaged block, each one a problem:
+  // stopped at the first, a check of a store with one bad block of
+  // provenance called 2,480 facts "without provenance" where 20 were.
   bool read_whole = true;
   auto scan = [&](int cf, const std::function<void(std::string_view, std::string_view)>& fn) {
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, handles_[cf]));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      ++report.records;
-      fn(std::string_view(it->key().data(), it->key().size()),
-         std::string_view(it->value().data(), it->value().size()));
-    }
-    if (!it->status().ok()) {
+    bool damaged_to_the_end = false;
+    const rocksdb::Status st = ScanAroundDamage(
+        db_, handles_[cf], ro,
+        [&](std::string_view key, std::string_view value) {
+          ++report.records;
+          fn(key, value);
+          return true;
+        },
+        [&](const std::string& last_good, const rocksdb::Status& error, const std::string& next) {
+          read_whole = false;
+          report.tables_damaged = true;
+          damaged_to_the_end = next.empty();
+          findings.Add("damaged stretches of column families",
+                       std::string("column family ") + codec::CfName(cf) + ": the records after " +
+                           (last_good.empty() ? std::string("its start") : "key " + Hex(last_good)) +
+                           " cannot be read (" + error.ToString() + "); " +
+                           (next.empty() ? std::string("nothing after them reads")
+                                         : "read on from key " + Hex(WithoutPadding(next))));
+        });
+    if (!st.ok() && !damaged_to_the_end) {
       read_whole = false;
       findings.Add("column families that could not be read to the end",
                    std::string("column family ") + codec::CfName(cf) + " could not be read to its end (" +
-                       std::to_string(report.records) + " records read in all): " + it->status().ToString());
+                       std::to_string(report.records) + " records read in all): " + st.ToString());
     }
   };
 

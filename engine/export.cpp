@@ -15,6 +15,7 @@
 #include <ostream>
 
 #include "engine/bulk_writer_impl.h"
+#include "engine/damage_skip.h"
 #include "engine/store_impl.h"
 #include "engine/utf8.h"
 
@@ -382,7 +383,7 @@ Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
       // A full disk stops the export here, not after every fact was encoded.
       return out_stream ? Status::OK() : out.Failure(path_);
     };
-    CHIPKG_RETURN_IF_ERROR(Scan(codec::kFactsCf, "", "", 0, [&](std::string_view key, std::string_view value) {
+    auto each_fact = [&](std::string_view key, std::string_view value) {
       if (key.size() != 8 || !codec::DecodeCore(value, &core)) {
         status = Status::Corruption("an undecodable fact record in " + path_);
       } else {
@@ -396,7 +397,28 @@ Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
       }
       if (status.ok() && batch.size() >= 4096) status = flush();
       return status.ok();
-    }, snap.get()));
+    };
+    if (left_out == nullptr) {
+      CHIPKG_RETURN_IF_ERROR(Scan(codec::kFactsCf, "", "", 0, each_fact, snap.get()));
+    } else {
+      // Salvaging: a damaged block of fact records costs its own facts, not
+      // every one after it.
+      rocksdb::ReadOptions ro = ReadOpts(0);
+      ro.snapshot = snap.get();
+      const rocksdb::Status scanned = ScanAroundDamage(
+          db_, handles_[codec::kFactsCf], ro, each_fact,
+          [&](const std::string& last_good, const rocksdb::Status& error, const std::string& next) {
+            const std::string after =
+                last_good.size() == 8 ? "after fact " + std::to_string(codec::GetU64(last_good.data())) : "first";
+            const std::string until =
+                next.size() >= 8 ? "before fact " + std::to_string(codec::GetU64(next.data())) : "to the end";
+            left_out->Add("the fact records " + after + ", " + until + " (a damaged block: " + error.ToString() + ")");
+          });
+      // Damage was listed as it was met; anything else (an I/O error) ends the export.
+      if (!scanned.ok() && !scanned.IsCorruption() && status.ok()) {
+        status = FromRocks(scanned, "scanning the facts of " + path_);
+      }
+    }
     CHIPKG_RETURN_IF_ERROR(status);
     CHIPKG_RETURN_IF_ERROR(flush());
     CHIPKG_ASSIGN_OR_RETURN(auto meta, ListMeta(""));

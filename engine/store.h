@@ -126,6 +126,9 @@ struct StoreCheck {
   uint64_t entities = 0;
   uint64_t transactions = 0;
   uint64_t problem_count = 0;  // every problem found
+  // A table file failed its checksums, or records of a column family could
+  // not be read: damage that `chipkg salvage` copies around.
+  bool tables_damaged = false;
   // The first few problems of each kind, each saying what is wrong and where
   // (the table file, the column family, the fact or document), then how many
   // more of that kind there are.

@@ -138,13 +138,14 @@ std::string ErrorText(const Status& status) {
   constexpr std::string_view kDamaged = "the store is damaged";
   if (!status.IsCorruption() || status.message().find(kDamaged) != std::string::npos) return status.message();
   // An export reads every record and stops at the first damaged one, so it
-  // is a way out only when made before the damage.
+  // is a way out only when made before the damage; salvage reads around it.
   // Which record a read failed on says little of where the damage is (a
   // damaged block was blamed on the document an ingest was storing): check
   // reads every file and names each damaged one.
   return status.message() + "; " + std::string(kDamaged) +
-         ": restore it from a copy or an export made before the damage, or ingest its sources again into a "
-         "new store ('chipkg check' reads every file and names what is damaged)";
+         ": restore it from a copy or an export made before the damage, copy what still reads into a new store "
+         "('chipkg salvage NEWDIR'), or ingest its sources again into a new store ('chipkg check' reads every "
+         "file and names what is damaged)";
 }
 
 std::vector<Command>& Registry() {

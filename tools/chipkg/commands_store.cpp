@@ -360,10 +360,22 @@ int RunSalvage(const Args& args) {
     PrintError("cannot salvage into " + into + ": " + parent.string() + " is not a directory this process can write");
     return kExitUsage;
   }
+  // A store that opens may still hold a damaged table block (a flipped
+  // byte on disk): its export stopped there, so that one block cost every
+  // record after it. Such a store is salvaged as it is, around the damage.
+  std::optional<StoreCheck> damaged_tables;
   if (auto as_is = OpenForReading(path); as_is.ok()) {
-    PrintError("store " + path + " opens as it is: there is nothing to salvage ('chipkg check' reads it whole and "
-               "says whether it is sound; 'chipkg export | chipkg --db NEWDIR import -' copies it)");
-    return kExitFailed;
+    auto checked = (*as_is)->Check();
+    if (!checked.ok()) {
+      PrintError(checked.status());
+      return kExitFailed;
+    }
+    if (!checked->tables_damaged) {
+      PrintError("store " + path + " opens as it is and its table files read whole: there is nothing to salvage "
+                 "('chipkg check' says whether it is sound; 'chipkg export | chipkg --db NEWDIR import -' copies it)");
+      return kExitFailed;
+    }
+    damaged_tables = std::move(*checked);
   } else if (!as_is.status().IsCorruption()) {
     PrintError(as_is.status());
     return kExitFailed;
@@ -421,7 +433,10 @@ int RunSalvage(const Args& args) {
     PrintError(checked.status());
     return kExitFailed;
   }
-  if (skipped) {
+  if (damaged_tables) {
+    std::printf("the store opens, but table blocks of it are damaged: what reads is copied around them; lost: the "
+                "records in the damaged blocks (below)\n");
+  } else if (skipped) {
     // The transactions missing from what was read: those in the damaged records.
     std::string missing;
     size_t missing_count = 0;
@@ -464,7 +479,7 @@ int RunSalvage(const Args& args) {
                   (unsigned long long)from.LastTx());
     }
   }
-  if (checked->problem_count > 0 && skipped) {
+  if (checked->problem_count > 0 && skipped && !damaged_tables) {
     // Each is a record kept that names a lost one: the records left out
     // below say the same of the copy.
     std::printf("what was read has %llu problem%s (chipkg check), from writes that built on lost ones\n",
@@ -478,7 +493,8 @@ int RunSalvage(const Args& args) {
   // threads would have to survive either side failing first.
   const std::string exported = fs::path(into).lexically_normal().string() + ".salvage-" + std::to_string(::getpid());
   LeftOut left_out;
-  Status st = ExportToFile(from, exported, skipped ? &left_out : nullptr);
+  const bool around_damage = skipped || damaged_tables;
+  Status st = ExportToFile(from, exported, around_damage ? &left_out : nullptr);
   damaged->reset();
   if (!st.ok()) {
     std::remove(exported.c_str());
@@ -493,7 +509,7 @@ int RunSalvage(const Args& args) {
     return kExitFailed;
   }
   std::ifstream in(exported, std::ios::binary);
-  auto stats = (*store)->Import(in, skipped ? &left_out : nullptr);
+  auto stats = (*store)->Import(in, around_damage ? &left_out : nullptr);
   std::remove(exported.c_str());
   if (!stats.ok()) {
     created.Undo(*store);
@@ -624,7 +640,7 @@ const RegisterCommand kCheck({"check", "check [--format json]",
                               "read the whole store and cross-check it: exit 0 sound, 1 damaged (for monitors)",
                               RunCheck, {"format"}});
 const RegisterCommand kSalvage({"salvage", "salvage NEWDIR",
-                                "copy what a store whose write-ahead log is damaged still holds into a new store",
+                                "copy what a store whose write-ahead log or table blocks are damaged still holds into a new store",
                                 RunSalvage});
 const RegisterCommand kExport({"export", "export [FILE]", "the whole store as JSON Lines (stdout by default)",
                                RunExport});
