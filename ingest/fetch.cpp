@@ -616,6 +616,14 @@ Attempt CurlFetcher::Impl::PerformOnce(const FetchRequest& request, std::chrono:
       out.invalid_argument = true;
       out.error = "malformed URL: " + detail;
       return out;
+    case CURLE_OUT_OF_MEMORY:
+      // What libcurl 7.88 reports for one response header over its 100 KB
+      // limit (without a word in the error buffer): "Out of memory" alone
+      // sent an operator looking at the machine rather than the server.
+      out.error = "the response could not be read: libcurl reports running out of memory, which is also what it "
+                  "reports for a response header over its 100 KB limit" +
+                  (detail != "Out of memory" ? " (" + detail + ")" : std::string());
+      return out;
     default:
       out.error = detail;
       return out;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ingest/text_util.h"
@@ -115,6 +116,7 @@ bool IsOneOf(std::string_view name, std::initializer_list<std::string_view> name
 class Converter {
  public:
   explicit Converter(std::string_view html) : html_(html) {}
+  std::optional<size_t> unclosed_comment_at() const { return unclosed_comment_at_; }
 
   std::string Run() {
     size_t i = 0;
@@ -175,6 +177,9 @@ class Converter {
   size_t Tag(size_t at) {
     if (html_.compare(at, 4, "<!--") == 0) {
       const size_t end = html_.find("-->", at + 4);
+      if (end == std::string_view::npos && html_.size() - at > kUnclosedCommentWorthSaying) {
+        unclosed_comment_at_ = at;
+      }
       return end == std::string_view::npos ? html_.size() : end + 3;
     }
     const bool closing = at + 1 < html_.size() && html_[at + 1] == '/';
@@ -308,7 +313,12 @@ class Converter {
     cell_ = 0;
   }
 
+  // A comment left open within the last few bytes hides nothing of note (a
+  // page cut short in its footer).
+  static constexpr size_t kUnclosedCommentWorthSaying = 64;
+
   std::string_view html_;
+  std::optional<size_t> unclosed_comment_at_;
   std::string out_;
   bool space_ = false;
   int pre_ = 0;
@@ -331,6 +341,20 @@ bool LooksLikeHtml(std::string_view content_type, std::string_view body) {
   return StartsWithNoCase(body, at, "<!doctype html") || StartsWithNoCase(body, at, "<html");
 }
 
-std::string HtmlToText(std::string_view html) { return Converter(html).Run(); }
+std::string HtmlToText(std::string_view html, std::string* warning) {
+  Converter converter(html);
+  std::string text = converter.Run();
+  if (warning != nullptr) {
+    warning->clear();
+    if (const std::optional<size_t> at = converter.unclosed_comment_at()) {
+      // (Line numbers of the markup, which is not stored: what is stored is the text.)
+      const size_t line = 1 + static_cast<size_t>(std::count(html.begin(), html.begin() + static_cast<long>(*at), '\n'));
+      *warning = "an HTML comment opened on line " + std::to_string(line) + " of the markup is never closed: the " +
+                 std::to_string(html.size() - *at) + " bytes after it are part of it, and not read (as a browser "
+                 "does not show them)";
+    }
+  }
+  return text;
+}
 
 }  // namespace chipkg

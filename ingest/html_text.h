@@ -19,6 +19,9 @@ bool LooksLikeHtml(std::string_view content_type, std::string_view body);
 // own, a heading opening with '#'s by its level, a list item with "- ", a
 // table row as "| cell | cell |" with "|---|" after each row; runs of white
 // space one space, as a browser shows them, but in <pre>.
-std::string HtmlToText(std::string_view html);
+// `warning`, when given, says what of the page a reader does not see that
+// its author likely meant to show (a comment never closed: the rest of the
+// page is in it, for a browser too), or is left empty.
+std::string HtmlToText(std::string_view html, std::string* warning = nullptr);
 
 }  // namespace chipkg

@@ -380,9 +380,13 @@ Result<Extracted> ExtractText(const Schema& schema, EntityResolver& resolver, co
   out.as_of = extraction->newest_as_of;
   out.facts = std::move(extraction->facts);
   out.warnings = std::move(extraction->warnings);
+  // A column read for two attributes (Epoch's "Tensor-FP16/BF16") skips a
+  // cell once for each: said once.
+  std::set<std::string> said;
   for (const SkippedCell& cell : extraction->skipped) {
-    out.warnings.push_back("row " + std::to_string(cell.row) + ", column \"" + cell.column + "\": \"" + cell.text +
-                           "\" not read (" + cell.reason + ")");
+    std::string warning = "row " + std::to_string(cell.row) + ", column \"" + cell.column + "\": \"" + cell.text +
+                          "\" not read (" + cell.reason + ")";
+    if (said.insert(warning).second) out.warnings.push_back(std::move(warning));
   }
   return out;
 }
@@ -613,8 +617,9 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     return Status::InvalidArgument(spec.location + ": an HTML page where the " + spec.format +
                                    " dataset (CSV) was expected; nothing stored (a previous version, if any, stands)");
   }
+  std::string markup_warning;
   if (html) {
-    text = HtmlToText(text);
+    text = HtmlToText(text, &markup_warning);
     if (text.empty()) {
       return Status::InvalidArgument(spec.location + ": an HTML page with no text (all markup or script); nothing "
                                      "stored (a previous version, if any, stands)");
@@ -693,6 +698,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
       version.as_of = extracted->as_of;
     }
     if (!encoding_warning.empty()) outcome.warnings.push_back(encoding_warning);
+    if (!markup_warning.empty()) outcome.warnings.push_back(markup_warning);
     if (doc.title.empty()) doc.title = spec.location;
     version.text = text;
     CHIPKG_RETURN_IF_ERROR(before_first_write());
@@ -708,6 +714,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   version.as_of = extracted->as_of;
   facts = std::move(extracted->facts);
   outcome.warnings = std::move(extracted->warnings);
+  if (!markup_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), markup_warning);
   if (!encoding_warning.empty()) outcome.warnings.insert(outcome.warnings.begin(), encoding_warning);
   if (doc.title.empty()) doc.title = spec.location;
   // A new version that states nothing chipkg reads, of a document that

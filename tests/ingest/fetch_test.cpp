@@ -199,6 +199,21 @@ TEST(CurlFetcherTest, NotFoundFailsWithoutRetry) {
   EXPECT_TRUE(sleeps.waits.empty());
 }
 
+// A header over libcurl's limit fails as libcurl's "Out of memory": said
+// with what it most likely is, not as a machine out of memory.
+TEST(CurlFetcherTest, AGiantResponseHeaderIsNamed) {
+  SleepRecorder sleeps;
+  HttpServer server([](const HttpRequest&, int) {
+    return Reply(200, "OK", {{"X-Giant", std::string(200 * 1024, 'x')}});
+  });
+  ASSERT_TRUE(server.ok()) << server.error();
+  CurlFetcher fetcher(TestOptions(&sleeps));
+  Result<FetchResult> result = fetcher.Fetch({server.Url("/giant"), "", ""});
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("a response header over its 100 KB limit"), std::string::npos)
+      << result.status().message();
+}
+
 TEST(CurlFetcherTest, CredentialsNeverAppearInMessages) {
   HttpServer server([](const HttpRequest&, int) { return Reply(403, "Forbidden"); });
   ASSERT_TRUE(server.ok()) << server.error();

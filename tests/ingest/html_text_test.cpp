@@ -48,6 +48,24 @@ TEST(HtmlText, APageIsReadWholeWhateverItsMarkupLeavesOut) {
             "- TDP: 500 W\ndraws <700 W and has 96 GB\n");
 }
 
+// A comment never closed hides the rest of the page, from a browser too: the
+// text stops there, and the warning says so (a page whose rows went into an
+// unclosed comment was read as a chip named after its last heading, unsaid).
+TEST(HtmlText, ACommentNeverClosedIsSaid) {
+  std::string warning;
+  const std::string rest = "<tr><td>Memory</td><td>96 GB</td></tr></table><p>More rows, and a footer.</p></body></html>";
+  EXPECT_EQ(HtmlToText("<html><body>\n<h2>Specs</h2><p>TDP: 500 W<!-- unterminated\n" + rest, &warning),
+            "## Specs\nTDP: 500 W\n");
+  EXPECT_NE(warning.find("an HTML comment opened on line 2 of the markup is never closed: the " +
+                         std::to_string(std::string("<!-- unterminated\n").size() + rest.size()) + " bytes after it"),
+            std::string::npos)
+      << warning;
+  HtmlToText("<p>TDP: 500 W</p><!-- a comment --><p>96 GB</p>", &warning);
+  EXPECT_EQ(warning, "");
+  HtmlToText("<p>TDP: 500 W</p><!-- cut", &warning);  // a few bytes at the end: nothing of note
+  EXPECT_EQ(warning, "");
+}
+
 // Every named reference of HTML 4 is read: an accented maker's name and the
 // signs of spec sheets were kept as written and then cut at their ';'.
 TEST(HtmlText, NamedEntitiesAreDecoded) {

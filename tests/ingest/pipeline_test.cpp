@@ -551,6 +551,39 @@ TEST_F(PipelineTest, ARetiredDocumentStaysRetiredUntilReinstated) {
   for (const Fact& f : read) EXPECT_EQ(f.provenance.rule, "dataset:epoch-ml-hardware");
 }
 
+// A cell one column gives two attributes (Epoch's "Tensor-FP16/BF16") is
+// said once when it cannot be read: each reading of it said it again.
+TEST_F(PipelineTest, AnUnreadableCellIsSaidOnce) {
+  const std::string csv =
+      ReadFile(fs::path(CHIPKG_SOURCE_DIR) / "datasets" / "epoch_ml_hardware" / "ml_hardware.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::vector<std::string> cells;
+  for (size_t at = 0; at <= header.size();) {
+    const size_t comma = std::min(header.find(',', at), header.size());
+    cells.push_back(header.substr(at, comma - at) == "Hardware name"                           ? "Acme Z1"
+                    : header.substr(at, comma - at) == "Manufacturer"                          ? "Acme"
+                    : header.substr(at, comma - at) == "Tensor-FP16/BF16 performance (FLOP/s)" ? "NaN"
+                    : header.substr(at, comma - at) == "TDP (W)"                               ? "300"
+                                                                                               : "");
+    at = comma + 1;
+  }
+  std::string row;
+  for (const std::string& c : cells) row += (row.empty() ? "" : ",") + c;
+  SourceSpec spec;
+  spec.location = (dir_ / "one-row.csv").string();
+  spec.format = "epoch-ml-hardware";
+  spec.id = "one-row";
+  WriteFile(spec.location, header + "\n" + row + "\n");
+  auto report = IngestSources(*store_, *schema_, {spec});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->sources.size(), 1u);
+  size_t said = 0;
+  for (const std::string& w : report->sources[0].warnings) {
+    said += w.find("\"Tensor-FP16/BF16 performance (FLOP/s)\": \"NaN\"") != std::string::npos;
+  }
+  EXPECT_EQ(said, 1u) << ::testing::PrintToString(report->sources[0].warnings);
+}
+
 // A document stating more facts than the limit is refused before it costs
 // the memory (a 9 MB page of generated rows took 2.8 GB): the source fails
 // saying where extraction stopped, its stored version stands, and the run
@@ -908,6 +941,24 @@ TEST_F(PipelineHttpTest, AVersionRecordsWhenItWasFetched) {
   const int64_t slow_at = store_->LatestDocumentVersion("slow")->fetched_at;
   const int64_t fast_at = store_->LatestDocumentVersion("fast")->fetched_at;
   EXPECT_GE(slow_at - fast_at, 1) << slow_at << " " << fast_at;
+}
+
+// What markup hides from the reader of a page is in the run's warnings.
+TEST_F(PipelineTest, AnUnclosedCommentInAPageIsAWarning) {
+  WriteFile(dir_ / "acme.html",
+            "<!DOCTYPE html><html><body><h1>Acme X9</h1><p>TDP: 300 W</p><!-- the table below is hidden\n"
+            "<table><tr><td>Memory</td><td>96 GB</td></tr></table></body></html>\n");
+  SourceSpec page;
+  page.location = (dir_ / "acme.html").string();
+  page.id = "acme";
+  page.kind = "vendor";
+  auto report = IngestSources(*store_, *schema_, {page});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->sources.size(), 1u);
+  const auto& warnings = report->sources[0].warnings;
+  EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+    return w.find("an HTML comment opened on line 1 of the markup is never closed") != std::string::npos;
+  })) << ::testing::PrintToString(warnings);
 }
 
 // A page in the charset its server names (GBK, as Chinese vendors serve

@@ -253,6 +253,7 @@ int RunIngest(const Args& args) {
   }
   const std::string path = StorePath(args);
   std::error_code ec;
+  const bool new_store = !std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec);
   std::filesystem::create_directories(path, ec);
   if (ec) {
     PrintError("cannot create store directory " + path + ": " + ec.message());
@@ -261,6 +262,9 @@ int RunIngest(const Args& args) {
   int held_code = kExitOk;
   std::optional<HeldStore> held = HoldForWriting(path, held_code);
   if (!held) return held_code;
+  // Said even under --quiet: a cron line whose --db is mistyped fills a new
+  // store every run, and its summary reads as an ordinary first run.
+  if (new_store) std::fprintf(stderr, "chipkg ingest: a new store at %s\n", path.c_str());
   WarnOfKindsNearOthers(*held->store, sources);
   auto report = IngestSources(*held->store, *schema, sources, options);
   if (!report.ok()) {
@@ -309,7 +313,7 @@ int RunIngest(const Args& args) {
         std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.warnings[i].c_str());
       }
       if (s.warnings.size() > kShown) {
-        std::fprintf(stderr, "chipkg ingest: %s: %zu more of the same kind not shown\n", s.location.c_str(),
+        std::fprintf(stderr, "chipkg ingest: %s: %zu more not shown\n", s.location.c_str(),
                      s.warnings.size() - kShown);
       }
     }
@@ -513,7 +517,7 @@ int RunReinstate(const Args& args) {
       std::fprintf(stderr, "chipkg reinstate: %s: %s\n", doc->id.c_str(), warnings[i].c_str());
     }
     if (warnings.size() > kShown) {
-      std::fprintf(stderr, "chipkg reinstate: %s: %zu more of the same kind not shown\n", doc->id.c_str(),
+      std::fprintf(stderr, "chipkg reinstate: %s: %zu more not shown\n", doc->id.c_str(),
                    warnings.size() - kShown);
     }
   }
