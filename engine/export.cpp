@@ -292,6 +292,35 @@ struct RecordWriter {
   }
 };
 
+// Salvaging: every record of a column family that reads and decodes, around
+// damaged blocks, each stretch that does not read and each record that does
+// not decode listed in `left_out` (a list read whole lost every entity, say,
+// for one bad block of them).
+template <typename T, typename Decode>
+std::vector<T> RecordsAroundDamage(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, const rocksdb::ReadOptions& ro,
+                                   const std::string& what, LeftOut& left_out, Decode&& decode) {
+  std::vector<T> out;
+  const rocksdb::Status scanned = ScanAroundDamage(
+      db, cf, ro,
+      [&](std::string_view key, std::string_view value) {
+        T record;
+        if (decode(key, value, &record)) {
+          out.push_back(std::move(record));
+        } else {
+          left_out.Add("a " + what + " record that cannot be decoded (key " + std::string(key) + ")");
+        }
+        return true;
+      },
+      [&](const std::string&, const rocksdb::Status& error, const std::string& next) {
+        left_out.Add("the " + what + " records of a damaged block" + (next.empty() ? " and every one after it" : "") +
+                     " (" + error.ToString() + ")");
+      });
+  if (!scanned.ok() && !scanned.IsCorruption()) {
+    left_out.Add("the " + what + " records after the " + std::to_string(out.size()) + "th (" + scanned.ToString() + ")");
+  }
+  return out;
+}
+
 }  // namespace
 
 Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
@@ -300,13 +329,28 @@ Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
   // without complaint.
   RecordWriter out{out_stream};
   try {
-    CHIPKG_ASSIGN_OR_RETURN(std::vector<Document> documents, ListDocuments());
+    ReadSnapshot snap(this);
+    rocksdb::ReadOptions salvage_ro = ReadOpts(0);
+    salvage_ro.snapshot = snap.get();
+    std::vector<Document> documents;
+    if (left_out == nullptr) {
+      CHIPKG_ASSIGN_OR_RETURN(documents, ListDocuments());
+    } else {
+      documents = RecordsAroundDamage<Document>(db_, handles_[codec::kDocumentsCf], salvage_ro, "document",
+                                                *left_out, codec::DecodeDocument);
+    }
     const bool any_retired =
         std::any_of(documents.begin(), documents.end(), [](const Document& d) { return d.retired_tx != 0; });
     out.Write(Json{{"type", "format"},
                    {"format", any_retired ? codec::kExportFormatWithRetirements : codec::kExportFormat},
                    {"end_record", true}});
-    CHIPKG_ASSIGN_OR_RETURN(std::vector<Transaction> txs, ListTransactions());
+    std::vector<Transaction> txs;
+    if (left_out == nullptr) {
+      CHIPKG_ASSIGN_OR_RETURN(txs, ListTransactions());
+    } else {
+      txs = RecordsAroundDamage<Transaction>(db_, handles_[codec::kTxCf], salvage_ro, "transaction", *left_out,
+                                             codec::DecodeTx);
+    }
     for (const auto& t : txs) {
       out.Write(Json{{"type", "tx"},
                           {"id", t.id},
@@ -314,12 +358,12 @@ Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
                           {"run_id", Str(t.run_id)},
                           {"description", Str(t.description)}});
     }
-    Result<std::vector<Entity>> entities = ListEntities("");
-    if (!entities.ok() && left_out != nullptr) {
-      // The facts name their subjects themselves; only names and aliases go.
-      left_out->Add("every entity record (names, aliases): " + entities.status().message());
-      entities = std::vector<Entity>();
-    }
+    // (Salvaging, an entity record lost costs its names and aliases: the
+    // facts name their subjects themselves.)
+    Result<std::vector<Entity>> entities =
+        left_out == nullptr ? ListEntities("")
+                            : Result<std::vector<Entity>>(RecordsAroundDamage<Entity>(
+                                  db_, handles_[codec::kEntitiesCf], salvage_ro, "entity", *left_out, codec::DecodeEntity));
     CHIPKG_RETURN_IF_ERROR(entities.status());
     for (const auto& e : *entities) {
       Json line{{"type", "entity"},
@@ -358,7 +402,6 @@ Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
     std::vector<Fact> batch;
     Status status;
     codec::CoreRecord core;
-    ReadSnapshot snap(this);
     auto flush = [&]() -> Status {
       Status filled = FillProvenance(&batch, snap.get());
       if (!filled.ok() && left_out != nullptr) {
@@ -403,10 +446,8 @@ Status StoreImpl::Export(std::ostream& out_stream, LeftOut* left_out) const {
     } else {
       // Salvaging: a damaged block of fact records costs its own facts, not
       // every one after it.
-      rocksdb::ReadOptions ro = ReadOpts(0);
-      ro.snapshot = snap.get();
       const rocksdb::Status scanned = ScanAroundDamage(
-          db_, handles_[codec::kFactsCf], ro, each_fact,
+          db_, handles_[codec::kFactsCf], salvage_ro, each_fact,
           [&](const std::string& last_good, const rocksdb::Status& error, const std::string& next) {
             const std::string after =
                 last_good.size() == 8 ? "after fact " + std::to_string(codec::GetU64(last_good.data())) : "first";

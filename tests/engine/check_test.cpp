@@ -201,6 +201,35 @@ TEST(CheckTest, ADamagedBlockCostsItsOwnRecordsOnly) {
   }
 }
 
+// Salvaging, one damaged block of entity records costs those entities'
+// names and aliases, not every entity's (the list was read whole, and one
+// bad block emptied it).
+TEST(CheckTest, ASalvagingExportKeepsTheEntitiesThatRead) {
+  TempDir dir;
+  {
+    auto store = OpenOrDie(dir.Sub("s"));
+    for (int e = 0; e < 2000; ++e) {
+      Entity chip;
+      chip.id = "chip:e" + std::to_string(e);
+      chip.kind = "chip";
+      chip.name = "Example accelerator number " + std::to_string(e) + " of the test's long list";
+      chip.aliases = {"EA-" + std::to_string(e)};
+      ASSERT_TRUE(store->PutEntity(chip).ok());
+    }
+  }
+  ASSERT_FALSE(DamageTheMiddleOf(dir.Sub("s"), "entities").empty());
+  auto store = Store::OpenReader(dir.Sub("s"));
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::stringstream around;
+  LeftOut left_out;
+  ASSERT_TRUE((*store)->Export(around, &left_out).ok());
+  EXPECT_GT(left_out.count, 0u);
+  size_t entities = 0;
+  for (std::string line; std::getline(around, line);) entities += line.find("\"type\":\"entity\"") != std::string::npos;
+  EXPECT_GT(entities, 1800u);
+  EXPECT_LT(entities, 2000u);
+}
+
 // Records whose blocks are sound but which disagree with each other, as a
 // writer's bug or a store assembled from two copies would leave them.
 TEST(CheckTest, RecordsThatDisagreeAreEachNamed) {
