@@ -623,7 +623,19 @@ std::string SpellingHint(std::string_view text, size_t offset, const std::string
   const std::string_view rest = offset < text.size() ? text.substr(offset) : std::string_view();
   if (message == g::error_message<g::comparison_operator_expected>) {
     const std::string word = WordAt(text, offset);
-    return word.empty() ? "" : DidYouMean(word, {"contains"});
+    std::string hint = word.empty() ? "" : DidYouMean(word, {"contains"});
+    // "nto reported(foundry)": the misspelt keyword was read as the attribute.
+    size_t end = std::min(offset, text.size());
+    while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+    size_t begin = end;
+    while (begin > 0 && (std::isalnum(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '_')) --begin;
+    const std::string before(text.substr(begin, end - begin));
+    if (hint.empty() && !before.empty()) {
+      if (const std::string mean_not = DidYouMean(before, {"not"}); !mean_not.empty()) {
+        hint = "; '" + before + "' was read as an attribute" + mean_not;
+      }
+    }
+    return hint;
   }
   if (message == g::error_message<g::value_expected> && !rest.empty() && rest.front() == '$') {
     size_t digits = 1;
