@@ -397,6 +397,17 @@ bool LooksLikeLabel(std::string_view s) {
 
 }  // namespace
 
+// "Memory: 95 GB" with a label the schema knows: a line that is its own
+// label and value, not half of a pair.
+bool IsKnownLabelValue(Page& page, Range r) {
+  std::string_view v = page.View(r);
+  const size_t colon = v.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= v.size()) return false;
+  if (v[colon + 1] == '/') return false;  // a URL
+  const Range label = Trim(page.text, Range{r.begin, r.begin + colon});
+  return LooksLikeLabel(page.View(label)) && page.LookupLabel(label).has_value();
+}
+
 void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit) {
   end = std::min(end, page.lines().size());
   for (size_t i = first; i < end;) {
@@ -411,6 +422,13 @@ void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit) {
     }
     std::optional<Range> value = BulletContent(page, i + 1);
     if (!value) {
+      ++i;
+      continue;
+    }
+    // "- Memory: 95 GB" items are read as "Label: value" lines
+    // (ReadLabelValueLines); read as pairs, every other one was an
+    // "unknown label" and the list was lost.
+    if (IsKnownLabelValue(page, *label) || IsKnownLabelValue(page, *value)) {
       ++i;
       continue;
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ingest/extract.h"
+#include "ingest/html_text.h"
 #include "tests/ingest/extract_test_support.h"
 
 namespace chipkg {
@@ -101,6 +102,32 @@ TEST(GenericPairs, DashLabelThenDashValue) {
   EXPECT_EQ(Only(e, "announced")->value.date.precision, DatePrecision::kMonth);
   EXPECT_TRUE(HasWarning(e, "unknown label 'Frobnication index'"));
   EXPECT_EQ(Only(e, "memory_bandwidth")->provenance.rule, "generic-pairs");
+}
+
+// "- Label: value" items (and HTML's <li>Label: value</li>, which the page's
+// text writes so) are read as the lines with a colon they are: read as
+// label-then-value pairs, every other one was an "unknown label" and the
+// whole list was lost.
+TEST(GenericLabelValue, DashItemsWithAColon) {
+  const std::string page =
+      "# Acme X4\n"
+      "Key specs:\n"
+      "- Memory: 95 GB\n"
+      "- Memory bandwidth: 2,765 GB/s\n"
+      "- TDP: not published\n"
+      "- BF16: 459 TFLOPS\n";
+  Extraction e = Extract(page);
+  ASSERT_NE(Only(e, "memory"), nullptr) << ::testing::PrintToString(e.warnings);
+  EXPECT_EQ(Only(e, "memory")->value.number, 95e9);
+  ASSERT_NE(Only(e, "memory_bandwidth"), nullptr);
+  EXPECT_EQ(Only(e, "memory_bandwidth")->value.number, 2765e9);
+  ASSERT_NE(Only(e, "tdp"), nullptr);
+  EXPECT_EQ(Only(e, "tdp")->value.kind, ValueKind::kNotPublished);
+  EXPECT_FALSE(HasWarning(e, "unknown label 'Memory: 95 GB'"));
+  // The same list as HTML.
+  Extraction html = Extract(HtmlToText("<h1>Acme X4</h1><p>Key specs:</p><ul><li>Memory: 95 GB</li>"
+                                       "<li>Memory bandwidth: 2,765 GB/s</li><li>TDP: not published</li></ul>"));
+  EXPECT_EQ(Lines(html).size(), 3u) << ::testing::PrintToString(Lines(html));
 }
 
 TEST(GenericLabelValue, LinesWithAColon) {
