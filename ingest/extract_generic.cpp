@@ -1087,6 +1087,22 @@ void RunGeneric(Page& page) {
         page.title = std::string(v);
         page.SetSubject(page.title, "chip", r.begin);
         page.Claim(i);
+      } else if (printable && has_letter && !heading && v.size() <= 120) {
+        // A headline with a colon ("AWS Inferentia2: chip and instance
+        // figures"): its topic, before the colon, is the subject, unless
+        // the line is a label and its value. Refused whole, the page had
+        // no subject and gave nothing.
+        const size_t colon = v.find(':');
+        if (colon != std::string_view::npos && colon > 0 && v.find('|') == std::string_view::npos) {
+          const Range topic = Trim(text, Range{r.begin, r.begin + colon});
+          const std::string_view t = page.View(topic);
+          const size_t words = 1 + static_cast<size_t>(std::count(t.begin(), t.end(), ' '));
+          if (!topic.empty() && words <= 5 && !page.LookupLabel(topic) && std::any_of(t.begin(), t.end(), IsAsciiAlpha)) {
+            page.title = std::string(v);
+            page.SetSubject(std::string(t), "chip", topic.begin);
+            page.Claim(i);
+          }
+        }
       }
       break;
     }

@@ -130,6 +130,23 @@ TEST(GenericLabelValue, DashItemsWithAColon) {
   EXPECT_EQ(Lines(html).size(), 3u) << ::testing::PrintToString(Lines(html));
 }
 
+// A plain-text headline with a colon names its topic before the colon: taken
+// for a "label: value" line, it left the page without a subject and nothing
+// was read. A first line that is a label and its value is not a headline.
+TEST(GenericLabelValue, AHeadlineWithAColonNamesItsTopic) {
+  Extraction e = Extract(
+      "Acme X5: chip and instance figures\n"
+      "\n"
+      "Memory: 32 GB\n"
+      "TDP: 175 W\n");
+  EXPECT_EQ(e.title, "Acme X5: chip and instance figures");
+  ASSERT_NE(Only(e, "memory"), nullptr) << ::testing::PrintToString(e.warnings);
+  EXPECT_EQ(Only(e, "memory")->subject, "chip:acme-x5");
+  ASSERT_NE(Only(e, "tdp"), nullptr);
+  Extraction no_headline = Extract("Memory: 32 GB\nTDP: 175 W\n");
+  EXPECT_TRUE(no_headline.facts.empty()) << ::testing::PrintToString(Lines(no_headline));
+}
+
 TEST(GenericLabelValue, LinesWithAColon) {
   const std::string page =
       "# Acme X3\n"
