@@ -40,6 +40,7 @@ struct ColumnPlan {
   const PredicateDef* predicate = nullptr;  // value columns
   double factor = 1;                        // quantity columns: canonical = cell * factor
   int below = -1;                           // ColumnDef::below's column
+  int note_in = -1;                         // ColumnDef::note_in's column
 };
 
 struct Plan {
@@ -196,10 +197,17 @@ Result<Plan> MakePlan(const std::vector<const ColumnDef*>& defs, const CsvTable&
                                        "compare figures, and " + def->predicate + " holds none");
       }
     }
+    if (!def->note_in.empty()) {
+      column.note_in = table.ColumnIndex(def->note_in);
+      if (column.note_in < 0) {
+        return Status::InvalidArgument(Where(*def) + ": column \"" + def->header + "\" picks rows by their \"" +
+                                       def->note_in + "\" cell, which is not a header of the file");
+      }
+    }
     plan.values.push_back(column);
   }
   for (const ColumnPlan& column : plan.values) {
-    if (!column.def->note_patterns.empty() && plan.note < 0) {
+    if (!column.def->note_patterns.empty() && column.note_in < 0 && plan.note < 0) {
       return Status::InvalidArgument(Where(*column.def) + ": column \"" + column.def->header +
                                      "\" picks rows by their note, and the dataset has no role=note column");
     }
@@ -525,8 +533,10 @@ class RowReader {
       if (MatchesNamePattern(name, pattern)) return false;
     }
     if (!def.note_patterns.empty()) {
-      const bool matches = std::any_of(def.note_patterns.begin(), def.note_patterns.end(),
-                                       [&](const std::string& pattern) { return MatchesNamePattern(note, pattern); });
+      const std::string& looked_at = column.note_in >= 0 ? record.fields[column.note_in].value : note;
+      const bool matches =
+          std::any_of(def.note_patterns.begin(), def.note_patterns.end(),
+                      [&](const std::string& pattern) { return MatchesNamePattern(looked_at, pattern); });
       if (matches == def.negate_note) return false;
     }
     if (column.below < 0) return true;

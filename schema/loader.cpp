@@ -744,10 +744,11 @@ void SchemaBuilder::Column(const Line& line) {
   std::vector<std::pair<std::string, std::string>> free;
   if (!CheckArgs(line, 2, 3, "DATASET \"HEADER\" [PREDICATE] followed by [role=ROLE] [unit=UNIT] "
                              "[derived=\"...\"] [except=\"NAME PATTERN\"...] [below|not_below=\"HEADER\"] "
-                             "[note|not_note=\"NOTE PATTERN\"...] [sources=\"PHRASE\"] [year_only=\"CELL PATTERN\"] "
+                             "[note|not_note=\"NOTE PATTERN\"...] [note_in=\"HEADER\"] [sources=\"PHRASE\"] "
+                             "[year_only=\"CELL PATTERN\"] "
                              "and qualifiers") ||
-      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note", "sources",
-                          "year_only"},
+      !TakeOptions(line, {"role", "unit", "derived", "except", "below", "not_below", "note", "not_note", "note_in",
+                          "sources", "year_only"},
                    {"except", "note", "not_note"}, opts, &free)) {
     return;
   }
@@ -774,6 +775,11 @@ void SchemaBuilder::Column(const Line& line) {
   if (not_note != opts.end()) {
     def.note_patterns = not_note->second;
     def.negate_note = true;
+  }
+  def.note_in = One(opts, "note_in");
+  if (!def.note_in.empty() && def.note_patterns.empty()) {
+    return Error(line.where, "column \"" + line.args[1] + "\": note_in= says where note= or not_note= look, and "
+                             "neither is given");
   }
   def.year_only = One(opts, "year_only");
   def.column_sources = One(opts, "sources");

@@ -189,6 +189,10 @@ struct ColumnDef {
   // ("Google does not officially state TPUv4's TDP ... We round to 340 W").
   std::vector<std::string> note_patterns;
   bool negate_note = false;
+  // Where note= and not_note= look (`note_in="HEADER"`): that column's cell
+  // instead of the role=note column's. Epoch says "No official MSRP" in its
+  // price's source cell, not in its notes.
+  std::string note_in;
   // Date columns: a cell matching this pattern (as except_names) states only
   // its year; the dataset writes a year it knows no more of as its first day
   // (Epoch's "2020-01-01" for TPU v4i), which read as a day contradicted a

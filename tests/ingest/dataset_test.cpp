@@ -290,6 +290,21 @@ TEST_F(EpochDatasetTest, TensorFiguresOnlyInFormatsTheChipHas) {
   }
 }
 
+// Where Epoch's source for a price says there is no list price ("No official
+// MSRP. Industry analyst ... $33,600 per GPU"), the price and the
+// price-performance computed from it are estimates (note_in= reads that
+// cell); every other row's price stays a stated one.
+TEST_F(EpochDatasetTest, APriceWithNoListPriceBehindItIsAnEstimate) {
+  EXPECT_EQ(OneFact("NVIDIA H100 SXM5 80GB", "Release price (USD)").qualifiers, (Qualifiers{{"basis", "estimate"}}));
+  EXPECT_DOUBLE_EQ(OneFact("NVIDIA H100 SXM5 80GB", "Release price (USD)").value.number, 33600);
+  EXPECT_EQ(OneFact("NVIDIA H100 SXM5 80GB", "Price-performance").qualifiers.at("basis"), "estimate");
+  size_t stated_prices = 0;
+  for (const Fact& f : extraction_->facts) {
+    if (f.provenance.column == "Release price (USD)" && f.qualifiers.empty()) ++stated_prices;
+  }
+  EXPECT_GT(stated_prices, 30u);
+}
+
 // Google publishes no TDP for TPU v4 to v7; Epoch's figures for them are
 // its own estimates, which its notes say: they are marked basis=estimate, and
 // so is the per-watt figure Epoch computes from them. A TDP Google states
@@ -306,7 +321,7 @@ TEST_F(EpochDatasetTest, EstimatedTdpsAreMarkedAsTheSourcesEstimates) {
   }
   size_t estimates = 0;
   for (const Fact& f : extraction_->facts) estimates += f.qualifiers.count("basis");
-  EXPECT_EQ(estimates, 8u);
+  EXPECT_EQ(estimates, 10u);  // and the H100's price (below)
   // Trainium3's TDP is SemiAnalysis's (the row's note), not the AWS page it links.
   EXPECT_EQ(OneFact("Amazon Trainium3", "TDP (W)").provenance.citations,
             std::vector<std::string>{"https://newsletter.semianalysis.com/p/aws-trainium3-deep-dive-a-potential"});

@@ -278,6 +278,12 @@ TEST(SchemaLoader, ClosedQualifierKeysListTheirValues) {
               "precision=int4 is not among the values");
 }
 
+// note_in= says which cell note= or not_note= read; alone it says nothing.
+TEST(SchemaLoader, NoteInNeedsANotePattern) {
+  ExpectError("column epoch \"Price\" launch_price unit=USD note_in=\"Source for the price\"\n", 1,
+              "note_in= says where note= or not_note= look, and neither is given");
+}
+
 // Other words for attributes: one meaning per kind, never a name of its own.
 TEST(SchemaLoader, SynonymsMeanOneAttributeForEachKind) {
   Result<Schema> s = Schema::LoadTexts(
