@@ -44,6 +44,15 @@ class Quantity : public ::testing::Test {
 };
 Schema* Quantity::schema_ = nullptr;
 
+// Units as vendor datasheets and the press spell them: NVIDIA's "teraFLOPS",
+// articles' "petaflops", "TFLOPs", a wafer's "PB/s".
+TEST_F(Quantity, WhatVendorsAndThePressWrite) {
+  Expect("3,958 teraFLOPS", 3.958e15, "ops_per_second", "teraFLOPS", 15);
+  Expect("9 petaflops of FP4", 9e15, "ops_per_second", "petaflops", 11);
+  Expect("989 TFLOPs", 9.89e14, "ops_per_second", "TFLOPs", 10);
+  Expect("21 PB/s", 2.1e16, "bytes_per_second", "PB/s", 7);
+}
+
 TEST_F(Quantity, WhatTheSeedsWrite) {
   Expect("2,900 GB/s", 2.9e12, "bytes_per_second", "GB/s", 10);
   Expect("820 GB/s", 8.2e11, "bytes_per_second", "GB/s", 8);
