@@ -15,6 +15,7 @@
 
 #include "engine/codec.h"
 #include "engine/store.h"
+#include "tests/common/damage.h"
 #include "tests/engine/test_util.h"
 
 namespace chipkg::testing {
@@ -151,14 +152,7 @@ std::string DamageTheMiddleOf(const std::string& path, const std::string& cf) {
     }
   }
   if (damaged.empty()) return "";
-  std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
-  const std::streamoff middle = static_cast<std::streamoff>(std::filesystem::file_size(damaged) / 2);
-  std::string bytes(16, '\0');
-  f.seekg(middle);
-  f.read(bytes.data(), 16);
-  for (char& c : bytes) c = static_cast<char>(~c);
-  f.seekp(middle);
-  f.write(bytes.data(), 16);
+  test_support::FlipBytesInTheMiddle(damaged);
   return damaged;
 }
 

@@ -30,6 +30,7 @@
 #include "engine/store.h"
 #include "ingest/lock.h"
 #include "ingest/resolve.h"
+#include "tests/common/damage.h"
 
 namespace {
 
@@ -1278,16 +1279,7 @@ TEST_F(ToolsTest, SalvageCopiesAStoreAroundADamagedTableBlock) {
   fs::copy(g_sandbox->store(), damaged, fs::copy_options::recursive);
   const fs::path table = LargestTableOf(damaged, "prov");
   ASSERT_FALSE(table.empty());
-  {
-    std::fstream f(table, std::ios::in | std::ios::out | std::ios::binary);
-    const std::streamoff middle = static_cast<std::streamoff>(fs::file_size(table) / 2);
-    std::string bytes(16, '\0');
-    f.seekg(middle);
-    f.read(bytes.data(), 16);
-    for (char& c : bytes) c = static_cast<char>(~c);
-    f.seekp(middle);
-    f.write(bytes.data(), 16);
-  }
+  chipkg::test_support::FlipBytesInTheMiddle(table);
   Output checked = Chipkg({"check", "--format", "json", "--db", damaged.string()});
   EXPECT_EQ(checked.code, 1);
   EXPECT_LT(nlohmann::json::parse(checked.out)["problem_count"].get<uint64_t>(), 200u) << checked.out;
