@@ -939,6 +939,21 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     return nullptr;
   };
+  // A chip the schema does not know, named beside a value of the page's chip
+  // in one clause: "far more than the 80 GB and 3.35 TB/s of Nvidia's H100".
+  // The figures are that chip's; with no entity to give them to, they are
+  // dropped rather than given to the page's chip.
+  if (page.subject_kind() == "chip") {
+    const std::vector<Range> others = OtherModelsIn(page, s, masked);
+    std::erase_if(drafts, [&](const Pending& pd) {
+      if (!pd.page_subject) return false;
+      return std::any_of(others.begin(), others.end(), [&](const Range& m) {
+        return pd.draft.value.kind == ValueKind::kNotPublished ||
+               (m.end <= pd.draft.span.begin && !clause_break(m.end, pd.draft.span.begin)) ||
+               (m.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.begin));
+      });
+    });
+  }
   // (Taken before the loop: it moves drafts away as it goes.)
   std::vector<std::pair<std::string, Range>> values_read;
   for (const Pending& pd : drafts) values_read.emplace_back(pd.draft.predicate, pd.draft.span);
@@ -1083,7 +1098,13 @@ void RunGeneric(Page& page) {
       bool title_like =
           heading || (v.find(':') == std::string_view::npos && v.find('|') == std::string_view::npos &&
                       v.back() != '.' && v.back() != '?' && !(v.size() > 1 && v[0] == '-' && v[1] == ' '));
-      if (printable && has_letter && title_like && v.size() <= 80) {
+      const std::optional<ProductName> product =
+          printable && has_letter && title_like && v.size() <= 160 ? ProductNameIn(page, r) : std::nullopt;
+      if (product) {
+        page.title = std::string(v);
+        page.SetSubject(product->name, "chip", product->range.begin);
+        page.Claim(i);
+      } else if (printable && has_letter && title_like && v.size() <= 80) {
         page.title = std::string(v);
         page.SetSubject(page.title, "chip", r.begin);
         page.Claim(i);
@@ -1099,7 +1120,8 @@ void RunGeneric(Page& page) {
           const size_t words = 1 + static_cast<size_t>(std::count(t.begin(), t.end(), ' '));
           if (!topic.empty() && words <= 5 && !page.LookupLabel(topic) && std::any_of(t.begin(), t.end(), IsAsciiAlpha)) {
             page.title = std::string(v);
-            page.SetSubject(std::string(t), "chip", topic.begin);
+            const std::optional<ProductName> named = ProductNameIn(page, topic);
+            page.SetSubject(named ? named->name : std::string(t), "chip", named ? named->range.begin : topic.begin);
             page.Claim(i);
           }
         }

@@ -172,6 +172,8 @@ class Page {
   // Resolves `name` as the page subject (a known entity keeps its own kind).
   void SetSubject(const std::string& name, const std::string& kind, size_t offset);
   bool MentionsSubject(Range r) const;
+  // `word` is a word of the subject's name or of one of its aliases ("MI300X" of "AMD Instinct MI300X").
+  bool NamedBySubject(std::string_view word) const;
 
   // ---- sections: headings in text order
   void AddSection(size_t offset, std::string heading);
@@ -309,6 +311,21 @@ struct SentenceOptions {
 // Reads the sentences in `r`.
 void ReadSentences(Page& page, Range r, const SentenceOptions& options);
 std::vector<Range> SplitSentences(const Page& page, Range r);
+
+// ---- product names the schema does not know (extract_names.cpp) ----------
+
+struct ProductName {
+  std::string name;  // as written, without trademark signs: "AMD Instinct MI325X"
+  Range range;       // from its first word to its last
+};
+// The product a headline is about: a chip the schema knows, else a model
+// designation and the brand words before it ("AMD launches Instinct MI300X
+// accelerator to take on Nvidia's H100" -> "Instinct MI300X"). nullopt when
+// it names none, or compares two ("H100 vs H200").
+std::optional<ProductName> ProductNameIn(const Page& page, Range headline);
+// Chip model numbers written in `r` ("H100", "MI300X") that are not the
+// page's subject and not in `excluded`.
+std::vector<Range> OtherModelsIn(const Page& page, Range r, const std::vector<Range>& excluded);
 
 // All generic readers over every line no template claimed.
 void RunGeneric(Page& page);

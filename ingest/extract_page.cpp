@@ -135,6 +135,14 @@ bool Page::MentionsSubject(Range r) const {
   return false;
 }
 
+bool Page::NamedBySubject(std::string_view word) const {
+  const std::string w = AsciiLower(word);
+  for (const std::string& n : subject_names_) {
+    if (FindLowerWord(n, w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 // Sections stay ordered by offset, those at one offset in the order added.
 // Found by binary search: a long page has thousands, and every claim asks
 // (a linear scan and a sort per section made a 5 MB page cost 15 s).

@@ -147,6 +147,47 @@ TEST(GenericLabelValue, AHeadlineWithAColonNamesItsTopic) {
   EXPECT_TRUE(no_headline.facts.empty()) << ::testing::PrintToString(Lines(no_headline));
 }
 
+// A headline is written for people: the chip it is about is its model
+// designation and the brand words before it. Taken whole, the headline named
+// a new chip after the sentence, which no dataset's entity for the same chip
+// could match.
+TEST(GenericHeadline, NamesTheProductItIsAbout) {
+  auto subject_of = [](const std::string& headline) {
+    Extraction e = Extract(headline + "\n\nMemory: 32 GB\n");
+    const Fact* memory = Only(e, "memory");
+    EXPECT_EQ(e.title, headline.starts_with("# ") ? headline.substr(2) : headline);
+    return memory == nullptr ? std::string("(no memory fact)") : memory->subject;
+  };
+  EXPECT_EQ(subject_of("AMD launches Instinct MI300X accelerator to take on Nvidia's H100"), "chip:instinct-mi300x");
+  EXPECT_EQ(subject_of("AMD Instinct(TM) MI325X Accelerator"), "chip:amd-instinct-mi325x");
+  EXPECT_EQ(subject_of("Intel Gaudi 3 AI accelerator: what we know"), "chip:intel-gaudi-3");
+  EXPECT_EQ(subject_of("Inside the DGX B200 - what the server offers"), "chip:dgx-b200");
+  EXPECT_EQ(subject_of("Introducing Google TPU v5p"), "chip:google-tpu-v5p");
+  EXPECT_EQ(subject_of("Meet the NVIDIA H100 SXM5, launched in 2022"), "chip:nvidia-h100-sxm5");
+  EXPECT_EQ(subject_of("# WSE-3: the fastest AI chip in the world"), "chip:wse-3");
+  // A chip the schema knows is taken as the headline writes it.
+  EXPECT_EQ(subject_of("AWS Inferentia2 chip and Inf2 instance figures"), "chip:aws-inferentia2");
+  // A headline with no model designation is still taken whole, and one that
+  // compares two names no one product.
+  EXPECT_EQ(subject_of("Acme Tensor Engine"), "chip:acme-tensor-engine");
+  EXPECT_NE(subject_of("# H100 vs H200 in training"), "chip:h100");
+}
+
+// The figures of a chip the schema does not know, named beside them in one
+// clause, are not the page's chip's: they were stored as the MI300X's memory.
+TEST(GenericSentence, AnUnknownChipsFiguresAreNotThePages) {
+  Extraction e = Extract(
+      "AMD launches Instinct MI300X\n"
+      "\n"
+      "The chip pairs 192 GB of HBM3 memory with 5.3 TB/s of memory bandwidth, far more than the 80 GB "
+      "and 3.35 TB/s of Nvidia's H100 SXM. The MI300X has a TDP of 750 W, and the H100s have a TDP of 700 W.\n");
+  EXPECT_EQ(Lines(e), (std::vector<std::string>{
+                          "chip:instinct-mi300x\tmemory\tquantity 192000000000 bytes\t-\tstated\t-\t-\t192 GB",
+                          "chip:instinct-mi300x\tmemory_bandwidth\tquantity 5300000000000 bytes_per_second\t-\tstated\t-\t-\t5.3 TB/s",
+                          "chip:instinct-mi300x\tmemory_type\ttext HBM3\t-\tstated\t-\t-\tHBM3",
+                          "chip:instinct-mi300x\ttdp\tquantity 750 watts\t-\tstated\t-\t-\t750 W"}));
+}
+
 TEST(GenericLabelValue, LinesWithAColon) {
   const std::string page =
       "# Acme X3\n"

@@ -1,0 +1,229 @@
+// Product names where a page writes them without the schema knowing them: a
+// model designation ("H100", "MI300X", "Gaudi 3", "TPU v5p") and the brand
+// words before it. Headlines are written for people, not for a catalogue
+// ("AMD launches Instinct MI300X accelerator to take on Nvidia's H100"), and
+// taken whole they named a chip after the whole sentence, which matched no
+// entity a dataset had made for the same chip.
+
+#include <algorithm>
+#include <array>
+
+#include "ingest/extract_internal.h"
+
+namespace chipkg::extract_internal {
+
+namespace {
+
+struct Word {
+  Range range;               // without surrounding punctuation or a trademark sign
+  bool break_after = false;  // a comma, colon, dash, bar or full stop follows
+  bool possessive = false;   // "Nvidia's": what follows is the brand's, not part of its name
+};
+
+bool EndsWith(std::string_view v, std::string_view tail) {
+  return v.size() >= tail.size() && v.substr(v.size() - tail.size()) == tail;
+}
+
+constexpr std::array<std::string_view, 6> kTrademarks = {"(TM)", "(tm)", "(R)", "(r)", "\xE2\x84\xA2", "\xC2\xAE"};
+
+std::vector<Word> WordsOf(std::string_view text, Range r) {
+  std::vector<Word> words;
+  size_t i = r.begin;
+  while (i < r.end) {
+    if (size_t sp = SpaceAt(text, i); sp > 0) {
+      i += sp;
+      continue;
+    }
+    size_t e = i;
+    while (e < r.end && SpaceAt(text, e) == 0) ++e;
+    const std::string_view raw = text.substr(i, e - i);
+    Word w{Range{i, e}};
+    while (!w.range.empty() && (text[w.range.begin] == '(' || text[w.range.begin] == '"' ||
+                                text[w.range.begin] == '[' || text[w.range.begin] == '\'')) {
+      ++w.range.begin;
+    }
+    for (bool trimmed = true; trimmed && !w.range.empty();) {
+      trimmed = false;
+      const std::string_view v = text.substr(w.range.begin, w.range.size());
+      for (std::string_view mark : kTrademarks) {
+        if (EndsWith(v, mark)) {
+          w.range.end -= mark.size();
+          trimmed = true;
+          break;
+        }
+      }
+      if (trimmed) continue;
+      if (EndsWith(v, "'s") || EndsWith(v, "\xE2\x80\x99s")) {
+        w.range.end -= v.back() == 's' && v[v.size() - 2] == '\'' ? 2 : 4;
+        w.possessive = true;
+        trimmed = true;
+        continue;
+      }
+      const char c = v.back();
+      if (c == ',' || c == ':' || c == ';' || c == '|' || c == '.' || c == '!' || c == '?') {
+        w.break_after = true;
+        --w.range.end;
+        trimmed = true;
+      } else if (c == ')' || c == '"' || c == ']' || c == '\'') {
+        --w.range.end;
+        trimmed = true;
+      }
+    }
+    const bool mark_alone =
+        std::find(kTrademarks.begin(), kTrademarks.end(), raw) != kTrademarks.end();
+    if (!w.range.empty() && std::any_of(text.begin() + w.range.begin, text.begin() + w.range.end,
+                                        [](char c) { return IsWordByte(c); })) {
+      words.push_back(w);
+    } else if (!mark_alone && !words.empty()) {
+      words.back().break_after = true;  // "-", "|", an en or em dash
+    }
+    i = e;
+  }
+  return words;
+}
+
+bool IsAllDigits(std::string_view v) {
+  return !v.empty() && std::all_of(v.begin(), v.end(), IsDigit);
+}
+
+// A word that is something else the schema knows: a number format ("FP16"),
+// a memory type ("HBM3e"), a label.
+bool SchemaWord(const Page& page, Range r) {
+  const std::string_view v = page.View(r);
+  if (page.FormatWord(v)) return true;
+  for (const std::string& predicate : page.vocabulary_predicates()) {
+    if (page.InVocabulary(predicate, v)) return true;
+  }
+  return page.LookupLabel(r).has_value();
+}
+
+// A designation a headline may name its product by: letters and digits in
+// one word with a capital ("MI300X", "Inferentia2", "WSE-3") or a version
+// ("v5p"). Not "PCIe Gen5".
+bool HeadlineModelWord(const Page& page, Range r) {
+  const std::string_view v = page.View(r);
+  if (v.size() < 2 || v.size() > 24 || !IsAsciiAlpha(v[0])) return false;
+  if (!std::any_of(v.begin(), v.end(), IsDigit)) return false;
+  const bool version = (v[0] == 'v' || v[0] == 'V') && IsDigit(v[1]);
+  if (!version && !std::any_of(v.begin(), v.end(), IsUpper)) return false;
+  if (!std::all_of(v.begin(), v.end(), [](char c) { return IsWordByte(c) || c == '-' || c == '.' || c == '+'; })) {
+    return false;
+  }
+  if (AsciiLower(v.substr(0, 3)) == "gen") return false;
+  return !SchemaWord(page, r);
+}
+
+// A chip's model number in prose, in the shape vendors give them: one to four
+// letters with a capital, two to four digits, at most three letters after
+// ("H100", "MI300X", "GB200", "H100s"). Narrower than a headline's: prose
+// names instances, cores and links too ("EC2", "NeuronCore-v2", "P5").
+bool ChipModelWord(const Page& page, Range r) {
+  const std::string_view v = page.View(r);
+  size_t i = 0;
+  while (i < v.size() && IsAsciiAlpha(v[i])) ++i;
+  const size_t letters = i;
+  while (i < v.size() && IsDigit(v[i])) ++i;
+  const size_t digits = i - letters;
+  while (i < v.size() && IsAsciiAlpha(v[i])) ++i;
+  const size_t suffix = i - letters - digits;
+  if (i != v.size() || letters < 1 || letters > 4 || digits < 2 || digits > 4 || suffix > 3) return false;
+  if (!std::any_of(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(letters), IsUpper)) return false;
+  return !SchemaWord(page, r);
+}
+
+bool IsYear(std::string_view v) {
+  if (v.size() != 4 || !IsAllDigits(v)) return false;
+  const int year = std::stoi(std::string(v));
+  return year >= 1950 && year <= 2100;
+}
+
+// Words a headline writes before a product's name that are not part of it,
+// in sentence case and in Title Case ("Nvidia Unveils The H200").
+bool HeadlineFiller(std::string_view lower) {
+  static constexpr std::string_view kWords[] = {
+      "the",      "a",         "an",        "new",       "meet",     "inside",    "introducing", "announcing",
+      "unveils",  "unveiled",  "unveiling", "launches",  "launched", "launching", "announces",   "announced",
+      "introduces", "introduced", "debuts", "debuted",   "ships",    "shipping",  "reveals",     "revealed",
+      "and",      "or",        "of",        "for",       "with",     "on",        "in",          "at",
+      "to",       "vs",        "versus",    "from",      "how",      "why",       "what",        "review",
+      "its",      "their",     "our",       "next-gen",  "next-generation"};
+  return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
+}
+
+}  // namespace
+
+std::optional<ProductName> ProductNameIn(const Page& page, Range headline) {
+  std::string_view text(page.text);
+  // A chip the schema knows, as the headline writes it.
+  for (const Mention& m : page.MentionsIn(headline)) {
+    if (m.entity->kind == "chip") return ProductName{page.Str(m.range), m.range};
+  }
+  const std::vector<Word> words = WordsOf(text, headline);
+  const auto view = [&](size_t k) { return page.View(words[k].range); };
+  const auto joined = [&](size_t k) { return k > 0 && !words[k - 1].break_after && !words[k - 1].possessive; };
+  for (size_t k = 0; k < words.size(); ++k) {
+    size_t first = k;
+    if (HeadlineModelWord(page, words[k].range)) {
+      first = k;
+    } else if (k > 0 && joined(k) && view(k).size() <= 4 && IsAllDigits(view(k)) && !IsYear(view(k)) &&
+               IsUpper(view(k - 1)[0]) && std::all_of(view(k - 1).begin(), view(k - 1).end(), IsAsciiAlpha) &&
+               !HeadlineFiller(AsciiLower(view(k - 1)))) {
+      first = k - 1;  // "Gaudi 3", "Maia 100"
+    } else {
+      continue;
+    }
+    size_t last = k;
+    // Variants and second designations: "H100 SXM5", "GB200 NVL72".
+    static constexpr std::string_view kVariants[] = {"SXM", "PCIe", "NVL", "OAM"};
+    while (last + 1 < words.size() && joined(last + 1) &&
+           (HeadlineModelWord(page, words[last + 1].range) ||
+            std::find(std::begin(kVariants), std::end(kVariants), view(last + 1)) != std::end(kVariants))) {
+      ++last;
+    }
+    // "H100 vs H200", "v5e and v5p": a comparison names no one product.
+    if (last + 2 < words.size() && joined(last + 1)) {
+      const std::string next = AsciiLower(view(last + 1));
+      if ((next == "vs" || next == "versus" || next == "and" || next == "or" || next == "&") &&
+          HeadlineModelWord(page, words[last + 2].range)) {
+        return std::nullopt;
+      }
+    }
+    // Brand and series words before it: "AMD Instinct MI325X", "Google TPU v5p".
+    for (int taken = 0; first > 0 && joined(first) && taken < 3; ++taken) {
+      const size_t j = first - 1;
+      const std::string_view w = view(j);
+      if (!IsUpper(w[0]) || HeadlineFiller(AsciiLower(w))) break;
+      if (!std::all_of(w.begin(), w.end(), [](char c) { return IsWordByte(c) || c == '-'; })) break;
+      first = j;
+    }
+    std::string name;
+    for (size_t w = first; w <= last; ++w) {
+      if (!name.empty()) name += ' ';
+      name += view(w);
+    }
+    return ProductName{name, Range{words[first].range.begin, words[last].range.end}};
+  }
+  return std::nullopt;
+}
+
+std::vector<Range> OtherModelsIn(const Page& page, Range r, const std::vector<Range>& excluded) {
+  std::vector<Range> found;
+  std::string_view text(page.text);
+  const std::vector<Word> words = WordsOf(text, r);
+  for (size_t k = 0; k < words.size(); ++k) {
+    const Range w = words[k].range;
+    if (!ChipModelWord(page, w)) continue;
+    const std::string_view v = page.View(w);
+    if (page.NamedBySubject(v) || (v.back() == 's' && page.NamedBySubject(v.substr(0, v.size() - 1)))) continue;
+    if (std::any_of(excluded.begin(), excluded.end(), [&](const Range& x) { return x.Overlaps(w); })) continue;
+    // Named for its cores or its instances: a part or a rental, not a chip beside the page's.
+    if (k + 1 < words.size()) {
+      const std::string next = AsciiLower(page.View(words[k + 1].range));
+      if (next.starts_with("core") || next.starts_with("instance")) continue;
+    }
+    found.push_back(w);
+  }
+  return found;
+}
+
+}  // namespace chipkg::extract_internal
