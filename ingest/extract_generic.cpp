@@ -567,6 +567,14 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
 
   std::vector<Pending> drafts;
   std::vector<const Mention*> consumed;
+  // "Per server, the DGX B200 offers 72 petaflops ... with 1,440 GB": a
+  // server's totals, stored as one chip's before.
+  Qualifiers sentence_scope;
+  for (const Figure& f : figures) {
+    if (f.count) continue;
+    sentence_scope = SentenceScope(page, Range{s.begin, f.range.begin});
+    break;
+  }
 
   auto subject_for = [&](const PredicateDef& p, EntityId* id, std::string* k, bool* is_page) {
     if (Page::Applies(p, kind)) {
@@ -650,10 +658,28 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         }
       }
     }
+    if (!f.count && !d.qualifiers.count(qualifier::kScope)) {
+      for (const auto& [k, v] : sentence_scope) d.qualifiers.emplace(k, v);
+    }
     d.value = Value::Quantity(f.canonical, p->dimension, page.Str(f.range));
     d.span = f.range;
     if (f.count) pd.count = CountRead{f.range, f.canonical, f.count_label};
+    // "190 TFLOPS of FP16 / BF16": one figure stated for each format. Only
+    // the first was kept, and a query for BF16 found nothing.
+    std::vector<std::string> also;
+    if (!f.count) {
+      const size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
+      also = FormatsIn(page, Range{f.range.end, next});
+      auto written = d.qualifiers.find(qualifier::kFormat);
+      if (also.empty() || written == d.qualifiers.end() || written->second != also.front()) also.clear();
+      if (!also.empty()) also.erase(also.begin());
+    }
     drafts.push_back(std::move(pd));
+    for (const std::string& format : also) {
+      Pending copy = drafts.back();
+      copy.draft.qualifiers[qualifier::kFormat] = format;
+      drafts.push_back(std::move(copy));
+    }
   }
 
   for (const LabelHit& h : labels) {

@@ -272,6 +272,14 @@ struct QuantityRead {
 std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const std::string& dimension);
 // Qualifiers written in `r`: format words, dense/sparse, "per [N-chip] SCOPE".
 Qualifiers QualifiersIn(const Page& page, Range r);
+// The scope that the opening of a sentence (its words before the first
+// figure) gives all its figures: "Per server, ...", "An eight-accelerator
+// baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws
+// ...". Empty for one chip's. Counts (qualifier chips) where the text gives them.
+Qualifiers SentenceScope(const Page& page, Range opening);
+// The formats of the first run of format words in `r` joined by "and", "or",
+// "/" or "&" ("FP16 / BF16", "FP8 and BF16"), each once, in written order.
+std::vector<std::string> FormatsIn(const Page& page, Range r);
 
 // Strips trailing citation numbers ("820 GB/s 4" -> "820 GB/s") when the page
 // uses inline citations; appends them to `citations`.

@@ -120,13 +120,20 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
   Qualifiers q;
   std::string_view text(page.text);
   size_t pos = r.begin;
-  while (auto w = NextWord(text, pos, r.end)) {
+  std::string before;  // the word before this one
+  for (std::optional<Range> w; (w = NextWord(text, pos, r.end)); before = AsciiLower(text.substr(w->begin, w->size()))) {
     pos = w->end;
     std::string word = AsciiLower(text.substr(w->begin, w->size()));
     if (auto f = page.FormatWord(word)) {
       q.emplace(qualifier::kFormat, *f);
     } else if (word == "dense" || word == "sparse") {
       q.emplace(qualifier::kSparsity, word);
+    } else if (word == "sparsity" && !before.empty()) {
+      // "5,229.8 TFLOPS of FP8 with sparsity", "with structured sparsity",
+      // "without sparsity": read as a dense figure, a sparse one answered
+      // queries for dense throughput at twice its value.
+      if (before == "with" || before == "structured") q.emplace(qualifier::kSparsity, "sparse");
+      if (before == "without" || before == "no") q.emplace(qualifier::kSparsity, "dense");
     } else if ((word == "per" || word == "each" || word == "every") && w->end < r.end) {
       auto next = NextWord(text, w->end, r.end);
       if (!next) break;
@@ -150,6 +157,115 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
     }
   }
   return q;
+}
+
+namespace {
+
+// "8", "eight": how many chips a multi-chip scope holds, as written.
+std::optional<int> SmallCount(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"one", "two",  "three", "four",   "five",    "six",     "seven",   "eight",
+                                                "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"};
+  const std::string lower = AsciiLower(word);
+  for (size_t i = 0; i < std::size(kWords); ++i) {
+    if (lower == kWords[i]) return static_cast<int>(i) + 1;
+  }
+  if (lower.empty() || lower.size() > 5 || !std::all_of(lower.begin(), lower.end(), IsDigit)) return std::nullopt;
+  const int n = std::stoi(lower);
+  return n > 0 ? std::optional<int>(n) : std::nullopt;
+}
+
+// "GPU", "accelerators": a word for the chips a system holds.
+bool ChipNoun(std::string_view word) {
+  std::string lower = AsciiLower(word);
+  if (lower.size() > 1 && lower.back() == 's') lower.pop_back();
+  return lower == "chip" || lower == "accelerator" || lower == "gpu" || lower == "tpu" || lower == "npu" ||
+         lower == "xpu" || lower == "device" || lower == "card" || lower == "oam";
+}
+
+}  // namespace
+
+Qualifiers SentenceScope(const Page& page, Range opening) {
+  Qualifiers q;
+  std::string_view text(page.text);
+  std::vector<Range> words;
+  for (std::optional<Range> w = NextWord(text, opening.begin, opening.end); w; w = NextWord(text, w->end, opening.end)) {
+    words.push_back(*w);
+  }
+  const auto lower = [&](size_t k) { return AsciiLower(text.substr(words[k].begin, words[k].size())); };
+  // A scope other than one chip's: a core's figures are set apart by "each core" where they are read.
+  const auto multi_chip_scope = [&](size_t k) {
+    const std::string w = lower(k);
+    return page.IsScopeWord(w) && w != "chip" && w != "core";
+  };
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string w = lower(k);
+    // "Per server, the DGX B200 offers ...".
+    if ((w == "per" || w == "each" || w == "every") && k + 1 < words.size() && multi_chip_scope(k + 1)) {
+      q[qualifier::kScope] = lower(k + 1);
+      return q;
+    }
+    // "An eight-accelerator HLB-325 baseboard offers ...": the count, then
+    // the scope within three words.
+    const size_t dash = w.find('-');
+    if (dash != std::string::npos && dash > 0 && SmallCount(w.substr(0, dash)) && ChipNoun(w.substr(dash + 1))) {
+      for (size_t j = k + 1; j < words.size() && j <= k + 3; ++j) {
+        if (!multi_chip_scope(j)) continue;
+        q[qualifier::kScope] = lower(j);
+        q[qualifier::kScopeCount] = std::to_string(*SmallCount(w.substr(0, dash)));
+        return q;
+      }
+    }
+    // "Platform (8 GPUs): 2 TB HBM3E, ...".
+    if (multi_chip_scope(k) && k + 2 < words.size() && words[k + 1].begin > 0 && text[words[k + 1].begin - 1] == '(' &&
+        SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())) &&
+        ChipNoun(text.substr(words[k + 2].begin, words[k + 2].size()))) {
+      q[qualifier::kScope] = w;
+      q[qualifier::kScopeCount] = std::to_string(*SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())));
+      return q;
+    }
+  }
+  // "The whole system draws about 14.3 kW": the sentence opens with the scope
+  // as its subject (a determiner, at most two words, the scope word). "The
+  // chip in the server has ..." is about the chip.
+  static constexpr std::string_view kDeterminers[] = {"the", "a", "an", "one", "this", "that", "its", "our", "their"};
+  if (!words.empty() && std::find(std::begin(kDeterminers), std::end(kDeterminers), lower(0)) != std::end(kDeterminers)) {
+    for (size_t j = 1; j < words.size() && j <= 3; ++j) {
+      if (ChipNoun(lower(j)) || page.IsScopeWord(lower(j))) {
+        if (multi_chip_scope(j)) q[qualifier::kScope] = lower(j);
+        break;
+      }
+    }
+  }
+  return q;
+}
+
+std::vector<std::string> FormatsIn(const Page& page, Range r) {
+  std::vector<std::string> formats;
+  std::string_view text(page.text);
+  size_t pos = r.begin;
+  while (auto w = NextWord(text, pos, r.end)) {
+    const std::string word = AsciiLower(text.substr(w->begin, w->size()));
+    std::optional<std::string> f = page.FormatWord(word);
+    if (!f) {
+      if (!formats.empty()) break;
+      pos = w->end;
+      continue;
+    }
+    if (std::find(formats.begin(), formats.end(), *f) == formats.end()) formats.push_back(*f);
+    // What joins this format to the next: " and ", " or ", "/", " / ", " & ".
+    size_t after = w->end;
+    while (after < r.end && SpaceAt(text, after)) after += SpaceAt(text, after);
+    if (after < r.end && (text[after] == '/' || text[after] == '&')) {
+      pos = after + 1;
+      continue;
+    }
+    auto joiner = NextWord(text, after, r.end);
+    if (!joiner || joiner->begin != after) break;
+    const std::string j = AsciiLower(text.substr(joiner->begin, joiner->size()));
+    if (j != "and" && j != "or") break;
+    pos = joiner->end;
+  }
+  return formats;
 }
 
 std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const std::string& dimension) {

@@ -188,6 +188,59 @@ TEST(GenericSentence, AnUnknownChipsFiguresAreNotThePages) {
                           "chip:instinct-mi300x\ttdp\tquantity 750 watts\t-\tstated\t-\t-\t750 W"}));
 }
 
+// A count with a scale word: only the datasets declared the words, so a spec
+// sheet's "4 trillion" transistors was stored as 4.
+TEST(GenericLabelValue, ACountWithAScaleWord) {
+  Extraction e = Extract("# Acme X7\n\nTransistors: 4 trillion\n\nIt has 1.8 trillion parameters.\n");
+  ASSERT_NE(Only(e, "transistors"), nullptr) << ::testing::PrintToString(Lines(e));
+  EXPECT_EQ(Only(e, "transistors")->value.number, 4e12);
+  EXPECT_EQ(Only(e, "transistors")->value.original, "4 trillion");
+}
+
+// A figure stated for two formats is a claim for each ("FP16 / BF16" kept
+// only FP16, and a BF16 query found nothing), and "with sparsity" after a
+// figure makes it a sparse one (it answered dense queries at twice the value).
+TEST(GenericSentence, FormatsAndSparsityWrittenAfterAFigure) {
+  Extraction e = Extract(
+      "# Acme X8\n\n"
+      "The Acme X8 delivers 190 TFLOPS of FP16 / BF16 compute and 47.5 TFLOPS of FP32. It reaches "
+      "1,307 TFLOPS of dense FP8 and INT8, rising to 2,614 TFLOPS of FP8 with sparsity.\n");
+  std::vector<std::string> got;
+  for (const Fact& f : e.facts) {
+    std::string q;
+    for (const auto& [k, v] : f.qualifiers) q += k + "=" + v + " ";
+    got.push_back(f.value.original + " " + q);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"190 TFLOPS format=fp16 ", "190 TFLOPS format=bf16 ", "47.5 TFLOPS format=fp32 ",
+                                           "1,307 TFLOPS format=fp8 sparsity=dense ",
+                                           "1,307 TFLOPS format=int8 sparsity=dense ",
+                                           "2,614 TFLOPS format=fp8 sparsity=sparse "}));
+}
+
+// A server's, a baseboard's or a platform's totals named at the opening of a
+// sentence are that scope's (with its chip count where the text gives one):
+// they were stored as one chip's figures, 1,440 GB of memory per chip.
+TEST(GenericSentence, TheScopeASentenceOpensWith) {
+  Extraction e = Extract(
+      "# Acme X9\n\n"
+      "Per server, the Acme X9 delivers 72 PFLOPS of FP8 with 1,440 GB of memory. "
+      "An eight-accelerator Acme baseboard offers 14.6 PFLOPS of FP8. "
+      "Platform (8 GPUs): 2 TB of memory. "
+      "The whole system has a TDP of 14.3 kW. "
+      "The chip in the server has a TDP of 1,000 W. "
+      "Each chip has 180 GB of memory.\n");
+  std::vector<std::string> got;
+  for (const Fact& f : e.facts) {
+    std::string q;
+    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
+    got.push_back(f.value.original + q);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"72 PFLOPS format=fp8 scope=server", "1,440 GB scope=server",
+                                           "14.6 PFLOPS chips=8 format=fp8 scope=baseboard",
+                                           "2 TB chips=8 scope=platform", "14.3 kW scope=system", "1,000 W",
+                                           "180 GB scope=chip"}));
+}
+
 TEST(GenericLabelValue, LinesWithAColon) {
   const std::string page =
       "# Acme X3\n"
