@@ -481,6 +481,24 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   return items;
 }
 
+// The word before or after `figure` within the sentence says it is an
+// average: "240 W average", "typical 240 W", "averages 240 W".
+bool NextToAverage(std::string_view text, Range s, Range figure) {
+  static constexpr std::string_view kWords[] = {"average", "averages", "typical", "typically", "idle", "mean"};
+  auto is_average = [&](std::optional<Range> w) {
+    if (!w) return false;
+    const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
+    return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
+  };
+  std::optional<Range> after = NextWord(text, figure.end, s.end);
+  if (after && after->begin <= figure.end + 2 && is_average(after)) return true;
+  size_t b = figure.begin;
+  while (b > s.begin && SpaceAt(text, b - 1)) --b;
+  size_t a = b;
+  while (a > s.begin && IsAsciiAlpha(text[a - 1])) --a;
+  return a < b && is_average(Range{a, b});
+}
+
 void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   std::string_view text(page.text);
   const EntityId& subject = opt.subject.empty() ? page.subject() : opt.subject;
@@ -565,6 +583,23 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     while (i + 1 < s.end && (IsDigit(text[i + 1]) || text[i + 1] == ',' || text[i + 1] == '.')) ++i;
   }
 
+  // "range from 1.5 TB to 1.2 PB", "between 600 and 900 W": the ends of a
+  // range, which claim neither value (each was stored as the figure).
+  for (size_t fi = 0; fi + 1 < figures.size(); ++fi) {
+    const Figure& low = figures[fi];
+    const Figure& high = figures[fi + 1];
+    if (low.count || high.count) continue;
+    const std::string between = AsciiLower(page.View(Trim(text, Range{low.range.end, high.range.begin})));
+    const std::string before = AsciiLower(text.substr(s.begin, low.range.begin - s.begin));
+    const bool from_to = between == "to" && (before.ends_with("range from ") || before.ends_with("ranges from ") ||
+                                             before.ends_with("ranging from ") || before.ends_with("anywhere from "));
+    const bool between_and = between == "and" && before.ends_with("between ");
+    if (!from_to && !between_and) continue;
+    page.Warn(low.range.begin, "a range ('" + page.Str(Range{low.range.begin, high.range.end}) + "'): no claim made of it");
+    figures.erase(figures.begin() + static_cast<std::ptrdiff_t>(fi), figures.begin() + static_cast<std::ptrdiff_t>(fi) + 2);
+    --fi;
+  }
+
   std::vector<Pending> drafts;
   std::vector<const Mention*> consumed;
   // "Per server, the DGX B200 offers 72 petaflops ... with 1,440 GB": a
@@ -630,6 +665,11 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (chosen == nullptr) continue;
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;
+    // "375 W max, 240 W average": a typical draw is not the design power.
+    if (p->name == "tdp" && !f.count && NextToAverage(text, s, f.range)) {
+      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average or typical power, not a TDP; no claim made of it");
+      continue;
+    }
     Pending pd;
     if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
     Draft& d = pd.draft;
@@ -830,6 +870,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (p == nullptr || !Page::Applies(*p, kind)) continue;
     for (const auto& [range, word] : page.VocabularyIn(s, vp)) {
       if (InAny(masked, range.begin)) continue;
+      // "keeps all model weights in on-die SRAM instead of HBM": what the chip does not have.
+      const std::string lead = AsciiLower(text.substr(std::max(s.begin, range.begin - std::min<size_t>(range.begin, 12)),
+                                                      range.begin - std::max(s.begin, range.begin - std::min<size_t>(range.begin, 12))));
+      static constexpr std::string_view kNegations[] = {"instead of ", "rather than ", "without ", "no ", "not ", "non-"};
+      if (std::any_of(std::begin(kNegations), std::end(kNegations), [&](std::string_view n) {
+            return lead.ends_with(n) && (lead.size() == n.size() || !IsWordByte(lead[lead.size() - n.size() - 1]));
+          })) {
+        continue;
+      }
       Pending pd;
       pd.draft.subject = subject;
       pd.subject_kind = kind;
@@ -1111,6 +1160,7 @@ void RunGeneric(Page& page) {
   std::string_view text(page.text);
 
   // The subject: a "# Title" heading, else a short first line that reads like a title.
+  size_t title_line = lines.size();
   if (page.subject().empty()) {
     for (size_t i = 0; i < lines.size() && i < 5; ++i) {
       if (page.LineTooLong(i)) break;
@@ -1124,16 +1174,26 @@ void RunGeneric(Page& page) {
       bool title_like =
           heading || (v.find(':') == std::string_view::npos && v.find('|') == std::string_view::npos &&
                       v.back() != '.' && v.back() != '?' && !(v.size() > 1 && v[0] == '-' && v[1] == ' '));
+      bool compares = false;
       const std::optional<ProductName> product =
-          printable && has_letter && title_like && v.size() <= 160 ? ProductNameIn(page, r) : std::nullopt;
-      if (product) {
+          printable && has_letter && title_like && v.size() <= 160 ? ProductNameIn(page, r, &compares) : std::nullopt;
+      if (compares) {
+        // "H100 vs H200 vs MI300X": about no one chip. Taken whole it became
+        // a chip of that name holding every figure the page gave outside a
+        // table or a section named for one.
+        page.title = std::string(v);
+        page.Claim(i);
+        title_line = i;
+      } else if (product) {
         page.title = std::string(v);
         page.SetSubject(product->name, "chip", product->range.begin);
         page.Claim(i);
+        title_line = i;
       } else if (printable && has_letter && title_like && v.size() <= 80) {
         page.title = std::string(v);
         page.SetSubject(page.title, "chip", r.begin);
         page.Claim(i);
+        title_line = i;
       } else if (printable && has_letter && !heading && v.size() <= 120) {
         // A headline with a colon ("AWS Inferentia2: chip and instance
         // figures"): its topic, before the colon, is the subject, unless
@@ -1149,6 +1209,7 @@ void RunGeneric(Page& page) {
             const std::optional<ProductName> named = ProductNameIn(page, topic);
             page.SetSubject(named ? named->name : std::string(t), "chip", named ? named->range.begin : topic.begin);
             page.Claim(i);
+            title_line = i;
           }
         }
       }
@@ -1172,32 +1233,62 @@ void RunGeneric(Page& page) {
       page.Claim(i);
     }
   }
+  // A heading that is a product's name ("<h2>TPU v5e</h2>") makes what
+  // follows it, up to a heading of its level or above, about that product:
+  // read as the page's, two chips' figures were merged into one.
+  struct Part {
+    size_t first = 0;
+    size_t end = 0;
+    std::optional<ProductName> product;
+  };
+  std::vector<Part> parts;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (page.Claimed(i)) continue;
-    if (std::optional<Table> t = ParseTable(page, i)) {
-      bool free = true;
-      for (size_t k = t->first_line; k < t->end_line; ++k) free = free && !page.Claimed(k);
-      if (free) {
-        ReadTable(page, *t, Emit{});
-        page.ClaimLines(t->first_line, t->end_line);
+    if (lines[i].heading == 0 || i == title_line || page.LineTooLong(i)) continue;
+    std::optional<ProductName> product = HeadingProduct(page, Trim(text, lines[i].range));
+    if (!product) continue;
+    size_t end = i + 1;
+    while (end < lines.size() && !(lines[end].heading > 0 && lines[end].heading <= lines[i].heading)) ++end;
+    if (!parts.empty() && parts.back().end > i) parts.back().end = i;
+    parts.push_back(Part{i + 1, end, std::move(product)});
+  }
+  auto read_lines = [&](size_t first, size_t end) {
+    for (size_t i = first; i < end; ++i) {
+      if (page.Claimed(i)) continue;
+      if (std::optional<Table> t = ParseTable(page, i)) {
+        bool free = t->end_line <= end;
+        for (size_t k = t->first_line; k < t->end_line; ++k) free = free && !page.Claimed(k);
+        if (free) {
+          ReadTable(page, *t, Emit{});
+          page.ClaimLines(t->first_line, t->end_line);
+        }
+        i = t->end_line - 1;
       }
-      i = t->end_line - 1;
     }
+    Emit pairs;
+    pairs.rule = "generic-pairs";
+    ReadPairs(page, first, end, pairs);
+    Emit label_value;
+    label_value.rule = "generic-label-value";
+    ReadLabelValueLines(page, label_value, first, end);
+    SentenceOptions sentences;
+    sentences.emit.rule = "generic-sentence";
+    for (size_t i = first; i < end; ++i) {
+      if (page.Claimed(i)) continue;
+      std::string_view v = page.View(Trim(text, lines[i].range));
+      if (v.empty() || v[0] == '|') continue;
+      ReadSentences(page, lines[i].range, sentences);
+    }
+  };
+  size_t outside = 0;  // the first line after the parts read so far
+  for (const Part& part : parts) {
+    read_lines(outside, part.first);
+    const Page::SubjectState page_subject = page.SaveSubject();
+    page.SetSubject(part.product->name, "chip", part.product->range.begin);
+    read_lines(part.first, part.end);
+    page.RestoreSubject(page_subject);
+    outside = part.end;
   }
-  Emit pairs;
-  pairs.rule = "generic-pairs";
-  ReadPairs(page, 0, lines.size(), pairs);
-  Emit label_value;
-  label_value.rule = "generic-label-value";
-  ReadLabelValueLines(page, label_value);
-  SentenceOptions sentences;
-  sentences.emit.rule = "generic-sentence";
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (page.Claimed(i)) continue;
-    std::string_view v = page.View(Trim(text, lines[i].range));
-    if (v.empty() || v[0] == '|') continue;
-    ReadSentences(page, lines[i].range, sentences);
-  }
+  read_lines(outside, lines.size());
 }
 
 }  // namespace chipkg::extract_internal

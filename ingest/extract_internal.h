@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <optional>
@@ -172,6 +173,14 @@ class Page {
   // Resolves `name` as the page subject (a known entity keeps its own kind).
   void SetSubject(const std::string& name, const std::string& kind, size_t offset);
   bool MentionsSubject(Range r) const;
+  // What SetSubject sets, to read one part of a page about another subject and go back.
+  struct SubjectState {
+    EntityId id;
+    std::string kind;
+    std::vector<std::string> names;
+  };
+  SubjectState SaveSubject() const { return SubjectState{subject_, subject_kind_, subject_names_}; }
+  void RestoreSubject(SubjectState state);
   // `word` is a word of the subject's name or of one of its aliases ("MI300X" of "AMD Instinct MI300X").
   bool NamedBySubject(std::string_view word) const;
 
@@ -277,6 +286,8 @@ Qualifiers QualifiersIn(const Page& page, Range r);
 // baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws
 // ...". Empty for one chip's. Counts (qualifier chips) where the text gives them.
 Qualifiers SentenceScope(const Page& page, Range opening);
+// The scope a label names: as SentenceScope, or a scope as its first word ("Pod compute").
+Qualifiers LabelScope(const Page& page, Range label);
 // The formats of the first run of format words in `r` joined by "and", "or",
 // "/" or "&" ("FP16 / BF16", "FP8 and BF16"), each once, in written order.
 std::vector<std::string> FormatsIn(const Page& page, Range r);
@@ -292,8 +303,8 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
 
 // "- Label" / "- value" pairs in lines [first, end). Claims what it reads.
 void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit);
-// "Label: value" lines no template claimed; claims those with a known label.
-void ReadLabelValueLines(Page& page, const Emit& emit);
+// "Label: value" lines in [first, end) no template claimed; claims those with a known label.
+void ReadLabelValueLines(Page& page, const Emit& emit, size_t first = 0, size_t end = SIZE_MAX);
 
 struct Table {
   struct Row {
@@ -329,8 +340,14 @@ struct ProductName {
 // The product a headline is about: a chip the schema knows, else a model
 // designation and the brand words before it ("AMD launches Instinct MI300X
 // accelerator to take on Nvidia's H100" -> "Instinct MI300X"). nullopt when
-// it names none, or compares two ("H100 vs H200").
-std::optional<ProductName> ProductNameIn(const Page& page, Range headline);
+// it names none, or compares two ("H100 vs H200"; then `compares`, if given, is set).
+std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares = nullptr);
+// `r` writes the model designation of the page's subject ("TPU v5p" on a
+// page about "Google TPU v5p"): a mention of it, for Page::MentionsSubject.
+bool NamesSubjectsModel(const Page& page, Range r);
+// A section heading that is a product's name, with at most words like
+// "specifications" or "at a glance" around it ("TPU v5e").
+std::optional<ProductName> HeadingProduct(const Page& page, Range heading);
 // Chip model numbers written in `r` ("H100", "MI300X") that are not the
 // page's subject and not in `excluded`.
 std::vector<Range> OtherModelsIn(const Page& page, Range r, const std::vector<Range>& excluded);

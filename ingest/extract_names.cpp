@@ -150,9 +150,20 @@ bool HeadlineFiller(std::string_view lower) {
   return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
 }
 
+// Words a heading about one product adds to its name: "TPU v5e
+// specifications", "Groq LPU at a glance".
+bool AroundAProduct(std::string_view lower) {
+  static constexpr std::string_view kWords[] = {"specifications", "specification", "specs",    "spec",  "key",
+                                                "overview",       "details",       "features", "at",    "a",
+                                                "glance",         "datasheet",     "the",      "chip",  "accelerator",
+                                                "gpu",            "figures",       "facts"};
+  return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
+}
+
 }  // namespace
 
-std::optional<ProductName> ProductNameIn(const Page& page, Range headline) {
+std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares) {
+  if (compares != nullptr) *compares = false;
   std::string_view text(page.text);
   // A chip the schema knows, as the headline writes it.
   for (const Mention& m : page.MentionsIn(headline)) {
@@ -185,6 +196,7 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline) {
       const std::string next = AsciiLower(view(last + 1));
       if ((next == "vs" || next == "versus" || next == "and" || next == "or" || next == "&") &&
           HeadlineModelWord(page, words[last + 2].range)) {
+        if (compares != nullptr) *compares = true;
         return std::nullopt;
       }
     }
@@ -203,7 +215,35 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline) {
     }
     return ProductName{name, Range{words[first].range.begin, words[last].range.end}};
   }
-  return std::nullopt;
+  // No designation: the headline without what a page about a product adds
+  // ("Groq LPU at a glance", "Acme Tensor Engine: specifications").
+  size_t end = words.size();
+  while (end > 1 && AroundAProduct(AsciiLower(view(end - 1)))) --end;
+  if (end == words.size() || AroundAProduct(AsciiLower(view(0)))) return std::nullopt;
+  for (size_t k = 0; k + 1 < end; ++k) {
+    if (words[k].break_after) return std::nullopt;
+  }
+  Range r{words[0].range.begin, words[end - 1].range.end};
+  if (r.end < headline.end && text[r.end] == ')') ++r.end;  // "Groq LPU (GroqChip)"
+  return ProductName{page.Str(r), r};
+}
+
+bool NamesSubjectsModel(const Page& page, Range r) {
+  for (const Word& w : WordsOf(page.text, r)) {
+    if (HeadlineModelWord(page, w.range) && page.NamedBySubject(page.View(w.range))) return true;
+  }
+  return false;
+}
+
+std::optional<ProductName> HeadingProduct(const Page& page, Range heading) {
+  std::optional<ProductName> product = ProductNameIn(page, heading);
+  if (!product) return std::nullopt;
+  // "TPU v5e", "Cloud TPU v5p specifications"; not "Compared with the H100".
+  for (const Word& w : WordsOf(page.text, heading)) {
+    if (product->range.Contains(w.range)) continue;
+    if (!AroundAProduct(AsciiLower(page.View(w.range)))) return std::nullopt;
+  }
+  return product;
 }
 
 std::vector<Range> OtherModelsIn(const Page& page, Range r, const std::vector<Range>& excluded) {

@@ -132,7 +132,13 @@ bool Page::MentionsSubject(Range r) const {
   for (const std::string& n : subject_names_) {
     if (n.size() >= 2 && FindLowerWord(v, n) != std::string_view::npos) return true;
   }
-  return false;
+  return NamesSubjectsModel(*this, r);
+}
+
+void Page::RestoreSubject(SubjectState state) {
+  subject_ = std::move(state.id);
+  subject_kind_ = std::move(state.kind);
+  subject_names_ = std::move(state.names);
 }
 
 bool Page::NamedBySubject(std::string_view word) const {

@@ -215,6 +215,18 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         return q;
       }
     }
+    // "Up to 2,048 CS-3 systems can be clustered for 256 exaflops": many
+    // systems' total, of no chip count the text gives.
+    if (SmallCount(w)) {
+      for (size_t j = k + 1; j < words.size() && j <= k + 2; ++j) {
+        std::string plural = lower(j);
+        if (plural.size() < 2 || plural.back() != 's') continue;
+        plural.pop_back();
+        if (!page.IsScopeWord(plural) || plural == "chip" || plural == "core") continue;
+        q[qualifier::kScope] = plural;
+        return q;
+      }
+    }
     // "Platform (8 GPUs): 2 TB HBM3E, ...".
     if (multi_chip_scope(k) && k + 2 < words.size() && words[k + 1].begin > 0 && text[words[k + 1].begin - 1] == '(' &&
         SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())) &&
@@ -223,6 +235,12 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       q[qualifier::kScopeCount] = std::to_string(*SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())));
       return q;
     }
+  }
+  // "Pod compute: 4.1 exaflops": a label of a total, read as a sentence.
+  const Range trimmed = Trim(text, opening);
+  if (!words.empty() && !trimmed.empty() && text[trimmed.end - 1] == ':' && multi_chip_scope(0)) {
+    q[qualifier::kScope] = lower(0);
+    return q;
   }
   // "The whole system draws about 14.3 kW": the sentence opens with the scope
   // as its subject (a determiner, at most two words, the scope word). "The
@@ -236,6 +254,16 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       }
     }
   }
+  return q;
+}
+
+Qualifiers LabelScope(const Page& page, Range label) {
+  Qualifiers q = SentenceScope(page, label);
+  if (!q.empty()) return q;
+  std::optional<Range> first = NextWord(page.text, label.begin, label.end);
+  if (!first) return q;
+  const std::string word = AsciiLower(page.View(*first));
+  if (page.IsScopeWord(word) && word != "chip" && word != "core") q[qualifier::kScope] = word;
   return q;
 }
 
@@ -380,6 +408,9 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
     return 0;
   }
   MergeQualifiers(q, label.extra);
+  // "Pod compute", "Platform (8 GPUs)", "Peak compute per pod": a label of
+  // a system's total, read as one chip's figure before.
+  if (!q.count(qualifier::kScope) && p->type == ValueKind::kQuantity) MergeQualifiers(q, LabelScope(page, label.range));
   std::string_view sv = text.substr(v.begin, v.size());
   size_t before = page.facts().size();
 
@@ -566,9 +597,10 @@ void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit) {
 }
 
 // "Label: value" lines no template claimed.
-void ReadLabelValueLines(Page& page, const Emit& emit) {
+void ReadLabelValueLines(Page& page, const Emit& emit, size_t first, size_t end) {
   std::string_view text(page.text);
-  for (size_t i = 0; i < page.lines().size(); ++i) {
+  end = std::min(end, page.lines().size());
+  for (size_t i = first; i < end; ++i) {
     if (page.Claimed(i) || page.LineTooLong(i)) continue;
     Range r = Trim(text, page.lines()[i].range);
     std::string_view v = page.View(r);

@@ -241,6 +241,66 @@ TEST(GenericSentence, TheScopeASentenceOpensWith) {
                                            "180 GB scope=chip"}));
 }
 
+// Two chips under two headings named for them are two subjects: read as the
+// page's, their figures were merged into one chip named after the headline.
+// A headline comparing chips names no subject of its own, and a label or a
+// line that opens with a system's name ("Pod compute:") is its total.
+TEST(GenericHeadline, ASectionNamedForAProductIsAboutIt) {
+  Extraction e = Extract(
+      "# Cloud TPU system architecture: v5e and v5p\n"
+      "## TPU v5e\n"
+      "- Peak compute per chip (bf16): 197 TFLOPS\n"
+      "## TPU v5p specifications\n"
+      "- Peak compute per chip (bf16): 459 TFLOPS\n"
+      "- Pod compute: 4.1 exaflops (bf16)\n"
+      "## Availability\n"
+      "Google has not published the TDP of TPU v5p.\n");
+  std::vector<std::string> got;
+  for (const Fact& f : e.facts) {
+    std::string q;
+    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
+    got.push_back(f.subject + " " + f.predicate + " " + f.value.original + q);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"chip:tpu-v5e peak_throughput 197 TFLOPS format=bf16",
+                                           "chip:tpu-v5p peak_throughput 459 TFLOPS format=bf16",
+                                           "chip:tpu-v5p peak_throughput 4.1 exaflops format=bf16 scope=pod"}))
+      << ::testing::PrintToString(e.warnings);
+}
+
+// A "not published" sentence about the page's chip may name it by its model
+// alone: "the TDP of TPU v5p" on a page about "Google TPU v5p" said nothing.
+TEST(GenericSentence, NotPublishedNamingTheModelAlone) {
+  for (const std::string sentence : {"Google has not published the TDP of TPU v5p.", "The TDP of the v5p is not disclosed."}) {
+    Extraction e = Extract("Google TPU v5p\n\n" + sentence + "\n");
+    ASSERT_NE(Only(e, "tdp"), nullptr) << sentence;
+    EXPECT_EQ(Only(e, "tdp")->subject, "chip:google-tpu-v5p");
+    EXPECT_EQ(Only(e, "tdp")->value.kind, ValueKind::kNotPublished);
+  }
+}
+
+// What a page says a chip does not have, the ends of a range, an average
+// power and a cluster's total were each stored as one chip's value.
+TEST(GenericSentence, WhatIsNotTheChipsValue) {
+  Extraction e = Extract(
+      "Acme LPU at a glance\n\n"
+      "The Acme LPU keeps all weights in 230 MB of on-chip SRAM instead of HBM. "
+      "External memory options range from 1.5 TB to 1.2 PB. "
+      "Card power: 375 W max, 240 W average. "
+      "Up to 2,048 Acme systems can be clustered for 256 exaflops of FP16 compute.\n");
+  std::vector<std::string> got;
+  for (const Fact& f : e.facts) {
+    std::string q;
+    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
+    got.push_back(f.subject + " " + f.predicate + " " + f.value.original + q);
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"chip:acme-lpu on_chip_memory 230 MB",
+                                           "chip:acme-lpu tdp 375 W",
+                                           "chip:acme-lpu peak_throughput 256 exaflops format=fp16 scope=system"}))
+      << ::testing::PrintToString(e.warnings);
+  EXPECT_TRUE(HasWarning(e, "a range ('1.5 TB to 1.2 PB')"));
+  EXPECT_TRUE(HasWarning(e, "'240 W' is an average or typical power"));
+}
+
 TEST(GenericLabelValue, LinesWithAColon) {
   const std::string page =
       "# Acme X3\n"
