@@ -1564,6 +1564,37 @@ TEST_F(ToolsTest, FactCheckerStatementsReportADamagedStore) {
   EXPECT_EQ(listing(), before);
 }
 
+// A vendor page whose headline is written for people ("AMD Instinct(TM)
+// MI325X Accelerator") is about the chip a dataset already holds: its figures
+// join the dataset's, and where they differ the conflict shows. Taken whole,
+// the headline made a chip of its own that no query about the MI325X found.
+TEST_F(ToolsTest, APagesHeadlineNamesTheChipADatasetHolds) {
+  const std::string store = (g_sandbox->root() / "headline-join").string();
+  Output dataset = Chipkg({"ingest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/epoch_ml_hardware/ml_hardware.csv",
+                           "--dataset", "epoch-ml-hardware", "--id", "epoch", "--db", store, "--quiet"});
+  ASSERT_EQ(dataset.code, 0) << dataset.err;
+  const std::string page = (g_sandbox->root() / "mi325x.txt").string();
+  {
+    std::ofstream out(page);
+    out << "AMD Instinct(TM) MI325X Accelerator\n\n"
+           "The MI325X was announced with 288 GB of HBM3E memory and 6 TB/s of memory bandwidth, far more "
+           "than the 80 GB of Nvidia's H100.\n";
+  }
+  Output ingest = Chipkg({"ingest", page, "--id", "mi325x-page", "--kind", "vendor", "--db", store});
+  ASSERT_EQ(ingest.code, 0) << ingest.err;
+  EXPECT_FALSE(Contains(ingest.err, "new entity")) << ingest.err;
+  Output facts = Chipkg({"query", "facts about \"AMD Instinct MI325X\"", "--db", store});
+  ASSERT_EQ(facts.code, 0) << facts.err;
+  EXPECT_TRUE(Contains(facts.out, "288 GB")) << facts.out;
+  EXPECT_TRUE(Contains(facts.out, "6 TB/s")) << facts.out;
+  EXPECT_FALSE(Contains(facts.out, "80 GB")) << facts.out;
+  EXPECT_TRUE(Contains(facts.out, "epoch")) << facts.out;
+  Output conflicts = Chipkg({"query", "conflicts about \"AMD Instinct MI325X\"", "--db", store});
+  ASSERT_EQ(conflicts.code, 0) << conflicts.err;
+  EXPECT_TRUE(Contains(conflicts.out, "288 GB")) << conflicts.out;
+  EXPECT_TRUE(Contains(conflicts.out, "memory")) << conflicts.out;
+}
+
 // A page ingested again under a second id is named at ingest; `retire`
 // withdraws the copy's claims (whole names only), and history keeps them.
 TEST_F(ToolsTest, ACopyIngestedTwiceIsNamedAndCanBeRetired) {
