@@ -341,7 +341,10 @@ struct ProductName {
 // designation and the brand words before it ("AMD launches Instinct MI300X
 // accelerator to take on Nvidia's H100" -> "Instinct MI300X"). nullopt when
 // it names none, or compares two ("H100 vs H200"; then `compares`, if given, is set).
-std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares = nullptr);
+// Without a designation, the headline less words like "at a glance" ("Groq
+// LPU at a glance" -> "Groq LPU"), unless `designated`.
+std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares = nullptr,
+                                         bool designated = false);
 // `r` writes the model designation of the page's subject ("TPU v5p" on a
 // page about "Google TPU v5p"): a mention of it, for Page::MentionsSubject.
 bool NamesSubjectsModel(const Page& page, Range r);

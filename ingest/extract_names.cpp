@@ -162,7 +162,7 @@ bool AroundAProduct(std::string_view lower) {
 
 }  // namespace
 
-std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares) {
+std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares, bool designated) {
   if (compares != nullptr) *compares = false;
   std::string_view text(page.text);
   // A chip the schema knows, as the headline writes it.
@@ -217,6 +217,7 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
   }
   // No designation: the headline without what a page about a product adds
   // ("Groq LPU at a glance", "Acme Tensor Engine: specifications").
+  if (designated) return std::nullopt;
   size_t end = words.size();
   while (end > 1 && AroundAProduct(AsciiLower(view(end - 1)))) --end;
   if (end == words.size() || AroundAProduct(AsciiLower(view(0)))) return std::nullopt;
@@ -236,7 +237,8 @@ bool NamesSubjectsModel(const Page& page, Range r) {
 }
 
 std::optional<ProductName> HeadingProduct(const Page& page, Range heading) {
-  std::optional<ProductName> product = ProductNameIn(page, heading);
+  // A designation only: "Technical Specifications" is no product's name.
+  std::optional<ProductName> product = ProductNameIn(page, heading, nullptr, true);
   if (!product) return std::nullopt;
   // "TPU v5e", "Cloud TPU v5p specifications"; not "Compared with the H100".
   for (const Word& w : WordsOf(page.text, heading)) {

@@ -171,6 +171,26 @@ TEST(GenericHeadline, NamesTheProductItIsAbout) {
   // compares two names no one product.
   EXPECT_EQ(subject_of("Acme Tensor Engine"), "chip:acme-tensor-engine");
   EXPECT_NE(subject_of("# H100 vs H200 in training"), "chip:h100");
+  EXPECT_EQ(subject_of("Groq LPU (GroqChip) at a glance"), "chip:groq-lpu-groqchip");
+  // A section heading with no designation is not a product's name.
+  Extraction e = Extract("# NVIDIA H100 Tensor Core GPU\n## Technical Specifications\nGPU Memory: 80GB\n");
+  ASSERT_NE(Only(e, "memory"), nullptr) << ::testing::PrintToString(e.warnings);
+  EXPECT_EQ(Only(e, "memory")->subject, "chip:nvidia-h100");
+}
+
+// AMD's spec table: each format's dense figure, and the sparse one on a row of its own.
+TEST(GenericTable, DatasheetLabels) {
+  Extraction e = Extract(
+      "AMD Instinct(TM) MI325X Accelerator\n\n"
+      "| Spec | AMD Instinct MI325X |\n|---|---|\n"
+      "| Peak FP8 Performance | 2.61 PFLOPs |\n"
+      "| Peak FP8 Performance with Structured Sparsity | 5.22 PFLOPs |\n"
+      "| Peak Memory Bandwidth | 6 TB/s |\n");
+  EXPECT_EQ(Lines(e), (std::vector<std::string>{
+                          "chip:amd-instinct-mi325x\tpeak_throughput\tquantity 2.61e+15 ops_per_second\tformat=fp8\tstated\t-\t-\t2.61 PFLOPs",
+                          "chip:amd-instinct-mi325x\tpeak_throughput\tquantity 5.22e+15 ops_per_second\tformat=fp8,sparsity=sparse\tstated\t-\t-\t5.22 PFLOPs",
+                          "chip:amd-instinct-mi325x\tmemory_bandwidth\tquantity 6000000000000 bytes_per_second\t-\tstated\t-\t-\t6 TB/s"}))
+      << ::testing::PrintToString(e.warnings);
 }
 
 // The figures of a chip the schema does not know, named beside them in one
