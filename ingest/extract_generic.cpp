@@ -481,9 +481,10 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   return items;
 }
 
-// The word before or after `figure` within the sentence says it is an
-// average: "240 W average", "typical 240 W", "averages 240 W".
-bool NextToAverage(std::string_view text, Range s, Range figure) {
+// A power figure that is not the design power: "240 W average", "Typical
+// power is 600 W", "Idle power is 90 W", "an 850 W power supply". `from` is
+// where the figure's own words start (the previous figure's end).
+bool NotDesignPower(std::string_view text, Range s, size_t from, Range figure) {
   static constexpr std::string_view kWords[] = {"average", "averages", "typical", "typically", "idle", "mean"};
   auto is_average = [&](std::optional<Range> w) {
     if (!w) return false;
@@ -492,11 +493,36 @@ bool NextToAverage(std::string_view text, Range s, Range figure) {
   };
   std::optional<Range> after = NextWord(text, figure.end, s.end);
   if (after && after->begin <= figure.end + 2 && is_average(after)) return true;
-  size_t b = figure.begin;
-  while (b > s.begin && SpaceAt(text, b - 1)) --b;
-  size_t a = b;
-  while (a > s.begin && IsAsciiAlpha(text[a - 1])) --a;
-  return a < b && is_average(Range{a, b});
+  if (after) {
+    const std::string next = AsciiLower(text.substr(after->begin, std::min<size_t>(s.end - after->begin, 12)));
+    if (next.starts_with("power supply") || next.starts_with("psu")) return true;
+  }
+  for (std::optional<Range> w = NextWord(text, from, figure.begin); w; w = NextWord(text, w->end, figure.begin)) {
+    if (is_average(w)) return true;
+  }
+  return false;
+}
+
+// One of the two words before `pos` negates what is at `pos`: "instead of
+// HBM", "rather than HBM", "does not use HBM3", "no HBM", "without HBM".
+bool NegatedBefore(std::string_view text, size_t floor, size_t pos) {
+  const std::string lead = AsciiLower(text.substr(floor, pos - floor));
+  std::vector<std::string> words;
+  size_t end = lead.size();
+  while (words.size() < 3 && end > 0) {
+    while (end > 0 && !IsWordByte(lead[end - 1]) && lead[end - 1] != '\'') --end;
+    size_t begin = end;
+    while (begin > 0 && (IsWordByte(lead[begin - 1]) || lead[begin - 1] == '\'')) --begin;
+    if (begin == end) break;
+    words.push_back(lead.substr(begin, end - begin));
+    end = begin;
+  }
+  auto is = [&](size_t i, std::string_view w) { return i < words.size() && words[i] == w; };
+  if ((is(0, "of") && is(1, "instead")) || (is(0, "than") && is(1, "rather"))) return true;
+  for (size_t i = 0; i < 2 && i < words.size(); ++i) {
+    if (words[i] == "not" || words[i] == "no" || words[i] == "without" || words[i].ends_with("n't")) return true;
+  }
+  return false;
 }
 
 void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
@@ -534,6 +560,20 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     bool dollar = text[i] == '$' && i + 1 < s.end && IsDigit(text[i + 1]);
     if (!dollar && !(IsDigit(text[i]) && WordStartsAt(text, i) && (i == 0 || text[i - 1] != '.'))) continue;
     if (InAny(masked, i) || InAny(masked, dollar ? i + 1 : i)) continue;
+    if (!dollar) {
+      // "the 910B has twice as much": the subject's designation, not 910 bytes.
+      size_t word_end = i;
+      while (word_end < s.end && (IsWordByte(text[word_end]) ||
+                                  ((text[word_end] == '.' || text[word_end] == ',') && word_end + 1 < s.end &&
+                                   IsDigit(text[word_end + 1])))) {
+        ++word_end;
+      }
+      const std::string_view word = text.substr(i, word_end - i);
+      if (IsAsciiAlpha(word.back()) && IsUpper(word.back()) && page.NamedBySubject(word)) {
+        i = word_end - 1;
+        continue;
+      }
+    }
     // After a minus sign, a figure below zero; after "5-", the end of a
     // range ("5-9 W"), which read alone was a 9 W claim. Neither is one.
     // (A figure's own digits before the hyphen, not a name's: "X4-80GB" is a model.)
@@ -597,6 +637,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (!from_to && !between_and) continue;
     page.Warn(low.range.begin, "a range ('" + page.Str(Range{low.range.begin, high.range.end}) + "'): no claim made of it");
     figures.erase(figures.begin() + static_cast<std::ptrdiff_t>(fi), figures.begin() + static_cast<std::ptrdiff_t>(fi) + 2);
+    --fi;
+  }
+
+  // "between 300 and 350 W": the first end has no unit of its own.
+  for (size_t fi = 0; fi < figures.size(); ++fi) {
+    const std::string before = AsciiLower(text.substr(s.begin, figures[fi].range.begin - s.begin));
+    if (figures[fi].count || !before.ends_with(" and ")) continue;
+    size_t b = before.size() - 5;
+    while (b > 0 && (IsDigit(before[b - 1]) || before[b - 1] == ',' || before[b - 1] == '.')) --b;
+    if (b == before.size() - 5 || !before.substr(0, b).ends_with("between ")) continue;
+    page.Warn(s.begin + b, "a range ('" + page.Str(Range{s.begin + b, figures[fi].range.end}) + "'): no claim made of it");
+    figures.erase(figures.begin() + static_cast<std::ptrdiff_t>(fi));
     --fi;
   }
 
@@ -666,8 +718,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;
     // "375 W max, 240 W average": a typical draw is not the design power.
-    if (p->name == "tdp" && !f.count && NextToAverage(text, s, f.range)) {
-      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average or typical power, not a TDP; no claim made of it");
+    if (p->name == "tdp" && !f.count && NotDesignPower(text, s, fi > 0 ? figures[fi - 1].range.end : s.begin, f.range)) {
+      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average, typical or supply power, not a TDP; no claim made of it");
       continue;
     }
     Pending pd;
@@ -690,15 +742,26 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         for (const char* lead : {"each ", "every "}) {
           size_t at = before.find(lead);
           if (at == std::string::npos) continue;
+          // The scope word, or a word for a chip, within three words:
+          // "each core", "Per server, each accelerator has 192 GB", "Each
+          // Blackwell GPU carries 192 GB".
           Range w{prev + at + std::string(lead).size(), f.range.begin};
-          auto word = NextWord(text, w.begin, w.end);
-          if (word && page.IsScopeWord(text.substr(word->begin, word->size()))) {
-            d.qualifiers.emplace(qualifier::kScope, AsciiLower(text.substr(word->begin, word->size())));
+          std::optional<Range> word = NextWord(text, w.begin, w.end);
+          for (int taken = 0; word && taken < 3; ++taken, word = NextWord(text, word->end, w.end)) {
+            const std::string_view v = text.substr(word->begin, word->size());
+            if (page.IsScopeWord(v)) {
+              d.qualifiers.emplace(qualifier::kScope, AsciiLower(v));
+              break;
+            }
+            if (IsChipNoun(v)) {
+              d.qualifiers.emplace(qualifier::kScope, "chip");
+              break;
+            }
           }
         }
       }
     }
-    if (!f.count && !d.qualifiers.count(qualifier::kScope)) {
+    if (!f.count && !d.qualifiers.count(qualifier::kScope) && pd.subject_kind == "chip") {
       for (const auto& [k, v] : sentence_scope) d.qualifiers.emplace(k, v);
     }
     d.value = Value::Quantity(f.canonical, p->dimension, page.Str(f.range));
@@ -870,15 +933,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (p == nullptr || !Page::Applies(*p, kind)) continue;
     for (const auto& [range, word] : page.VocabularyIn(s, vp)) {
       if (InAny(masked, range.begin)) continue;
-      // "keeps all model weights in on-die SRAM instead of HBM": what the chip does not have.
-      const std::string lead = AsciiLower(text.substr(std::max(s.begin, range.begin - std::min<size_t>(range.begin, 12)),
-                                                      range.begin - std::max(s.begin, range.begin - std::min<size_t>(range.begin, 12))));
-      static constexpr std::string_view kNegations[] = {"instead of ", "rather than ", "without ", "no ", "not ", "non-"};
-      if (std::any_of(std::begin(kNegations), std::end(kNegations), [&](std::string_view n) {
-            return lead.ends_with(n) && (lead.size() == n.size() || !IsWordByte(lead[lead.size() - n.size() - 1]));
-          })) {
-        continue;
-      }
+      // "keeps all model weights in on-die SRAM instead of HBM", "does not
+      // use HBM3": what the chip does not have.
+      if (NegatedBefore(text, s.begin, range.begin)) continue;
       Pending pd;
       pd.draft.subject = subject;
       pd.subject_kind = kind;
@@ -1018,11 +1075,27 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // in one clause: "far more than the 80 GB and 3.35 TB/s of Nvidia's H100".
   // The figures are that chip's; with no entity to give them to, they are
   // dropped rather than given to the page's chip.
+  // So are the figures after such a chip in a sentence that does not name
+  // the page's ("Its successor, the Blackwell B200, is rated at 1000 W";
+  // "The original Ascend 910, launched in 2019, offered 256 TFLOPS" on the
+  // 910B's page; "Unlike the H100, it has ..." is lost with them), and a
+  // relative clause right after one ("Unlike the GH200, which has 96 GB of
+  // memory, the H200 ...").
   if (page.subject_kind() == "chip") {
     const std::vector<Range> others = OtherModelsIn(page, s, masked);
+    const bool names_page_chip = page.MentionsSubject(s);
     std::erase_if(drafts, [&](const Pending& pd) {
       if (!pd.page_subject) return false;
+      if (!names_page_chip && std::any_of(others.begin(), others.end(),
+                                          [&](const Range& m) { return m.end <= pd.draft.span.begin; })) {
+        return true;
+      }
+      const Range clause = clause_of(pd.draft.span.begin);
+      std::optional<Range> first = NextWord(text, clause.begin, clause.end);
+      const std::string opener = first ? AsciiLower(page.View(*first)) : "";
+      const bool relative = opener == "which" || opener == "that" || opener == "who";
       return std::any_of(others.begin(), others.end(), [&](const Range& m) {
+        if (relative && m.end <= clause.begin && Trim(text, Range{m.end, clause.begin}).size() <= 1) return true;
         return pd.draft.value.kind == ValueKind::kNotPublished ||
                (m.end <= pd.draft.span.begin && !clause_break(m.end, pd.draft.span.begin)) ||
                (m.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.begin));
@@ -1187,6 +1260,13 @@ void RunGeneric(Page& page) {
       } else if (product) {
         page.title = std::string(v);
         page.SetSubject(product->name, "chip", product->range.begin);
+        // "Amazon EC2 Trn2 instances and UltraServers", "AMD Instinct MI300X
+        // Platform": the page gives the system's figures.
+        if (std::optional<Range> next = NextWord(text, product->range.end, r.end)) {
+          std::string word = AsciiLower(page.View(*next));
+          if (word.size() > 1 && word.back() == 's' && !page.IsScopeWord(word)) word.pop_back();
+          if (page.IsScopeWord(word) && word != "chip" && word != "core") page.SetSubjectScope(word);
+        }
         page.Claim(i);
         title_line = i;
       } else if (printable && has_letter && title_like && v.size() <= 80) {
@@ -1206,8 +1286,11 @@ void RunGeneric(Page& page) {
           const size_t words = 1 + static_cast<size_t>(std::count(t.begin(), t.end(), ' '));
           if (!topic.empty() && words <= 5 && !page.LookupLabel(topic) && std::any_of(t.begin(), t.end(), IsAsciiAlpha)) {
             page.title = std::string(v);
-            const std::optional<ProductName> named = ProductNameIn(page, topic);
-            page.SetSubject(named ? named->name : std::string(t), "chip", named ? named->range.begin : topic.begin);
+            bool topic_compares = false;
+            const std::optional<ProductName> named = ProductNameIn(page, topic, &topic_compares);
+            if (!topic_compares) {
+              page.SetSubject(named ? named->name : std::string(t), "chip", named ? named->range.begin : topic.begin);
+            }
             page.Claim(i);
             title_line = i;
           }

@@ -76,7 +76,9 @@ struct DateToken {
   Date date;
 };
 // A date written at exactly `pos`: "2024-12-03", "2024-12", "1 December 2020",
-// "December 1, 2020", "December 2020", "Dec 2020"; with `allow_year` also a
+// "December 1, 2020", "December 2020", "Dec 2020", "04/13/2023" and "13/04/2023"
+// (not "04/05/2023", which could be either), "Q2 2023" and "H2 2024" (as
+// their year); with `allow_year` also a
 // bare year "2022" (1950-2100).
 std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit, bool allow_year);
 // An event named with its year at exactly `pos`: "re:Invent 2023", "GTC
@@ -178,8 +180,12 @@ class Page {
     EntityId id;
     std::string kind;
     std::vector<std::string> names;
+    std::string scope;
   };
-  SubjectState SaveSubject() const { return SubjectState{subject_, subject_kind_, subject_names_}; }
+  // The subject is a system of several chips ("Amazon EC2 Trn2 instances",
+  // "AMD Instinct MI300X Platform"): its figures get this scope (Add).
+  void SetSubjectScope(std::string scope) { subject_scope_ = std::move(scope); }
+  SubjectState SaveSubject() const { return SubjectState{subject_, subject_kind_, subject_names_, subject_scope_}; }
   void RestoreSubject(SubjectState state);
   // `word` is a word of the subject's name or of one of its aliases ("MI300X" of "AMD Instinct MI300X").
   bool NamedBySubject(std::string_view word) const;
@@ -243,6 +249,10 @@ class Page {
   EntityId subject_;
   std::string subject_kind_;
   std::vector<std::string> subject_names_;  // lower case
+  // A system's scope ("server" for "DGX B200"): the subject's figures without
+  // a scope of their own get it (Add). Empty for a chip.
+  std::string subject_scope_;
+  std::string SystemScopeOf(std::string_view name) const;
   struct LabelEntry {
     std::string lower;  // as NormalizeLabel would fold it
     const LabelDef* def;
@@ -281,6 +291,8 @@ struct QuantityRead {
 std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const std::string& dimension);
 // Qualifiers written in `r`: format words, dense/sparse, "per [N-chip] SCOPE".
 Qualifiers QualifiersIn(const Page& page, Range r);
+// "GPU", "accelerators", "chip": a word for the chips a system holds.
+bool IsChipNoun(std::string_view word);
 // The scope that the opening of a sentence (its words before the first
 // figure) gives all its figures: "Per server, ...", "An eight-accelerator
 // baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws

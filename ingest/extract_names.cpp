@@ -137,6 +137,16 @@ bool IsYear(std::string_view v) {
   return year >= 1950 && year <= 2100;
 }
 
+// The number part of a designation after a name: "3" (Gaudi 3), "100"
+// (Maia 100), "910B" (Ascend 910B), "4090"; not a year, not "80GB".
+bool NumberDesignation(std::string_view v) {
+  size_t digits = 0;
+  while (digits < v.size() && IsDigit(v[digits])) ++digits;
+  if (digits == 0 || digits > 4) return false;
+  if (digits == v.size()) return !IsYear(v);
+  return digits + 1 == v.size() && IsUpper(v.back());
+}
+
 // Words a headline writes before a product's name that are not part of it,
 // in sentence case and in Title Case ("Nvidia Unveils The H200").
 bool HeadlineFiller(std::string_view lower) {
@@ -165,21 +175,29 @@ bool AroundAProduct(std::string_view lower) {
 std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares, bool designated) {
   if (compares != nullptr) *compares = false;
   std::string_view text(page.text);
+  const std::vector<Word> words = WordsOf(text, headline);
+  const auto view = [&](size_t k) { return page.View(words[k].range); };
+  // "MI300X vs H100: which to rent", "Gaudi 3 versus H100".
+  for (size_t k = 1; k + 1 < words.size(); ++k) {
+    const std::string w = AsciiLower(view(k));
+    if (w == "vs" || w == "versus") {
+      if (compares != nullptr) *compares = true;
+      return std::nullopt;
+    }
+  }
   // A chip the schema knows, as the headline writes it.
   for (const Mention& m : page.MentionsIn(headline)) {
     if (m.entity->kind == "chip") return ProductName{page.Str(m.range), m.range};
   }
-  const std::vector<Word> words = WordsOf(text, headline);
-  const auto view = [&](size_t k) { return page.View(words[k].range); };
   const auto joined = [&](size_t k) { return k > 0 && !words[k - 1].break_after && !words[k - 1].possessive; };
   for (size_t k = 0; k < words.size(); ++k) {
     size_t first = k;
     if (HeadlineModelWord(page, words[k].range)) {
       first = k;
-    } else if (k > 0 && joined(k) && view(k).size() <= 4 && IsAllDigits(view(k)) && !IsYear(view(k)) &&
-               IsUpper(view(k - 1)[0]) && std::all_of(view(k - 1).begin(), view(k - 1).end(), IsAsciiAlpha) &&
+    } else if (k > 0 && joined(k) && NumberDesignation(view(k)) && IsUpper(view(k - 1)[0]) &&
+               std::all_of(view(k - 1).begin(), view(k - 1).end(), IsAsciiAlpha) &&
                !HeadlineFiller(AsciiLower(view(k - 1)))) {
-      first = k - 1;  // "Gaudi 3", "Maia 100"
+      first = k - 1;  // "Gaudi 3", "Maia 100", "Ascend 910B", "RTX 4090"
     } else {
       continue;
     }
@@ -231,7 +249,10 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
 
 bool NamesSubjectsModel(const Page& page, Range r) {
   for (const Word& w : WordsOf(page.text, r)) {
-    if (HeadlineModelWord(page, w.range) && page.NamedBySubject(page.View(w.range))) return true;
+    const std::string_view v = page.View(w.range);
+    // "the 910B": a designation of digits too, where it cannot be a plain count.
+    const bool designation = HeadlineModelWord(page, w.range) || (NumberDesignation(v) && (v.size() >= 3 || IsUpper(v.back())));
+    if (designation && page.NamedBySubject(v)) return true;
   }
   return false;
 }
@@ -254,6 +275,36 @@ std::vector<Range> OtherModelsIn(const Page& page, Range r, const std::vector<Ra
   const std::vector<Word> words = WordsOf(text, r);
   for (size_t k = 0; k < words.size(); ++k) {
     const Range w = words[k].range;
+    // An earlier one of the subject's line, named without a designation:
+    // "the first-generation Gaudi, which had 32 GB" on the Gaudi 2's page.
+    if (k > 0 && page.NamedBySubject(page.View(w)) && IsUpper(page.View(w)[0])) {
+      static constexpr std::string_view kEarlier[] = {"first-generation", "original", "previous", "prior",
+                                                      "older", "earlier", "previous-generation", "last-generation"};
+      const std::string before = AsciiLower(page.View(words[k - 1].range));
+      const bool designated_next = k + 1 < words.size() && !words[k].break_after &&
+                                   page.NamedBySubject(page.View(Range{w.begin, words[k + 1].range.end}));
+      if (!designated_next && std::find(std::begin(kEarlier), std::end(kEarlier), before) != std::end(kEarlier) &&
+          std::none_of(excluded.begin(), excluded.end(), [&](const Range& x) { return x.Overlaps(w); })) {
+        found.push_back(w);
+        continue;
+      }
+    }
+    // Another generation of the subject's own line: "the original Ascend 910"
+    // on a page about the Ascend 910B, "MTIA v1" on one about MTIA v2.
+    if (k > 0 && !words[k - 1].break_after && !words[k - 1].possessive) {
+      const std::string_view number = page.View(w);
+      const std::string_view name = page.View(words[k - 1].range);
+      const bool designation = NumberDesignation(number) || ((number[0] == 'v' || number[0] == 'V') && number.size() > 1 &&
+                                                              IsAllDigits(number.substr(1)));
+      if (designation && !name.empty() && IsUpper(name[0]) && page.NamedBySubject(name)) {
+        const Range both{words[k - 1].range.begin, w.end};
+        if (!page.NamedBySubject(page.View(both)) &&
+            std::none_of(excluded.begin(), excluded.end(), [&](const Range& x) { return x.Overlaps(both); })) {
+          found.push_back(both);
+          continue;
+        }
+      }
+    }
     if (!ChipModelWord(page, w)) continue;
     const std::string_view v = page.View(w);
     if (page.NamedBySubject(v) || (v.back() == 's' && page.NamedBySubject(v.substr(0, v.size() - 1)))) continue;

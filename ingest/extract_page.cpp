@@ -120,6 +120,7 @@ void Page::SetSubject(const std::string& name, const std::string& kind, size_t o
   subject_kind_ = k;
   subject_names_.clear();
   subject_names_.push_back(AsciiLower(name));
+  subject_scope_ = SystemScopeOf(name);
   for (const EntityDef& e : schema.entities()) {
     if (e.id != subject_) continue;
     subject_names_.push_back(AsciiLower(e.name));
@@ -139,6 +140,23 @@ void Page::RestoreSubject(SubjectState state) {
   subject_ = std::move(state.id);
   subject_kind_ = std::move(state.kind);
   subject_names_ = std::move(state.names);
+  subject_scope_ = std::move(state.scope);
+}
+
+// Tables system_words_<scope> (schema/labels.schema) name the systems built of
+// several chips: "DGX" is a server, "NVL72" a rack.
+std::string Page::SystemScopeOf(std::string_view name) const {
+  constexpr std::string_view kPrefix = "system_words_";
+  for (std::optional<Range> w = NextWord(name, 0, name.size()); w; w = NextWord(name, w->end, name.size())) {
+    const std::string word = AsciiLower(name.substr(w->begin, w->size()));
+    for (const auto& [table, words] : schema.tables()) {
+      if (!table.starts_with(kPrefix)) continue;
+      for (const auto& [written, unused] : words) {
+        if (AsciiLower(written) == word) return table.substr(kPrefix.size());
+      }
+    }
+  }
+  return "";
 }
 
 bool Page::NamedBySubject(std::string_view word) const {
@@ -300,6 +318,12 @@ std::optional<Mention> Page::MentionAt(size_t pos, size_t limit) const {
 std::optional<std::string> Page::FormatWord(std::string_view word) const {
   std::string lower = AsciiLower(word);
   const AttributeDef* a = schema.FindAttribute(lower);
+  if (a == nullptr) {
+    // "bfloat16": another word for an attribute that names a format.
+    for (const SynonymDef* s : schema.FindSynonyms(lower, "")) {
+      if ((a = schema.FindAttribute(s->target)) != nullptr) break;
+    }
+  }
   if (a == nullptr) return std::nullopt;
   auto it = a->qualifiers.find(qualifier::kFormat);
   if (it == a->qualifiers.end()) return std::nullopt;
@@ -390,6 +414,11 @@ void Page::Add(Draft d, const Emit& emit) {
   if (d.predicate == kPageDatePredicate) {
     if (d.value.kind == ValueKind::kDate && !as_of) as_of = d.value.date;
     return;
+  }
+  // The page is about a system ("DGX B200"): its figures are the system's.
+  if (!subject_scope_.empty() && d.subject == subject_ && d.value.kind == ValueKind::kQuantity &&
+      !d.qualifiers.count(qualifier::kScope)) {
+    d.qualifiers[qualifier::kScope] = subject_scope_;
   }
   for (const auto& [key, value] : d.qualifiers) {
     if (std::find(schema.qualifier_keys().begin(), schema.qualifier_keys().end(), key) ==

@@ -229,6 +229,24 @@ std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit,
       }
       return std::nullopt;
     }
+    // Numbers and slashes: "04/13/2023" (month first, as US pages write it)
+    // or "13/04/2023" (day first). Read only where the order cannot be in
+    // doubt: one of the two is above 12, or both are the same.
+    if (auto first = DigitsAt(text, pos, limit, 1, 2, &end); first && end < limit && text[end] == '/') {
+      size_t e2 = 0, e3 = 0;
+      if (auto second = DigitsAt(text, end + 1, limit, 1, 2, &e2); second && e2 < limit && text[e2] == '/') {
+        if (auto year = DigitsAt(text, e2 + 1, limit, 4, 4, &e3); year && PlausibleYear(*year) && WordEndsAt(text, e3)) {
+          std::optional<Date> d;
+          if (*first > 12 || *first == *second) {
+            d = MakeDate(*year, *second, *first);
+          } else if (*second > 12) {
+            d = MakeDate(*year, *first, *second);
+          }
+          if (d) return DateToken{Range{pos, e3}, *d};
+        }
+      }
+      return std::nullopt;
+    }
     // Day first: "1 December 2020".
     if (auto day = DigitsAt(text, pos, limit, 1, 2, &end)) {
       size_t m = end;
@@ -243,6 +261,18 @@ std::optional<DateToken> DateAt(std::string_view text, size_t pos, size_t limit,
           if (auto d = MakeDate(*year, month->first, *day)) return DateToken{Range{pos, ye}, *d};
         }
       }
+    }
+    return std::nullopt;
+  }
+  // A quarter or a half: "Q2 2023", "H2 2024". Dates have no such precision;
+  // read as the year, which covers it (the excerpt keeps the quarter).
+  if (pos + 3 < limit && (text[pos] == 'Q' || text[pos] == 'H') && text[pos + 1] >= '1' &&
+      text[pos + 1] <= (text[pos] == 'Q' ? '4' : '2') && SpaceAt(text, pos + 2) > 0) {
+    size_t y = pos + 2;
+    while (size_t n = SpaceAt(text, y)) y += n;
+    size_t ye = 0;
+    if (auto year = DigitsAt(text, y, limit, 4, 4, &ye); year && PlausibleYear(*year) && WordEndsAt(text, ye)) {
+      if (auto d = MakeDate(*year, 0, 0)) return DateToken{Range{pos, ye}, *d};
     }
     return std::nullopt;
   }

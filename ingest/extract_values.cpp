@@ -116,6 +116,30 @@ void MergeQualifiers(Qualifiers& into, const Qualifiers& from) {
 
 }  // namespace
 
+namespace {
+
+// "8", "eight": how many chips a multi-chip scope holds, as written.
+std::optional<int> SmallCount(std::string_view word) {
+  static constexpr std::string_view kWords[] = {"one", "two",  "three", "four",   "five",    "six",     "seven",   "eight",
+                                                "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"};
+  const std::string lower = AsciiLower(word);
+  for (size_t i = 0; i < std::size(kWords); ++i) {
+    if (lower == kWords[i]) return static_cast<int>(i) + 1;
+  }
+  if (lower.empty() || lower.size() > 5 || !std::all_of(lower.begin(), lower.end(), IsDigit)) return std::nullopt;
+  const int n = std::stoi(lower);
+  return n > 0 ? std::optional<int>(n) : std::nullopt;
+}
+
+}  // namespace
+
+bool IsChipNoun(std::string_view word) {
+  std::string lower = AsciiLower(word);
+  if (lower.size() > 1 && lower.back() == 's') lower.pop_back();
+  return lower == "chip" || lower == "accelerator" || lower == "gpu" || lower == "tpu" || lower == "npu" ||
+         lower == "xpu" || lower == "device" || lower == "card" || lower == "oam";
+}
+
 Qualifiers QualifiersIn(const Page& page, Range r) {
   Qualifiers q;
   std::string_view text(page.text);
@@ -153,36 +177,14 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
       if (page.IsScopeWord(n)) {
         q.emplace(qualifier::kScope, n);
         pos = next->end;
+      } else if (IsChipNoun(n)) {  // "1,000 W per GPU"
+        q.emplace(qualifier::kScope, "chip");
+        pos = next->end;
       }
     }
   }
   return q;
 }
-
-namespace {
-
-// "8", "eight": how many chips a multi-chip scope holds, as written.
-std::optional<int> SmallCount(std::string_view word) {
-  static constexpr std::string_view kWords[] = {"one", "two",  "three", "four",   "five",    "six",     "seven",   "eight",
-                                                "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"};
-  const std::string lower = AsciiLower(word);
-  for (size_t i = 0; i < std::size(kWords); ++i) {
-    if (lower == kWords[i]) return static_cast<int>(i) + 1;
-  }
-  if (lower.empty() || lower.size() > 5 || !std::all_of(lower.begin(), lower.end(), IsDigit)) return std::nullopt;
-  const int n = std::stoi(lower);
-  return n > 0 ? std::optional<int>(n) : std::nullopt;
-}
-
-// "GPU", "accelerators": a word for the chips a system holds.
-bool ChipNoun(std::string_view word) {
-  std::string lower = AsciiLower(word);
-  if (lower.size() > 1 && lower.back() == 's') lower.pop_back();
-  return lower == "chip" || lower == "accelerator" || lower == "gpu" || lower == "tpu" || lower == "npu" ||
-         lower == "xpu" || lower == "device" || lower == "card" || lower == "oam";
-}
-
-}  // namespace
 
 Qualifiers SentenceScope(const Page& page, Range opening) {
   Qualifiers q;
@@ -199,15 +201,20 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   };
   for (size_t k = 0; k < words.size(); ++k) {
     const std::string w = lower(k);
-    // "Per server, the DGX B200 offers ...".
-    if ((w == "per" || w == "each" || w == "every") && k + 1 < words.size() && multi_chip_scope(k + 1)) {
-      q[qualifier::kScope] = lower(k + 1);
-      return q;
+    // "Per server, the DGX B200 offers ..."; "Per GPU, that works out to
+    // ..."; "Each Blackwell GPU carries ...".
+    if (w == "per" || w == "each" || w == "every") {
+      for (size_t j = k + 1; j < words.size() && j <= k + (w == "per" ? 1 : 3); ++j) {
+        if (multi_chip_scope(j) || IsChipNoun(lower(j))) {
+          q[qualifier::kScope] = multi_chip_scope(j) ? lower(j) : "chip";
+          return q;
+        }
+      }
     }
     // "An eight-accelerator HLB-325 baseboard offers ...": the count, then
     // the scope within three words.
     const size_t dash = w.find('-');
-    if (dash != std::string::npos && dash > 0 && SmallCount(w.substr(0, dash)) && ChipNoun(w.substr(dash + 1))) {
+    if (dash != std::string::npos && dash > 0 && SmallCount(w.substr(0, dash)) && IsChipNoun(w.substr(dash + 1))) {
       for (size_t j = k + 1; j < words.size() && j <= k + 3; ++j) {
         if (!multi_chip_scope(j)) continue;
         q[qualifier::kScope] = lower(j);
@@ -230,9 +237,39 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     // "Platform (8 GPUs): 2 TB HBM3E, ...".
     if (multi_chip_scope(k) && k + 2 < words.size() && words[k + 1].begin > 0 && text[words[k + 1].begin - 1] == '(' &&
         SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())) &&
-        ChipNoun(text.substr(words[k + 2].begin, words[k + 2].size()))) {
+        IsChipNoun(text.substr(words[k + 2].begin, words[k + 2].size()))) {
       q[qualifier::kScope] = w;
       q[qualifier::kScopeCount] = std::to_string(*SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())));
+      return q;
+    }
+  }
+  // "Each Z900 server packs eight accelerators with a combined 1.5 TB", "A
+  // TPU v4 Pod contains 4,096 chips, for a total of 1.1 exaflops": so many
+  // chips together, in the scope the opening names (a system if none).
+  for (size_t k = 0; k < words.size(); ++k) {
+    std::optional<double> n;
+    size_t after = k + 1;
+    if (std::optional<NumberToken> number = NumberAt(text, words[k].begin, opening.end)) {
+      n = number->value;
+      while (after < words.size() && words[after].begin < number->range.end) ++after;
+    } else if (std::optional<int> small = SmallCount(text.substr(words[k].begin, words[k].size()))) {
+      n = *small;
+    }
+    if (!n || *n < 2 || *n != std::floor(*n)) continue;
+    for (size_t j = after; j < words.size() && j <= after + 2; ++j) {  // "eight Gaudi 2 accelerators"
+      const std::string noun = lower(j);
+      if (noun.size() < 2 || noun.back() != 's' || !IsChipNoun(noun)) continue;
+      std::string scope = "system";
+      for (size_t m = 0; m < words.size(); ++m) {
+        std::string w = lower(m);
+        if (w.size() > 1 && w.back() == 's' && !page.IsScopeWord(w)) w.pop_back();
+        if (page.IsScopeWord(w) && w != "chip" && w != "core") {
+          scope = w;
+          break;
+        }
+      }
+      q[qualifier::kScope] = scope;
+      q[qualifier::kScopeCount] = std::to_string(static_cast<long long>(*n));
       return q;
     }
   }
@@ -248,7 +285,7 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   static constexpr std::string_view kDeterminers[] = {"the", "a", "an", "one", "this", "that", "its", "our", "their"};
   if (!words.empty() && std::find(std::begin(kDeterminers), std::end(kDeterminers), lower(0)) != std::end(kDeterminers)) {
     for (size_t j = 1; j < words.size() && j <= 3; ++j) {
-      if (ChipNoun(lower(j)) || page.IsScopeWord(lower(j))) {
+      if (IsChipNoun(lower(j)) || page.IsScopeWord(lower(j))) {
         if (multi_chip_scope(j)) q[qualifier::kScope] = lower(j);
         break;
       }

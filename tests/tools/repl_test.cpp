@@ -558,7 +558,14 @@ TEST_F(ToolsTest, IngestReportsWhatItCouldNotRead) {
   EXPECT_TRUE(Contains(run.err, "001_fbc9a4a76c8d550e.txt: line 55: 'Came before' states no value")) << run.err;
   EXPECT_TRUE(Contains(run.err, "ml_hardware.csv: row 102, column \"Max performance\": \"0.0\" not read (derived "
                                 "figure 0")) << run.err;
-  EXPECT_TRUE(Contains(run.err, "ml_hardware.csv: 10 more not shown")) << run.err;
+  EXPECT_TRUE(Contains(run.err, "ml_hardware.csv: 10 more not shown (--all-warnings shows them)")) << run.err;
+  Output all = Chipkg({"ingest", "--reextract", "--all-warnings", "--manifest",
+                       std::string(CHIPKG_SOURCE_DIR) + "/datasets/manifest.json", "--db", store});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_FALSE(Contains(all.err, "more not shown (")) << all.err;
+  size_t dataset_warnings = 0;
+  for (const std::string& line : Lines(all.err)) dataset_warnings += Contains(line, "ml_hardware.csv: row ") ? 1 : 0;
+  EXPECT_EQ(dataset_warnings, 13u) << all.err;
   EXPECT_TRUE(Contains(run.err, "156 more new entities not shown")) << run.err;
   size_t entity_lines = 0;
   for (size_t at = run.err.find("new entity chip:"); at != std::string::npos;

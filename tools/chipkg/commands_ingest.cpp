@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -28,6 +29,12 @@
 
 namespace chipkg::cli {
 namespace {
+
+// Lines of warnings shown a source: a few, and how many more, unless
+// --all-warnings (a page read wrong is worked on with every one of them).
+size_t WarningsShown(const Args& args) {
+  return args.Has("all-warnings") ? std::numeric_limits<size_t>::max() : 3;
+}
 
 // Whether a local file's text starts as a JSON array does ('[' after
 // spaces), as a manifest's does: only such a file is read whole as one.
@@ -307,14 +314,14 @@ int RunIngest(const Args& args) {
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have
     // hundreds of cells that are not what their column holds.
-    constexpr size_t kShown = 3;
+    const size_t shown = WarningsShown(args);
     for (const auto& s : report->sources) {
-      for (size_t i = 0; i < s.warnings.size() && i < kShown; ++i) {
+      for (size_t i = 0; i < s.warnings.size() && i < shown; ++i) {
         std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.warnings[i].c_str());
       }
-      if (s.warnings.size() > kShown) {
-        std::fprintf(stderr, "chipkg ingest: %s: %zu more not shown\n", s.location.c_str(),
-                     s.warnings.size() - kShown);
+      if (s.warnings.size() > shown) {
+        std::fprintf(stderr, "chipkg ingest: %s: %zu more not shown (--all-warnings shows them)\n",
+                     s.location.c_str(), s.warnings.size() - shown);
       }
     }
     for (const auto& f : report->failing_forgotten) {
@@ -472,7 +479,7 @@ int RunRetire(const Args& args) {
 // is fetched) and its claims asserted, in one write that clears the mark.
 int RunReinstate(const Args& args) {
   if (args.positional.size() != 1) {
-    PrintError("usage: chipkg reinstate DOCUMENT [--max-facts N] [--accept-shrinking] (a retired document's id or "
+    PrintError("usage: chipkg reinstate DOCUMENT [--max-facts N] [--accept-shrinking] [--all-warnings] (a retired document's id or "
                "title, as 'chipkg sources' lists it)");
     return kExitUsage;
   }
@@ -511,14 +518,14 @@ int RunReinstate(const Args& args) {
     std::fprintf(stderr, "chipkg reinstate: %s: %s\n", doc->id.c_str(), reinstated->repeats.c_str());
   }
   if (!args.Has("quiet")) {
-    constexpr size_t kShown = 3;  // as ingest shows them
+    const size_t shown = WarningsShown(args);
     const std::vector<std::string>& warnings = reinstated->warnings;
-    for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+    for (size_t i = 0; i < warnings.size() && i < shown; ++i) {
       std::fprintf(stderr, "chipkg reinstate: %s: %s\n", doc->id.c_str(), warnings[i].c_str());
     }
-    if (warnings.size() > kShown) {
-      std::fprintf(stderr, "chipkg reinstate: %s: %zu more not shown\n", doc->id.c_str(),
-                   warnings.size() - kShown);
+    if (warnings.size() > shown) {
+      std::fprintf(stderr, "chipkg reinstate: %s: %zu more not shown (--all-warnings shows them)\n",
+                   doc->id.c_str(), warnings.size() - shown);
     }
   }
   std::fprintf(stderr,
@@ -529,10 +536,10 @@ int RunReinstate(const Args& args) {
   return kExitOk;
 }
 
-const RegisterCommand kReinstate({"reinstate", "reinstate DOCUMENT [--max-facts N] [--accept-shrinking]",
+const RegisterCommand kReinstate({"reinstate", "reinstate DOCUMENT [--max-facts N] [--accept-shrinking] [--all-warnings]",
                                   "make a retired document a source again: its latest version read again and its "
                                   "claims asserted",
-                                  RunReinstate, {"max-facts", "accept-shrinking"}});
+                                  RunReinstate, {"max-facts", "accept-shrinking", "all-warnings"}});
 
 const RegisterCommand kRetire({"retire", "retire DOCUMENT",
                                "withdraw every claim a document makes (a copy or a wrong page); history keeps them",
@@ -543,10 +550,10 @@ const RegisterCommand kIngest({"ingest", "ingest [--manifest FILE] [PATH|URL...]
                                "standard input; with PATH|URL "
                                "--id, --site, --kind, --title, --dataset; --timeout S a source, --retries N, "
                                "--parallel N fetches, --reextract unchanged ones with the current rules, "
-                               "--max-facts N a document, --accept-shrinking, --quiet)",
+                               "--max-facts N a document, --accept-shrinking, --all-warnings, --quiet)",
                                RunIngest,
                                {"manifest", "id", "site", "kind", "title", "dataset", "timeout", "retries", "parallel",
-                                "reextract", "max-facts", "accept-shrinking", "quiet"}});
+                                "reextract", "max-facts", "accept-shrinking", "all-warnings", "quiet"}});
 
 }  // namespace
 }  // namespace chipkg::cli

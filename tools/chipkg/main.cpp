@@ -21,7 +21,7 @@ const std::vector<std::pair<std::string, bool>> kKnownOptions = {
     {"version", false}, {"quiet", false},   {"corpus", true},
     {"no-ingest", false}, {"timeout", true}, {"retries", true},
     {"parallel", true}, {"accept-shrinking", false}, {"reextract", false}, {"mismatches", false},
-    {"max-facts", true}, {"as-at", true},
+    {"max-facts", true}, {"as-at", true}, {"all-warnings", false},
 };
 
 void PrintUsage(std::FILE* out) {
