@@ -717,6 +717,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (chosen == nullptr) continue;
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;
+    // "2 TiB host memory": the processors' memory, not the chips'.
+    if (p->name == "memory" && !f.count) {
+      std::optional<Range> next = NextWord(text, f.range.end, s.end);
+      const std::string word = next ? AsciiLower(page.View(*next)) : "";
+      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram") continue;
+    }
     // "375 W max, 240 W average": a typical draw is not the design power.
     if (p->name == "tdp" && !f.count && NotDesignPower(text, s, fi > 0 ? figures[fi - 1].range.end : s.begin, f.range)) {
       page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average, typical or supply power, not a TDP; no claim made of it");
@@ -745,21 +751,34 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           // The scope word, or a word for a chip, within three words:
           // "each core", "Per server, each accelerator has 192 GB", "Each
           // Blackwell GPU carries 192 GB".
+          // ("Each of the 16 chips": "of the" are not counted; a scope word
+          // first: "Each Z900 server packs eight accelerators" is a server's.)
           Range w{prev + at + std::string(lead).size(), f.range.begin};
-          std::optional<Range> word = NextWord(text, w.begin, w.end);
-          for (int taken = 0; word && taken < 3; ++taken, word = NextWord(text, word->end, w.end)) {
+          std::vector<std::string_view> next_words;
+          for (std::optional<Range> word = NextWord(text, w.begin, w.end); word && next_words.size() < 3;
+               word = NextWord(text, word->end, w.end)) {
             const std::string_view v = text.substr(word->begin, word->size());
-            if (page.IsScopeWord(v)) {
-              d.qualifiers.emplace(qualifier::kScope, AsciiLower(v));
-              break;
-            }
-            if (IsChipNoun(v)) {
-              d.qualifiers.emplace(qualifier::kScope, "chip");
-              break;
-            }
+            const std::string l = AsciiLower(v);
+            if (l != "of" && l != "the" && l != "its" && l != "these" && l != "those") next_words.push_back(v);
+          }
+          auto scope_word = std::find_if(next_words.begin(), next_words.end(),
+                                         [&](std::string_view v) { return page.IsScopeWord(v); });
+          // "each H100 SXM5 is rated at 700W": a chip named by its designation.
+          auto chip_word = std::find_if(next_words.begin(), next_words.end(), [](std::string_view v) {
+            return IsChipNoun(v) || (std::any_of(v.begin(), v.end(), IsDigit) && std::any_of(v.begin(), v.end(), IsUpper));
+          });
+          if (scope_word != next_words.end()) {
+            d.qualifiers.emplace(qualifier::kScope, AsciiLower(*scope_word));
+          } else if (chip_word != next_words.end()) {
+            d.qualifiers.emplace(qualifier::kScope, "chip");
           }
         }
       }
+    }
+    if (!f.count && page.MarkedSparse(f.range.end)) d.qualifiers[qualifier::kSparsity] = "sparse";
+    if (!f.count && pd.subject_kind == "chip" && d.qualifiers.count(qualifier::kScope) &&
+        sentence_scope.count(qualifier::kScopeCount) && d.qualifiers[qualifier::kScope] == sentence_scope[qualifier::kScope]) {
+      d.qualifiers.emplace(qualifier::kScopeCount, sentence_scope[qualifier::kScopeCount]);  // the scope's chips too
     }
     if (!f.count && !d.qualifiers.count(qualifier::kScope) && pd.subject_kind == "chip") {
       for (const auto& [k, v] : sentence_scope) d.qualifiers.emplace(k, v);

@@ -190,6 +190,9 @@ class Page {
   // `word` is a word of the subject's name or of one of its aliases ("MI300X" of "AMD Instinct MI300X").
   bool NamedBySubject(std::string_view word) const;
 
+  // "312 TFLOPS*" on a page whose footnote says "* With sparsity": a sparse figure.
+  bool MarkedSparse(size_t figure_end) const;
+
   // ---- sections: headings in text order
   void AddSection(size_t offset, std::string heading);
   std::string SectionAt(size_t offset) const;
@@ -252,6 +255,7 @@ class Page {
   // A system's scope ("server" for "DGX B200"): the subject's figures without
   // a scope of their own get it (Add). Empty for a chip.
   std::string subject_scope_;
+  mutable std::optional<bool> sparsity_footnote_;  // MarkedSparse's, found once
   std::string SystemScopeOf(std::string_view name) const;
   struct LabelEntry {
     std::string lower;  // as NormalizeLabel would fold it

@@ -202,10 +202,14 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
       continue;
     }
     size_t last = k;
-    // Variants and second designations: "H100 SXM5", "GB200 NVL72".
+    // Variants and second designations: "H100 SXM5", "GB200 NVL72", "A100 80GB PCIe".
     static constexpr std::string_view kVariants[] = {"SXM", "PCIe", "NVL", "OAM"};
+    const auto memory_size = [&](std::string_view v) {
+      std::optional<QuantityParse> q = page.schema.ParseQuantity(std::string(v));
+      return q && q->dimension == "bytes" && q->consumed == v.size() && v.find(' ') == std::string_view::npos;
+    };
     while (last + 1 < words.size() && joined(last + 1) &&
-           (HeadlineModelWord(page, words[last + 1].range) ||
+           (HeadlineModelWord(page, words[last + 1].range) || memory_size(view(last + 1)) ||
             std::find(std::begin(kVariants), std::end(kVariants), view(last + 1)) != std::end(kVariants))) {
       ++last;
     }
@@ -239,8 +243,10 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
   size_t end = words.size();
   while (end > 1 && AroundAProduct(AsciiLower(view(end - 1)))) --end;
   if (end == words.size() || AroundAProduct(AsciiLower(view(0)))) return std::nullopt;
-  for (size_t k = 0; k + 1 < end; ++k) {
-    if (words[k].break_after) return std::nullopt;
+  for (size_t k = 0; k < end; ++k) {
+    // A name's words are capitalised: "Our next generation Meta Training and
+    // Inference Accelerator" is a sentence, not a name.
+    if ((k + 1 < end && words[k].break_after) || IsLower(view(k)[0])) return std::nullopt;
   }
   Range r{words[0].range.begin, words[end - 1].range.end};
   if (r.end < headline.end && text[r.end] == ')') ++r.end;  // "Groq LPU (GroqChip)"

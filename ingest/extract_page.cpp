@@ -136,6 +136,24 @@ bool Page::MentionsSubject(Range r) const {
   return NamesSubjectsModel(*this, r);
 }
 
+bool Page::MarkedSparse(size_t figure_end) const {
+  if (figure_end >= text.size() || text[figure_end] != '*') return false;
+  if (!sparsity_footnote_) {
+    // A line that opens with the mark and says what it means.
+    bool found = false;
+    for (const Line& line : lines_) {
+      const std::string v = AsciiLower(View(Trim(text, line.range)));
+      if (v.starts_with("*") && (v.find("with sparsity") != std::string::npos ||
+                                 v.find("with structured sparsity") != std::string::npos)) {
+        found = true;
+        break;
+      }
+    }
+    sparsity_footnote_ = found;
+  }
+  return *sparsity_footnote_;
+}
+
 void Page::RestoreSubject(SubjectState state) {
   subject_ = std::move(state.id);
   subject_kind_ = std::move(state.kind);

@@ -199,14 +199,46 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     const std::string w = lower(k);
     return page.IsScopeWord(w) && w != "chip" && w != "core";
   };
+  // "eight accelerators", "4,096 chips", "eight Gaudi 2 accelerators": so
+  // many chips together. The count, as written.
+  std::optional<long long> chips;
+  for (size_t k = 0; k < words.size() && !chips; ++k) {
+    std::optional<double> n;
+    size_t after = k + 1;
+    if (std::optional<NumberToken> number = NumberAt(text, words[k].begin, opening.end)) {
+      n = number->value;
+      while (after < words.size() && words[after].begin < number->range.end) ++after;
+    } else if (std::optional<int> small = SmallCount(text.substr(words[k].begin, words[k].size()))) {
+      n = *small;
+    }
+    if (!n || *n < 2 || *n != std::floor(*n)) continue;
+    for (size_t j = after; j < words.size() && j <= after + 2; ++j) {
+      const std::string noun = lower(j);
+      if (noun.size() >= 2 && noun.back() == 's' && IsChipNoun(noun)) {
+        chips = static_cast<long long>(*n);
+        break;
+      }
+    }
+  }
+  const auto with_chips = [&](std::string scope) {
+    q[qualifier::kScope] = std::move(scope);
+    if (chips) q[qualifier::kScopeCount] = std::to_string(*chips);
+    return q;
+  };
   for (size_t k = 0; k < words.size(); ++k) {
     const std::string w = lower(k);
     // "Per server, the DGX B200 offers ..."; "Per GPU, that works out to
-    // ..."; "Each Blackwell GPU carries ...".
+    // ..."; "Each Blackwell GPU carries ..."; "Each Z900 server packs eight
+    // accelerators with ...".
     if (w == "per" || w == "each" || w == "every") {
-      for (size_t j = k + 1; j < words.size() && j <= k + (w == "per" ? 1 : 3); ++j) {
-        if (multi_chip_scope(j) || IsChipNoun(lower(j))) {
-          q[qualifier::kScope] = multi_chip_scope(j) ? lower(j) : "chip";
+      size_t taken = 0;
+      for (size_t j = k + 1; j < words.size() && taken < (w == "per" ? 1u : 3u); ++j) {
+        const std::string next = lower(j);
+        if (next == "of" || next == "the" || next == "its" || next == "these" || next == "those") continue;
+        ++taken;
+        if (multi_chip_scope(j)) return with_chips(next);
+        if (IsChipNoun(next)) {  // "Each of the 16 chips on the board has 96 GB"
+          q[qualifier::kScope] = "chip";
           return q;
         }
       }
@@ -223,8 +255,9 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       }
     }
     // "Up to 2,048 CS-3 systems can be clustered for 256 exaflops": many
-    // systems' total, of no chip count the text gives.
-    if (SmallCount(w)) {
+    // systems' total, of no chip count the text gives. (One that gives it,
+    // "32 servers, or 256 chips, in a cluster", is read below.)
+    if (SmallCount(w) && !chips) {
       for (size_t j = k + 1; j < words.size() && j <= k + 2; ++j) {
         std::string plural = lower(j);
         if (plural.size() < 2 || plural.back() != 's') continue;
@@ -243,35 +276,17 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       return q;
     }
   }
-  // "Each Z900 server packs eight accelerators with a combined 1.5 TB", "A
-  // TPU v4 Pod contains 4,096 chips, for a total of 1.1 exaflops": so many
-  // chips together, in the scope the opening names (a system if none).
-  for (size_t k = 0; k < words.size(); ++k) {
-    std::optional<double> n;
-    size_t after = k + 1;
-    if (std::optional<NumberToken> number = NumberAt(text, words[k].begin, opening.end)) {
-      n = number->value;
-      while (after < words.size() && words[after].begin < number->range.end) ++after;
-    } else if (std::optional<int> small = SmallCount(text.substr(words[k].begin, words[k].size()))) {
-      n = *small;
+  // "A TPU v4 Pod contains 4,096 chips, for a total of 1.1 exaflops", "32
+  // servers, or 256 chips, in a cluster with": the chips together, in the
+  // scope named nearest the figure (a system if none).
+  if (chips) {
+    std::string scope = "system";
+    for (size_t m = 0; m < words.size(); ++m) {
+      std::string w = lower(m);
+      if (w.size() > 1 && w.back() == 's' && !page.IsScopeWord(w)) w.pop_back();
+      if (page.IsScopeWord(w) && w != "chip" && w != "core") scope = w;
     }
-    if (!n || *n < 2 || *n != std::floor(*n)) continue;
-    for (size_t j = after; j < words.size() && j <= after + 2; ++j) {  // "eight Gaudi 2 accelerators"
-      const std::string noun = lower(j);
-      if (noun.size() < 2 || noun.back() != 's' || !IsChipNoun(noun)) continue;
-      std::string scope = "system";
-      for (size_t m = 0; m < words.size(); ++m) {
-        std::string w = lower(m);
-        if (w.size() > 1 && w.back() == 's' && !page.IsScopeWord(w)) w.pop_back();
-        if (page.IsScopeWord(w) && w != "chip" && w != "core") {
-          scope = w;
-          break;
-        }
-      }
-      q[qualifier::kScope] = scope;
-      q[qualifier::kScopeCount] = std::to_string(static_cast<long long>(*n));
-      return q;
-    }
+    return with_chips(scope);
   }
   // "Pod compute: 4.1 exaflops": a label of a total, read as a sentence.
   const Range trimmed = Trim(text, opening);
@@ -479,6 +494,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       }
       MergeQualifiers(d.qualifiers, r->qualifiers);
       MergeQualifiers(d.qualifiers, QualifiersIn(page, r->rest));
+      if (page.MarkedSparse(r->figure.end)) d.qualifiers[qualifier::kSparsity] = "sparse";
       d.value = Value::Quantity(r->canonical, r->dimension, page.Str(r->figure));
       d.span = r->figure;
       if (!r->formula.empty()) {

@@ -403,6 +403,21 @@ TEST(GenericSentence, AReviewsPagesReadRight) {
             (std::vector<std::string>{"chip:acme-z900 peak_throughput 1.1 exaflops chips=4096 format=bf16 scope=pod",
                                       "chip:acme-z900 memory 768 GB chips=8 scope=server",
                                       "chip:acme-z900 memory 96 GB scope=chip", "chip:acme-z900 tdp 750 W"}));
+  // Variants under headings of their own; a footnote's asterisk marks the sparse figures; host memory
+  // is no chip's; "each H100 SXM5" is one chip.
+  EXPECT_EQ(read("NVIDIA A100 Tensor Core GPU\n\n## A100 80GB PCIe\n- TDP: 300W\n"
+                 "- TF32 Tensor Core: 156 TFLOPS | 312 TFLOPS*\n## A100 80GB SXM\n- TDP: 400W\n"
+                 "## Instances\nThe p4de.24xlarge has 1,152 GiB host memory.\n"
+                 "The whole system draws up to 10.2 kW, and each A100 SXM4 is rated at 400 W.\n"
+                 "* With sparsity\n"),
+            (std::vector<std::string>{"chip:a100-80gb-pcie tdp 300W",
+                                      "chip:a100-80gb-pcie peak_throughput 156 TFLOPS format=tf32",
+                                      "chip:a100-80gb-pcie peak_throughput 312 TFLOPS format=tf32 sparsity=sparse",
+                                      "chip:a100-80gb-sxm tdp 400W", "chip:nvidia-a100 tdp 10.2 kW scope=system",
+                                      "chip:nvidia-a100 tdp 400 W scope=chip"}));
+  // A headline that is a sentence, not a name, is still taken whole: no shorter name is made of it.
+  EXPECT_EQ(read("Our next generation Meta Training and Inference Accelerator\n\nTDP: 90 W\n")[0],
+            "chip:our-next-generation-meta-training-and-inference-accelerator tdp 90 W");
   // Formats spelt out, units of ops, memory named by its type, power verbs and what is no TDP.
   EXPECT_EQ(read("Acme Z900\n\n"
                  "Each Z900 chip delivers 459 teraflops of bfloat16 and 918 teraops of int8. "

@@ -51,6 +51,9 @@ TEST_F(Quantity, WhatVendorsAndThePressWrite) {
   Expect("9 petaflops of FP4", 9e15, "ops_per_second", "petaflops", 11);
   Expect("989 TFLOPs", 9.89e14, "ops_per_second", "TFLOPs", 10);
   Expect("21 PB/s", 2.1e16, "bytes_per_second", "PB/s", 7);
+  Expect("1 exaflop of FP8", 1e18, "ops_per_second", "exaflop", 9);
+  Expect("918 teraops of int8", 9.18e14, "ops_per_second", "teraops", 11);
+  Expect("4 trillion transistors", 4e12, "count", "trillion", 10);
 }
 
 TEST_F(Quantity, WhatTheSeedsWrite) {
