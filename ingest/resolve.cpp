@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -76,6 +77,36 @@ std::string DropParenthesised(const std::string& name) {
     }
   }
   return CollapseSpaces(Trim(out));
+}
+
+// "NVIDIA H200 SXM" -> "NVIDIA H200", "NVIDIA H100 SXM5 80GB" -> "NVIDIA H100":
+// the form factor and memory size a dataset names a chip's variant by.
+std::string DropFormFactor(const std::string& name) {
+  static constexpr std::string_view kFormFactors[] = {"sxm", "sxm2", "sxm3", "sxm4", "sxm5", "pcie", "nvl", "oam"};
+  std::string s = name;
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    const size_t space = s.rfind(' ');
+    if (space == std::string::npos) break;
+    std::string last = s.substr(space + 1);
+    for (char& c : last) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string before = s.substr(0, space);
+    // "80GB", or "80 GB" as two words.
+    if (last == "gb" && !before.empty() && std::isdigit(static_cast<unsigned char>(before.back()))) {
+      const size_t number = before.rfind(' ');
+      if (number == std::string::npos) break;
+      s = before.substr(0, number);
+      dropped = true;
+      continue;
+    }
+    const bool size = last.size() > 2 && last.ends_with("gb") &&
+                      std::all_of(last.begin(), last.end() - 2, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (size || std::find(std::begin(kFormFactors), std::end(kFormFactors), last) != std::end(kFormFactors)) {
+      s = before;
+      dropped = true;
+    }
+  }
+  return CollapseSpaces(Trim(s));
 }
 
 // "Trainium1" -> "Trainium", "Inferentia 1" -> "Inferentia": a first generation
@@ -167,6 +198,10 @@ class Resolver : public EntityResolver {
     EntityId id;
     std::string matched;  // the name or alias the key came from
     bool prefix_dropped;  // the key is that name with its vendor prefix dropped
+    std::string shortened = {};  // what else was dropped from it ("form factor"), empty if nothing
+    // How far the key is from the name: a match at the least distance wins
+    // ("A100" is "NVIDIA A100", not "NVIDIA A100 SXM4 80 GB" shortened).
+    int Distance() const { return (prefix_dropped ? 1 : 0) + (shortened.empty() ? 0 : 2); }
   };
 
   bool KnownKind(const std::string& kind) const {
@@ -300,6 +335,15 @@ class Resolver : public EntityResolver {
     if (is_org) return;
     std::string dropped = DropVendorPrefix(spelling, prefixes);
     if (dropped != spelling) index[NameKey(dropped)].push_back({id, spelling, true});
+    // A page names a chip without the dataset's parenthesis or form factor:
+    // "Maia 100" for "Maia 100 (M100)", "H200" for "NVIDIA H200 SXM".
+    for (const auto& [shorter, rule] : {std::pair{DropParenthesised(spelling), std::string("parenthesised text")},
+                                        std::pair{DropFormFactor(DropParenthesised(spelling)), std::string("form factor")}}) {
+      if (shorter.empty() || NameKey(shorter) == NameKey(spelling)) continue;
+      index[NameKey(shorter)].push_back({id, spelling, false, rule});
+      std::string both = DropVendorPrefix(shorter, prefixes);
+      if (both != shorter) index[NameKey(both)].push_back({id, spelling, true, rule});
+    }
   }
 
   // Built once per kind and kept up to date as entities are created; a new
@@ -377,14 +421,18 @@ class Resolver : public EntityResolver {
       auto hit = (*index)->find(NameKey(variant.text));
       if (hit == (*index)->end()) continue;
       std::map<EntityId, const Candidate*> ids;
+      int nearest = std::numeric_limits<int>::max();
       for (const Candidate& c : hit->second) {
-        if (Excluded(name, kind, c.id)) continue;
-        auto [it, inserted] = ids.emplace(c.id, &c);
-        if (!inserted && it->second->prefix_dropped && !c.prefix_dropped) it->second = &c;
+        if (!Excluded(name, kind, c.id)) nearest = std::min(nearest, c.Distance());
+      }
+      for (const Candidate& c : hit->second) {
+        if (Excluded(name, kind, c.id) || c.Distance() != nearest) continue;
+        ids.emplace(c.id, &c);
       }
       if (ids.size() != 1) continue;  // none, or ambiguous: do not guess
       const Candidate& c = *ids.begin()->second;
       std::vector<std::string> rules = variant.rules;
+      if (!c.shortened.empty()) rules.push_back("dropped " + c.shortened + " of '" + c.matched + "'");
       if (c.prefix_dropped) rules.push_back("dropped vendor prefix of '" + c.matched + "'");
       std::string method = "normalised: ";
       if (rules.empty()) {

@@ -70,8 +70,11 @@ class EntityResolver {
 //     names and aliases of known organizations, not for organizations
 //     themselves); dropping a trailing generation "1" ("Trainium1"); dropping
 //     parenthesised text ("AWS Trainium (Trn1)", "TSMC (all chips TSMC makes →)").
-//     Candidate names are also compared with their vendor prefix dropped. A step
-//     that matches two entities is ambiguous and matches neither. A match a
+//     Candidate names are also compared with their vendor prefix, their
+//     parenthesised text and their form factor dropped ("H200" meets "NVIDIA
+//     H200 SXM", "Maia 100" meets "Maia 100 (M100)"); the candidates least
+//     changed win ("A100" is "NVIDIA A100", not "NVIDIA A100 SXM4 80 GB"). A
+//     step that matches two entities equally is ambiguous and matches neither. A match a
 //     person rejected is never made again. Matches are exact = false and are
 //     returned by NewMatches() unless already recorded;
 //  4. otherwise a new entity, id MakeEntityId(kind, name) (suffixed -2, -3, ...

@@ -53,6 +53,18 @@ const Fact* Only(const Extraction& e, const std::string& predicate) {
   return found;
 }
 
+// Each fact in brief: [subject predicate] value as written, qualifiers.
+std::vector<std::string> Brief(const Extraction& e, bool with_subject = true) {
+  std::vector<std::string> out;
+  for (const Fact& f : e.facts) {
+    std::string line = with_subject ? f.subject + " " + f.predicate + " " : "";
+    line += f.value.kind == ValueKind::kNotPublished ? "not published" : f.provenance.excerpt;
+    for (const auto& [k, v] : f.qualifiers) line += " " + k + "=" + v;
+    out.push_back(line);
+  }
+  return out;
+}
+
 TEST(GenericTable, LabelRowsAndEntityRows) {
   const std::string page =
       "# Acme X1\n"
@@ -225,16 +237,10 @@ TEST(GenericSentence, FormatsAndSparsityWrittenAfterAFigure) {
       "# Acme X8\n\n"
       "The Acme X8 delivers 190 TFLOPS of FP16 / BF16 compute and 47.5 TFLOPS of FP32. It reaches "
       "1,307 TFLOPS of dense FP8 and INT8, rising to 2,614 TFLOPS of FP8 with sparsity.\n");
-  std::vector<std::string> got;
-  for (const Fact& f : e.facts) {
-    std::string q;
-    for (const auto& [k, v] : f.qualifiers) q += k + "=" + v + " ";
-    got.push_back(f.value.original + " " + q);
-  }
-  EXPECT_EQ(got, (std::vector<std::string>{"190 TFLOPS format=fp16 ", "190 TFLOPS format=bf16 ", "47.5 TFLOPS format=fp32 ",
-                                           "1,307 TFLOPS format=fp8 sparsity=dense ",
-                                           "1,307 TFLOPS format=int8 sparsity=dense ",
-                                           "2,614 TFLOPS format=fp8 sparsity=sparse "}));
+  EXPECT_EQ(Brief(e, false), (std::vector<std::string>{"190 TFLOPS format=fp16", "190 TFLOPS format=bf16",
+                                                      "47.5 TFLOPS format=fp32", "1,307 TFLOPS format=fp8 sparsity=dense",
+                                                      "1,307 TFLOPS format=int8 sparsity=dense",
+                                                      "2,614 TFLOPS format=fp8 sparsity=sparse"}));
 }
 
 // A server's, a baseboard's or a platform's totals named at the opening of a
@@ -249,13 +255,7 @@ TEST(GenericSentence, TheScopeASentenceOpensWith) {
       "The whole system has a TDP of 14.3 kW. "
       "The chip in the server has a TDP of 1,000 W. "
       "Each chip has 180 GB of memory.\n");
-  std::vector<std::string> got;
-  for (const Fact& f : e.facts) {
-    std::string q;
-    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
-    got.push_back(f.value.original + q);
-  }
-  EXPECT_EQ(got, (std::vector<std::string>{"72 PFLOPS format=fp8 scope=server", "1,440 GB scope=server",
+  EXPECT_EQ(Brief(e, false), (std::vector<std::string>{"72 PFLOPS format=fp8 scope=server", "1,440 GB scope=server",
                                            "14.6 PFLOPS chips=8 format=fp8 scope=baseboard",
                                            "2 TB chips=8 scope=platform", "14.3 kW scope=system", "1,000 W",
                                            "180 GB scope=chip"}));
@@ -275,13 +275,7 @@ TEST(GenericHeadline, ASectionNamedForAProductIsAboutIt) {
       "- Pod compute: 4.1 exaflops (bf16)\n"
       "## Availability\n"
       "Google has not published the TDP of TPU v5p.\n");
-  std::vector<std::string> got;
-  for (const Fact& f : e.facts) {
-    std::string q;
-    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
-    got.push_back(f.subject + " " + f.predicate + " " + f.value.original + q);
-  }
-  EXPECT_EQ(got, (std::vector<std::string>{"chip:tpu-v5e peak_throughput 197 TFLOPS format=bf16 scope=chip",
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:tpu-v5e peak_throughput 197 TFLOPS format=bf16 scope=chip",
                                            "chip:tpu-v5p peak_throughput 459 TFLOPS format=bf16 scope=chip",
                                            "chip:tpu-v5p peak_throughput 4.1 exaflops format=bf16 scope=pod"}))
       << ::testing::PrintToString(e.warnings);
@@ -307,13 +301,7 @@ TEST(GenericSentence, WhatIsNotTheChipsValue) {
       "External memory options range from 1.5 TB to 1.2 PB. "
       "Card power: 375 W max, 240 W average. "
       "Up to 2,048 Acme systems can be clustered for 256 exaflops of FP16 compute.\n");
-  std::vector<std::string> got;
-  for (const Fact& f : e.facts) {
-    std::string q;
-    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
-    got.push_back(f.subject + " " + f.predicate + " " + f.value.original + q);
-  }
-  EXPECT_EQ(got, (std::vector<std::string>{"chip:acme-lpu on_chip_memory 230 MB",
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:acme-lpu on_chip_memory 230 MB",
                                            "chip:acme-lpu tdp 375 W",
                                            "chip:acme-lpu peak_throughput 256 exaflops format=fp16 scope=system"}))
       << ::testing::PrintToString(e.warnings);
@@ -342,13 +330,7 @@ TEST(GenericHeadline, APageAboutASystemGivesItsTotals) {
   Extraction e = Extract(
       "Inside the DGX B200 - what the server offers\n\n"
       "Key specs:\n- GPU memory: 1,440 GB total\n- Power: ~14.3kW max\n- Announced: March 18, 2024\n");
-  std::vector<std::string> got;
-  for (const Fact& f : e.facts) {
-    std::string q;
-    for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
-    got.push_back(f.subject + " " + f.predicate + " " + f.value.original + q);
-  }
-  EXPECT_EQ(got, (std::vector<std::string>{"chip:dgx-b200 memory 1,440 GB scope=server",
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:dgx-b200 memory 1,440 GB scope=server",
                                            "chip:dgx-b200 tdp 14.3kW scope=server",
                                            "chip:dgx-b200 announced March 18, 2024"}))
       << ::testing::PrintToString(e.warnings);
@@ -358,17 +340,7 @@ TEST(GenericHeadline, APageAboutASystemGivesItsTotals) {
 // each of these stored another chip's figure, a total or a wrong format on
 // the page's chip, or missed a figure stated plainly.
 TEST(GenericSentence, AReviewsPagesReadRight) {
-  auto read = [](const std::string& page) {
-    Extraction e = Extract(page);
-    std::vector<std::string> got;
-    for (const Fact& f : e.facts) {
-      std::string q;
-      for (const auto& [k, v] : f.qualifiers) q += " " + k + "=" + v;
-      got.push_back(f.subject + " " + f.predicate + " " +
-                    (f.value.kind == ValueKind::kNotPublished ? "not published" : f.provenance.excerpt) + q);
-    }
-    return got;
-  };
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
   // A designation that starts with digits names the page's chip, not the other chip in the headline;
   // an earlier one of its line, and what follows another chip in a sentence not naming the page's, are not its.
   EXPECT_EQ(read("Huawei ramps up Ascend 910B output as buyers look past Nvidia's A100\n\n"

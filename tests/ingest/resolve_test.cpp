@@ -177,6 +177,35 @@ entity chip:zeta-z kind=chip name="Zeta Z"
   EXPECT_TRUE(r->NewMatches().empty());
 }
 
+// A page names a chip without the dataset's form factor or parenthesis: the
+// page's "H200" is Epoch's "NVIDIA H200 SXM". The least changed name wins,
+// and two variants left equally close match neither.
+TEST(ResolveTest, APageNameMeetsADatasetVariant) {
+  const char text[] = R"schema(
+kind chip
+kind organization
+entity org:nvidia kind=organization name="NVIDIA"
+entity chip:h200 kind=chip name="NVIDIA H200 SXM"
+entity chip:maia kind=chip name="Maia 100 (M100)"
+entity chip:a100 kind=chip name="NVIDIA A100"
+entity chip:a100-80 kind=chip name="NVIDIA A100 SXM4 80 GB"
+entity chip:h100-sxm kind=chip name="NVIDIA H100 SXM5 80GB"
+entity chip:h100-pcie kind=chip name="NVIDIA H100 PCIe"
+)schema";
+  auto schema = Schema::LoadText(text, "variants.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  auto r = MakeEntityResolver(*schema, nullptr);
+  Resolution h200 = MustResolve(*r, "H200", "chip");
+  EXPECT_EQ(h200.id, "chip:h200");
+  EXPECT_FALSE(h200.exact);
+  EXPECT_EQ(h200.method, "normalised: dropped form factor of 'NVIDIA H200 SXM', dropped vendor prefix of 'NVIDIA H200 SXM'");
+  EXPECT_EQ(MustResolve(*r, "Maia 100", "chip").id, "chip:maia");
+  EXPECT_EQ(MustResolve(*r, "A100", "chip").id, "chip:a100");
+  EXPECT_TRUE(MustResolve(*r, "H100", "chip").created);
+  // A page's own variant is not shortened to meet another: "A100 80GB PCIe" is not the A100.
+  EXPECT_TRUE(MustResolve(*r, "A100 80GB PCIe", "chip").created);
+}
+
 TEST(ResolveTest, NewEntitiesGetFreeIdsAndAreReused) {
   Schema schema = LoadBareSchema();
   auto r = MakeEntityResolver(schema, nullptr);
