@@ -128,6 +128,26 @@ std::string DropGenerationOne(const std::string& name) {
   return Trim(s.substr(0, word_end));
 }
 
+// "AMD Instinct MI300X" -> "Instinct MI300X", "MI300X"; "NVIDIA GeForce RTX
+// 4090" -> ..., "RTX 4090": the trailing words by which a page names a chip
+// whose dataset name carries brand and series words no schema lists. A tail
+// must start with a letter and hold a digit, and be at least four characters
+// once normalised, so a lone number ("4090", "70B") or version ("v4") never
+// stands for a name.
+std::vector<std::string> DesignationTails(const std::string& name) {
+  std::vector<std::string> tails;
+  for (size_t space = name.find(' '); space != std::string::npos; space = name.find(' ', space + 1)) {
+    std::string tail = name.substr(space + 1);
+    if (tail.empty() || !std::isalpha(static_cast<unsigned char>(tail.front()))) continue;
+    if (std::none_of(tail.begin(), tail.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      continue;
+    }
+    if (NormalizeAlias(tail).size() < 4) continue;
+    tails.push_back(tail);
+  }
+  return tails;
+}
+
 bool IsSeparator(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '/'; }
 
 bool StartsWithWordIgnoringCase(const std::string& s, const std::string& prefix) {
@@ -199,9 +219,10 @@ class Resolver : public EntityResolver {
     std::string matched;  // the name or alias the key came from
     bool prefix_dropped;  // the key is that name with its vendor prefix dropped
     std::string shortened = {};  // what else was dropped from it ("form factor"), empty if nothing
+    int shortened_weight = 0;    // 2 for a parenthesis or form factor, 4 for leading words
     // How far the key is from the name: a match at the least distance wins
     // ("A100" is "NVIDIA A100", not "NVIDIA A100 SXM4 80 GB" shortened).
-    int Distance() const { return (prefix_dropped ? 1 : 0) + (shortened.empty() ? 0 : 2); }
+    int Distance() const { return (prefix_dropped ? 1 : 0) + shortened_weight; }
   };
 
   bool KnownKind(const std::string& kind) const {
@@ -340,9 +361,14 @@ class Resolver : public EntityResolver {
     for (const auto& [shorter, rule] : {std::pair{DropParenthesised(spelling), std::string("parenthesised text")},
                                         std::pair{DropFormFactor(DropParenthesised(spelling)), std::string("form factor")}}) {
       if (shorter.empty() || NameKey(shorter) == NameKey(spelling)) continue;
-      index[NameKey(shorter)].push_back({id, spelling, false, rule});
+      index[NameKey(shorter)].push_back({id, spelling, false, rule, 2});
       std::string both = DropVendorPrefix(shorter, prefixes);
-      if (both != shorter) index[NameKey(both)].push_back({id, spelling, true, rule});
+      if (both != shorter) index[NameKey(both)].push_back({id, spelling, true, rule, 2});
+    }
+    // "MI300X" for "AMD Instinct MI300X", "Gaudi 2" for "Intel Habana Gaudi2":
+    // the farthest match, taken only when nothing nearer names the chip.
+    for (const std::string& tail : DesignationTails(DropFormFactor(DropParenthesised(spelling)))) {
+      index[NameKey(tail)].push_back({id, spelling, false, "leading words", 4});
     }
   }
 

@@ -206,6 +206,46 @@ entity chip:h100-pcie kind=chip name="NVIDIA H100 PCIe"
   EXPECT_TRUE(MustResolve(*r, "A100 80GB PCIe", "chip").created);
 }
 
+// Datasets name chips with brand and series words a page leaves out ("AMD
+// Instinct MI300X", "Intel Habana Gaudi2", "NVIDIA GeForce RTX 4090"); the
+// page's shorter name meets them, and nothing nearer loses to that.
+TEST(ResolveTest, APageNameMeetsADatasetsLongerName) {
+  const char text[] = R"schema(
+kind chip
+kind llm
+kind organization
+entity org:amd kind=organization name="AMD"
+entity org:intel kind=organization name="Intel"
+entity org:nvidia kind=organization name="NVIDIA"
+entity chip:mi300x kind=chip name="AMD Instinct MI300X"
+entity chip:mi250x kind=chip name="AMD Radeon Instinct MI250X"
+entity chip:gaudi2 kind=chip name="Intel Habana Gaudi2"
+entity chip:rtx4090 kind=chip name="NVIDIA GeForce RTX 4090"
+entity chip:rtx4090d kind=chip name="NVIDIA GeForce RTX 4090 D"
+entity chip:a100 kind=chip name="NVIDIA A100"
+entity chip:a100-80 kind=chip name="NVIDIA A100 SXM4 80 GB"
+entity chip:ascend kind=chip name="Huawei Ascend 910B"
+entity llm:llama kind=llm name="Meta Llama 3.1 70B"
+)schema";
+  auto schema = Schema::LoadText(text, "tails.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  auto r = MakeEntityResolver(*schema, nullptr);
+  Resolution mi300x = MustResolve(*r, "MI300X", "chip");
+  EXPECT_EQ(mi300x.id, "chip:mi300x");
+  EXPECT_FALSE(mi300x.exact);
+  EXPECT_EQ(mi300x.method, "normalised: dropped leading words of 'AMD Instinct MI300X'");
+  EXPECT_EQ(MustResolve(*r, "AMD MI250X", "chip").id, "chip:mi250x");
+  EXPECT_EQ(MustResolve(*r, "Intel Gaudi 2", "chip").id, "chip:gaudi2");
+  EXPECT_EQ(MustResolve(*r, "RTX 4090", "chip").id, "chip:rtx4090");
+  EXPECT_EQ(MustResolve(*r, "A100", "chip").id, "chip:a100");
+  ASSERT_EQ(r->NewMatches().size(), 5u);
+  // A lone number, a version or a size is no name: these make new entities.
+  EXPECT_TRUE(MustResolve(*r, "4090", "chip").created);
+  EXPECT_TRUE(MustResolve(*r, "910B", "chip").created);
+  EXPECT_TRUE(MustResolve(*r, "70B", "llm").created);
+  EXPECT_TRUE(MustResolve(*r, "3.1 70B", "llm").created);
+}
+
 TEST(ResolveTest, NewEntitiesGetFreeIdsAndAreReused) {
   Schema schema = LoadBareSchema();
   auto r = MakeEntityResolver(schema, nullptr);

@@ -1600,6 +1600,25 @@ TEST_F(ToolsTest, APagesHeadlineNamesTheChipADatasetHolds) {
   ASSERT_EQ(conflicts.code, 0) << conflicts.err;
   EXPECT_TRUE(Contains(conflicts.out, "288 GB")) << conflicts.out;
   EXPECT_TRUE(Contains(conflicts.out, "memory")) << conflicts.out;
+
+  // A page names a chip without the dataset's brand words ("Intel Habana
+  // Gaudi2"): the match is made, and kept for review.
+  const std::string gaudi = (g_sandbox->root() / "gaudi.txt").string();
+  {
+    std::ofstream out(gaudi);
+    out << "Intel Gaudi 2 at a glance\n\nThe Gaudi 2 carries 128 GB of HBM2E memory.\n";
+  }
+  Output second = Chipkg({"ingest", gaudi, "--id", "gaudi-page", "--kind", "press", "--db", store});
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_FALSE(Contains(second.err, "new entity")) << second.err;
+  Output gaudi_conflicts = Chipkg({"query", "conflicts about \"Intel Habana Gaudi2\"", "--db", store});
+  ASSERT_EQ(gaudi_conflicts.code, 0) << gaudi_conflicts.err;
+  EXPECT_TRUE(Contains(gaudi_conflicts.out, "128 GB")) << gaudi_conflicts.out;
+  EXPECT_TRUE(Contains(gaudi_conflicts.out, "96 GB")) << gaudi_conflicts.out;
+  Output matches = Chipkg({"matches", "--db", store});
+  ASSERT_EQ(matches.code, 0) << matches.err;
+  EXPECT_TRUE(Contains(matches.out, "\"Intel Gaudi 2\"")) << matches.out;
+  EXPECT_TRUE(Contains(matches.out, "dropped leading words of 'Intel Habana Gaudi2'")) << matches.out;
 }
 
 // A page ingested again under a second id is named at ingest; `retire`
