@@ -482,10 +482,14 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
 }
 
 // A power figure that is not the design power: "240 W average", "Typical
-// power is 600 W", "Idle power is 90 W", "an 850 W power supply". `from` is
+// power is 600 W", "Idle power is 90 W", "an 850 W power supply",
+// "provisioned at 500 W". `from` is
 // where the figure's own words start (the previous figure's end).
 bool NotDesignPower(std::string_view text, Range s, size_t from, Range figure) {
-  static constexpr std::string_view kWords[] = {"average", "averages", "typical", "typically", "idle", "mean"};
+  // "designed for a TDP of up to 700 W but is provisioned at 500 W": what a
+  // data center allots, not what the chip is designed for.
+  static constexpr std::string_view kWords[] = {"average", "averages", "typical", "typically", "idle", "mean",
+                                                "provisioned", "capped", "derated"};
   auto is_average = [&](std::optional<Range> w) {
     if (!w) return false;
     const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
@@ -706,6 +710,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         bool elsewhere = false;
         for (const Figure& g : figures) elsewhere = elsewhere || (&g != &f && g.range.Contains(h.range));
         if (elsewhere) continue;
+        // "0.8 petaflops in BF16, 1.5 petaflops with 9-bit formats": a label
+        // written after another figure, joined to it, is that figure's.
+        if (h.range.end <= f.range.begin) {
+          bool earlier_figures = false;
+          for (const Figure& g : figures) {
+            if (&g == &f || g.range.end > h.range.begin) continue;
+            const std::string joint = AsciiLower(page.View(Trim(text, Range{g.range.end, h.range.begin})));
+            earlier_figures = earlier_figures || joint.empty() || joint == "in" || joint == "of" || joint == "at" ||
+                              joint == "for" || joint == "with";
+          }
+          if (earlier_figures) continue;
+        }
         size_t distance = f.range.Contains(h.range)      ? 0
                           : h.range.end <= f.range.begin ? f.range.begin - h.range.end + 1
                           : h.range.begin >= f.range.end ? h.range.begin - f.range.end + 1
@@ -725,7 +741,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     // "375 W max, 240 W average": a typical draw is not the design power.
     if (p->name == "tdp" && !f.count && NotDesignPower(text, s, fi > 0 ? figures[fi - 1].range.end : s.begin, f.range)) {
-      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average, typical or supply power, not a TDP; no claim made of it");
+      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average, typical, supply or provisioned power, not a TDP; no claim made of it");
       continue;
     }
     Pending pd;
@@ -795,6 +811,20 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       auto written = d.qualifiers.find(qualifier::kFormat);
       if (also.empty() || written == d.qualifiers.end() || written->second != also.front()) also.clear();
       if (!also.empty()) also.erase(also.begin());
+      // "GEMM FP16/BF16: 177 TFLOPS": the formats before the figure, the
+      // nearest of them the one it was given.
+      if (also.empty() && written != d.qualifiers.end()) {
+        const size_t previous = fi > 0 ? figures[fi - 1].range.end : s.begin;
+        for (auto w = NextWord(text, previous, f.range.begin); w; w = NextWord(text, w->end, f.range.begin)) {
+          if (!page.FormatWord(AsciiLower(page.View(*w)))) continue;
+          std::vector<std::string> run = FormatsIn(page, Range{w->begin, f.range.begin});
+          if (run.size() > 1 && run.back() == written->second) {
+            run.pop_back();
+            also = std::move(run);
+          }
+          break;
+        }
+      }
     }
     drafts.push_back(std::move(pd));
     for (const std::string& format : also) {
@@ -1290,7 +1320,7 @@ void RunGeneric(Page& page) {
         title_line = i;
       } else if (printable && has_letter && title_like && v.size() <= 80) {
         page.title = std::string(v);
-        page.SetSubject(page.title, "chip", r.begin);
+        if (!ReadsAsSentence(page, r)) page.SetSubject(page.title, "chip", r.begin);
         page.Claim(i);
         title_line = i;
       } else if (printable && has_letter && !heading && v.size() <= 120) {
@@ -1344,14 +1374,35 @@ void RunGeneric(Page& page) {
     std::optional<ProductName> product;
   };
   std::vector<Part> parts;
+  size_t introduced = 0;  // parts opened by a line like "MTIA v2 at a glance:"
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].heading == 0 || i == title_line || page.LineTooLong(i)) continue;
-    std::optional<ProductName> product = HeadingProduct(page, Trim(text, lines[i].range));
-    if (!product) continue;
+    if (i == title_line || page.LineTooLong(i)) continue;
+    const Range line = Trim(text, lines[i].range);
     size_t end = i + 1;
-    while (end < lines.size() && !(lines[end].heading > 0 && lines[end].heading <= lines[i].heading)) ++end;
+    std::optional<ProductName> product;
+    if (lines[i].heading > 0) {
+      product = HeadingProduct(page, line);
+      while (end < lines.size() && !(lines[end].heading > 0 && lines[end].heading <= lines[i].heading)) ++end;
+    } else if (!line.empty() && text[line.end - 1] == ':' && !page.Claimed(i)) {
+      // A line that introduces a list ("MTIA v2 at a glance:"): the list,
+      // up to the first blank line or heading, is about that product.
+      product = HeadingProduct(page, Trim(text, Range{line.begin, line.end - 1}));
+      while (end < lines.size() && lines[end].heading == 0 && !Trim(text, lines[end].range).empty()) ++end;
+      if (product) {
+        page.Claim(i);
+        ++introduced;
+      }
+    }
+    if (!product) continue;
     if (!parts.empty() && parts.back().end > i) parts.back().end = i;
     parts.push_back(Part{i + 1, end, std::move(product)});
+  }
+  // A page whose headline names no product ("Our next generation Meta
+  // Training and Inference Accelerator") and that introduces one product's
+  // list is about that product: its prose then tells the product from
+  // others of its line ("the first-generation MTIA v1").
+  if (page.subject().empty() && introduced == 1 && parts.size() == 1) {
+    page.SetSubject(parts.front().product->name, "chip", parts.front().product->range.begin);
   }
   auto read_lines = [&](size_t first, size_t end) {
     for (size_t i = first; i < end; ++i) {

@@ -219,6 +219,9 @@ class Page {
   // "bf16" for the word "BF16": a numeric format named by an attribute.
   std::optional<std::string> FormatWord(std::string_view word) const;
   bool IsScopeWord(std::string_view word) const;
+  // "core" for "PE", "SM", "tile": a part of a chip whose figures are that
+  // part's (schema tables part_words_SCOPE); empty for any other word.
+  std::string PartScopeOf(std::string_view word) const;
   // Words of table words_<predicate> found in `r`, for text predicates.
   std::vector<std::pair<Range, std::string>> VocabularyIn(Range r, const std::string& predicate) const;
   // Text predicates that have a words_<predicate> table.
@@ -361,6 +364,11 @@ struct ProductName {
 // LPU at a glance" -> "Groq LPU"), unless `designated`.
 std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool* compares = nullptr,
                                          bool designated = false);
+// A headline written as a sentence ("Our next generation Meta Training and
+// Inference Accelerator"): lower-case words other than "and", "of" and the
+// like, or an opening such as "Our" or "How". Taken whole as a chip's name,
+// it named a chip no dataset or other page would ever meet.
+bool ReadsAsSentence(const Page& page, Range headline);
 // `r` writes the model designation of the page's subject ("TPU v5p" on a
 // page about "Google TPU v5p"): a mention of it, for Page::MentionsSubject.
 bool NamesSubjectsModel(const Page& page, Range r);

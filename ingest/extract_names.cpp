@@ -253,6 +253,22 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
   return ProductName{page.Str(r), r};
 }
 
+bool ReadsAsSentence(const Page& page, Range headline) {
+  // Words a name is written with in lower case: "Meta Training and Inference Accelerator".
+  static constexpr std::string_view kJoining[] = {"and", "or", "of", "for", "the", "a", "an", "with", "on", "in", "to", "by", "de"};
+  // Words a sentence opens with, never a name: "Our next generation ...", "How the TPU ...".
+  static constexpr std::string_view kOpening[] = {"our", "we", "how", "why", "what", "this", "these",
+                                                  "introducing", "announcing", "meet", "inside"};
+  const std::vector<Word> words = WordsOf(page.text, headline);
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string_view v = page.View(words[k].range);
+    const std::string lower = AsciiLower(v);
+    if (k == 0 && std::find(std::begin(kOpening), std::end(kOpening), lower) != std::end(kOpening)) return true;
+    if (IsLower(v[0]) && std::find(std::begin(kJoining), std::end(kJoining), lower) == std::end(kJoining)) return true;
+  }
+  return false;
+}
+
 bool NamesSubjectsModel(const Page& page, Range r) {
   for (const Word& w : WordsOf(page.text, r)) {
     const std::string_view v = page.View(w.range);

@@ -348,6 +348,19 @@ std::optional<std::string> Page::FormatWord(std::string_view word) const {
   return it->second;
 }
 
+std::string Page::PartScopeOf(std::string_view word) const {
+  constexpr std::string_view kPrefix = "part_words_";
+  const std::string lower = AsciiLower(word);
+  for (const auto& [table, words] : schema.tables()) {
+    if (!table.starts_with(kPrefix)) continue;
+    for (const auto& [written, unused] : words) {
+      const std::string w = AsciiLower(written);
+      if (w == lower || w + "s" == lower) return table.substr(kPrefix.size());
+    }
+  }
+  return "";
+}
+
 bool Page::IsScopeWord(std::string_view word) const {
   auto t = schema.tables().find("words_scope");
   if (t == schema.tables().end()) return false;

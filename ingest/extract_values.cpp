@@ -180,6 +180,12 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
       } else if (IsChipNoun(n)) {  // "1,000 W per GPU"
         q.emplace(qualifier::kScope, "chip");
         pos = next->end;
+      } else if (std::string part = page.PartScopeOf(n); !part.empty()) {
+        // "Local memory: 384 KB per PE": one processing element's, stored
+        // as the chip's memory it answered "memory >= 256 KB" for a chip
+        // with 128 GB.
+        q.emplace(qualifier::kScope, part);
+        pos = next->end;
       }
     }
   }

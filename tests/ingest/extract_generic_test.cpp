@@ -306,7 +306,51 @@ TEST(GenericSentence, WhatIsNotTheChipsValue) {
                                            "chip:acme-lpu peak_throughput 256 exaflops format=fp16 scope=system"}))
       << ::testing::PrintToString(e.warnings);
   EXPECT_TRUE(HasWarning(e, "a range ('1.5 TB to 1.2 PB')"));
-  EXPECT_TRUE(HasWarning(e, "'240 W' is an average, typical or supply power"));
+  EXPECT_TRUE(HasWarning(e, "'240 W' is an average, typical, supply or provisioned power"));
+}
+
+// From the second review's pages (session 53): a headline written as a
+// sentence names no chip, and a list's introducing line names it instead;
+// figures of a part of the chip, or of a power a data center allots, are not
+// the chip's; formats written before a figure, or joined to the figure before.
+TEST(GenericHeadline, ASentenceHeadlineLeavesTheListToNameItsProduct) {
+  Extraction e = Extract(
+      "Our next generation Meta Training and Inference Accelerator\n\n"
+      "MTIA v2 at a glance:\n"
+      "- TDP: 90 W\n"
+      "- Local memory: 384 KB per PE\n"
+      "- Off-chip memory: 128 GB LPDDR5\n"
+      "- Off-chip memory bandwidth: 204.8 GB/s\n"
+      "- GEMM FP16/BF16: 177 TFLOPS\n\n"
+      "The first-generation MTIA v1, built on TSMC 7nm, ran at 800 MHz with a 25 W TDP.\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:mtia-v2 tdp 90 W",
+                                                "chip:mtia-v2 memory 128 GB",
+                                                "chip:mtia-v2 memory_type LPDDR5",
+                                                "chip:mtia-v2 memory_bandwidth 204.8 GB/s",
+                                                "chip:mtia-v2 memory 384 KB scope=core",
+                                                "chip:mtia-v2 peak_throughput 177 TFLOPS format=bf16",
+                                                "chip:mtia-v2 peak_throughput 177 TFLOPS format=fp16"}))
+      << ::testing::PrintToString(e.warnings);
+  // Two products' lists on one page: each list is its product's, and the page names neither.
+  Extraction two = Extract(
+      "How our accelerators compare\n\n"
+      "Acme X6 at a glance:\n- TDP: 90 W\n\n"
+      "Acme X7 at a glance:\n- TDP: 120 W\n\n"
+      "Both ship in racks of 64 GB.\n");
+  EXPECT_EQ(Brief(two), (std::vector<std::string>{"chip:acme-x6 tdp 90 W", "chip:acme-x7 tdp 120 W"}))
+      << ::testing::PrintToString(two.warnings);
+}
+
+TEST(GenericSentence, ProvisionedPowerAndFormatsNotTheFiguresOwn) {
+  Extraction e = Extract(
+      "# Acme X6\n\n"
+      "The chip is designed for a TDP of up to 700 W but is provisioned at 500 W in our data centers. "
+      "Its tensor unit reaches 0.8 petaflops in BF16, 1.5 petaflops with 9-bit formats and 3 petaflops with "
+      "6-bit formats.\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:acme-x6 tdp 700 W",
+                                                "chip:acme-x6 peak_throughput 0.8 petaflops format=bf16"}))
+      << ::testing::PrintToString(e.warnings);
+  EXPECT_TRUE(HasWarning(e, "'500 W' is an average, typical, supply or provisioned power"));
 }
 
 // Dates in numbers and slashes, read where their order cannot be in doubt.
@@ -387,9 +431,9 @@ TEST(GenericSentence, AReviewsPagesReadRight) {
                                       "chip:a100-80gb-pcie peak_throughput 312 TFLOPS format=tf32 sparsity=sparse",
                                       "chip:a100-80gb-sxm tdp 400W", "chip:nvidia-a100 tdp 10.2 kW scope=system",
                                       "chip:nvidia-a100 tdp 400 W scope=chip"}));
-  // A headline that is a sentence, not a name, is still taken whole: no shorter name is made of it.
-  EXPECT_EQ(read("Our next generation Meta Training and Inference Accelerator\n\nTDP: 90 W\n")[0],
-            "chip:our-next-generation-meta-training-and-inference-accelerator tdp 90 W");
+  // A headline that is a sentence, not a name, names no chip (GenericHeadline.ASentenceHeadline...).
+  EXPECT_EQ(read("Our next generation Meta Training and Inference Accelerator\n\nTDP: 90 W\n"),
+            (std::vector<std::string>{}));
   // Formats spelt out, units of ops, memory named by its type, power verbs and what is no TDP.
   EXPECT_EQ(read("Acme Z900\n\n"
                  "Each Z900 chip delivers 459 teraflops of bfloat16 and 918 teraops of int8. "
