@@ -481,6 +481,92 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   return items;
 }
 
+// "made on TSMC's N5 node", "built on TSMC 7nm": a process node the schema
+// knows, written after "on", "using" or "made in", is the one the chip is
+// made on. A label of no width just before it, so the entity reader takes it; none
+// where a label of the process node is written already.
+std::optional<LabelHit> ProcessNodeInProse(const Page& page, Range s, const std::vector<Mention>& mentions,
+                                           const std::vector<LabelHit>& labels) {
+  for (const LabelHit& h : labels) {
+    if (h.def->predicate == "process_node") return std::nullopt;
+  }
+  std::string_view text(page.text);
+  for (const Mention& m : mentions) {
+    if (m.entity->kind != "process_node") continue;
+    // The words before it, back over a foundry's possessive ("TSMC's") and an article.
+    std::vector<std::string> before;
+    size_t pos = m.range.begin;
+    while (before.size() < 3 && pos > s.begin) {
+      size_t end = pos;
+      while (end > s.begin && SpaceAt(text, end - 1)) --end;
+      size_t begin = end;
+      while (begin > s.begin && (IsWordByte(text[begin - 1]) || text[begin - 1] == '\'' || text[begin - 1] == '-')) --begin;
+      if (begin == end) break;
+      before.push_back(AsciiLower(text.substr(begin, end - begin)));
+      pos = begin;
+    }
+    size_t k = 0;
+    while (k < before.size() && (before[k].ends_with("'s") || before[k] == "a" || before[k] == "the" || before[k] == "its")) ++k;
+    if (k == before.size()) continue;
+    const std::string verb = k + 1 < before.size() ? before[k + 1] : "";
+    if (verb == "not" || verb == "never") continue;  // "not on N7"
+    const bool made = verb == "made" || verb == "built" || verb == "fabricated" || verb == "manufactured" ||
+                      verb == "produced" || verb == "fabbed";
+    // "in" only after a verb of making: "based in N3 labs" is no process.
+    if (before[k] != "on" && before[k] != "using" && before[k] != "uses" && !(before[k] == "in" && made)) continue;
+    for (const LabelDef& def : page.schema.labels()) {
+      if (def.predicate == "process_node" && def.qualifiers.empty() && def.site.empty()) {
+        return LabelHit{Range{m.range.begin, m.range.begin}, &def, {}};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// "80GB of HBM3 with 3.35 TB/s of bandwidth", "64 GB of HBM2E delivering
+// 1.8 TB/s": a bandwidth with no label of its own, written shortly after the
+// memory, is the memory's; not where a link is named between them or right
+// after it ("over NVLink at 900 GB/s", "900 GB/s of NVLink bandwidth").
+std::optional<LabelHit> MemorysBandwidth(const Page& page, Range s, const std::vector<LabelHit>& labels,
+                                         const std::vector<Figure>& figures, size_t fi) {
+  const Figure& f = figures[fi];
+  const PredicateDef* bandwidth = page.Predicate("memory_bandwidth");
+  if (f.count || bandwidth == nullptr || f.dimension != bandwidth->dimension) return std::nullopt;
+  static constexpr std::string_view kLinks[] = {"nvlink", "network", "networking", "ethernet", "interconnect", "pcie",
+                                                "link",   "links",   "infinity",   "fabric",   "ici",          "gbe",
+                                                "ports",  "port",    "scale-out",  "scale-up", "chip-to-chip", "i/o"};
+  std::string_view text(page.text);
+  const auto names_a_link = [&](Range r) {
+    for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
+      const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
+      if (std::find(std::begin(kLinks), std::end(kLinks), lower) != std::end(kLinks)) return true;
+    }
+    return false;
+  };
+  constexpr size_t kNear = 60;  // bytes from the memory's label to the figure
+  const LabelHit* memory = nullptr;
+  for (const LabelHit& h : labels) {
+    if (h.def->predicate == "memory_bandwidth") return std::nullopt;
+    if (h.def->predicate == "memory" && h.range.end <= f.range.begin && f.range.begin - h.range.end <= kNear) memory = &h;
+  }
+  if (memory == nullptr) return std::nullopt;
+  for (size_t k = 0; k < figures.size(); ++k) {
+    if (k == fi || figures[k].dimension != f.dimension) continue;
+    if (figures[k].range.begin >= memory->range.end && figures[k].range.end <= f.range.begin) return std::nullopt;
+  }
+  const size_t after = std::min(s.end, fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end);
+  if (names_a_link(Range{memory->range.end, f.range.begin}) ||
+      names_a_link(Range{f.range.end, std::min(after, f.range.end + 32)})) {
+    return std::nullopt;
+  }
+  for (const LabelDef& def : page.schema.labels()) {
+    if (def.predicate == "memory_bandwidth" && def.qualifiers.empty() && def.site.empty()) {
+      return LabelHit{memory->range, &def, {}};
+    }
+  }
+  return std::nullopt;
+}
+
 // A power figure that is not the design power: "240 W average", "Typical
 // power is 600 W", "Idle power is 90 W", "an 850 W power supply",
 // "provisioned at 500 W". `from` is
@@ -557,6 +643,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     for (const Mention& m : mentions) inside = inside || m.range.Contains(h.range);
     if (!inside) labels.push_back(h);
   }
+  if (std::optional<LabelHit> process = ProcessNodeInProse(page, s, mentions, labels)) labels.push_back(*process);
 
   // Figures.
   std::vector<Figure> figures;
@@ -690,6 +777,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     return true;
   };
 
+  std::optional<LabelHit> memory_bandwidth;
   for (size_t fi = 0; fi < figures.size(); ++fi) {
     const Figure& f = figures[fi];
     const LabelHit* chosen = nullptr;
@@ -729,6 +817,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         consider(h, distance);
       }
       for (const LabelHit& h : opt.context_labels) consider(h, std::numeric_limits<size_t>::max() - 1);
+      if (chosen == nullptr) {
+        memory_bandwidth = MemorysBandwidth(page, s, labels, figures, fi);
+        if (memory_bandwidth) chosen = &*memory_bandwidth;
+      }
     }
     if (chosen == nullptr) continue;
     const PredicateDef* p = page.Predicate(chosen->def->predicate);

@@ -353,6 +353,34 @@ TEST(GenericSentence, ProvisionedPowerAndFormatsNotTheFiguresOwn) {
   EXPECT_TRUE(HasWarning(e, "'500 W' is an average, typical, supply or provisioned power"));
 }
 
+// What the second review's pages said in prose and no reader took: a
+// bandwidth beside the memory, the process node a chip is made on, its die.
+TEST(GenericSentence, MemorysBandwidthProcessAndDieInProse) {
+  Extraction e = Extract(
+      "# Acme X6\n\n"
+      "Acme X6 is made on TSMC's N5 node, with a die of about 820 mm\xC2\xB2. "
+      "It carries 64 GB of HBM2E delivering 1.8 TB/s. "
+      "Each X6 has 80GB of HBM3 with 3.35 TB/s of bandwidth and connects to the others over NVLink at 900 GB/s. "
+      "Its HBM3 memory sits beside 4.8 TB/s of network bandwidth. "
+      "The MI250X was built on TSMC 7nm. Acme is based in N3 Park, not on N7.\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:acme-x6 die_size 820 mm\xC2\xB2",
+                                                "chip:acme-x6 process_node N5",
+                                                "chip:acme-x6 memory 64 GB",
+                                                "chip:acme-x6 memory_bandwidth 1.8 TB/s",
+                                                "chip:acme-x6 memory_type HBM2E",
+                                                "chip:acme-x6 memory 80GB scope=chip",
+                                                "chip:acme-x6 memory_bandwidth 3.35 TB/s",
+                                                "chip:acme-x6 memory_type HBM3",
+                                                "chip:acme-x6 memory_type HBM3"}))
+      << ::testing::PrintToString(e.warnings);
+  const Fact* node = nullptr;
+  for (const Fact& f : e.facts) {
+    if (f.predicate == "process_node") node = &f;
+  }
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->value.text, "node:tsmc-n5");
+}
+
 // Dates in numbers and slashes, read where their order cannot be in doubt.
 TEST(GenericLabelValue, NumericDates) {
   Extraction e = Extract("# Acme X6\n\n- Announced: 11/30/2022\n- Released: 13/04/2023\n- Launched: 10/10/2024\n");
