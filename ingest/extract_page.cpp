@@ -216,8 +216,20 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
   for (const LabelEntry& e : scan_labels_) {
     if (e.lower == key) return LabelHit{written, e.def, {}};
   }
-  // "On-chip memory (per core)": the label, and what its parenthesis adds.
   std::string_view v = View(written);
+  // "FP16 Tensor Core*" on a page whose footnote says "* With sparsity": the
+  // label's sparse figure. Without such a footnote the mark is unknown, and
+  // so is the label.
+  if (v.size() > 1 && v.back() == '*' && MarkedSparse(written.end - 1)) {
+    std::optional<LabelHit> base = LookupLabel(Range{written.begin, written.end - 1});
+    if (!base || base->def->qualifiers.count(qualifier::kSparsity) || base->extra.count(qualifier::kSparsity)) {
+      return std::nullopt;
+    }
+    base->range = written;
+    base->extra.emplace(qualifier::kSparsity, "sparse");
+    return base;
+  }
+  // "On-chip memory (per core)": the label, and what its parenthesis adds.
   if (!v.empty() && v.back() == ')') {
     size_t open = v.rfind('(');
     if (open != std::string_view::npos && open > 0) {
@@ -227,7 +239,14 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       for (const LabelEntry& e : scan_labels_) {
         if (e.lower != base_key) continue;
         Qualifiers extra = QualifiersIn(*this, inner);
-        if (extra.empty()) return std::nullopt;  // a parenthesis we do not understand changes the meaning
+        if (extra.empty()) {
+          // "Max Thermal Design Power (TDP)": the label's own abbreviation.
+          std::optional<LabelHit> same = LookupLabel(Trim(text, inner));
+          if (same && same->def->predicate == e.def->predicate && same->def->qualifiers == e.def->qualifiers) {
+            return LabelHit{written, e.def, {}};
+          }
+          return std::nullopt;  // a parenthesis we do not understand changes the meaning
+        }
         return LabelHit{written, e.def, extra};
       }
     }

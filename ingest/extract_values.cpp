@@ -508,6 +508,21 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         d.formula = r->formula;
       }
       page.Add(d, emit);
+      // "156 TFLOPS | 312 TFLOPS*", "312 / 624 TFLOPS*" on a page whose
+      // footnote says "* With sparsity": the dense figure, then the sparse.
+      if (Range after = Trim(text, r->rest);
+          !after.empty() && (text[after.begin] == '|' || text[after.begin] == '/') && !d.qualifiers.count(qualifier::kSparsity)) {
+        std::optional<QuantityRead> sparse = ReadQuantity(page, Trim(text, Range{after.begin + 1, after.end}), p->dimension);
+        if (sparse && page.MarkedSparse(sparse->figure.end)) {
+          Draft s2 = d;
+          s2.qualifiers[qualifier::kSparsity] = "sparse";
+          s2.value = Value::Quantity(sparse->canonical, sparse->dimension, page.Str(sparse->figure));
+          s2.span = sparse->figure;
+          s2.derivation = Derivation::kStated;
+          s2.formula.clear();
+          page.Add(std::move(s2), emit);
+        }
+      }
       // What else the value names: "32 GB HBM2e" also says the memory type.
       for (const std::string& vp : page.vocabulary_predicates()) {
         const PredicateDef* tp = page.Predicate(vp);

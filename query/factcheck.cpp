@@ -703,6 +703,15 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
     return Status::InvalidArgument("expected ENTITY.ATTRIBUTE (e.g. trainium.memory_bandwidth), got '" +
                                    text + "'");
   }
+  // "trainium.memory extra": an attribute the schema knows, then words after
+  // it. Said as an unknown attribute 'extra', it sent the user to the schema.
+  if (const size_t dot = head.rfind('.'); dot != std::string::npos) {
+    const size_t space = head.find(' ', dot);
+    if (space != std::string::npos && KnownAttribute(schema, AttributeSpelling(head.substr(dot + 1, space - dot - 1)))) {
+      return Status::InvalidArgument("unexpected '" + Trim(head.substr(space)) + "' after '" + head.substr(0, space) +
+                                     "': one ENTITY.ATTRIBUTE, nothing after it");
+    }
+  }
   return Status::NotFound("unknown attribute '" + first_attr + "'" +
                           query::DidYouMean(first_attr, AttributeNames(schema)) + " in '" + text + "'");
 }

@@ -1,6 +1,7 @@
 // Rendering the fact-checker's reports: aligned text for people, JSON and CSV
 // for scripts, all carrying the same provenance.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -312,13 +313,28 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
 
 // "32 GB [1] [2]"; claims of one group written differently are listed each
 // with their citations: "2022-10-10 [3], 2022-10 [5]".
+// "1,300 TFLOPS" and "1300 TFLOPS": one figure, written with and without a
+// thousands separator; listed apart, they read as two values of one group.
+std::string WithoutDigitGrouping(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool grouping = text[i] == ',' && i > 0 && i + 1 < text.size() &&
+                          std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+                          std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (!grouping) out.push_back(text[i]);
+  }
+  return out;
+}
+
 std::string GroupText(const ValueGroup& g) {
   std::vector<std::pair<std::string, std::vector<int>>> parts;
   for (const auto& c : g.claims) {
     std::string shown = c.display;
     if (!c.per_chip_display.empty()) shown += " (= " + c.per_chip_display + ")";
     if (c.retracted_tx) shown += " (retracted)";
-    auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) { return p.first == shown; });
+    auto it = std::find_if(parts.begin(), parts.end(), [&](const auto& p) {
+      return WithoutDigitGrouping(p.first) == WithoutDigitGrouping(shown);
+    });
     if (it == parts.end()) {
       parts.push_back({shown, {}});
       it = parts.end() - 1;

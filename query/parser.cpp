@@ -674,6 +674,18 @@ Result<Query> ParseQuery(std::string_view text) {
     return Status::InvalidArgument(FormatQueryError(
         text, PositionAt(text, bad), std::string("invalid UTF-8 (byte ") + hex + "); queries must be UTF-8 text"));
   }
+  // A NUL or another control byte (pasted from a binary file, a script's
+  // stray byte): the grammar fails on it wherever the statement it ends
+  // began, and the caret pointed at column 1.
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(c));
+      return Status::InvalidArgument(
+          FormatQueryError(text, PositionAt(text, i), std::string("a control character (byte ") + hex + ") in the query"));
+    }
+  }
   try {
     pegtl::memory_input<> in(text.data(), text.size(), "query");
     std::unique_ptr<Node> root =

@@ -203,6 +203,22 @@ TEST(GenericTable, DatasheetLabels) {
                           "chip:amd-instinct-mi325x\tpeak_throughput\tquantity 5.22e+15 ops_per_second\tformat=fp8,sparsity=sparse\tstated\t-\t-\t5.22 PFLOPs",
                           "chip:amd-instinct-mi325x\tmemory_bandwidth\tquantity 6000000000000 bytes_per_second\t-\tstated\t-\t-\t6 TB/s"}))
       << ::testing::PrintToString(e.warnings);
+  // NVIDIA's Tensor Core rows: a starred one is sparse where a footnote says so, and a label's own
+  // abbreviation in parentheses is the label.
+  const std::string nvidia =
+      "# Acme H9\n\n"
+      "| Specification | Acme H9 |\n|---|---|\n"
+      "| FP64 Tensor Core | 67 teraFLOPS |\n"
+      "| BFLOAT16 Tensor Core* | 1,979 teraFLOPS |\n"
+      "| Max Thermal Design Power (TDP) | Up to 700W (configurable) |\n";
+  EXPECT_EQ(Brief(Extract(nvidia + "\n* With sparsity. Specifications one-half lower without sparsity.\n")),
+            (std::vector<std::string>{"chip:acme-h9 peak_throughput 67 teraFLOPS format=fp64",
+                                      "chip:acme-h9 peak_throughput 1,979 teraFLOPS format=bf16 sparsity=sparse",
+                                      "chip:acme-h9 tdp 700W"}));
+  Extraction unexplained = Extract(nvidia);
+  EXPECT_EQ(Brief(unexplained), (std::vector<std::string>{"chip:acme-h9 peak_throughput 67 teraFLOPS format=fp64",
+                                                          "chip:acme-h9 tdp 700W"}));
+  EXPECT_TRUE(HasWarning(unexplained, "unknown label 'BFLOAT16 Tensor Core*'")) << ::testing::PrintToString(unexplained.warnings);
 }
 
 // The figures of a chip the schema does not know, named beside them in one

@@ -475,6 +475,12 @@ TEST_F(FactcheckTest, TraceRereadsTheStoredTextAndTracesDerivations) {
   auto nobody = Trace(*store_, TheSchema(), "Chip Y.memory");
   ASSERT_FALSE(nobody.ok());
   EXPECT_TRUE(nobody.status().IsNotFound());
+  // Words after a known attribute are what is wrong, not an attribute of that name.
+  auto extra = Trace(*store_, TheSchema(), "Chip X.memory extra words");
+  ASSERT_FALSE(extra.ok());
+  EXPECT_TRUE(extra.status().IsInvalidArgument());
+  EXPECT_EQ(extra.status().message(),
+            "unexpected 'extra words' after 'Chip X.memory': one ENTITY.ATTRIBUTE, nothing after it");
 }
 
 TEST_F(FactcheckTest, VerifyConfirmsRoundedArithmeticAndCatchesMistakes) {

@@ -246,6 +246,14 @@ TEST_F(FuzzTest, InvalidUtf8AndControlBytes) {
   Result<Query> surrogate = ParseQuery("find chip where x = \"\xed\xa0\x80\"");
   ASSERT_FALSE(surrogate.ok());
   EXPECT_NE(surrogate.status().message().find("invalid UTF-8"), std::string::npos);
+  // A control byte is pointed at where it is, not where its statement began.
+  Result<Query> nul = ParseQuery(std::string("trainium\0.memory", 16));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_NE(nul.status().message().find("line 1, column 9: a control character (byte 0x00) in the query"),
+            std::string::npos)
+      << nul.status().message();
+  // Tabs and line breaks are white space.
+  EXPECT_TRUE(ParseQuery("find chip\n\twhere memory >= 64 GB\r\n").ok());
 }
 
 }  // namespace

@@ -1918,7 +1918,8 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   Output then = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", first_run, "--db", store});
   ASSERT_EQ(then.code, 0) << then.err;
   EXPECT_EQ(then.out.rfind("as at run " + first_run + " (tx ", 0), 0u) << then.out;
-  EXPECT_TRUE(Contains(then.out, "1 claim (1 standing)")) << then.out;
+  // The page states it twice: in its prose ("32 GiB of HBM memory per chip at 820 GB/s") and its table.
+  EXPECT_TRUE(Contains(then.out, "2 claims (2 standing)")) << then.out;
   EXPECT_TRUE(Contains(then.out, "820 GB/s")) << then.out;
   EXPECT_FALSE(Contains(then.out, "900 GB/s")) << then.out;
   EXPECT_FALSE(Contains(then.out, "RETRACTED")) << then.out;
@@ -1950,7 +1951,7 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   // The same at the REPL, where the point in time follows the statement.
   Output repl = Chipkg({"--db", store}, "trace trainium.memory_bandwidth --as-at run " + first_run + "\n");
   ASSERT_EQ(repl.code, 0) << repl.err;
-  EXPECT_TRUE(Contains(repl.out, "1 claim (1 standing)")) << repl.out;
+  EXPECT_TRUE(Contains(repl.out, "2 claims (2 standing)")) << repl.out;
   EXPECT_FALSE(Contains(repl.out, "900 GB/s")) << repl.out;
   // What names no point, or is given where it means nothing, is refused with why: a point the
   // store has no transaction for fails (1), as the same point written `as at` in a query does;
@@ -2040,6 +2041,11 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   auto j = nlohmann::json::parse(d.out);
   EXPECT_EQ(j["entity"]["id"], "chip:aws-trainium2");
   EXPECT_FALSE(j["citations"].empty());
+  // The page writes its FP8 figure "1,300 TFLOPS" in one table and "1300 TFLOPS" in another: one value.
+  Output text = Chipkg(Db({"describe", "AWS Trainium 2"}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "1,300 TFLOPS [")) << text.out;
+  EXPECT_FALSE(Contains(text.out, "1300 TFLOPS")) << text.out;
   // A statement given where a query is expected, or misspelt at the REPL: the error names the statement.
   Output as_query = Chipkg(Db({"query", "describe trainium"}));
   EXPECT_EQ(as_query.code, 1);
