@@ -1225,8 +1225,43 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   if (page.subject_kind() == "chip") {
     const std::vector<Range> others = OtherModelsIn(page, s, masked);
     const bool names_page_chip = page.MentionsSubject(s);
+    // "Unlike the H100, it has 141 GB": the other chip is in a comparison
+    // that opens the sentence, and the clause after it is about "it" or "the
+    // chip", the page's. (Not "The H100 shipped in 2022; it has 80 GB".)
+    const size_t opening_comparison_end = [&]() -> size_t {
+      std::optional<Range> first = NextWord(text, s.begin, s.end);
+      if (!first) return s.begin;
+      const std::string w = AsciiLower(page.View(*first));
+      std::optional<Range> second = NextWord(text, first->end, s.end);
+      const std::string w2 = second ? AsciiLower(page.View(*second)) : "";
+      const bool compares = w == "unlike" || w == "like" || w == "versus" || w == "against" ||
+                            ((w == "compared" || w == "relative") && (w2 == "with" || w2 == "to")) ||
+                            (w == "as" && w2 == "with");
+      if (!compares) return s.begin;
+      const size_t comma = text.find(',', first->end);
+      return comma == std::string_view::npos || comma >= s.end ? s.begin : comma;
+    }();
+    const auto about_the_page_chip = [&](const Pending& pd) {
+      if (opening_comparison_end == s.begin || pd.draft.span.begin < opening_comparison_end) return false;
+      if (std::any_of(others.begin(), others.end(), [&](const Range& m) {
+            return m.begin > opening_comparison_end && m.end <= pd.draft.span.begin;
+          })) {
+        return false;
+      }
+      const Range clause = clause_of(pd.draft.span.begin);
+      if (clause.begin != SkipFillers(text, opening_comparison_end + 1, s.end, 0)) return false;
+      std::optional<Range> first = NextWord(text, clause.begin, clause.end);
+      if (!first) return false;
+      const std::string w = AsciiLower(page.View(*first));
+      if (w == "it") return true;
+      if (w != "the" && w != "this") return false;
+      std::optional<Range> next = NextWord(text, first->end, clause.end);
+      if (next && AsciiLower(page.View(*next)) == "new") next = NextWord(text, next->end, clause.end);
+      return next && IsChipNoun(page.View(*next));
+    };
     std::erase_if(drafts, [&](const Pending& pd) {
       if (!pd.page_subject) return false;
+      if (about_the_page_chip(pd)) return false;
       if (!names_page_chip && std::any_of(others.begin(), others.end(),
                                           [&](const Range& m) { return m.end <= pd.draft.span.begin; })) {
         return true;

@@ -397,6 +397,25 @@ TEST(GenericSentence, MemorysBandwidthProcessAndDieInProse) {
   EXPECT_EQ(node->value.text, "node:tsmc-n5");
 }
 
+// "Unlike the H100, it has 141 GB": a comparison that opens the sentence
+// names another chip, and what "it" or "the chip" has after it is the
+// page's; the other chip's own figures, and "it" after a sentence about the
+// other chip, are not.
+TEST(GenericSentence, AComparisonThatOpensTheSentenceLeavesTheRestToThePagesChip) {
+  Extraction e = Extract(
+      "# NVIDIA H200\n\n"
+      "Unlike the H100, it has 141 GB of HBM3e memory.\n"
+      "Compared to the H100, the new GPU draws 750 W.\n"
+      "Like the H100 with its 700 W, the chip uses HBM.\n"
+      "The H100 shipped in 2022; it has 80 GB of HBM3.\n"
+      "Unlike the GH200, which has 96 GB of memory, it is a discrete GPU.\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:nvidia-h200 memory 141 GB",
+                                                "chip:nvidia-h200 memory_type HBM3e",
+                                                "chip:nvidia-h200 tdp 750 W",
+                                                "chip:nvidia-h200 memory_type HBM"}))
+      << ::testing::PrintToString(e.warnings);
+}
+
 // Dates in numbers and slashes, read where their order cannot be in doubt.
 TEST(GenericLabelValue, NumericDates) {
   Extraction e = Extract("# Acme X6\n\n- Announced: 11/30/2022\n- Released: 13/04/2023\n- Launched: 10/10/2024\n");
