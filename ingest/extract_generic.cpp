@@ -481,22 +481,26 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   return items;
 }
 
-// "made on TSMC's N5 node", "built on TSMC 7nm": a process node the schema
-// knows, written after "on", "using" or "made in", is the one the chip is
-// made on. A label of no width just before it, so the entity reader takes it; none
-// where a label of the process node is written already.
+// "made on TSMC's N5 node", "built using TSMC 7nm": a process node the schema
+// knows, after a verb of making and "on", "in" or "using", is the one the
+// chip is made on ("production on N3", "The rival uses N3" and "is not built
+// on N3" are not). A label of no width just before it, so the entity reader
+// takes it; none where a process node's label is read already.
 std::optional<LabelHit> ProcessNodeInProse(const Page& page, Range s, const std::vector<Mention>& mentions,
                                            const std::vector<LabelHit>& labels) {
-  for (const LabelHit& h : labels) {
-    if (h.def->predicate == "process_node") return std::nullopt;
-  }
   std::string_view text(page.text);
   for (const Mention& m : mentions) {
     if (m.entity->kind != "process_node") continue;
+    // A label such as "Process node:" that already reads this mention.
+    const bool read_already = std::any_of(labels.begin(), labels.end(), [&](const LabelHit& h) {
+      return h.def->predicate == "process_node" && h.range.end <= m.range.begin &&
+             SkipFillers(text, h.range.end, s.end, 1) == m.range.begin;
+    });
+    if (read_already) return std::nullopt;
     // The words before it, back over a foundry's possessive ("TSMC's") and an article.
     std::vector<std::string> before;
     size_t pos = m.range.begin;
-    while (before.size() < 3 && pos > s.begin) {
+    while (before.size() < 6 && pos > s.begin) {
       size_t end = pos;
       while (end > s.begin && SpaceAt(text, end - 1)) --end;
       size_t begin = end;
@@ -507,13 +511,21 @@ std::optional<LabelHit> ProcessNodeInProse(const Page& page, Range s, const std:
     }
     size_t k = 0;
     while (k < before.size() && (before[k].ends_with("'s") || before[k] == "a" || before[k] == "the" || before[k] == "its")) ++k;
-    if (k == before.size()) continue;
-    const std::string verb = k + 1 < before.size() ? before[k + 1] : "";
-    if (verb == "not" || verb == "never") continue;  // "not on N7"
-    const bool made = verb == "made" || verb == "built" || verb == "fabricated" || verb == "manufactured" ||
-                      verb == "produced" || verb == "fabbed";
-    // "in" only after a verb of making: "based in N3 labs" is no process.
-    if (before[k] != "on" && before[k] != "using" && before[k] != "uses" && !(before[k] == "in" && made)) continue;
+    if (k + 1 >= before.size() || (before[k] != "on" && before[k] != "in" && before[k] != "using")) continue;
+    size_t v = k + 1;
+    if (before[v] == "entirely" || before[v] == "also" || before[v] == "both") ++v;  // "built entirely on"
+    if (v >= before.size()) continue;
+    const std::string& verb = before[v];
+    const bool making = verb == "made" || verb == "built" || verb == "fabricated" || verb == "manufactured" ||
+                        verb == "produced" || verb == "fabbed";
+    // "based on TSMC N5", not "based in N3 Park".
+    if (!making && !(verb == "based" && before[k] == "on")) continue;
+    // "is not built on N3", "never made on N7", "isn't based on".
+    bool negated = false;
+    for (size_t j = v + 1; j < before.size() && j <= v + 2; ++j) {
+      negated = negated || before[j] == "not" || before[j] == "never" || before[j].ends_with("n't");
+    }
+    if (negated) continue;
     for (const LabelDef& def : page.schema.labels()) {
       if (def.predicate == "process_node" && def.qualifiers.empty() && def.site.empty()) {
         return LabelHit{Range{m.range.begin, m.range.begin}, &def, {}};
@@ -522,6 +534,8 @@ std::optional<LabelHit> ProcessNodeInProse(const Page& page, Range s, const std:
   }
   return std::nullopt;
 }
+
+bool NegatedBefore(std::string_view text, size_t floor, size_t pos);
 
 // "80GB of HBM3 with 3.35 TB/s of bandwidth", "64 GB of HBM2E delivering
 // 1.8 TB/s": a bandwidth with no label of its own, written shortly after the
@@ -532,14 +546,26 @@ std::optional<LabelHit> MemorysBandwidth(const Page& page, Range s, const std::v
   const Figure& f = figures[fi];
   const PredicateDef* bandwidth = page.Predicate("memory_bandwidth");
   if (f.count || bandwidth == nullptr || f.dimension != bandwidth->dimension) return std::nullopt;
-  static constexpr std::string_view kLinks[] = {"nvlink", "network", "networking", "ethernet", "interconnect", "pcie",
-                                                "link",   "links",   "infinity",   "fabric",   "ici",          "gbe",
-                                                "ports",  "port",    "scale-out",  "scale-up", "chip-to-chip", "i/o"};
+  // Words of what else has a bandwidth: links, caches, the host. A word
+  // that starts with one counts ("NVLink-C2C", "links").
+  static constexpr std::string_view kOthers[] = {
+      "nvlink", "network", "ethernet", "interconnect", "pcie", "link", "infinity", "fabric", "ici", "gbe", "port",
+      "scale-out", "scale-up", "chip-to-chip", "die-to-die", "i/o", "cache", "sram", "l1", "l2", "l3", "host", "cpu",
+      "on-chip", "c2c", "ualink", "cxl"};
   std::string_view text(page.text);
+  const auto another_clause = [&](Range r) {
+    for (size_t i = r.begin; i < r.end; ++i) {
+      // ("1.2" is no full stop.)
+      if (text[i] == ';' || (text[i] == '.' && (i + 1 >= r.end || SpaceAt(text, i + 1)))) return true;
+    }
+    return false;
+  };
   const auto names_a_link = [&](Range r) {
     for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
       const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
-      if (std::find(std::begin(kLinks), std::end(kLinks), lower) != std::end(kLinks)) return true;
+      for (std::string_view other : kOthers) {
+        if (lower.starts_with(other)) return true;
+      }
     }
     return false;
   };
@@ -549,13 +575,14 @@ std::optional<LabelHit> MemorysBandwidth(const Page& page, Range s, const std::v
     if (h.def->predicate == "memory_bandwidth") return std::nullopt;
     if (h.def->predicate == "memory" && h.range.end <= f.range.begin && f.range.begin - h.range.end <= kNear) memory = &h;
   }
-  if (memory == nullptr) return std::nullopt;
+  // "no HBM", "instead of HBM": no memory to have a bandwidth.
+  if (memory == nullptr || NegatedBefore(text, s.begin, memory->range.begin)) return std::nullopt;
   for (size_t k = 0; k < figures.size(); ++k) {
     if (k == fi || figures[k].dimension != f.dimension) continue;
     if (figures[k].range.begin >= memory->range.end && figures[k].range.end <= f.range.begin) return std::nullopt;
   }
   const size_t after = std::min(s.end, fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end);
-  if (names_a_link(Range{memory->range.end, f.range.begin}) ||
+  if (another_clause(Range{memory->range.end, f.range.begin}) || names_a_link(Range{memory->range.end, f.range.begin}) ||
       names_a_link(Range{f.range.end, std::min(after, f.range.end + 32)})) {
     return std::nullopt;
   }
@@ -574,8 +601,9 @@ std::optional<LabelHit> MemorysBandwidth(const Page& page, Range s, const std::v
 bool NotDesignPower(std::string_view text, Range s, size_t from, Range figure) {
   // "designed for a TDP of up to 700 W but is provisioned at 500 W": what a
   // data center allots, not what the chip is designed for.
+  // ("capped at 350 W" is often the TDP itself, so not that word.)
   static constexpr std::string_view kWords[] = {"average", "averages", "typical", "typically", "idle", "mean",
-                                                "provisioned", "capped", "derated"};
+                                                "provisioned"};
   auto is_average = [&](std::optional<Range> w) {
     if (!w) return false;
     const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
@@ -802,8 +830,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         // written after another figure, joined to it, is that figure's.
         if (h.range.end <= f.range.begin) {
           bool earlier_figures = false;
+          const PredicateDef* hp = page.Predicate(h.def->predicate);
           for (const Figure& g : figures) {
-            if (&g == &f || g.range.end > h.range.begin) continue;
+            // Only a label that fits that figure ("700W FP8 3,958 TFLOPS": FP8 is no power's).
+            if (&g == &f || g.range.end > h.range.begin || g.count || hp == nullptr || hp->dimension != g.dimension) continue;
             const std::string joint = AsciiLower(page.View(Trim(text, Range{g.range.end, h.range.begin})));
             earlier_figures = earlier_figures || joint.empty() || joint == "in" || joint == "of" || joint == "at" ||
                               joint == "for" || joint == "with";
@@ -845,8 +875,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (!f.count) {
       // Scope and format written after the figure, up to the next figure.
       size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
+      // (No format for a power, a size or a bandwidth: "Max TDP 700W FP8 3,958 TFLOPS".)
+      const bool takes_format = p->dimension != "watts" && p->dimension != "bytes" && p->dimension != "bytes_per_second";
       for (const auto& [k, v] : QualifiersIn(page, Range{f.range.end, next})) {
-        if (k == qualifier::kFormat && d.qualifiers.count(k)) continue;
+        if (k == qualifier::kFormat && (d.qualifiers.count(k) || !takes_format)) continue;
         d.qualifiers.emplace(k, v);
       }
       // "Each core has ... 24 MiB": a scope written before the figure.
@@ -869,14 +901,17 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
             const std::string l = AsciiLower(v);
             if (l != "of" && l != "the" && l != "its" && l != "these" && l != "those") next_words.push_back(v);
           }
-          auto scope_word = std::find_if(next_words.begin(), next_words.end(),
-                                         [&](std::string_view v) { return page.IsScopeWord(v); });
+          // "Each PE has 384 KB": a part of the chip, read as its scope ("core").
+          auto scope_word = std::find_if(next_words.begin(), next_words.end(), [&](std::string_view v) {
+            return page.IsScopeWord(v) || !page.PartScopeOf(v).empty();
+          });
           // "each H100 SXM5 is rated at 700W": a chip named by its designation.
           auto chip_word = std::find_if(next_words.begin(), next_words.end(), [](std::string_view v) {
             return IsChipNoun(v) || (std::any_of(v.begin(), v.end(), IsDigit) && std::any_of(v.begin(), v.end(), IsUpper));
           });
           if (scope_word != next_words.end()) {
-            d.qualifiers.emplace(qualifier::kScope, AsciiLower(*scope_word));
+            const std::string part = page.PartScopeOf(*scope_word);
+            d.qualifiers.emplace(qualifier::kScope, part.empty() ? AsciiLower(*scope_word) : part);
           } else if (chip_word != next_words.end()) {
             d.qualifiers.emplace(qualifier::kScope, "chip");
           }
@@ -906,7 +941,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       // "GEMM FP16/BF16: 177 TFLOPS": the formats before the figure, the
       // nearest of them the one it was given.
       if (also.empty() && written != d.qualifiers.end()) {
-        const size_t previous = fi > 0 ? figures[fi - 1].range.end : s.begin;
+        // Within the figure's own clause: "supports FP8 and BF16; its BF16
+        // throughput is 800 TFLOPS" gives BF16 alone.
+        size_t previous = fi > 0 ? figures[fi - 1].range.end : s.begin;
+        for (size_t i = previous; i < f.range.begin; ++i) {
+          if (text[i] == ';' || text[i] == ',' || text[i] == '.') previous = i + 1;
+        }
         for (auto w = NextWord(text, previous, f.range.begin); w; w = NextWord(text, w->end, f.range.begin)) {
           if (!page.FormatWord(AsciiLower(page.View(*w)))) continue;
           std::vector<std::string> run = FormatsIn(page, Range{w->begin, f.range.begin});
@@ -1241,8 +1281,24 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       const size_t comma = text.find(',', first->end);
       return comma == std::string_view::npos || comma >= s.end ? s.begin : comma;
     }();
+    // The sentence before, in the same paragraph: "The H100 has 80 GB.
+    // Unlike the A100, it has HBM3" is about the H100.
+    const bool after_another_chip = [&] {
+      size_t end = s.begin;
+      while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
+      if (end == 0 || text[end - 1] == '\n') return false;
+      size_t begin = end - 1;
+      while (begin > 0 && text[begin - 1] != '\n' &&
+             !((text[begin - 1] == '.' || text[begin - 1] == '!' || text[begin - 1] == '?') && SpaceAt(text, begin))) {
+        --begin;
+      }
+      const Range before{begin, end};
+      return !OtherModelsIn(page, before, {}).empty() && !page.MentionsSubject(before);
+    }();
     const auto about_the_page_chip = [&](const Pending& pd) {
-      if (opening_comparison_end == s.begin || pd.draft.span.begin < opening_comparison_end) return false;
+      if (after_another_chip || opening_comparison_end == s.begin || pd.draft.span.begin < opening_comparison_end) {
+        return false;
+      }
       if (std::any_of(others.begin(), others.end(), [&](const Range& m) {
             return m.begin > opening_comparison_end && m.end <= pd.draft.span.begin;
           })) {
@@ -1521,8 +1577,16 @@ void RunGeneric(Page& page) {
       }
     }
     if (!product) continue;
-    if (!parts.empty() && parts.back().end > i) parts.back().end = i;
+    const bool list = lines[i].heading == 0;
+    std::optional<Part> rest_of_section;
+    if (!parts.empty() && parts.back().end > i) {
+      // A list inside a product's section: the section goes on after it
+      // ("## TPU v5e" ... "v5e pods at a glance:" ... more about the v5e).
+      if (list && parts.back().end > end) rest_of_section = Part{end, parts.back().end, parts.back().product};
+      parts.back().end = i;
+    }
     parts.push_back(Part{i + 1, end, std::move(product)});
+    if (rest_of_section) parts.push_back(std::move(*rest_of_section));
   }
   // A page whose headline names no product ("Our next generation Meta
   // Training and Inference Accelerator") and that introduces one product's

@@ -264,7 +264,9 @@ bool ReadsAsSentence(const Page& page, Range headline) {
     const std::string_view v = page.View(words[k].range);
     const std::string lower = AsciiLower(v);
     if (k == 0 && std::find(std::begin(kOpening), std::end(kOpening), lower) != std::end(kOpening)) return true;
-    if (IsLower(v[0]) && std::find(std::begin(kJoining), std::end(kJoining), lower) == std::end(kJoining)) return true;
+    // A word all in lower case; not a brand such as "d-Matrix" or "iPhone".
+    const bool lower_case = IsLower(v[0]) && std::none_of(v.begin(), v.end(), IsUpper) && std::none_of(v.begin(), v.end(), IsDigit);
+    if (lower_case && std::find(std::begin(kJoining), std::end(kJoining), lower) == std::end(kJoining)) return true;
   }
   return false;
 }

@@ -148,6 +148,31 @@ std::vector<std::string> DesignationTails(const std::string& name) {
   return tails;
 }
 
+// `name` holds `key` (a NameKey) as whole words somewhere: "NVIDIA RTX 6000
+// Ada Generation" holds "rtx6000"; "NVIDIA GH100" does not hold "h100".
+bool HoldsAsWords(const std::string& name, const std::string& key) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : name) {
+    const std::string k = NormalizeAlias(std::string(1, c));
+    if (k.empty()) {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += k;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string joined;
+    for (size_t j = i; j < words.size() && joined.size() < key.size(); ++j) {
+      joined += words[j];
+      if (joined == key) return true;
+    }
+  }
+  return false;
+}
+
 bool IsSeparator(char c) { return std::isspace(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '/'; }
 
 bool StartsWithWordIgnoringCase(const std::string& s, const std::string& prefix) {
@@ -457,6 +482,20 @@ class Resolver : public EntityResolver {
       }
       if (ids.size() != 1) continue;  // none, or ambiguous: do not guess
       const Candidate& c = *ids.begin()->second;
+      // The farthest match, only where no other entity's name holds the
+      // page's words: "RTX 6000" is "NVIDIA Quadro RTX 6000" or "NVIDIA RTX
+      // 6000 Ada Generation", so it is neither.
+      if (c.shortened_weight >= 4) {
+        const std::string key = NameKey(variant.text);
+        bool held_elsewhere = false;
+        for (const auto& [unused, listed] : **index) {
+          for (const Candidate& other : listed) {
+            if (other.id == c.id || other.prefix_dropped || !other.shortened.empty() || Excluded(name, kind, other.id)) continue;
+            held_elsewhere = held_elsewhere || HoldsAsWords(other.matched, key);
+          }
+        }
+        if (held_elsewhere) continue;
+      }
       std::vector<std::string> rules = variant.rules;
       if (!c.shortened.empty()) rules.push_back("dropped " + c.shortened + " of '" + c.matched + "'");
       if (c.prefix_dropped) rules.push_back("dropped vendor prefix of '" + c.matched + "'");

@@ -416,6 +416,36 @@ TEST(GenericSentence, AComparisonThatOpensTheSentenceLeavesTheRestToThePagesChip
       << ::testing::PrintToString(e.warnings);
 }
 
+// A review of this session's own rules (session 53) found where each of
+// them would store a wrong fact or lose a right one; each line is one.
+TEST(GenericSentence, TheNewRulesKeepToTheirOwnCases) {
+  auto read = [](const std::string& body) { return Brief(Extract("# Acme X6\n\n" + body + "\n"), false); };
+  using Facts = std::vector<std::string>;
+  // Formats before a figure are its own only within its clause; a format label fits only its kind of figure.
+  EXPECT_EQ(read("It supports FP8 and BF16; its BF16 throughput is 800 TFLOPS."), (Facts{"800 TFLOPS format=bf16"}));
+  EXPECT_EQ(read("Max TDP 700W FP8 3,958 TFLOPS"), (Facts{"700W", "3,958 TFLOPS format=fp8"}));
+  // A bandwidth after the memory is not the memory's past a link, a cache, a negation or a clause.
+  EXPECT_EQ(read("It has 96 GB of HBM3 with 900 GB/s NVLink-C2C."), (Facts{"96 GB", "HBM3"}));
+  EXPECT_EQ(read("It pairs 80 GB of HBM3 and 50 MB of L2 cache with 12 TB/s."), (Facts{"80 GB", "HBM3"}));
+  EXPECT_EQ(read("It has 80 GB of HBM3; the fabric moves 12 TB/s."), (Facts{"80 GB", "HBM3"}));
+  EXPECT_EQ(read("It carries 80 GB of HBM3 (3.35 TB/s)."), (Facts{"80 GB", "3.35 TB/s", "HBM3"}));
+  // A process node only after a verb of making, and not negated.
+  EXPECT_EQ(read("The X6 is not built on TSMC's N3. Production on N3 starts later. The rival uses N3."), (Facts{}));
+  EXPECT_EQ(read("It is built on TSMC's N5 process."), (Facts{"N5"}));
+  // Not a die size: a die-to-die link; a capped TDP is a TDP; each PE's memory is a part's.
+  EXPECT_EQ(read("Its die-to-die bandwidth has not been disclosed."), (Facts{}));
+  EXPECT_EQ(read("The TDP is capped at 350 W."), (Facts{"350 W"}));
+  EXPECT_EQ(read("Each PE has 384 KB of local memory."), (Facts{"384 KB scope=core"}));
+  // "it" after a comparison, where the sentence before was about another chip, is that chip.
+  EXPECT_EQ(read("The H100 has 80 GB of memory. Unlike the A100, it has HBM3."), (Facts{}));
+  // A brand written in lower case is a name, not a sentence.
+  EXPECT_EQ(Brief(Extract("d-Matrix Corsair\n\nTDP: 600 W\n")), (Facts{"chip:d-matrix-corsair tdp 600 W"}));
+  // A list inside a product's section leaves the rest of the section to that product.
+  EXPECT_EQ(Brief(Extract("Google Cloud TPU\n\n## TPU v5e\n\nv5e pods at a glance:\n- TDP: 200 W\n\n"
+                          "The TPU v5e delivers 197 TFLOPS of BF16.\n")),
+            (Facts{"chip:tpu-v5e tdp 200 W", "chip:tpu-v5e peak_throughput 197 TFLOPS format=bf16"}));
+}
+
 // Dates in numbers and slashes, read where their order cannot be in doubt.
 TEST(GenericLabelValue, NumericDates) {
   Extraction e = Extract("# Acme X6\n\n- Announced: 11/30/2022\n- Released: 13/04/2023\n- Launched: 10/10/2024\n");

@@ -221,11 +221,12 @@ entity chip:mi300x kind=chip name="AMD Instinct MI300X"
 entity chip:mi250x kind=chip name="AMD Radeon Instinct MI250X"
 entity chip:gaudi2 kind=chip name="Intel Habana Gaudi2"
 entity chip:rtx4090 kind=chip name="NVIDIA GeForce RTX 4090"
-entity chip:rtx4090d kind=chip name="NVIDIA GeForce RTX 4090 D"
 entity chip:a100 kind=chip name="NVIDIA A100"
 entity chip:a100-80 kind=chip name="NVIDIA A100 SXM4 80 GB"
 entity chip:ascend kind=chip name="Huawei Ascend 910B"
 entity llm:llama kind=llm name="Meta Llama 3.1 70B"
+entity chip:quadro6000 kind=chip name="NVIDIA Quadro RTX 6000"
+entity chip:ada6000 kind=chip name="NVIDIA RTX 6000 Ada Generation"
 )schema";
   auto schema = Schema::LoadText(text, "tails.schema");
   ASSERT_TRUE(schema.ok()) << schema.status().message();
@@ -239,6 +240,8 @@ entity llm:llama kind=llm name="Meta Llama 3.1 70B"
   EXPECT_EQ(MustResolve(*r, "RTX 4090", "chip").id, "chip:rtx4090");
   EXPECT_EQ(MustResolve(*r, "A100", "chip").id, "chip:a100");
   ASSERT_EQ(r->NewMatches().size(), 5u);
+  // Words that another entity's name also holds name neither ("RTX 6000": the Quadro or the Ada?).
+  EXPECT_TRUE(MustResolve(*r, "RTX 6000", "chip").created);
   // A lone number, a version or a size is no name: these make new entities.
   EXPECT_TRUE(MustResolve(*r, "4090", "chip").created);
   EXPECT_TRUE(MustResolve(*r, "910B", "chip").created);
