@@ -611,6 +611,19 @@ bool NotDesignPower(std::string_view text, Range s, size_t from, Range figure) {
   };
   std::optional<Range> after = NextWord(text, figure.end, s.end);
   if (after && after->begin <= figure.end + 2 && is_average(after)) return true;
+  // "draws 1,500 W under typical load", "1,200 W on average": within three
+  // words after it, in its clause.
+  {
+    std::optional<Range> w = after;
+    for (int k = 0; k < 3 && w; ++k, w = NextWord(text, w->end, s.end)) {
+      const std::string_view gap = text.substr(figure.end, w->begin - figure.end);
+      if (gap.find_first_of(",;") != std::string_view::npos) break;
+      // ("provisioned" after it is about a figure after it: "up to 700 W but is provisioned at 500 W".)
+      const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
+      if (lower == "but" || lower == "and") break;
+      if (is_average(w) && lower != "provisioned") return true;
+    }
+  }
   if (after) {
     const std::string next = AsciiLower(text.substr(after->begin, std::min<size_t>(s.end - after->begin, 12)));
     if (next.starts_with("power supply") || next.starts_with("psu")) return true;
@@ -750,8 +763,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (low.count || high.count) continue;
     const std::string between = AsciiLower(page.View(Trim(text, Range{low.range.end, high.range.begin})));
     const std::string before = AsciiLower(text.substr(s.begin, low.range.begin - s.begin));
-    const bool from_to = between == "to" && (before.ends_with("range from ") || before.ends_with("ranges from ") ||
-                                             before.ends_with("ranging from ") || before.ends_with("anywhere from "));
+    // Any "X W to Y W": "about 600 W to 700 W" is no claim of either, and
+    // "from 80 GB to 141 GB" (an upgrade) gave the new chip the old figure.
+    const bool from_to = between == "to" && low.dimension == high.dimension;
     const bool between_and = between == "and" && before.ends_with("between ");
     if (!from_to && !between_and) continue;
     page.Warn(low.range.begin, "a range ('" + page.Str(Range{low.range.begin, high.range.end}) + "'): no claim made of it");
@@ -919,6 +933,14 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       }
     }
     if (!f.count && page.MarkedSparse(f.range.end)) d.qualifiers[qualifier::kSparsity] = "sparse";
+    // "With 2:4 structured sparsity, the B200's FP8 figure doubles to 9
+    // PFLOPS", "Sparse FP4 performance reaches 18 petaflops": said before the
+    // figure (after the one before it). Read as dense, it answered dense queries at twice the figure.
+    if (!f.count && p->dimension == "ops_per_second" && !d.qualifiers.count(qualifier::kSparsity)) {
+      const size_t from = fi > 0 ? figures[fi - 1].range.end : s.begin;
+      Qualifiers before = QualifiersIn(page, Range{from, f.range.begin});
+      if (auto sp = before.find(qualifier::kSparsity); sp != before.end()) d.qualifiers[qualifier::kSparsity] = sp->second;
+    }
     if (!f.count && pd.subject_kind == "chip" && d.qualifiers.count(qualifier::kScope) &&
         sentence_scope.count(qualifier::kScopeCount) && d.qualifiers[qualifier::kScope] == sentence_scope[qualifier::kScope]) {
       d.qualifiers.emplace(qualifier::kScopeCount, sentence_scope[qualifier::kScopeCount]);  // the scope's chips too
@@ -1435,7 +1457,30 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     for (const auto& [k, v] : a->qualifiers) d.qualifiers.emplace(k, v);
   }
 
+  // "SemiAnalysis estimates ...", "is rumoured to have", "is believed to
+  // carry": a sentence that hedges gives estimates, which a query for stated
+  // figures ({basis=stated}) leaves out. Stored plain, a rumour counted as a
+  // maker's figure. The words are the schema's (table hedge_words).
+  bool hedged = false;
+  if (auto hedge = page.schema.tables().find("hedge_words"); hedge != page.schema.tables().end()) {
+    for (auto w = NextWord(text, s.begin, s.end); w && !hedged; w = NextWord(text, w->end, s.end)) {
+      const std::string lower = AsciiLower(page.View(*w));
+      for (const auto& [word, unused] : hedge->second) hedged = hedged || AsciiLower(word) == lower;
+    }
+  }
   for (Pending& pd : drafts) {
+    if (hedged && pd.draft.value.kind != ValueKind::kNotPublished) pd.draft.qualifiers[qualifier::kBasis] = "estimate";
+    // "Note: the 42.5 exaflops figure is FP8 peak compute": a figure the page
+    // gave before as a system's total, named again without its scope. Taken
+    // as a claim, it became one chip's 42.5 exaflops.
+    if (pd.draft.value.kind == ValueKind::kQuantity && !pd.draft.qualifiers.count(qualifier::kScope)) {
+      const bool again = std::any_of(page.facts().begin(), page.facts().end(), [&](const Fact& f) {
+        auto scope = f.qualifiers.find(qualifier::kScope);
+        return f.subject == pd.draft.subject && f.predicate == pd.draft.predicate &&
+               f.value.original == pd.draft.value.original && scope != f.qualifiers.end() && scope->second != "chip";
+      });
+      if (again) continue;
+    }
     std::string sk = pd.subject_kind;
     EntityId sid = pd.draft.subject;
     std::vector<std::string> cit = pd.draft.citations;
@@ -1519,8 +1564,23 @@ void RunGeneric(Page& page) {
           if (!topic.empty() && words <= 5 && !page.LookupLabel(topic) && std::any_of(t.begin(), t.end(), IsAsciiAlpha)) {
             page.title = std::string(v);
             bool topic_compares = false;
-            const std::optional<ProductName> named = ProductNameIn(page, topic, &topic_compares);
-            if (!topic_compares) {
+            std::optional<ProductName> named = ProductNameIn(page, topic, &topic_compares);
+            // "Exclusive: Huawei readies Ascend 910C ...", "Review: ...", "The
+            // 2025 accelerator landscape: B200, MI355X and Gaudi 3 compared": a
+            // kicker or a topic that names no product; what follows the colon
+            // may, and may compare.
+            static constexpr std::string_view kKickers[] = {"review", "exclusive", "analysis", "opinion", "update",
+                                                            "breaking", "hands-on", "explainer", "interview", "report",
+                                                            "news", "feature", "first look", "deep dive", "preview"};
+            const bool kicker = std::find(std::begin(kKickers), std::end(kKickers), AsciiLower(t)) != std::end(kKickers);
+            bool rest_compares = false;
+            if (!named && !topic_compares) {
+              const Range rest = Trim(text, Range{r.begin + colon + 1, r.end});
+              if (std::optional<ProductName> after = ProductNameIn(page, rest, &rest_compares, true)) {
+                named = std::move(after);
+              }
+            }
+            if (!topic_compares && !rest_compares && (named || (!kicker && !ReadsAsSentence(page, topic)))) {
               page.SetSubject(named ? named->name : std::string(t), "chip", named ? named->range.begin : topic.begin);
             }
             page.Claim(i);

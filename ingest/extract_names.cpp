@@ -126,6 +126,11 @@ bool ChipModelWord(const Page& page, Range r) {
   const size_t digits = i - letters;
   while (i < v.size() && IsAsciiAlpha(v[i])) ++i;
   const size_t suffix = i - letters - digits;
+  // A variant after a hyphen: "MLU370-X8", "MI300X-A".
+  if (i + 1 < v.size() && v[i] == '-' && v.size() - i - 1 <= 3 &&
+      std::all_of(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end(), [](char c) { return IsAsciiAlpha(c) || IsDigit(c); })) {
+    i = v.size();
+  }
   if (i != v.size() || letters < 1 || letters > 4 || digits < 2 || digits > 4 || suffix > 3) return false;
   if (!std::any_of(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(letters), IsUpper)) return false;
   return !SchemaWord(page, r);
@@ -178,9 +183,11 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
   const std::vector<Word> words = WordsOf(text, headline);
   const auto view = [&](size_t k) { return page.View(words[k].range); };
   // "MI300X vs H100: which to rent", "Gaudi 3 versus H100".
-  for (size_t k = 1; k + 1 < words.size(); ++k) {
+  for (size_t k = 1; k < words.size(); ++k) {
     const std::string w = AsciiLower(view(k));
-    if (w == "vs" || w == "versus") {
+    // "... B200, MI355X, Gaudi 3 and Trillium compared", "H100 vs H200".
+    if (((w == "vs" || w == "versus") && k + 1 < words.size()) || w == "compared" || w == "comparison" ||
+        w == "head-to-head" || w == "shootout") {
       if (compares != nullptr) *compares = true;
       return std::nullopt;
     }
@@ -212,6 +219,12 @@ std::optional<ProductName> ProductNameIn(const Page& page, Range headline, bool*
            (HeadlineModelWord(page, words[last + 1].range) || memory_size(view(last + 1)) ||
             std::find(std::begin(kVariants), std::end(kVariants), view(last + 1)) != std::end(kVariants))) {
       ++last;
+    }
+    // "B200, MI355X and Gaudi 3": a list of products names no one of them.
+    if (words[last].break_after && last + 1 < words.size() && !words[last].possessive &&
+        text[words[last].range.end] == ',' && HeadlineModelWord(page, words[last + 1].range)) {
+      if (compares != nullptr) *compares = true;
+      return std::nullopt;
     }
     // "H100 vs H200", "v5e and v5p": a comparison names no one product.
     if (last + 2 < words.size() && joined(last + 1)) {

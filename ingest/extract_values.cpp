@@ -498,9 +498,36 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
                                Quoted(sv, 80) + "'");
         return 0;
       }
+      // "989.5 TFLOPS (1,979 TFLOPS with sparsity)": the parenthesis is a
+      // second figure with its own qualifiers. Read as the first figure's,
+      // "with sparsity" made the dense figure sparse and lost the sparse one.
+      Range own_rest = r->rest;
+      std::optional<QuantityRead> aside;
+      Qualifiers aside_qualifiers;
+      if (Range rest = Trim(text, r->rest); !rest.empty() && text[rest.begin] == '(') {
+        const size_t close = text.find(')', rest.begin);
+        if (close != std::string_view::npos && close < rest.end) {
+          const Range inner = Trim(text, Range{rest.begin + 1, close});
+          aside = ReadQuantity(page, inner, p->dimension);
+          if (aside) {
+            own_rest = Range{close + 1, rest.end};
+            aside_qualifiers = aside->qualifiers;
+            MergeQualifiers(aside_qualifiers, QualifiersIn(page, aside->rest));
+          }
+        }
+      }
+      const Qualifiers label_qualifiers = d.qualifiers;
       MergeQualifiers(d.qualifiers, r->qualifiers);
-      MergeQualifiers(d.qualifiers, QualifiersIn(page, r->rest));
+      MergeQualifiers(d.qualifiers, QualifiersIn(page, own_rest));
       if (page.MarkedSparse(r->figure.end)) d.qualifiers[qualifier::kSparsity] = "sparse";
+      std::optional<Draft> sparse_aside;
+      if (aside && aside_qualifiers.count(qualifier::kSparsity) && d.qualifiers.count(qualifier::kSparsity) == 0) {
+        sparse_aside = d;
+        sparse_aside->qualifiers = label_qualifiers;
+        MergeQualifiers(sparse_aside->qualifiers, aside_qualifiers);
+        sparse_aside->value = Value::Quantity(aside->canonical, aside->dimension, page.Str(aside->figure));
+        sparse_aside->span = aside->figure;
+      }
       d.value = Value::Quantity(r->canonical, r->dimension, page.Str(r->figure));
       d.span = r->figure;
       if (!r->formula.empty()) {
@@ -508,6 +535,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         d.formula = r->formula;
       }
       page.Add(d, emit);
+      if (sparse_aside) page.Add(std::move(*sparse_aside), emit);
       // "156 TFLOPS | 312 TFLOPS*", "312 / 624 TFLOPS*" on a page whose
       // footnote says "* With sparsity": the dense figure, then the sparse.
       if (Range after = Trim(text, r->rest);
@@ -625,7 +653,8 @@ bool IsKnownLabelValue(Page& page, Range r) {
   const size_t colon = v.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 >= v.size()) return false;
   if (v[colon + 1] == '/') return false;  // a URL
-  const Range label = Trim(page.text, Range{r.begin, r.begin + colon});
+  Range label = Trim(page.text, Range{r.begin, r.begin + colon});
+  while (label.begin < label.end && page.text[label.begin] == '*') ++label.begin;  // "**Memory:** 96 GB"
   return LooksLikeLabel(page.View(label)) && page.LookupLabel(label).has_value();
 }
 
@@ -684,8 +713,16 @@ void ReadLabelValueLines(Page& page, const Emit& emit, size_t first, size_t end)
     size_t colon = v.find(':');
     if (colon == std::string_view::npos || colon == 0) continue;
     if (colon + 2 < v.size() && v[colon + 1] == '/' && v[colon + 2] == '/') continue;  // a URL
+    if (colon + 1 < v.size() && IsDigit(v[colon - 1]) && IsDigit(v[colon + 1])) continue;  // "2:4 sparsity", "16:9"
     Range label{r.begin, r.begin + colon};
     Range value{r.begin + colon + 1, r.end};
+    // Markdown's bold label, "**Memory:** 96 GB" (GitHub and Hugging Face pages).
+    while (label.begin < label.end && text[label.begin] == '*') ++label.begin;
+    if (label.begin > r.begin) {
+      size_t b = value.begin;
+      while (b < value.end && text[b] == '*') ++b;
+      value.begin = b;
+    }
     if (!LooksLikeLabel(page.View(Trim(text, label)))) continue;
     if (std::optional<LabelHit> hit = page.LookupLabel(label)) {
       if (page.subject().empty()) {

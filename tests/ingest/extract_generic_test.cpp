@@ -446,6 +446,43 @@ TEST(GenericSentence, TheNewRulesKeepToTheirOwnCases) {
             (Facts{"chip:tpu-v5e tdp 200 W", "chip:tpu-v5e peak_throughput 197 TFLOPS format=bf16"}));
 }
 
+// From a third review of pages the readers were not tuned on (session 53,
+// tests/ingest/review_pages/session53): each line stored a wrong fact.
+TEST(GenericSentence, AThirdReviewsPagesReadRight) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  const std::string body = "\n\nThe chip has 48 GB of memory.\n";
+  // A headline that lists chips, or says "compared", names none; a kicker before a colon is no name,
+  // and what follows it may name one.
+  EXPECT_EQ(read("B200, MI355X and Gaudi 3 compared" + body), (Facts{}));
+  EXPECT_EQ(read("The 2025 accelerator landscape: B200, MI355X and Gaudi 3 compared" + body), (Facts{}));
+  EXPECT_EQ(read("Review: a $1,399 AI card for tinkerers" + body), (Facts{}));
+  EXPECT_EQ(read("Analysis: AMD's MI355X closes the gap on Nvidia" + body), (Facts{"chip:mi355x memory 48 GB"}));
+  // Hedged figures are estimates; "X W to Y W" and "from 80 GB to 141 GB" are no claim; typical power is no TDP.
+  EXPECT_EQ(read("# Acme X100\n\nAnalysts estimate its TDP at 750 W. It is rumoured to carry 144 GB of HBM3e.\n"),
+            (Facts{"chip:acme-x100 tdp 750 W basis=estimate", "chip:acme-x100 memory 144 GB basis=estimate",
+                   "chip:acme-x100 memory_type HBM3e basis=estimate"}));
+  Extraction ranges = Extract("# Acme X100\n\nPower is about 600 W to 700 W. Memory grows from 80 GB to 141 GB.\n"
+                              "It draws 1,500 W under typical load.\n");
+  EXPECT_EQ(Brief(ranges), (Facts{})) << ::testing::PrintToString(ranges.warnings);
+  EXPECT_TRUE(HasWarning(ranges, "a range ('600 W to 700 W')"));
+  // Sparsity said before the figure; a sparse figure in parentheses after the dense one; markdown's bold labels.
+  EXPECT_EQ(read("# Acme X100\n\nWith 2:4 structured sparsity, its FP8 figure doubles to 9 PFLOPS. "
+                 "Sparse FP4 performance reaches 18 petaflops.\n"
+                 "- FP16: 989.5 TFLOPS (1,979 TFLOPS with sparsity)\n- **Memory:** 96 GB\n"),
+            (Facts{"chip:acme-x100 peak_throughput 989.5 TFLOPS format=fp16",
+                   "chip:acme-x100 peak_throughput 1,979 TFLOPS format=fp16 sparsity=sparse",
+                   "chip:acme-x100 memory 96 GB",
+                   "chip:acme-x100 peak_throughput 9 PFLOPS format=fp8 sparsity=sparse",
+                   "chip:acme-x100 peak_throughput 18 petaflops format=fp4 sparsity=sparse"}));
+  // A model number with a hyphenated variant is another chip; a system's total named again is not the chip's.
+  EXPECT_EQ(read("# Cambricon MLU590\n\nIts previous flagship, the MLU370-X8, offers 48 GB of LPDDR5 and a 250 W TDP.\n"),
+            (Facts{}));
+  EXPECT_EQ(read("# Acme Z9\n\nA pod scales to 9,216 chips for a total of 42.5 exaflops of compute.\n\n"
+                 "Note: the 42.5 exaflops figure is FP8 peak compute.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 42.5 exaflops chips=9216 scope=pod"}));
+}
+
 // Dates in numbers and slashes, read where their order cannot be in doubt.
 TEST(GenericLabelValue, NumericDates) {
   Extraction e = Extract("# Acme X6\n\n- Announced: 11/30/2022\n- Released: 13/04/2023\n- Launched: 10/10/2024\n");
