@@ -294,6 +294,10 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
     std::string kind = known ? known->kind : (page.subject_kind().empty() ? "chip" : page.subject_kind());
     if (auto id = page.Resolve(name, kind, header[j].begin)) subjects[j] = {*id, kind};
   }
+  // A column for a system ("HGX B300", "GB300 NVL72") gives that system's
+  // totals: without the scope they were one chip's.
+  std::vector<std::string> column_scope(n);
+  for (size_t j = 1; j < n; ++j) column_scope[j] = page.SystemScopeOf(page.View(header[j]));
   for (const Table::Row& row : table.rows) {
     if (row.cells.empty()) continue;
     std::optional<LabelHit> hit = page.LookupLabel(row.cells[0]);
@@ -303,7 +307,11 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
     }
     for (size_t j = 1; j < n && j < row.cells.size(); ++j) {
       if (subjects[j].first.empty()) continue;
-      ReadLabelledValue(page, subjects[j].first, subjects[j].second, *hit, row.cells[j], emit);
+      LabelHit scoped = *hit;
+      if (!column_scope[j].empty() && !hit->def->qualifiers.count(qualifier::kScope)) {
+        scoped.extra.emplace(qualifier::kScope, column_scope[j]);
+      }
+      ReadLabelledValue(page, subjects[j].first, subjects[j].second, scoped, row.cells[j], emit);
     }
   }
 }
@@ -995,6 +1003,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (p->type == ValueKind::kDate) {
       size_t pos = SkipFillers(text, h.range.end, s.end, 3);
       std::optional<DateToken> date = DateAt(text, pos, s.end, true);
+      // "announced at GTC on March 18, 2024", "unveiled during Computex in
+      // May 2024": the event, then the date.
+      if (!date) {
+        std::optional<Range> w = NextWord(text, h.range.end, s.end);
+        const std::string at = w ? AsciiLower(page.View(*w)) : "";
+        if (at == "at" || at == "during") {
+          w = NextWord(text, w->end, s.end);
+          for (int k = 0; k < 3 && w && IsUpper(text[w->begin]); ++k) w = NextWord(text, w->end, s.end);
+          const std::string on = w ? AsciiLower(page.View(*w)) : "";
+          if (on == "on" || on == "in") date = DateAt(text, SkipFillers(text, w->end, s.end, 1), s.end, true);
+        }
+      }
       // "announced re:Invent 2023": an event's year (not a chip's name and year).
       if (!date) {
         date = EventYearAt(text, pos, s.end);

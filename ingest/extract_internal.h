@@ -219,6 +219,10 @@ class Page {
   // "bf16" for the word "BF16": a numeric format named by an attribute.
   std::optional<std::string> FormatWord(std::string_view word) const;
   bool IsScopeWord(std::string_view word) const;
+  // "server" for "DGX B200", "rack" for "GB300 NVL72": the scope of a system
+  // built of several chips that `name` names (schema tables system_words_SCOPE);
+  // empty for a chip.
+  std::string SystemScopeOf(std::string_view name) const;
   // "core" for "PE", "SM", "tile": a part of a chip whose figures are that
   // part's (schema tables part_words_SCOPE); empty for any other word.
   std::string PartScopeOf(std::string_view word) const;
@@ -259,7 +263,6 @@ class Page {
   // a scope of their own get it (Add). Empty for a chip.
   std::string subject_scope_;
   mutable std::optional<bool> sparsity_footnote_;  // MarkedSparse's, found once
-  std::string SystemScopeOf(std::string_view name) const;
   struct LabelEntry {
     std::string lower;  // as NormalizeLabel would fold it
     const LabelDef* def;

@@ -217,6 +217,25 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     if (e.lower == key) return LabelHit{written, e.def, {}};
   }
   std::string_view v = View(written);
+  // "FP4 Tensor Core 1", "GPU Memory 2": a footnote's number after the
+  // label (an HTML <sup>1</sup>), where the label without it is known.
+  if (const size_t space = v.rfind(' '); space != std::string_view::npos && space + 1 < v.size() &&
+                                         v.size() - space - 1 <= 2 &&
+                                         std::all_of(v.begin() + static_cast<std::ptrdiff_t>(space) + 1, v.end(), IsDigit)) {
+    // Not where the page says what the mark means ("1. With sparsity"):
+    // the figures would be read without it.
+    const std::string mark(v.substr(space + 1));
+    const bool explained = std::any_of(lines_.begin(), lines_.end(), [&](const Line& line) {
+      const std::string_view l = View(Trim(text, line.range));
+      return l.size() > mark.size() && l.starts_with(mark) &&
+             (l[mark.size()] == '.' || l[mark.size()] == ')' || l[mark.size()] == ' ');
+    });
+    std::optional<LabelHit> base = explained ? std::nullopt : LookupLabel(Range{written.begin, written.begin + space});
+    if (base) {
+      base->range = written;
+      return base;
+    }
+  }
   // "FP16 Tensor Core*" on a page whose footnote says "* With sparsity": the
   // label's sparse figure. Without such a footnote the mark is unknown, and
   // so is the label.

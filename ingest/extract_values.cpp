@@ -494,6 +494,15 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
     case ValueKind::kQuantity: {
       std::optional<QuantityRead> r = ReadQuantity(page, v, p->dimension);
       if (!r) {
+        // "600–700 W", "600-700 W": said as what it is.
+        size_t i = 0;
+        while (i < sv.size() && (IsDigit(sv[i]) || sv[i] == '.' || sv[i] == ',')) ++i;
+        const bool range = i > 0 && i < sv.size() &&
+                           (sv[i] == '-' || sv.substr(i, 3) == "\xE2\x80\x93" || sv.substr(i, 3) == "\xE2\x80\x94");
+        if (range) {
+          page.Warn(v.begin, "a range ('" + Quoted(sv, 40) + "'): no claim made of it");
+          return 0;
+        }
         page.Warn(v.begin, "no " + p->dimension + " figure for '" + label_text + "' in '" +
                                Quoted(sv, 80) + "'");
         return 0;

@@ -161,7 +161,10 @@ class Converter {
       }
       if (space_ && !out_.empty() && out_.back() != '\n' && out_.back() != ' ') out_ += ' ';
       space_ = false;
-      out_ += c;
+      // A bar inside a cell ("GPU Memory | Bandwidth", "1,440 | 1,080
+      // PFLOPS") would split it in the text's "| a | b |" row, and move
+      // every value after it into the next column's chip.
+      out_ += cell_ > 0 && c == '|' ? '/' : c;
     }
   }
 

@@ -219,6 +219,15 @@ TEST(GenericTable, DatasheetLabels) {
   EXPECT_EQ(Brief(unexplained), (std::vector<std::string>{"chip:acme-h9 peak_throughput 67 teraFLOPS format=fp64",
                                                           "chip:acme-h9 tdp 700W"}));
   EXPECT_TRUE(HasWarning(unexplained, "unknown label 'BFLOAT16 Tensor Core*'")) << ::testing::PrintToString(unexplained.warnings);
+  // Columns for systems give those systems' totals; a footnote's number after a label is the label, unless
+  // the page says what the number means (it may make the figures sparse).
+  EXPECT_EQ(Brief(Extract("# Blackwell Ultra\n\n| Spec | GB300 NVL72 | HGX B300 |\n|---|---|---|\n"
+                          "| FP32 | 6 PFLOPS | 600 TFLOPS |\n| GPU Memory 2 | 21 TB | 2.3 TB |\n"
+                          "| FP4 Tensor Core 1 | 1,440 PFLOPS | 144 PFLOPS |\n\n1. With sparsity.\n")),
+            (std::vector<std::string>{"chip:gb300-nvl72 peak_throughput 6 PFLOPS format=fp32 scope=rack",
+                                      "chip:hgx-b300 peak_throughput 600 TFLOPS format=fp32 scope=baseboard",
+                                      "chip:gb300-nvl72 memory 21 TB scope=rack",
+                                      "chip:hgx-b300 memory 2.3 TB scope=baseboard"}));
 }
 
 // The figures of a chip the schema does not know, named beside them in one
@@ -466,6 +475,9 @@ TEST(GenericSentence, AThirdReviewsPagesReadRight) {
                               "It draws 1,500 W under typical load.\n");
   EXPECT_EQ(Brief(ranges), (Facts{})) << ::testing::PrintToString(ranges.warnings);
   EXPECT_TRUE(HasWarning(ranges, "a range ('600 W to 700 W')"));
+  Extraction dash = Extract("# Acme X100\n\n- TDP: 600\xE2\x80\x93" "700 W\n");
+  EXPECT_TRUE(dash.facts.empty());
+  EXPECT_TRUE(HasWarning(dash, "a range ('600\xE2\x80\x93" "700 W'): no claim made of it")) << ::testing::PrintToString(dash.warnings);
   // Sparsity said before the figure; a sparse figure in parentheses after the dense one; markdown's bold labels.
   EXPECT_EQ(read("# Acme X100\n\nWith 2:4 structured sparsity, its FP8 figure doubles to 9 PFLOPS. "
                  "Sparse FP4 performance reaches 18 petaflops.\n"
@@ -481,6 +493,9 @@ TEST(GenericSentence, AThirdReviewsPagesReadRight) {
   EXPECT_EQ(read("# Acme Z9\n\nA pod scales to 9,216 chips for a total of 42.5 exaflops of compute.\n\n"
                  "Note: the 42.5 exaflops figure is FP8 peak compute.\n"),
             (Facts{"chip:acme-z9 peak_throughput 42.5 exaflops chips=9216 scope=pod"}));
+  // An event between the verb and the date.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 was announced at GTC on March 18, 2024.\n"),
+            (Facts{"chip:acme-z9 announced March 18, 2024"}));
 }
 
 // Dates in numbers and slashes, read where their order cannot be in doubt.

@@ -87,6 +87,17 @@ TEST(HtmlText, DefinitionListsAreItems) {
             "| TDP 500 W |\n|---|\n");
 }
 
+// NVIDIA's spec tables write bars inside cells; kept, they split the cell
+// and moved a rack's figures into the next column's chip.
+TEST(HtmlText, ABarInsideACellDoesNotSplitIt) {
+  EXPECT_EQ(HtmlToText("<table><tr><th>Spec</th><th>GB300 NVL72</th><th>HGX B300</th></tr>"
+                       "<tr><td>GPU Memory | Bandwidth</td><td>Up to 21 TB | Up to 576 TB/s</td><td>2.3 TB | 64 TB/s</td></tr>"
+                       "</table><p>Bars | outside cells stay.</p>"),
+            "| Spec | GB300 NVL72 | HGX B300 |\n|---|\n"
+            "| GPU Memory / Bandwidth | Up to 21 TB / Up to 576 TB/s | 2.3 TB / 64 TB/s |\n|---|\n"
+            "Bars | outside cells stay.\n");
+}
+
 TEST(HtmlText, OnlyWhatIsHtmlIsReadAsHtml) {
   EXPECT_TRUE(LooksLikeHtml("text/html; charset=utf-8", "anything"));
   EXPECT_TRUE(LooksLikeHtml("application/xhtml+xml", "<?xml version=\"1.0\"?>"));
