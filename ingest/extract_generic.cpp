@@ -1532,7 +1532,17 @@ void RunGeneric(Page& page) {
   // The subject: a "# Title" heading, else a short first line that reads like a title.
   size_t title_line = lines.size();
   if (page.subject().empty()) {
-    for (size_t i = 0; i < lines.size() && i < 5; ++i) {
+    // A page's own headline ("# ..."; an HTML <h1>) over a site's header or
+    // navigation before it ("SambaNova | Products | Solutions"), which was
+    // taken for the headline and named a chip after the company.
+    size_t from = 0;
+    for (size_t i = 0; i < lines.size() && i < 12; ++i) {
+      if (lines[i].heading == 1 && !page.LineTooLong(i)) {
+        from = i;
+        break;
+      }
+    }
+    for (size_t i = from; i < lines.size() && i < from + 5; ++i) {
       if (page.LineTooLong(i)) break;
       Range r = Trim(text, lines[i].range);
       std::string_view v = page.View(r);

@@ -493,6 +493,9 @@ TEST(GenericSentence, AThirdReviewsPagesReadRight) {
   EXPECT_EQ(read("# Acme Z9\n\nA pod scales to 9,216 chips for a total of 42.5 exaflops of compute.\n\n"
                  "Note: the 42.5 exaflops figure is FP8 peak compute.\n"),
             (Facts{"chip:acme-z9 peak_throughput 42.5 exaflops chips=9216 scope=pod"}));
+  // A site's header before the page's own headline is not the headline.
+  EXPECT_EQ(read("SambaNova | Products | Solutions\n\n# SambaNova SN40L Reconfigurable Dataflow Unit\n\n- Memory: 64 GB\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB"}));
   // An event between the verb and the date.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 was announced at GTC on March 18, 2024.\n"),
             (Facts{"chip:acme-z9 announced March 18, 2024"}));
