@@ -128,6 +128,26 @@ std::string DropGenerationOne(const std::string& name) {
   return Trim(s.substr(0, word_end));
 }
 
+// "Google TPU v7 Ironwood" -> "Google TPU v7", "NVIDIA RTX 6000 Ada
+// Generation" -> "NVIDIA RTX 6000": the words without a digit after the last
+// word with one. The name itself when nothing follows its designation.
+std::string DropCodename(const std::string& name) {
+  size_t end = name.size();
+  size_t cut = name.size();
+  while (end > 0) {
+    const size_t space = name.rfind(' ', end - 1);
+    const size_t begin = space == std::string::npos ? 0 : space + 1;
+    const std::string_view word(name.data() + begin, end - begin);
+    if (std::any_of(word.begin(), word.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      return cut == name.size() ? name : CollapseSpaces(Trim(name.substr(0, cut)));
+    }
+    if (space == std::string::npos) break;
+    cut = space;
+    end = space;
+  }
+  return name;
+}
+
 // "AMD Instinct MI300X" -> "Instinct MI300X", "MI300X"; "NVIDIA GeForce RTX
 // 4090" -> ..., "RTX 4090": the trailing words by which a page names a chip
 // whose dataset name carries brand and series words no schema lists. A tail
@@ -383,12 +403,19 @@ class Resolver : public EntityResolver {
     if (dropped != spelling) index[NameKey(dropped)].push_back({id, spelling, true});
     // A page names a chip without the dataset's parenthesis or form factor:
     // "Maia 100" for "Maia 100 (M100)", "H200" for "NVIDIA H200 SXM".
-    for (const auto& [shorter, rule] : {std::pair{DropParenthesised(spelling), std::string("parenthesised text")},
-                                        std::pair{DropFormFactor(DropParenthesised(spelling)), std::string("form factor")}}) {
-      if (shorter.empty() || NameKey(shorter) == NameKey(spelling)) continue;
-      index[NameKey(shorter)].push_back({id, spelling, false, rule, 2});
-      std::string both = DropVendorPrefix(shorter, prefixes);
-      if (both != shorter) index[NameKey(both)].push_back({id, spelling, true, rule, 2});
+    // "Google TPU v7" for "Google TPU v7 Ironwood": a codename after the designation, farther.
+    const std::string bare = DropFormFactor(DropParenthesised(spelling));
+    struct Shorter {
+      std::string text;
+      std::string rule;
+      int weight;
+    };
+    for (const Shorter& shorter : {Shorter{DropParenthesised(spelling), "parenthesised text", 2},
+                                   Shorter{bare, "form factor", 2}, Shorter{DropCodename(bare), "codename", 3}}) {
+      if (shorter.text.empty() || NameKey(shorter.text) == NameKey(spelling)) continue;
+      index[NameKey(shorter.text)].push_back({id, spelling, false, shorter.rule, shorter.weight});
+      std::string both = DropVendorPrefix(shorter.text, prefixes);
+      if (both != shorter.text) index[NameKey(both)].push_back({id, spelling, true, shorter.rule, shorter.weight});
     }
     // "MI300X" for "AMD Instinct MI300X", "Gaudi 2" for "Intel Habana Gaudi2":
     // the farthest match, taken only when nothing nearer names the chip.
@@ -485,7 +512,7 @@ class Resolver : public EntityResolver {
       // The farthest match, only where no other entity's name holds the
       // page's words: "RTX 6000" is "NVIDIA Quadro RTX 6000" or "NVIDIA RTX
       // 6000 Ada Generation", so it is neither.
-      if (c.shortened_weight >= 4) {
+      if (c.shortened_weight >= 3) {
         const std::string key = NameKey(variant.text);
         bool held_elsewhere = false;
         for (const auto& [unused, listed] : **index) {

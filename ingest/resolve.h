@@ -74,9 +74,12 @@ class EntityResolver {
 //     parenthesised text and their form factor dropped ("H200" meets "NVIDIA
 //     H200 SXM", "Maia 100" meets "Maia 100 (M100)"); the candidates least
 //     changed win ("A100" is "NVIDIA A100", not "NVIDIA A100 SXM4 80 GB").
-//     Farthest of all, a candidate's trailing words from one that starts with
-//     a letter and holds a digit ("MI300X" meets "AMD Instinct MI300X", "RTX
-//     4090" meets "NVIDIA GeForce RTX 4090"; never a lone "4090" or "v4"). A
+//     Farther, a codename after the designation ("TPU v7" meets "Google TPU
+//     v7 Ironwood"); farthest of all, a candidate's trailing words from one
+//     that starts with a letter and holds a digit ("MI300X" meets "AMD
+//     Instinct MI300X", "RTX 4090" meets "NVIDIA GeForce RTX 4090"; never a
+//     lone "4090" or "v4"). These two only where no other entity's name holds
+//     the same words ("RTX 6000": the Quadro or the Ada). A
 //     step that matches two entities equally is ambiguous and matches neither. A match a
 //     person rejected is never made again. Matches are exact = false and are
 //     returned by NewMatches() unless already recorded;

@@ -217,6 +217,7 @@ kind organization
 entity org:amd kind=organization name="AMD"
 entity org:intel kind=organization name="Intel"
 entity org:nvidia kind=organization name="NVIDIA"
+entity org:google kind=organization name="Google"
 entity chip:mi300x kind=chip name="AMD Instinct MI300X"
 entity chip:mi250x kind=chip name="AMD Radeon Instinct MI250X"
 entity chip:gaudi2 kind=chip name="Intel Habana Gaudi2"
@@ -227,6 +228,7 @@ entity chip:ascend kind=chip name="Huawei Ascend 910B"
 entity llm:llama kind=llm name="Meta Llama 3.1 70B"
 entity chip:quadro6000 kind=chip name="NVIDIA Quadro RTX 6000"
 entity chip:ada6000 kind=chip name="NVIDIA RTX 6000 Ada Generation"
+entity chip:ironwood kind=chip name="Google TPU v7 Ironwood"
 )schema";
   auto schema = Schema::LoadText(text, "tails.schema");
   ASSERT_TRUE(schema.ok()) << schema.status().message();
@@ -240,6 +242,10 @@ entity chip:ada6000 kind=chip name="NVIDIA RTX 6000 Ada Generation"
   EXPECT_EQ(MustResolve(*r, "RTX 4090", "chip").id, "chip:rtx4090");
   EXPECT_EQ(MustResolve(*r, "A100", "chip").id, "chip:a100");
   ASSERT_EQ(r->NewMatches().size(), 5u);
+  // A codename after the designation is left out ("Google TPU v7" is "Google TPU v7 Ironwood").
+  Resolution ironwood = MustResolve(*r, "TPU v7", "chip");
+  EXPECT_EQ(ironwood.id, "chip:ironwood");
+  EXPECT_EQ(ironwood.method, "normalised: dropped codename of 'Google TPU v7 Ironwood', dropped vendor prefix of 'Google TPU v7 Ironwood'");
   // Words that another entity's name also holds name neither ("RTX 6000": the Quadro or the Ada?).
   EXPECT_TRUE(MustResolve(*r, "RTX 6000", "chip").created);
   // A lone number, a version or a size is no name: these make new entities.
