@@ -591,6 +591,19 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       break;
     }
     case ValueKind::kEntity: {
+      // "Process: 6nm": a feature size, not a foundry's node. Resolved as a
+      // node it matched "TSMC 6nm" by dropping the vendor, a foundry guessed.
+      if (const PredicateDef* size = page.Predicate("process_size");
+          size != nullptr && p->object_kind == "process_node" && Page::Applies(*size, subject_kind)) {
+        std::optional<QuantityParse> q = page.schema.ParseQuantity(std::string(sv), size->dimension);
+        if (q && !q->unit.empty() && q->consumed == sv.size()) {
+          d.predicate = size->name;
+          d.value = Value::Quantity(q->canonical, q->dimension, std::string(sv));
+          d.span = v;
+          page.Add(std::move(d), emit);
+          break;
+        }
+      }
       Range name = EntityNameRange(text, v);
       if (name.empty() || StartsWithNoValue(page.View(name))) {
         page.Warn(v.begin, "'" + label_text + "' names no " + p->object_kind + " ('" +

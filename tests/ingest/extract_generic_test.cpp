@@ -493,6 +493,9 @@ TEST(GenericSentence, AThirdReviewsPagesReadRight) {
   EXPECT_EQ(read("# Acme Z9\n\nA pod scales to 9,216 chips for a total of 42.5 exaflops of compute.\n\n"
                  "Note: the 42.5 exaflops figure is FP8 peak compute.\n"),
             (Facts{"chip:acme-z9 peak_throughput 42.5 exaflops chips=9216 scope=pod"}));
+  // A process written as a size is the size, not a foundry's node guessed from it.
+  EXPECT_EQ(read("# Acme Z9\n\n- Process: 6nm\n- Process node: TSMC N5\n"),
+            (Facts{"chip:acme-z9 process_size 6nm", "chip:acme-z9 process_node TSMC N5"}));
   // A site's header before the page's own headline is not the headline.
   EXPECT_EQ(read("SambaNova | Products | Solutions\n\n# SambaNova SN40L Reconfigurable Dataflow Unit\n\n- Memory: 64 GB\n"),
             (Facts{"chip:sambanova-sn40l memory 64 GB"}));
