@@ -877,11 +877,16 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (chosen == nullptr) continue;
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;
-    // "2 TiB host memory": the processors' memory, not the chips'.
+    // "2 TiB host memory": the processors' memory, not the chips'. "256 GB
+    // of Streaming Memory": Graphcore's DRAM beside a machine's IPUs, which
+    // read per chip made a Bow IPU a 64 GB chip.
     if (p->name == "memory" && !f.count) {
       std::optional<Range> next = NextWord(text, f.range.end, s.end);
-      const std::string word = next ? AsciiLower(page.View(*next)) : "";
-      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram") continue;
+      std::string word = next ? AsciiLower(page.View(*next)) : "";
+      if (word == "of" && (next = NextWord(text, next->end, s.end))) word = AsciiLower(page.View(*next));
+      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming") {
+        continue;
+      }
     }
     // "375 W max, 240 W average": a typical draw is not the design power.
     if (p->name == "tdp" && !f.count && NotDesignPower(text, s, fi > 0 ? figures[fi - 1].range.end : s.begin, f.range)) {
@@ -1172,8 +1177,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
 
   // "doesn't have a public launch list price": a label the sentence gives no
   // value for, in a sentence that says the figure is not published.
+  // "Each Ascend 910C is said to carry 128 GB ...; Huawei does not disclose
+  // the TDP.": a sentence whose paragraph names the page's chip is about it
+  // unless it names another (those are dropped below).
+  const auto paragraph_names_the_chip = [&] {
+    if (page.subject_kind() != "chip" || subject != page.subject()) return false;
+    return page.MentionsSubject(page.lines()[page.LineIndexAt(s.begin)].range);
+  };
   if (page.schema.SaysNotPublished(page.Str(s)) &&
-      (opt.subject_in_context || page.MentionsSubject(s) || subject != page.subject())) {
+      (opt.subject_in_context || page.MentionsSubject(s) || subject != page.subject() || paragraph_names_the_chip())) {
     // The sentence without a citation mark at its end: "... for the original
     // Trainium 3." quoted whole read as a claim about Trainium 3 (the mark is
     // the fact's citation, kept as such).
@@ -1337,6 +1349,49 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       const Range before{begin, end};
       return !OtherModelsIn(page, before, {}).empty() && !page.MentionsSubject(before);
     }();
+    // "the world's largest supercomputer - El Capitan - which offers just 1.7
+    // Exaflops per pod": a relative clause set off after a name that is not
+    // the page's chip (nor a chip model, which `others` holds) is about that
+    // name; read as the page's, El Capitan's pod became Ironwood's. Not after
+    // a chip noun ("Google's seventh-generation TPU, which delivers ...").
+    const auto NamedOtherThanThePagesChip = [&](Range clause) {
+      size_t end = clause.begin;
+      const auto back_over_spaces = [&] {
+        while (end > s.begin && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
+      };
+      back_over_spaces();
+      if (end > s.begin && text[end - 1] == ',') {
+        --end;
+      } else if (end >= s.begin + 3 && (text.substr(end - 3, 3) == "\xE2\x80\x94" || text.substr(end - 3, 3) == "\xE2\x80\x93")) {
+        end -= 3;
+      } else {
+        return false;
+      }
+      back_over_spaces();
+      size_t begin = end;
+      for (int words = 0; words < 4; ++words) {
+        size_t w = begin;
+        while (w > s.begin && (IsWordByte(text[w - 1]) || text[w - 1] == '-')) --w;
+        // A capitalised word, or a designation in lower case ("Wormhole n300").
+        const std::string_view word = text.substr(w, begin - w);
+        if (w == begin || !(IsUpper(text[w]) || std::any_of(word.begin(), word.end(), IsDigit))) break;
+        if (words == 0 && IsChipNoun(text.substr(w, begin - w))) return false;
+        begin = w;
+        if (begin > s.begin + 1 && text[begin - 1] == ' ' && IsWordByte(text[begin - 2])) {
+          --begin;
+          continue;
+        }
+        break;
+      }
+      while (begin < end && text[begin] == ' ') ++begin;
+      if (begin >= end) return false;
+      const Range name{begin, end};
+      // The page's chip, or another the schema or store knows (whose clause
+      // the apposition rules below give to it).
+      if (page.MentionsSubject(name)) return false;
+      return std::none_of(mentions.begin(), mentions.end(),
+                          [&](const Mention& m) { return m.entity->kind == "chip" && m.range.Overlaps(name); });
+    };
     const auto about_the_page_chip = [&](const Pending& pd) {
       if (after_another_chip || opening_comparison_end == s.begin || pd.draft.span.begin < opening_comparison_end) {
         return false;
@@ -1368,6 +1423,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       std::optional<Range> first = NextWord(text, clause.begin, clause.end);
       const std::string opener = first ? AsciiLower(page.View(*first)) : "";
       const bool relative = opener == "which" || opener == "that" || opener == "who";
+      if ((opener == "which" || opener == "who") && !page.MentionsSubject(clause) && NamedOtherThanThePagesChip(clause)) {
+        return true;
+      }
       return std::any_of(others.begin(), others.end(), [&](const Range& m) {
         if (relative && m.end <= clause.begin && Trim(text, Range{m.end, clause.begin}).size() <= 1) return true;
         return pd.draft.value.kind == ValueKind::kNotPublished ||
@@ -1483,9 +1541,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // maker's figure. The words are the schema's (table hedge_words).
   bool hedged = false;
   if (auto hedge = page.schema.tables().find("hedge_words"); hedge != page.schema.tables().end()) {
+    std::string previous;
     for (auto w = NextWord(text, s.begin, s.end); w && !hedged; w = NextWord(text, w->end, s.end)) {
       const std::string lower = AsciiLower(page.View(*w));
       for (const auto& [word, unused] : hedge->second) hedged = hedged || AsciiLower(word) == lower;
+      // "is said to carry 128 GB": hearsay, where "Huawei said" is the maker's word.
+      hedged = hedged || (lower == "said" && (previous == "is" || previous == "are" || previous == "was" || previous == "were"));
+      previous = lower;
     }
   }
   for (Pending& pd : drafts) {
@@ -1496,8 +1558,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (pd.draft.value.kind == ValueKind::kQuantity && !pd.draft.qualifiers.count(qualifier::kScope)) {
       const bool again = std::any_of(page.facts().begin(), page.facts().end(), [&](const Fact& f) {
         auto scope = f.qualifiers.find(qualifier::kScope);
+        // (Content, not text: "42.5 Exaflops" is named again as "42.5 exaflops".)
         return f.subject == pd.draft.subject && f.predicate == pd.draft.predicate &&
-               f.value.original == pd.draft.value.original && scope != f.qualifiers.end() && scope->second != "chip";
+               f.value.SameContent(pd.draft.value) && scope != f.qualifiers.end() && scope->second != "chip";
       });
       if (again) continue;
     }

@@ -42,6 +42,9 @@ bool IsLower(char c);
 // Letters, digits and any non-ASCII byte: what a word is made of.
 bool IsWordByte(char c);
 std::string AsciiLower(std::string_view s);
+// The name without trademark signs (U+2122, U+00AE): "AMD Instinct\u2122 MI355X" is
+// "AMD Instinct MI355X", and with the sign it was an entity of its own.
+std::string WithoutTrademarks(std::string_view name);
 // Bytes of white space at `pos` (ASCII space, tab, CR, LF, no-break space), 0 if none.
 size_t SpaceAt(std::string_view s, size_t pos);
 Range Trim(std::string_view text, Range r);

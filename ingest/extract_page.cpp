@@ -111,7 +111,8 @@ size_t Page::LineIndexAt(size_t offset) const {
   return static_cast<size_t>(it - lines_.begin()) - 1;
 }
 
-void Page::SetSubject(const std::string& name, const std::string& kind, size_t offset) {
+void Page::SetSubject(const std::string& written, const std::string& kind, size_t offset) {
+  const std::string name = WithoutTrademarks(written);
   std::string k = kind;
   if (const EntityDef* known = schema.ResolveEntity(name)) k = known->kind;
   std::optional<EntityId> id = Resolve(name, k, offset);
@@ -264,6 +265,12 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
           if (same && same->def->predicate == e.def->predicate && same->def->qualifiers == e.def->qualifiers) {
             return LabelHit{written, e.def, {}};
           }
+          // "Total Board Power (TBP)": the initials of the label's words.
+          std::string initials;
+          for (std::optional<Range> w = NextWord(text, base.begin, base.end); w; w = NextWord(text, w->end, base.end)) {
+            initials += static_cast<char>(std::toupper(static_cast<unsigned char>(text[w->begin])));
+          }
+          if (initials.size() >= 2 && View(Trim(text, inner)) == initials) return LabelHit{written, e.def, {}};
           return std::nullopt;  // a parenthesis we do not understand changes the meaning
         }
         return LabelHit{written, e.def, extra};
@@ -442,7 +449,8 @@ std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std
   return out;
 }
 
-std::optional<EntityId> Page::Resolve(const std::string& name, const std::string& kind, size_t offset) {
+std::optional<EntityId> Page::Resolve(const std::string& written, const std::string& kind, size_t offset) {
+  const std::string name = WithoutTrademarks(written);
   if (name.empty()) return std::nullopt;
   if (name.size() > kMaxEntityName) {
     Warn(offset, kind + " name of " + std::to_string(name.size()) + " bytes is not a name");

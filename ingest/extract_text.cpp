@@ -14,6 +14,21 @@ namespace chipkg::extract_internal {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+
+std::string WithoutTrademarks(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name.substr(i, 3) == "\xE2\x84\xA2") {
+      i += 2;
+    } else if (name.substr(i, 2) == "\xC2\xAE") {
+      i += 1;
+    } else {
+      out += name[i];
+    }
+  }
+  return out;
+}
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsAsciiAlpha(char c) { return IsUpper(c) || IsLower(c); }
 bool IsWordByte(char c) { return IsDigit(c) || IsAsciiAlpha(c) || static_cast<unsigned char>(c) >= 0x80; }

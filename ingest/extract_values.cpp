@@ -75,8 +75,11 @@ std::optional<size_t> FirstNumber(std::string_view text, Range r) {
 Range EntityNameRange(std::string_view text, Range v) {
   size_t end = v.end;
   std::string_view s = text.substr(v.begin, v.size());
+  // (" with ": "TSMC 7nm with Wafer-on-Wafer" is TSMC's 7nm node, with a
+  // packaging; whole, it made a node of its own. " / ": "TSMC N3P / N6" is
+  // the compute dies' node, then the I/O die's.)
   const std::string_view stops[] = {" (",  "(",  ",",  ";", " \xE2\x80\x94", " \xE2\x80\x93",
-                                    " - ", ". ", " | "};
+                                    " - ", ". ", " | ", " / ", " with ", " plus "};
   for (std::string_view stop : stops) {
     size_t at = s.find(stop);
     if (at != std::string_view::npos && at > 0) end = std::min(end, v.begin + at);
@@ -137,7 +140,9 @@ bool IsChipNoun(std::string_view word) {
   std::string lower = AsciiLower(word);
   if (lower.size() > 1 && lower.back() == 's') lower.pop_back();
   return lower == "chip" || lower == "accelerator" || lower == "gpu" || lower == "tpu" || lower == "npu" ||
-         lower == "xpu" || lower == "device" || lower == "card" || lower == "oam";
+         lower == "xpu" || lower == "device" || lower == "card" || lower == "oam" ||
+         // Graphcore's, Groq's and SambaNova's names for their chips ("four Bow IPUs").
+         lower == "ipu" || lower == "lpu" || lower == "rdu";
 }
 
 Qualifiers QualifiersIn(const Page& page, Range r) {

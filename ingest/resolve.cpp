@@ -128,6 +128,26 @@ std::string DropGenerationOne(const std::string& name) {
   return Trim(s.substr(0, word_end));
 }
 
+// "AMD Instinct MI355X GPU" -> "AMD Instinct MI355X": a noun for what the
+// chip is, after its designation (a word with a digit), as a datasheet's
+// column header writes it. Not "Data Center GPU" (no designation before it).
+std::string DropTrailingChipNoun(const std::string& name) {
+  static constexpr std::string_view kNouns[] = {"gpu", "accelerator", "chip", "processor"};
+  const std::string s = Trim(name);
+  const size_t space = s.rfind(' ');
+  if (space == std::string::npos) return s;
+  std::string last = s.substr(space + 1);
+  for (char& c : last) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (std::find(std::begin(kNouns), std::end(kNouns), last) == std::end(kNouns)) return s;
+  const std::string before = Trim(s.substr(0, space));
+  const size_t word = before.rfind(' ');
+  const std::string designation = word == std::string::npos ? before : before.substr(word + 1);
+  if (std::none_of(designation.begin(), designation.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    return s;
+  }
+  return before;
+}
+
 // "Google TPU v7 Ironwood" -> "Google TPU v7", "NVIDIA RTX 6000 Ada
 // Generation" -> "NVIDIA RTX 6000": the words without a digit after the last
 // word with one. The name itself when nothing follows its designation.
@@ -494,6 +514,7 @@ class Resolver : public EntityResolver {
     // What was inside the parentheses may have hidden a prefix or a suffix.
     if (!is_org) step(DropVendorPrefix(v.text, **prefixes), "dropped vendor prefix");
     step(DropGenerationOne(v.text), "dropped generation suffix 1");
+    if (!is_org) step(DropTrailingChipNoun(v.text), "dropped trailing chip noun");
 
     for (const Variant& variant : variants) {
       auto hit = (*index)->find(NameKey(variant.text));

@@ -54,7 +54,8 @@ size_t SpaceAt(std::string_view text, size_t pos) {
 namespace {
 
 // Lower case with every run of space replaced by one ' ', and curly quotes
-// straightened when `straighten` is set; leading and trailing space dropped.
+// straightened and trademark signs dropped when `straighten` is set; leading
+// and trailing space dropped.
 std::string Fold(std::string_view text, bool straighten) {
   std::string out;
   out.reserve(text.size());
@@ -70,6 +71,15 @@ std::string Fold(std::string_view text, bool straighten) {
       pending_space = false;
     }
     unsigned char c = static_cast<unsigned char>(text[i]);
+    // Trademark signs (U+2122, U+00AE) say nothing: "In-Processor-Memory\u2122" is the label.
+    if (straighten && text.substr(i, 3) == "\xE2\x84\xA2") {
+      i += 3;
+      continue;
+    }
+    if (straighten && text.substr(i, 2) == "\xC2\xAE") {
+      i += 2;
+      continue;
+    }
     // U+2018/U+2019 single and U+201C/U+201D double curly quotes.
     if (straighten && c == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80) {
       unsigned char d = static_cast<unsigned char>(text[i + 2]);

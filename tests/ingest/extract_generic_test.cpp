@@ -504,6 +504,52 @@ TEST(GenericSentence, AThirdReviewsPagesReadRight) {
             (Facts{"chip:acme-z9 announced March 18, 2024"}));
 }
 
+// What the third review's pages still read wrong at session 54's start: another
+// system's figure in a relative clause, a total named again in another case, a
+// machine's chips counted in words, memory that is not the chip's, trademark
+// signs, and a label's initials in parentheses.
+TEST(GenericSentence, OtherThingsFiguresAndSignsStayOff) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  EXPECT_EQ(read("# Acme Z9\n\nWhen scaled to 9,216 chips per pod for a total of 42.5 Exaflops, Acme Z9 supports 24x "
+                 "the compute of the world's largest supercomputer \xE2\x80\x93 El Capitan \xE2\x80\x93 which offers just "
+                 "1.7 Exaflops per pod.\n\nNote: the 42.5 exaflops figure is FP8 peak compute.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 42.5 Exaflops chips=9216 scope=pod"}));
+  // The page's chip, or a noun for it, before the relative clause: its own figures.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Acme Z9, which offers 96 GB of memory, ships in May.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB"}));
+  EXPECT_EQ(read("# Acme Z9\n\nIt is Acme's newest TPU, which offers 96 GB of memory.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB"}));
+  // "four Bow IPUs": a machine's chips; its streaming memory is no chip's.
+  EXPECT_EQ(read("# Bow IPU\n\nThe Bow-2000 is a 1U blade with four Bow IPUs, delivering 1.4 petaFLOPS of AI compute "
+                 "and 3.6 GB of In-Processor-Memory, plus up to 256 GB of Streaming Memory.\n"),
+            (Facts{"chip:bow-ipu peak_throughput 1.4 petaFLOPS chips=4 scope=system",
+                   "chip:bow-ipu on_chip_memory 3.6 GB chips=4 scope=system"}));
+  // A trademark sign is no part of a label or a name; "(TBP)" is the label's initials;
+  // "TSMC 7nm with Wafer-on-Wafer" and "TSMC N3P / N6" are TSMC's nodes.
+  EXPECT_EQ(read("# AMD Instinct\xE2\x84\xA2 MI355X GPU\n\n- In-Processor-Memory\xE2\x84\xA2: 900 MB\n"
+                 "- Total Board Power (TBP): Up to 1400 W\n- Process: TSMC 7nm with Wafer-on-Wafer\n"
+                 "- Process Technology: TSMC N3P / N6\n"),
+            (Facts{"chip:amd-instinct-mi355x on_chip_memory 900 MB", "chip:amd-instinct-mi355x tdp 1400 W",
+                   "chip:amd-instinct-mi355x process_node TSMC 7nm", "chip:amd-instinct-mi355x process_node TSMC N3P"}));
+  // A designation in lower case before a relative clause; hearsay; a paragraph that names the chip
+  // makes its "does not disclose" the chip's; SMIC's node.
+  EXPECT_EQ(read("# Blackhole p150a\n\nCompared to Wormhole n300, which offers 24 GB of GDDR6 and 466 TFLOPs (FP8), "
+                 "Blackhole p150a delivers about 1.4x the compute.\n"),
+            (Facts{}));
+  EXPECT_EQ(read("# Huawei Ascend 910C\n\nThe chip is reportedly made on SMIC's N+2 7nm process.\n\n"
+                 "Each Ascend 910C is said to carry 128 GB of HBM3. Power is rumoured to be high; Huawei does not "
+                 "disclose the TDP.\n\nHuawei said the chip has 64 MB of SRAM.\n"),
+            (Facts{"chip:huawei-ascend-910c process_node N+2 basis=estimate",
+                   "chip:huawei-ascend-910c memory 128 GB basis=estimate scope=chip",
+                   "chip:huawei-ascend-910c memory_type HBM3 basis=estimate",
+                   "chip:huawei-ascend-910c tdp not published", "chip:huawei-ascend-910c on_chip_memory 64 MB"}));
+  // In a table's first column, where no sentence is read: initials that are not the label's are no label.
+  EXPECT_EQ(read("# Acme Z9\n\n| Spec | Acme Z9 |\n|---|---|\n| Total Board Power (TBP) | 1400 W |\n"
+                 "| Total Board Power (TBD) | 1500 W |\n"),
+            (Facts{"chip:acme-z9 tdp 1400 W"}));
+}
+
 // Dates in numbers and slashes, read where their order cannot be in doubt.
 TEST(GenericLabelValue, NumericDates) {
   Extraction e = Extract("# Acme X6\n\n- Announced: 11/30/2022\n- Released: 13/04/2023\n- Launched: 10/10/2024\n");

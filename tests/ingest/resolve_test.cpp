@@ -246,6 +246,12 @@ entity chip:ironwood kind=chip name="Google TPU v7 Ironwood"
   Resolution ironwood = MustResolve(*r, "TPU v7", "chip");
   EXPECT_EQ(ironwood.id, "chip:ironwood");
   EXPECT_EQ(ironwood.method, "normalised: dropped codename of 'Google TPU v7 Ironwood', dropped vendor prefix of 'Google TPU v7 Ironwood'");
+  // A datasheet's column header with a noun for the chip after its designation.
+  Resolution header = MustResolve(*r, "AMD Instinct MI300X GPU", "chip");
+  EXPECT_EQ(header.id, "chip:mi300x");
+  EXPECT_EQ(header.method, "normalised: dropped vendor prefix, dropped trailing chip noun, dropped vendor prefix of 'AMD Instinct MI300X'");
+  // No designation before the noun: not a chip's name shortened.
+  EXPECT_TRUE(MustResolve(*r, "Intel Data Center GPU", "chip").created);
   // Words that another entity's name also holds name neither ("RTX 6000": the Quadro or the Ada?).
   EXPECT_TRUE(MustResolve(*r, "RTX 6000", "chip").created);
   // A lone number, a version or a size is no name: these make new entities.
