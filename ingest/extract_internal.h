@@ -108,6 +108,9 @@ struct LabelHit {
   Range range;
   const LabelDef* def = nullptr;
   Qualifiers extra;
+  // "FP4 Tensor Core 1" where the page says "1. With sparsity | without
+  // sparsity": the cell's first figure is sparse, the one after its '|' dense.
+  bool sparse_then_dense = false;
 };
 
 // A known entity (schema) mentioned in text.

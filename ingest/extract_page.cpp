@@ -223,17 +223,36 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
   if (const size_t space = v.rfind(' '); space != std::string_view::npos && space + 1 < v.size() &&
                                          v.size() - space - 1 <= 2 &&
                                          std::all_of(v.begin() + static_cast<std::ptrdiff_t>(space) + 1, v.end(), IsDigit)) {
-    // Not where the page says what the mark means ("1. With sparsity"):
-    // the figures would be read without it.
+    // Where the page says what the mark means, the label is read with it
+    // ("2. With sparsity"; "1. With sparsity | without sparsity": two
+    // figures, sparse then dense) or not at all: read without a meaning it
+    // has, a sparse figure was a dense one.
     const std::string mark(v.substr(space + 1));
-    const bool explained = std::any_of(lines_.begin(), lines_.end(), [&](const Line& line) {
+    std::optional<std::string> meaning;
+    for (const Line& line : lines_) {
       const std::string_view l = View(Trim(text, line.range));
-      return l.size() > mark.size() && l.starts_with(mark) &&
-             (l[mark.size()] == '.' || l[mark.size()] == ')' || l[mark.size()] == ' ');
-    });
-    std::optional<LabelHit> base = explained ? std::nullopt : LookupLabel(Range{written.begin, written.begin + space});
+      if (l.size() > mark.size() && l.starts_with(mark) &&
+          (l[mark.size()] == '.' || l[mark.size()] == ')' || l[mark.size()] == ' ')) {
+        std::string said = Schema::NormalizeLabel(l.substr(mark.size() + 1));
+        while (!said.empty() && (said.back() == '.' || said.back() == ' ')) said.pop_back();
+        meaning = said;
+        break;
+      }
+    }
+    std::optional<LabelHit> base;
+    if (!meaning || *meaning == "with sparsity" || *meaning == "with sparsity | without sparsity" ||
+        *meaning == "with sparsity / without sparsity") {
+      base = LookupLabel(Range{written.begin, written.begin + space});
+    }
+    if (base && meaning && (base->def->qualifiers.count(qualifier::kSparsity) || base->extra.count(qualifier::kSparsity))) {
+      base.reset();  // a label that says its sparsity itself, marked again: in doubt
+    }
     if (base) {
       base->range = written;
+      if (meaning) {
+        base->extra.emplace(qualifier::kSparsity, "sparse");
+        base->sparse_then_dense = *meaning != "with sparsity";
+      }
       return base;
     }
   }

@@ -550,6 +550,20 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       }
       page.Add(d, emit);
       if (sparse_aside) page.Add(std::move(*sparse_aside), emit);
+      // "1,440 PFLOPS | 1,080 PFLOPS" in a row whose footnote says "With
+      // sparsity | without sparsity": the dense figure after the sparse one.
+      if (Range after = Trim(text, r->rest);
+          label.sparse_then_dense && !after.empty() && (text[after.begin] == '|' || text[after.begin] == '/')) {
+        if (std::optional<QuantityRead> dense = ReadQuantity(page, Trim(text, Range{after.begin + 1, after.end}), p->dimension)) {
+          Draft d2 = d;
+          d2.qualifiers[qualifier::kSparsity] = "dense";
+          d2.value = Value::Quantity(dense->canonical, dense->dimension, page.Str(dense->figure));
+          d2.span = dense->figure;
+          d2.derivation = Derivation::kStated;
+          d2.formula.clear();
+          page.Add(std::move(d2), emit);
+        }
+      }
       // "156 TFLOPS | 312 TFLOPS*", "312 / 624 TFLOPS*" on a page whose
       // footnote says "* With sparsity": the dense figure, then the sparse.
       if (Range after = Trim(text, r->rest);

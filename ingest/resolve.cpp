@@ -497,6 +497,7 @@ class Resolver : public EntityResolver {
     struct Variant {
       std::string text;
       std::vector<std::string> rules;
+      std::string vendor;  // when set, only a name of this vendor's matches
     };
     std::vector<Variant> variants;
     Variant v{name, {}};
@@ -515,17 +516,42 @@ class Resolver : public EntityResolver {
     if (!is_org) step(DropVendorPrefix(v.text, **prefixes), "dropped vendor prefix");
     step(DropGenerationOne(v.text), "dropped generation suffix 1");
     if (!is_org) step(DropTrailingChipNoun(v.text), "dropped trailing chip noun");
+    // "Nvidia Blackwell B200": a series or architecture word between the
+    // vendor and the designation, which the dataset's "NVIDIA B200" leaves
+    // out. The designation alone, matched only to that vendor's names.
+    if (!is_org) {
+      const std::string written = CollapseSpaces(Trim(name));
+      const std::string rest = DropVendorPrefix(written, **prefixes);
+      const size_t last_space = rest.rfind(' ');
+      if (rest != written && last_space != std::string::npos) {
+        const std::string designation = rest.substr(last_space + 1);
+        const std::string series = rest.substr(0, last_space);
+        auto has_digit = [](const std::string& w) {
+          return std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        };
+        if (has_digit(designation) && !has_digit(series) && std::isalpha(static_cast<unsigned char>(designation[0])) &&
+            NormalizeAlias(designation).size() >= 4) {
+          Variant series_dropped{designation, {}, Trim(written.substr(0, written.size() - rest.size()))};
+          series_dropped.rules.push_back("dropped series word '" + series + "'");
+          variants.push_back(std::move(series_dropped));
+        }
+      }
+    }
 
     for (const Variant& variant : variants) {
       auto hit = (*index)->find(NameKey(variant.text));
       if (hit == (*index)->end()) continue;
       std::map<EntityId, const Candidate*> ids;
       int nearest = std::numeric_limits<int>::max();
+      auto eligible = [&](const Candidate& c) {
+        return !Excluded(name, kind, c.id) &&
+               (variant.vendor.empty() || StartsWithWordIgnoringCase(c.matched, variant.vendor));
+      };
       for (const Candidate& c : hit->second) {
-        if (!Excluded(name, kind, c.id)) nearest = std::min(nearest, c.Distance());
+        if (eligible(c)) nearest = std::min(nearest, c.Distance());
       }
       for (const Candidate& c : hit->second) {
-        if (Excluded(name, kind, c.id) || c.Distance() != nearest) continue;
+        if (!eligible(c) || c.Distance() != nearest) continue;
         ids.emplace(c.id, &c);
       }
       if (ids.size() != 1) continue;  // none, or ambiguous: do not guess

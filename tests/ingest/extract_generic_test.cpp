@@ -219,15 +219,25 @@ TEST(GenericTable, DatasheetLabels) {
   EXPECT_EQ(Brief(unexplained), (std::vector<std::string>{"chip:acme-h9 peak_throughput 67 teraFLOPS format=fp64",
                                                           "chip:acme-h9 tdp 700W"}));
   EXPECT_TRUE(HasWarning(unexplained, "unknown label 'BFLOAT16 Tensor Core*'")) << ::testing::PrintToString(unexplained.warnings);
-  // Columns for systems give those systems' totals; a footnote's number after a label is the label, unless
-  // the page says what the number means (it may make the figures sparse).
+  // Columns for systems give those systems' totals; a footnote's number after a label is the label, read
+  // with what the page says the number means ("With sparsity"; "With sparsity | without sparsity": two
+  // figures, sparse then dense), and not read where it says something else.
   EXPECT_EQ(Brief(Extract("# Blackwell Ultra\n\n| Spec | GB300 NVL72 | HGX B300 |\n|---|---|---|\n"
-                          "| FP32 | 6 PFLOPS | 600 TFLOPS |\n| GPU Memory 2 | 21 TB | 2.3 TB |\n"
-                          "| FP4 Tensor Core 1 | 1,440 PFLOPS | 144 PFLOPS |\n\n1. With sparsity.\n")),
+                          "| FP32 | 6 PFLOPS | 600 TFLOPS |\n| GPU Memory 3 | 21 TB | 2.3 TB |\n"
+                          "| FP8 Tensor Core 2 | 720 PFLOPS | 72 PFLOPS |\n"
+                          "| FP4 Tensor Core 1 | 1,440 PFLOPS / 1,080 PFLOPS | 144 PFLOPS / 108 PFLOPS |\n"
+                          "| INT8 Tensor Core 4 | 23 PFLOPS | 2 PFLOPS |\n\n"
+                          "1. With sparsity | without sparsity.\n2. With sparsity.\n4. Preliminary.\n")),
             (std::vector<std::string>{"chip:gb300-nvl72 peak_throughput 6 PFLOPS format=fp32 scope=rack",
                                       "chip:hgx-b300 peak_throughput 600 TFLOPS format=fp32 scope=baseboard",
                                       "chip:gb300-nvl72 memory 21 TB scope=rack",
-                                      "chip:hgx-b300 memory 2.3 TB scope=baseboard"}));
+                                      "chip:hgx-b300 memory 2.3 TB scope=baseboard",
+                                      "chip:gb300-nvl72 peak_throughput 720 PFLOPS format=fp8 scope=rack sparsity=sparse",
+                                      "chip:hgx-b300 peak_throughput 72 PFLOPS format=fp8 scope=baseboard sparsity=sparse",
+                                      "chip:gb300-nvl72 peak_throughput 1,440 PFLOPS format=fp4 scope=rack sparsity=sparse",
+                                      "chip:gb300-nvl72 peak_throughput 1,080 PFLOPS format=fp4 scope=rack sparsity=dense",
+                                      "chip:hgx-b300 peak_throughput 144 PFLOPS format=fp4 scope=baseboard sparsity=sparse",
+                                      "chip:hgx-b300 peak_throughput 108 PFLOPS format=fp4 scope=baseboard sparsity=dense"}));
 }
 
 // The figures of a chip the schema does not know, named beside them in one

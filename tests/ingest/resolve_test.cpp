@@ -252,6 +252,12 @@ entity chip:ironwood kind=chip name="Google TPU v7 Ironwood"
   EXPECT_EQ(header.method, "normalised: dropped vendor prefix, dropped trailing chip noun, dropped vendor prefix of 'AMD Instinct MI300X'");
   // No designation before the noun: not a chip's name shortened.
   EXPECT_TRUE(MustResolve(*r, "Intel Data Center GPU", "chip").created);
+  // A series word between the vendor and the designation, only towards that vendor's names.
+  Resolution series = MustResolve(*r, "Nvidia Ampere A100", "chip");
+  EXPECT_EQ(series.id, "chip:a100");
+  EXPECT_EQ(series.method, "normalised: dropped series word 'Ampere', dropped vendor prefix of 'NVIDIA A100'");
+  EXPECT_TRUE(MustResolve(*r, "Intel Ampere A100", "chip").created);
+  EXPECT_NE(MustResolve(*r, "Ampere A100", "chip").id, "chip:a100");
   // Words that another entity's name also holds name neither ("RTX 6000": the Quadro or the Ada?).
   EXPECT_TRUE(MustResolve(*r, "RTX 6000", "chip").created);
   // A lone number, a version or a size is no name: these make new entities.
