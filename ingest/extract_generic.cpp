@@ -292,6 +292,11 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
       continue;
     }
     std::string kind = known ? known->kind : (page.subject_kind().empty() ? "chip" : page.subject_kind());
+    // "| Specification | v5e | v6e |" on the page of "TPU v6e": the line's
+    // models by designation alone ("v5e" was a chip of its own).
+    if (known == nullptr && page.subject_kind() == "chip") {
+      if (std::string sibling = page.SiblingOfSubject(name); !sibling.empty()) name = sibling;
+    }
     if (auto id = page.Resolve(name, kind, header[j].begin)) subjects[j] = {*id, kind};
   }
   // A column for a system ("HGX B300", "GB300 NVL72") gives that system's

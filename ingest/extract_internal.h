@@ -187,14 +187,22 @@ class Page {
     std::string kind;
     std::vector<std::string> names;
     std::string scope;
+    std::string written;
   };
   // The subject is a system of several chips ("Amazon EC2 Trn2 instances",
   // "AMD Instinct MI300X Platform"): its figures get this scope (Add).
   void SetSubjectScope(std::string scope) { subject_scope_ = std::move(scope); }
-  SubjectState SaveSubject() const { return SubjectState{subject_, subject_kind_, subject_names_, subject_scope_}; }
+  SubjectState SaveSubject() const {
+    return SubjectState{subject_, subject_kind_, subject_names_, subject_scope_, subject_written_};
+  }
   void RestoreSubject(SubjectState state);
   // `word` is a word of the subject's name or of one of its aliases ("MI300X" of "AMD Instinct MI300X").
   bool NamedBySubject(std::string_view word) const;
+  // "v5e" in a table on the page of "TPU v6e": another model of the
+  // subject's line, named by its designation alone. The subject's name as
+  // the page wrote it with that designation in place of its own ("TPU v5e"),
+  // or "" where `designation` is no word shaped as the subject's is.
+  std::string SiblingOfSubject(std::string_view designation) const;
 
   // "312 TFLOPS*" on a page whose footnote says "* With sparsity": a sparse figure.
   bool MarkedSparse(size_t figure_end) const;
@@ -265,6 +273,7 @@ class Page {
   EntityId subject_;
   std::string subject_kind_;
   std::vector<std::string> subject_names_;  // lower case
+  std::string subject_written_;              // the name SetSubject was given
   // A system's scope ("server" for "DGX B200"): the subject's figures without
   // a scope of their own get it (Add). Empty for a chip.
   std::string subject_scope_;

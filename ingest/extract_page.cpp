@@ -121,6 +121,7 @@ void Page::SetSubject(const std::string& written, const std::string& kind, size_
   subject_kind_ = k;
   subject_names_.clear();
   subject_names_.push_back(AsciiLower(name));
+  subject_written_ = name;
   subject_scope_ = SystemScopeOf(name);
   for (const EntityDef& e : schema.entities()) {
     if (e.id != subject_) continue;
@@ -159,6 +160,7 @@ void Page::RestoreSubject(SubjectState state) {
   subject_ = std::move(state.id);
   subject_kind_ = std::move(state.kind);
   subject_names_ = std::move(state.names);
+  subject_written_ = std::move(state.written);
   subject_scope_ = std::move(state.scope);
 }
 
@@ -184,6 +186,23 @@ bool Page::NamedBySubject(std::string_view word) const {
     if (FindLowerWord(n, w) != std::string_view::npos) return true;
   }
   return false;
+}
+
+std::string Page::SiblingOfSubject(std::string_view designation) const {
+  // The shape: letters, then a digit ("v5e", "MI325X"); no space.
+  size_t letters = 0;
+  while (letters < designation.size() && IsAsciiAlpha(designation[letters])) ++letters;
+  if (letters == 0 || letters >= designation.size() || !IsDigit(designation[letters]) ||
+      !std::all_of(designation.begin(), designation.end(), [](char c) { return IsWordByte(c) || c == '-'; })) {
+    return "";
+  }
+  const size_t space = subject_written_.rfind(' ');
+  if (space == std::string::npos) return "";
+  const std::string_view own = std::string_view(subject_written_).substr(space + 1);
+  if (own.size() <= letters || !IsDigit(own[letters]) || AsciiLower(own.substr(0, letters)) != AsciiLower(designation.substr(0, letters))) {
+    return "";
+  }
+  return subject_written_.substr(0, space + 1) + std::string(designation);
 }
 
 // Sections stay ordered by offset, those at one offset in the order added.

@@ -514,6 +514,15 @@ TEST(GenericSentence, AThirdReviewsPagesReadRight) {
             (Facts{"chip:acme-z9 announced March 18, 2024"}));
 }
 
+// Cloud TPU's documentation heads its columns "v5e" and "v6e" on the v6e's
+// page: models of the page chip's line, named by their designation alone.
+TEST(GenericTable, ColumnsNamedByADesignationOfThePageChipsLine) {
+  EXPECT_EQ(Brief(Extract("# TPU v6e\n\n| Specification | v5e | v6e | MI300X |\n|---|---|---|---|\n"
+                          "| HBM capacity per chip | 16 GB | 32 GB | 192 GB |\n")),
+            (std::vector<std::string>{"chip:tpu-v5e memory 16 GB scope=chip", "chip:tpu-v6e memory 32 GB scope=chip",
+                                      "chip:mi300x memory 192 GB scope=chip"}));
+}
+
 // What the third review's pages still read wrong at session 54's start: another
 // system's figure in a relative clause, a total named again in another case, a
 // machine's chips counted in words, memory that is not the chip's, trademark
