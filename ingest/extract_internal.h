@@ -111,6 +111,9 @@ struct LabelHit {
   // "FP4 Tensor Core 1" where the page says "1. With sparsity | without
   // sparsity": the cell's first figure is sparse, the one after its '|' dense.
   bool sparse_then_dense = false;
+  // "BF16 TFLOPS", "TeraFLOPs (FP8)": the unit the label gives its cells'
+  // bare numbers ("2,250").
+  const UnitDef* unit = nullptr;
 };
 
 // A known entity (schema) mentioned in text.

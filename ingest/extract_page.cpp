@@ -315,6 +315,30 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       }
     }
   }
+  // "BF16 TFLOPS" and "TeraFLOPs (FP8)": a label and a unit of its
+  // dimension, heading cells of bare numbers.
+  const auto with_unit = [&](Range label_part, std::string_view unit_part) -> std::optional<LabelHit> {
+    if (unit_part.empty() || schema.FindUnit(std::string(unit_part)) == nullptr) return std::nullopt;
+    std::optional<LabelHit> base = LookupLabel(label_part);
+    if (!base || base->unit != nullptr) return std::nullopt;
+    const PredicateDef* p = Predicate(base->def->predicate);
+    if (p == nullptr || p->type != ValueKind::kQuantity) return std::nullopt;
+    const UnitDef* unit = schema.FindUnit(std::string(unit_part), p->dimension);
+    if (unit == nullptr) return std::nullopt;
+    base->range = written;
+    base->unit = unit;
+    return base;
+  };
+  if (const size_t space = v.rfind(' '); space != std::string_view::npos && v.back() != ')') {
+    if (auto hit = with_unit(Range{written.begin, written.begin + space}, v.substr(space + 1))) return hit;
+  }
+  if (const size_t open = v.rfind('('); open != std::string_view::npos && open > 0 && v.back() == ')') {
+    const std::string_view unit = v.substr(0, open);
+    const size_t end = unit.find_last_not_of(' ');
+    if (end != std::string_view::npos) {
+      if (auto hit = with_unit(Range{written.begin + open + 1, written.end - 1}, unit.substr(0, end + 1))) return hit;
+    }
+  }
   return std::nullopt;
 }
 

@@ -498,6 +498,14 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
   switch (p->type) {
     case ValueKind::kQuantity: {
       std::optional<QuantityRead> r = ReadQuantity(page, v, p->dimension);
+      // "| BF16 TFLOPS | 2,250 |": a bare number, in the unit its label names.
+      if (std::optional<NumberToken> n = NumberAt(text, v.begin, v.end); !r && label.unit != nullptr && n && n->range.end == v.end) {
+        d.value = Value::Quantity(n->value * label.unit->factor, label.unit->dimension,
+                                  std::string(sv) + " " + label.unit->spelling);
+        d.span = v;
+        page.Add(std::move(d), emit);
+        return page.facts().size() - before;
+      }
       if (!r) {
         // "600–700 W", "600-700 W": said as what it is.
         size_t i = 0;

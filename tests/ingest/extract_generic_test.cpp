@@ -523,6 +523,23 @@ TEST(GenericTable, ColumnsNamedByADesignationOfThePageChipsLine) {
                                       "chip:mi300x memory 192 GB scope=chip"}));
 }
 
+// A label that names its cells' unit: "BF16 TFLOPS" over "2,250", "TeraFLOPs
+// (FP8): 664". A unit of another dimension, or a number with more after it,
+// is no such label.
+TEST(GenericTable, ALabelThatNamesTheUnitOfItsNumbers) {
+  Extraction e = Extract("# Acme Z9\n\n| Spec | Acme Z9 |\n|---|---|\n| BF16 TFLOPS | 2,250 |\n| FP8 TFLOPS | n/a |\n"
+                         "| Memory GB/s | 96 |\n| FP16 TFLOPS | 1,000 (est.) |\n\n- TeraFLOPs (FP8): 664\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:acme-z9 peak_throughput 2,250 format=bf16",
+                                                "chip:acme-z9 peak_throughput 664 format=fp8"}))
+      << ::testing::PrintToString(e.warnings);
+  const Fact* fp8 = nullptr;
+  for (const Fact& f : e.facts) fp8 = f.provenance.excerpt == "664" ? &f : fp8;
+  ASSERT_NE(fp8, nullptr);
+  EXPECT_EQ(fp8->value.number, 664e12);
+  EXPECT_EQ(fp8->value.original, "664 teraFLOPS");  // in the schema's spelling of the unit
+  EXPECT_TRUE(HasWarning(e, "unknown label 'Memory GB/s'")) << ::testing::PrintToString(e.warnings);
+}
+
 // What the third review's pages still read wrong at session 54's start: another
 // system's figure in a relative clause, a total named again in another case, a
 // machine's chips counted in words, memory that is not the chip's, trademark
