@@ -231,6 +231,12 @@ void Page::ClaimLines(size_t first, size_t end) {
 
 std::optional<LabelHit> Page::LookupLabel(Range written) const {
   written = Trim(text, written);
+  // Markdown's bold ("| **#Total Params** |"): the label inside.
+  if (written.size() > 4 && View(written).starts_with("**") && View(written).ends_with("**")) {
+    std::optional<LabelHit> inner = LookupLabel(Range{written.begin + 2, written.end - 2});
+    if (inner) inner->range = written;
+    return inner;
+  }
   std::string key = Schema::NormalizeLabel(View(written));
   if (key.empty()) return std::nullopt;
   for (const LabelEntry& e : scan_labels_) {

@@ -726,8 +726,15 @@ void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit) {
     }
     // "- Memory: 95 GB" items are read as "Label: value" lines
     // (ReadLabelValueLines); read as pairs, every other one was an
-    // "unknown label" and the list was lost.
-    if (IsKnownLabelValue(page, *label) || IsKnownLabelValue(page, *value)) {
+    // "unknown label" and the list was lost. So is a line with a label we do
+    // not know and its value ("**Context length:** 128K": the warning
+    // named the value as part of the label).
+    const std::string_view label_line = page.View(*label);
+    const size_t colon = label_line.find(':');
+    const bool holds_its_value = colon != std::string_view::npos && colon > 0 &&
+                                 !Trim(page.text, Range{label->begin + colon + 1, label->end}).empty() &&
+                                 label_line.substr(colon + 1, 2) != "//";
+    if (holds_its_value || IsKnownLabelValue(page, *label) || IsKnownLabelValue(page, *value)) {
       ++i;
       continue;
     }

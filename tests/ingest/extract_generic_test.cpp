@@ -540,6 +540,21 @@ TEST(GenericTable, ALabelThatNamesTheUnitOfItsNumbers) {
   EXPECT_TRUE(HasWarning(e, "unknown label 'Memory GB/s'")) << ::testing::PrintToString(e.warnings);
 }
 
+// A model card's labels: bold list items and a table whose header cells are
+// bold; an unknown bold label is named alone in its warning, not with its value.
+TEST(GenericLabelValue, AModelCardsParameters) {
+  Extraction e = Extract("# DeepSeek-V3\n\n- **Total parameters:** 671B\n- **Context length:** 128K\n"
+                         "- **Activated parameters:** 37B\n\n"
+                         "| **Model** | **#Total Params** | **#Activated Params** |\n| :---: | :---: | :---: |\n"
+                         "| DeepSeek-V3-Base | 671B | 37B |\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"llm:deepseek-v3-base parameters 671B",
+                                                "llm:deepseek-v3-base active_parameters 37B",
+                                                "llm:deepseek-v3 parameters 671B", "llm:deepseek-v3 active_parameters 37B"}))
+      << ::testing::PrintToString(e.warnings);
+  EXPECT_TRUE(HasWarning(e, "unknown label 'Context length'")) << ::testing::PrintToString(e.warnings);
+  EXPECT_FALSE(HasWarning(e, "128K'")) << ::testing::PrintToString(e.warnings);
+}
+
 // What the third review's pages still read wrong at session 54's start: another
 // system's figure in a relative clause, a total named again in another case, a
 // machine's chips counted in words, memory that is not the chip's, trademark
