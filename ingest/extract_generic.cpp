@@ -1713,6 +1713,33 @@ void RunGeneric(Page& page) {
     size_t first = 0;
     size_t end = 0;
     std::optional<ProductName> product;
+    std::string kind = "chip";
+  };
+  // "Key figures, Colossus (Memphis):" over "- Operator: xAI", "- Power
+  // envelope: 300 MW": a list whose labels are a data center's (two or more,
+  // none a chip's too) is about the place the line names, after its last
+  // comma. Without it, a press page about a site had no subject.
+  const auto introduced_site = [&](Range intro, size_t first, size_t end) -> std::optional<ProductName> {
+    int site_labels = 0;
+    for (size_t k = first; k < end; ++k) {
+      Range item = Trim(text, lines[k].range);
+      if (item.size() >= 2 && (text[item.begin] == '-' || text[item.begin] == '*') && SpaceAt(text, item.begin + 1)) {
+        item = Trim(text, Range{item.begin + 1, item.end});
+      }
+      const size_t colon = page.View(item).find(':');
+      if (colon == std::string_view::npos) continue;
+      std::optional<LabelHit> hit = page.LookupLabel(Range{item.begin, item.begin + colon});
+      const PredicateDef* p = hit ? page.Predicate(hit->def->predicate) : nullptr;
+      if (p == nullptr) continue;
+      if (!Page::Applies(*p, "data_center")) return std::nullopt;
+      if (!Page::Applies(*p, "chip")) ++site_labels;
+    }
+    if (site_labels < 2) return std::nullopt;
+    size_t begin = intro.begin;
+    if (const size_t comma = page.View(intro).rfind(','); comma != std::string_view::npos) begin = intro.begin + comma + 1;
+    const Range name = Trim(text, Range{begin, intro.end});
+    if (name.empty() || !IsUpper(text[name.begin]) || name.size() > 80) return std::nullopt;
+    return ProductName{WithoutTrademarks(page.View(name)), name};
   };
   std::vector<Part> parts;
   size_t introduced = 0;  // parts opened by a line like "MTIA v2 at a glance:"
@@ -1721,6 +1748,7 @@ void RunGeneric(Page& page) {
     const Range line = Trim(text, lines[i].range);
     size_t end = i + 1;
     std::optional<ProductName> product;
+    std::string kind = "chip";
     if (lines[i].heading > 0) {
       product = HeadingProduct(page, line);
       while (end < lines.size() && !(lines[end].heading > 0 && lines[end].heading <= lines[i].heading)) ++end;
@@ -1729,6 +1757,10 @@ void RunGeneric(Page& page) {
       // up to the first blank line or heading, is about that product.
       product = HeadingProduct(page, Trim(text, Range{line.begin, line.end - 1}));
       while (end < lines.size() && lines[end].heading == 0 && !Trim(text, lines[end].range).empty()) ++end;
+      if (!product && page.subject().empty()) {
+        product = introduced_site(Trim(text, Range{line.begin, line.end - 1}), i + 1, end);
+        if (product) kind = "data_center";
+      }
       if (product) {
         page.Claim(i);
         ++introduced;
@@ -1740,10 +1772,10 @@ void RunGeneric(Page& page) {
     if (!parts.empty() && parts.back().end > i) {
       // A list inside a product's section: the section goes on after it
       // ("## TPU v5e" ... "v5e pods at a glance:" ... more about the v5e).
-      if (list && parts.back().end > end) rest_of_section = Part{end, parts.back().end, parts.back().product};
+      if (list && parts.back().end > end) rest_of_section = Part{end, parts.back().end, parts.back().product, parts.back().kind};
       parts.back().end = i;
     }
-    parts.push_back(Part{i + 1, end, std::move(product)});
+    parts.push_back(Part{i + 1, end, std::move(product), kind});
     if (rest_of_section) parts.push_back(std::move(*rest_of_section));
   }
   // A page whose headline names no product ("Our next generation Meta
@@ -1751,7 +1783,7 @@ void RunGeneric(Page& page) {
   // list is about that product: its prose then tells the product from
   // others of its line ("the first-generation MTIA v1").
   if (page.subject().empty() && introduced == 1 && parts.size() == 1) {
-    page.SetSubject(parts.front().product->name, "chip", parts.front().product->range.begin);
+    page.SetSubject(parts.front().product->name, parts.front().kind, parts.front().product->range.begin);
   }
   auto read_lines = [&](size_t first, size_t end) {
     for (size_t i = first; i < end; ++i) {
@@ -1785,7 +1817,7 @@ void RunGeneric(Page& page) {
   for (const Part& part : parts) {
     read_lines(outside, part.first);
     const Page::SubjectState page_subject = page.SaveSubject();
-    page.SetSubject(part.product->name, "chip", part.product->range.begin);
+    page.SetSubject(part.product->name, part.kind, part.product->range.begin);
     read_lines(part.first, part.end);
     page.RestoreSubject(page_subject);
     outside = part.end;

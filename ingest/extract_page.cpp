@@ -518,7 +518,16 @@ std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std
 }
 
 std::optional<EntityId> Page::Resolve(const std::string& written, const std::string& kind, size_t offset) {
-  const std::string name = WithoutTrademarks(written);
+  std::string name = WithoutTrademarks(written);
+  // "8x NVIDIA H100 SXM" heading a row of a cloud's price list: the chip,
+  // counted (its "GPU memory" is one chip's); a chip of its own before.
+  if (kind == "chip") {
+    size_t digits = 0;
+    while (digits < name.size() && IsDigit(name[digits])) ++digits;
+    if (digits > 0 && digits + 2 < name.size() && (name[digits] == 'x' || name[digits] == 'X') && name[digits + 1] == ' ') {
+      name = name.substr(digits + 2);
+    }
+  }
   if (name.empty()) return std::nullopt;
   if (name.size() > kMaxEntityName) {
     Warn(offset, kind + " name of " + std::to_string(name.size()) + " bytes is not a name");

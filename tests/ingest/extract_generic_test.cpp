@@ -555,6 +555,26 @@ TEST(GenericLabelValue, AModelCardsParameters) {
   EXPECT_FALSE(HasWarning(e, "128K'")) << ::testing::PrintToString(e.warnings);
 }
 
+// A press page about a site with a list of its figures: the list's line names
+// the data center; a list whose labels are also a chip's names none.
+TEST(GenericLabelValue, AListOfADataCentersFiguresNamesIt) {
+  EXPECT_EQ(Brief(Extract("xAI's Colossus supercomputer in Memphis doubles to 200,000 GPUs\n\n"
+                          "Key figures, Colossus (Memphis):\n- Operator: xAI\n- Chips: 200,000\n"
+                          "- Power envelope: 300 MW (planned)\n- Status: operational\n")),
+            (std::vector<std::string>{"dc:colossus-memphis operator xAI", "dc:colossus-memphis chips 200,000",
+                                      "dc:colossus-memphis power_envelope 300 MW", "dc:colossus-memphis status operational"}));
+  EXPECT_EQ(Brief(Extract("Our new site and its chips\n\nKey figures, Acme Park:\n- Operator: xAI\n- Status: operational\n"
+                          "- Memory: 96 GB\n")),
+            (std::vector<std::string>{}));
+}
+
+// A cloud's price list heads its rows "8x NVIDIA H100 SXM": the chip, counted.
+TEST(GenericTable, ARowOfCountedChipsIsTheChip) {
+  EXPECT_EQ(Brief(Extract("On-demand GPU cloud pricing\n\n| Instance type | GPUs | GPU memory |\n|---|---|---|\n"
+                          "| 8x NVIDIA H100 SXM | 8 | 80 GB |\n| 1x NVIDIA GH200 | 1 | 96 GB |\n")),
+            (std::vector<std::string>{"chip:nvidia-h100-sxm memory 80 GB", "chip:nvidia-gh200 memory 96 GB"}));
+}
+
 // What the third review's pages still read wrong at session 54's start: another
 // system's figure in a relative clause, a total named again in another case, a
 // machine's chips counted in words, memory that is not the chip's, trademark
