@@ -808,6 +808,32 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     sentence_scope = SentenceScope(page, Range{s.begin, f.range.begin});
     break;
   }
+  // "... links 384 Ascend 910C chips across 16 racks. The system delivers
+  // about 300 petaflops": a total of the system the sentence before counted
+  // the chips of. Without the count no chip's share could be told.
+  if (auto scope = sentence_scope.find(qualifier::kScope);
+      scope != sentence_scope.end() && scope->second != "chip" && scope->second != "core" &&
+      !sentence_scope.count(qualifier::kScopeCount)) {
+    std::optional<Range> first = NextWord(text, s.begin, s.end);
+    const std::string opener = first ? AsciiLower(page.View(*first)) : "";
+    size_t end = s.begin;
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
+    if ((opener == "the" || opener == "this" || opener == "that" || opener == "it" || opener == "its") && end > 0 &&
+        text[end - 1] != '\n') {
+      size_t begin = end - 1;
+      while (begin > 0 && text[begin - 1] != '\n' &&
+             !((text[begin - 1] == '.' || text[begin - 1] == '!' || text[begin - 1] == '?') && SpaceAt(text, begin))) {
+        --begin;
+      }
+      // (Only where that sentence names the same scope: "Platform (8 GPUs):
+      // 2 TB. The whole system has ..." counts no chips of the system.)
+      const Qualifiers before = SentenceScope(page, Range{begin, end});
+      if (auto count = before.find(qualifier::kScopeCount);
+          count != before.end() && FindWord(text.substr(begin, end - begin), scope->second) != std::string_view::npos) {
+        sentence_scope.emplace(qualifier::kScopeCount, count->second);
+      }
+    }
+  }
 
   auto subject_for = [&](const PredicateDef& p, EntityId* id, std::string* k, bool* is_page) {
     if (Page::Applies(p, kind)) {

@@ -615,6 +615,10 @@ TEST(GenericSentence, OtherThingsFiguresAndSignsStayOff) {
                    "chip:huawei-ascend-910c memory 128 GB basis=estimate scope=chip",
                    "chip:huawei-ascend-910c memory_type HBM3 basis=estimate",
                    "chip:huawei-ascend-910c tdp not published", "chip:huawei-ascend-910c on_chip_memory 64 MB"}));
+  // The chips of a system counted in the sentence before its total.
+  EXPECT_EQ(read("# Huawei Ascend 910C\n\nThe CloudMatrix 384 system links 384 Ascend 910C chips across 16 racks. "
+                 "The system delivers about 300 petaflops of dense BF16 compute.\n"),
+            (Facts{"chip:huawei-ascend-910c peak_throughput 300 petaflops chips=384 format=bf16 scope=system sparsity=dense"}));
   // In a table's first column, where no sentence is read: initials that are not the label's are no label.
   EXPECT_EQ(read("# Acme Z9\n\n| Spec | Acme Z9 |\n|---|---|\n| Total Board Power (TBP) | 1400 W |\n"
                  "| Total Board Power (TBD) | 1500 W |\n"),
