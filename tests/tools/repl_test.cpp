@@ -258,6 +258,12 @@ TEST_F(ToolsTest, ASourceFailingRunAfterRunIsListedBySources) {
   ASSERT_EQ(after.code, 0) << after.err;
   EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
   EXPECT_EQ(nlohmann::json::parse(after.out).at("sources").size(), 1u) << after.out;
+  // "sources DOCUMENT" is "source DOCUMENT", as its usage says.
+  Output one = Chipkg({"sources", "seed-000-aws-trainium", "--db", store});
+  Output same = Chipkg({"source", "seed-000-aws-trainium", "--db", store});
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(one.out, same.out);
+  EXPECT_TRUE(Contains(Chipkg({"help"}).out, "sources [DOCUMENT] [--as-at WHEN]"));
 }
 
 // A dead source taken out of a cron job's manifest: its next run says the

@@ -21,8 +21,9 @@ const RegisterCommand kVerify(Statement("verify", "verify [DOCUMENT] [--toleranc
                                         {"format", "tolerance", "mismatches", "as-at"}));
 const RegisterCommand kConflicts(Statement("conflicts", "conflicts [ENTITY] [--tolerance P%] [--as-at WHEN]",
                                            "where sources disagree, and by how much", {"format", "tolerance", "as-at"}));
-const RegisterCommand kSources(Statement("sources", "sources [--as-at WHEN]",
-                                         "the documents, their versions and fact counts", {"format", "as-at"}));
+const RegisterCommand kSources(Statement("sources", "sources [DOCUMENT] [--as-at WHEN]",
+                                         "the documents, their versions and fact counts (one DOCUMENT: as source)",
+                                         {"format", "as-at"}));
 const RegisterCommand kSource(Statement("source", "source DOCUMENT [--as-at WHEN]", "one document and every fact it gave",
                                         {"format", "as-at"}));
 const RegisterCommand kAttributes(Statement("attributes", "attributes [KIND]",

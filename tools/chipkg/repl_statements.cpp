@@ -612,7 +612,7 @@ const std::vector<StatementDoc>& StatementDocs() {
        "conflicts [ENTITY] [--tolerance P%] [--as-at WHEN]",
        "where sources disagree, and by how much",
        {"conflicts", "conflicts Trainium --tolerance 5%"}},
-      {"sources", "sources [--as-at WHEN]", "the documents, their versions and fact counts", {"sources"}},
+      {"sources", "sources [DOCUMENT] [--as-at WHEN]", "the documents, their versions and fact counts (one DOCUMENT: as source)", {"sources"}},
       {"source",
        "source DOCUMENT [--as-at WHEN]",
        "one document and every fact it gave",
