@@ -286,8 +286,10 @@ void SchemaBuilder::ParseLine(const std::string& file, int line_no, std::string_
   if (tokens.empty()) return;  // blank or a comment
   for (const Token& t : tokens) {
     // Each part after its length: no two different lines read alike.
-    directives_read_ += std::to_string(t.key.size()) + ":" + t.key + std::to_string(t.value.size()) + ":" + t.value +
-                        (t.quoted ? "q" : "") + " ";
+    // (Appended in place: a chain of '+' made five strings a token.)
+    directives_read_.append(std::to_string(t.key.size())).append(":").append(t.key);
+    directives_read_.append(std::to_string(t.value.size())).append(":").append(t.value);
+    directives_read_.append(t.quoted ? "q " : " ");
   }
   directives_read_ += "\n";
   Line line;
