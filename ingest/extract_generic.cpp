@@ -1216,7 +1216,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     return page.MentionsSubject(page.lines()[page.LineIndexAt(s.begin)].range);
   };
   if (page.schema.SaysNotPublished(page.Str(s)) &&
-      (opt.subject_in_context || page.MentionsSubject(s) || subject != page.subject() || paragraph_names_the_chip())) {
+      (opt.subject_in_context || page.MentionsSubject(s) || subject != page.subject() || paragraph_names_the_chip() ||
+       page.OuterSubjectNamedIn(s) != nullptr)) {
     // The sentence without a citation mark at its end: "... for the original
     // Trainium 3." quoted whole read as a claim about Trainium 3 (the mark is
     // the fact's citation, kept as such).
@@ -1229,17 +1230,25 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     std::vector<const LabelHit*> candidates;
     for (const LabelHit& h : labels) candidates.push_back(&h);
     for (const LabelHit& h : opt.context_labels) candidates.push_back(&h);
+    // "SambaNova does not disclose the SN40L's ... thermal design power" in
+    // the part about the SambaRack SN40L-16: the page's chip's, not the rack's.
+    const Page::SubjectState* outer = subject == page.subject() ? page.OuterSubjectNamedIn(s) : nullptr;
     std::vector<std::string> done;
     for (const Pending& pd : drafts) done.push_back(pd.draft.predicate);
     for (const LabelHit* h : candidates) {
       const PredicateDef* p = page.Predicate(h->def->predicate);
-      if (p == nullptr || !Page::Applies(*p, kind)) continue;
+      if (p == nullptr || !Page::Applies(*p, outer != nullptr ? outer->kind : kind)) continue;
       if (std::find(done.begin(), done.end(), p->name) != done.end()) continue;
       done.push_back(p->name);
       Pending pd;
       pd.draft.subject = subject;
       pd.subject_kind = kind;
       pd.page_subject = subject == page.subject();
+      if (outer != nullptr) {
+        pd.draft.subject = outer->id;
+        pd.subject_kind = outer->kind;
+        pd.page_subject = false;
+      }
       pd.draft.predicate = p->name;
       pd.draft.qualifiers = h->def->qualifiers;
       pd.draft.value = Value::NotPublished(page.Str(said));
@@ -1844,7 +1853,9 @@ void RunGeneric(Page& page) {
     read_lines(outside, part.first);
     const Page::SubjectState page_subject = page.SaveSubject();
     page.SetSubject(part.product->name, part.kind, part.product->range.begin);
+    page.SetOuterSubject(page_subject);
     read_lines(part.first, part.end);
+    page.SetOuterSubject(std::nullopt);
     page.RestoreSubject(page_subject);
     outside = part.end;
   }

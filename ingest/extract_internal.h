@@ -195,6 +195,14 @@ class Page {
   // The subject is a system of several chips ("Amazon EC2 Trn2 instances",
   // "AMD Instinct MI300X Platform"): its figures get this scope (Add).
   void SetSubjectScope(std::string scope) { subject_scope_ = std::move(scope); }
+  // While a part of the page about another product is read ("SambaRack
+  // SN40L-16" on the SN40L's page), the page's own subject, so that a
+  // sentence there naming the page's chip by its designation ("does not
+  // disclose the SN40L's thermal design power") can be given to it.
+  void SetOuterSubject(std::optional<SubjectState> outer) { outer_subject_ = std::move(outer); }
+  // The outer subject, where `r` names it by a designation (a word with a
+  // digit) of its names that no name of the current subject has.
+  const SubjectState* OuterSubjectNamedIn(Range r) const;
   SubjectState SaveSubject() const {
     return SubjectState{subject_, subject_kind_, subject_names_, subject_scope_, subject_written_};
   }
@@ -277,6 +285,7 @@ class Page {
   std::string subject_kind_;
   std::vector<std::string> subject_names_;  // lower case
   std::string subject_written_;              // the name SetSubject was given
+  std::optional<SubjectState> outer_subject_;
   // A system's scope ("server" for "DGX B200"): the subject's figures without
   // a scope of their own get it (Add). Empty for a chip.
   std::string subject_scope_;

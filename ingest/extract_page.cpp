@@ -188,6 +188,28 @@ bool Page::NamedBySubject(std::string_view word) const {
   return false;
 }
 
+const Page::SubjectState* Page::OuterSubjectNamedIn(Range r) const {
+  if (!outer_subject_ || outer_subject_->id.empty() || outer_subject_->id == subject_) return nullptr;
+  const auto has_token = [](const std::vector<std::string>& names, const std::string& token) {
+    for (const std::string& n : names) {
+      for (size_t at = 0; at <= n.size();) {
+        const size_t space = std::min(n.find(' ', at), n.size());
+        if (n.compare(at, space - at, token) == 0 && space - at == token.size()) return true;
+        at = space + 1;
+      }
+    }
+    return false;
+  };
+  for (std::optional<Range> w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
+    std::string word = AsciiLower(View(*w));
+    if (word.ends_with("'s")) word.resize(word.size() - 2);
+    if (word.ends_with("\xE2\x80\x99s")) word.resize(word.size() - 4);
+    if (std::none_of(word.begin(), word.end(), IsDigit)) continue;
+    if (has_token(outer_subject_->names, word) && !has_token(subject_names_, word)) return &*outer_subject_;
+  }
+  return nullptr;
+}
+
 std::string Page::SiblingOfSubject(std::string_view designation) const {
   // The shape: letters, then a digit ("v5e", "MI325X"); no space.
   size_t letters = 0;

@@ -615,6 +615,11 @@ TEST(GenericSentence, OtherThingsFiguresAndSignsStayOff) {
                    "chip:huawei-ascend-910c memory 128 GB basis=estimate scope=chip",
                    "chip:huawei-ascend-910c memory_type HBM3 basis=estimate",
                    "chip:huawei-ascend-910c tdp not published", "chip:huawei-ascend-910c on_chip_memory 64 MB"}));
+  // A section about a system built of the page's chip: what it says the chip's maker does not publish
+  // about the chip, named by its designation, is the chip's.
+  EXPECT_EQ(read("# SambaNova SN40L\n\n- HBM: 64 GB\n\n## SambaRack SN40L-16\n\nThe SambaRack SN40L-16 combines 16 "
+                 "SN40L RDUs. SambaNova does not disclose the SN40L's per-chip thermal design power.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l tdp not published"}));
   // The chips of a system counted in the sentence before its total.
   EXPECT_EQ(read("# Huawei Ascend 910C\n\nThe CloudMatrix 384 system links 384 Ascend 910C chips across 16 racks. "
                  "The system delivers about 300 petaflops of dense BF16 compute.\n"),
