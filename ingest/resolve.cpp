@@ -82,7 +82,7 @@ std::string DropParenthesised(const std::string& name) {
 // "NVIDIA H200 SXM" -> "NVIDIA H200", "NVIDIA H100 SXM5 80GB" -> "NVIDIA H100":
 // the form factor and memory size a dataset names a chip's variant by.
 std::string DropFormFactor(const std::string& name) {
-  static constexpr std::string_view kFormFactors[] = {"sxm", "sxm2", "sxm3", "sxm4", "sxm5", "pcie", "nvl", "oam"};
+  static constexpr std::string_view kFormFactors[] = {"sxm", "sxm2", "sxm3", "sxm4", "sxm5", "sxm6", "pcie", "nvl", "oam"};
   std::string s = name;
   for (bool dropped = true; dropped;) {
     dropped = false;
@@ -107,6 +107,28 @@ std::string DropFormFactor(const std::string& name) {
     }
   }
   return CollapseSpaces(Trim(s));
+}
+
+// "NVIDIA H100 SXM5 80GB" -> "NVIDIA H100 SXM": the form factor without its
+// generation and the memory size, as a cloud's price list writes the chip.
+// The name itself where it has no "SXMn".
+std::string FormFactorFamily(const std::string& name) {
+  const std::string bare = DropFormFactor(name);
+  if (bare == CollapseSpaces(Trim(name))) return name;
+  std::string family;
+  for (size_t at = bare.size(); at < name.size();) {
+    while (at < name.size() && name[at] == ' ') ++at;
+    size_t end = name.find(' ', at);
+    if (end == std::string::npos) end = name.size();
+    std::string word = name.substr(at, end - at);
+    std::string lower = word;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.size() == 4 && lower.starts_with("sxm") && std::isdigit(static_cast<unsigned char>(lower[3]))) {
+      family = word.substr(0, 3);
+    }
+    at = end;
+  }
+  return family.empty() ? name : bare + " " + family;
 }
 
 // "Trainium1" -> "Trainium", "Inferentia 1" -> "Inferentia": a first generation
@@ -431,7 +453,9 @@ class Resolver : public EntityResolver {
       int weight;
     };
     for (const Shorter& shorter : {Shorter{DropParenthesised(spelling), "parenthesised text", 2},
-                                   Shorter{bare, "form factor", 2}, Shorter{DropCodename(bare), "codename", 3}}) {
+                                   Shorter{bare, "form factor", 2},
+                                   Shorter{FormFactorFamily(DropParenthesised(spelling)), "form factor generation and size", 2},
+                                   Shorter{DropCodename(bare), "codename", 3}}) {
       if (shorter.text.empty() || NameKey(shorter.text) == NameKey(spelling)) continue;
       index[NameKey(shorter.text)].push_back({id, spelling, false, shorter.rule, shorter.weight});
       std::string both = DropVendorPrefix(shorter.text, prefixes);

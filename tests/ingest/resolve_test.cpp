@@ -267,6 +267,31 @@ entity chip:ironwood kind=chip name="Google TPU v7 Ironwood"
   EXPECT_TRUE(MustResolve(*r, "3.1 70B", "llm").created);
 }
 
+// A cloud's price list names "NVIDIA H100 SXM" and "NVIDIA B200 SXM6"; Epoch
+// names "NVIDIA H100 SXM5 80GB" and "NVIDIA B200".
+TEST(ResolveTest, AFormFactorWithoutItsGeneration) {
+  const char text[] = R"schema(
+kind chip
+kind organization
+entity org:nvidia kind=organization name="NVIDIA"
+entity chip:h100-sxm kind=chip name="NVIDIA H100 SXM5 80GB"
+entity chip:h100-pcie kind=chip name="NVIDIA H100 PCIe"
+entity chip:b200 kind=chip name="NVIDIA B200"
+entity chip:a100-80 kind=chip name="NVIDIA A100 SXM4 80 GB"
+entity chip:a100-40 kind=chip name="NVIDIA A100 SXM4 40 GB"
+)schema";
+  auto schema = Schema::LoadText(text, "family.schema");
+  ASSERT_TRUE(schema.ok()) << schema.status().message();
+  auto r = MakeEntityResolver(*schema, nullptr);
+  Resolution h100 = MustResolve(*r, "NVIDIA H100 SXM", "chip");
+  EXPECT_EQ(h100.id, "chip:h100-sxm");
+  EXPECT_EQ(h100.method, "normalised: dropped form factor generation and size of 'NVIDIA H100 SXM5 80GB'");
+  // A page's form factor is not dropped to meet a name without one (a PCIe card is not the SXM module).
+  EXPECT_TRUE(MustResolve(*r, "NVIDIA B200 SXM6", "chip").created);
+  // Two SXM4 variants: "A100 SXM" is either.
+  EXPECT_TRUE(MustResolve(*r, "NVIDIA A100 SXM", "chip").created);
+}
+
 TEST(ResolveTest, NewEntitiesGetFreeIdsAndAreReused) {
   Schema schema = LoadBareSchema();
   auto r = MakeEntityResolver(schema, nullptr);
