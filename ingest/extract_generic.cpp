@@ -810,27 +810,28 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   }
   // "... links 384 Ascend 910C chips across 16 racks. The system delivers
   // about 300 petaflops": a total of the system the sentence before counted
-  // the chips of. Without the count no chip's share could be told.
+  // the chips of. Without the count no chip's share could be told. Only
+  // for "The/This/Its <scope>" and a count of the page's chips right after
+  // that scope's word ("A TPU v5p pod contains 8,960 chips. The Ironwood
+  // pod ...", "servers with eight chips", "72 Blackwell GPUs" are not).
   if (auto scope = sentence_scope.find(qualifier::kScope);
       scope != sentence_scope.end() && scope->second != "chip" && scope->second != "core" &&
       !sentence_scope.count(qualifier::kScopeCount)) {
     std::optional<Range> first = NextWord(text, s.begin, s.end);
+    std::optional<Range> second = first ? NextWord(text, first->end, s.end) : std::nullopt;
     const std::string opener = first ? AsciiLower(page.View(*first)) : "";
+    const bool refers_back = (opener == "the" || opener == "this" || opener == "its") && second &&
+                             AsciiLower(page.View(*second)) == scope->second;
     size_t end = s.begin;
     while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
-    if ((opener == "the" || opener == "this" || opener == "that" || opener == "it" || opener == "its") && end > 0 &&
-        text[end - 1] != '\n') {
+    if (refers_back && end > 0 && text[end - 1] != '\n') {
       size_t begin = end - 1;
       while (begin > 0 && text[begin - 1] != '\n' &&
              !((text[begin - 1] == '.' || text[begin - 1] == '!' || text[begin - 1] == '?') && SpaceAt(text, begin))) {
         --begin;
       }
-      // (Only where that sentence names the same scope: "Platform (8 GPUs):
-      // 2 TB. The whole system has ..." counts no chips of the system.)
-      const Qualifiers before = SentenceScope(page, Range{begin, end});
-      if (auto count = before.find(qualifier::kScopeCount);
-          count != before.end() && FindWord(text.substr(begin, end - begin), scope->second) != std::string_view::npos) {
-        sentence_scope.emplace(qualifier::kScopeCount, count->second);
+      if (std::optional<long long> chips = ChipsOfScopeIn(page, Range{begin, end}, scope->second)) {
+        sentence_scope.emplace(qualifier::kScopeCount, std::to_string(*chips));
       }
     }
   }
@@ -918,6 +919,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming") {
         continue;
       }
+      // "Streaming Memory: up to 448 GB", "Host memory: 2 TB": the word before the label.
+      size_t before_label = chosen->range.begin;
+      while (before_label > s.begin && SpaceAt(text, before_label - 1)) --before_label;
+      size_t word_begin = before_label;
+      while (word_begin > s.begin && IsWordByte(text[word_begin - 1])) --word_begin;
+      const std::string label_word = AsciiLower(text.substr(word_begin, before_label - word_begin));
+      if (label_word == "host" || label_word == "system" || label_word == "cpu" || label_word == "streaming") continue;
     }
     // "375 W max, 240 W average": a typical draw is not the design power.
     if (p->name == "tdp" && !f.count && NotDesignPower(text, s, fi > 0 ? figures[fi - 1].range.end : s.begin, f.range)) {
@@ -1211,8 +1219,22 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // "Each Ascend 910C is said to carry 128 GB ...; Huawei does not disclose
   // the TDP.": a sentence whose paragraph names the page's chip is about it
   // unless it names another (those are dropped below).
+  // Only where what is not disclosed ends the sentence: "does not disclose
+  // the TDP of its Kunpeng server CPUs", "the list price of the Atlas 900
+  // SuperPoD" and "which company supplies its HBM memory" are about
+  // something else.
   const auto paragraph_names_the_chip = [&] {
-    if (page.subject_kind() != "chip" || subject != page.subject()) return false;
+    if (page.subject_kind() != "chip" || subject != page.subject() || labels.empty()) return false;
+    size_t last_label_end = s.begin;
+    for (const LabelHit& h : labels) last_label_end = std::max(last_label_end, h.range.end);
+    const Range after = Trim(text, Range{last_label_end, s.end});
+    for (size_t i = after.begin; i < after.end; ++i) {
+      if (text[i] != '.' && text[i] != '!' && text[i] != ')') return false;
+    }
+    const std::string lower = AsciiLower(page.View(s));
+    for (std::string_view wh : {"which", "who", "what", "how", "whether", "where", "when", "whose"}) {
+      if (FindWord(lower, wh) != std::string_view::npos) return false;
+    }
     return page.MentionsSubject(page.lines()[page.LineIndexAt(s.begin)].range);
   };
   if (page.schema.SaysNotPublished(page.Str(s)) &&
@@ -1429,8 +1451,30 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       // The page's chip, or another the schema or store knows (whose clause
       // the apposition rules below give to it).
       if (page.MentionsSubject(name)) return false;
-      return std::none_of(mentions.begin(), mentions.end(),
-                          [&](const Mention& m) { return m.entity->kind == "chip" && m.range.Overlaps(name); });
+      if (std::any_of(mentions.begin(), mentions.end(),
+                      [&](const Mention& m) { return m.entity->kind == "chip" && m.range.Overlaps(name); })) {
+        return false;
+      }
+      // Only a name the sentence sets against the chip ("more than 24x the
+      // compute of ... El Capitan", "Compared to Wormhole n300"): after a
+      // cloud, a maker, a person or a memory ("offered only on AWS, which
+      // says each chip delivers 1.3 petaflops", "Lisa Su, who said", "288 GB
+      // of HBM3E, which delivers 8 TB/s") the clause is still the chip's.
+      static constexpr std::string_view kSetAgainst[] = {"than", "compared", "comparison", "versus", "vs",
+                                                         "unlike", "against", "rival", "rivals", "beats", "outperforms"};
+      const std::string before = AsciiLower(text.substr(s.begin, name.begin - s.begin));
+      for (std::string_view w : kSetAgainst) {
+        if (FindWord(before, w) != std::string_view::npos) return true;
+      }
+      // "24x the compute of": a multiple of the other's figure.
+      for (std::optional<Range> w = NextWord(before, 0, before.size()); w; w = NextWord(before, w->end, before.size())) {
+        const std::string_view word = std::string_view(before).substr(w->begin, w->size());
+        if (word.size() >= 2 && word.back() == 'x' && IsDigit(word[0]) &&
+            std::all_of(word.begin(), word.end() - 1, [](char c) { return IsDigit(c) || c == '.'; })) {
+          return true;
+        }
+      }
+      return false;
     };
     const auto about_the_page_chip = [&](const Pending& pd) {
       if (after_another_chip || opening_comparison_end == s.begin || pd.draft.span.begin < opening_comparison_end) {
@@ -1581,12 +1625,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // maker's figure. The words are the schema's (table hedge_words).
   bool hedged = false;
   if (auto hedge = page.schema.tables().find("hedge_words"); hedge != page.schema.tables().end()) {
-    std::string previous;
+    std::string previous, two_back;
     for (auto w = NextWord(text, s.begin, s.end); w && !hedged; w = NextWord(text, w->end, s.end)) {
       const std::string lower = AsciiLower(page.View(*w));
       for (const auto& [word, unused] : hedge->second) hedged = hedged || AsciiLower(word) == lower;
-      // "is said to carry 128 GB": hearsay, where "Huawei said" is the maker's word.
-      hedged = hedged || (lower == "said" && (previous == "is" || previous == "are" || previous == "was" || previous == "were"));
+      // "is said to carry 128 GB": hearsay, where "Huawei said" and "as was
+      // said at the keynote" are the maker's word.
+      hedged = hedged || (lower == "to" && previous == "said" &&
+                          (two_back == "is" || two_back == "are" || two_back == "was" || two_back == "were"));
+      two_back = std::move(previous);
       previous = lower;
     }
   }
@@ -1598,9 +1645,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (pd.draft.value.kind == ValueKind::kQuantity && !pd.draft.qualifiers.count(qualifier::kScope)) {
       const bool again = std::any_of(page.facts().begin(), page.facts().end(), [&](const Fact& f) {
         auto scope = f.qualifiers.find(qualifier::kScope);
-        // (Content, not text: "42.5 Exaflops" is named again as "42.5 exaflops".)
+        // (In any case: "42.5 Exaflops" is named again as "42.5 exaflops". Not
+        // any figure of the same value: an instance's "32 GB" is not the
+        // chip's "32GB" named again.)
         return f.subject == pd.draft.subject && f.predicate == pd.draft.predicate &&
-               f.value.SameContent(pd.draft.value) && scope != f.qualifiers.end() && scope->second != "chip";
+               AsciiLower(f.value.original) == AsciiLower(pd.draft.value.original) && scope != f.qualifiers.end() &&
+               scope->second != "chip";
       });
       if (again) continue;
     }
@@ -1770,9 +1820,29 @@ void RunGeneric(Page& page) {
       if (!Page::Applies(*p, "chip")) ++site_labels;
     }
     if (site_labels < 2) return std::nullopt;
-    size_t begin = intro.begin;
-    if (const size_t comma = page.View(intro).rfind(','); comma != std::string_view::npos) begin = intro.begin + comma + 1;
-    const Range name = Trim(text, Range{begin, intro.end});
+    // The name: the line's text before its first comma ("Stargate, Abilene,
+    // Texas"), or after it where what comes first opens a list (schema table
+    // list_openers: "Key figures, Colossus (Memphis)"); no name where the
+    // line is only such words ("At a glance:").
+    const auto opens_a_list = [&](Range r) {
+      auto openers = page.schema.tables().find("list_openers");
+      if (openers == page.schema.tables().end()) return false;
+      const std::string said = AsciiLower(page.View(Trim(text, r)));
+      for (const auto& [words, unused] : openers->second) {
+        std::string phrase = AsciiLower(words);
+        std::replace(phrase.begin(), phrase.end(), '_', ' ');
+        if (said == phrase) return true;
+      }
+      return false;
+    };
+    Range name = Trim(text, intro);
+    if (const size_t comma = page.View(intro).find(','); comma != std::string_view::npos) {
+      const Range first_part{intro.begin, intro.begin + comma};
+      const Range rest{intro.begin + comma + 1, intro.end};
+      name = opens_a_list(first_part) ? Trim(text, rest) : Trim(text, first_part);
+    } else if (opens_a_list(name)) {
+      return std::nullopt;
+    }
     if (name.empty() || !IsUpper(text[name.begin]) || name.size() > 80) return std::nullopt;
     return ProductName{WithoutTrademarks(page.View(name)), name};
   };

@@ -335,6 +335,11 @@ bool IsChipNoun(std::string_view word);
 // baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws
 // ...". Empty for one chip's. Counts (qualifier chips) where the text gives them.
 Qualifiers SentenceScope(const Page& page, Range opening);
+// "The CloudMatrix 384 system links 384 Ascend 910C chips": the chips of the
+// `scope` word the sentence names, counted within four words after it with
+// no other scope between, and of the page's chip (the words between count
+// and noun are its name's). nullopt where the sentence counts no such chips.
+std::optional<long long> ChipsOfScopeIn(const Page& page, Range sentence, std::string_view scope);
 // The scope a label names: as SentenceScope, or a scope as its first word ("Pod compute").
 Qualifiers LabelScope(const Page& page, Range label);
 // The formats of the first run of format words in `r` joined by "and", "or",

@@ -131,7 +131,8 @@ void Page::SetSubject(const std::string& written, const std::string& kind, size_
 }
 
 bool Page::MentionsSubject(Range r) const {
-  std::string v = AsciiLower(View(r));
+  // ("Intel® Gaudi® 3 has ...": the subject's name is kept without the signs.)
+  std::string v = AsciiLower(WithoutTrademarks(View(r)));
   for (const std::string& n : subject_names_) {
     if (n.size() >= 2 && FindLowerWord(v, n) != std::string_view::npos) return true;
   }
@@ -181,7 +182,7 @@ std::string Page::SystemScopeOf(std::string_view name) const {
 }
 
 bool Page::NamedBySubject(std::string_view word) const {
-  const std::string w = AsciiLower(word);
+  const std::string w = AsciiLower(WithoutTrademarks(word));
   for (const std::string& n : subject_names_) {
     if (FindLowerWord(n, w) != std::string_view::npos) return true;
   }
@@ -214,8 +215,11 @@ std::string Page::SiblingOfSubject(std::string_view designation) const {
   // The shape: letters, then a digit ("v5e", "MI325X"); no space.
   size_t letters = 0;
   while (letters < designation.size() && IsAsciiAlpha(designation[letters])) ++letters;
+  // (Not "v6e-256", a slice of 256 chips; not on a system's page: "B100"
+  // on the DGX B200's is the chip, not a "DGX B100".)
   if (letters == 0 || letters >= designation.size() || !IsDigit(designation[letters]) ||
-      !std::all_of(designation.begin(), designation.end(), [](char c) { return IsWordByte(c) || c == '-'; })) {
+      !std::all_of(designation.begin(), designation.end(), [](char c) { return IsDigit(c) || IsAsciiAlpha(c); }) ||
+      !subject_scope_.empty() || !SystemScopeOf(subject_written_).empty()) {
     return "";
   }
   const size_t space = subject_written_.rfind(' ');
@@ -293,6 +297,10 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     }
     if (base && meaning && (base->def->qualifiers.count(qualifier::kSparsity) || base->extra.count(qualifier::kSparsity))) {
       base.reset();  // a label that says its sparsity itself, marked again: in doubt
+    }
+    if (base && meaning) {
+      const PredicateDef* p = Predicate(base->def->predicate);
+      if (p == nullptr || p->dimension != "ops_per_second") base.reset();  // sparsity of a power, a memory: in doubt
     }
     if (base) {
       base->range = written;
@@ -541,12 +549,19 @@ std::vector<std::pair<Range, std::string>> Page::VocabularyIn(Range r, const std
 
 std::optional<EntityId> Page::Resolve(const std::string& written, const std::string& kind, size_t offset) {
   std::string name = WithoutTrademarks(written);
-  // "8x NVIDIA H100 SXM" heading a row of a cloud's price list: the chip,
-  // counted (its "GPU memory" is one chip's); a chip of its own before.
+  // "1x NVIDIA GH200" heading a row of a cloud's price list is the chip (a
+  // chip of its own before). "8x NVIDIA H100 SXM" is eight: some lists give
+  // each chip's memory there, others the eight's, and the page does not say
+  // which, so its row gives no claim.
   if (kind == "chip") {
     size_t digits = 0;
     while (digits < name.size() && IsDigit(name[digits])) ++digits;
     if (digits > 0 && digits + 2 < name.size() && (name[digits] == 'x' || name[digits] == 'X') && name[digits + 1] == ' ') {
+      if (name.substr(0, digits) != "1") {
+        Warn(offset, "'" + name + "' is " + name.substr(0, digits) +
+                         " chips: whether a figure is each chip's or all of theirs is not said; no claim made of it");
+        return std::nullopt;
+      }
       name = name.substr(digits + 2);
     }
   }

@@ -320,6 +320,41 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   return q;
 }
 
+std::optional<long long> ChipsOfScopeIn(const Page& page, Range sentence, std::string_view scope) {
+  std::string_view text(page.text);
+  std::vector<Range> words;
+  for (std::optional<Range> w = NextWord(text, sentence.begin, sentence.end); w; w = NextWord(text, w->end, sentence.end)) {
+    words.push_back(*w);
+  }
+  const auto lower = [&](size_t k) { return AsciiLower(text.substr(words[k].begin, words[k].size())); };
+  for (size_t k = 0; k < words.size(); ++k) {
+    if (lower(k) != scope) continue;
+    for (size_t j = k + 1; j < words.size() && j <= k + 4; ++j) {
+      const std::string w = lower(j);
+      std::string singular = w;
+      if (singular.size() > 1 && singular.back() == 's') singular.pop_back();
+      if (page.IsScopeWord(w) || page.IsScopeWord(singular)) break;  // "system is built from servers with eight"
+      std::optional<double> n;
+      size_t after = j + 1;
+      if (std::optional<NumberToken> number = NumberAt(text, words[j].begin, sentence.end)) {
+        n = number->value;
+        while (after < words.size() && words[after].begin < number->range.end) ++after;  // "8,960"
+      } else if (std::optional<int> small = SmallCount(w)) {
+        n = *small;
+      }
+      if (!n || *n < 2 || *n != std::floor(*n)) continue;
+      for (size_t m = after; m < words.size() && m <= after + 3; ++m) {
+        const std::string noun = lower(m);
+        if (noun.size() >= 2 && noun.back() == 's' && IsChipNoun(noun)) return static_cast<long long>(*n);
+        // "384 Ascend 910C chips", not "72 Blackwell GPUs" on the Ascend's page.
+        if (!page.NamedBySubject(text.substr(words[m].begin, words[m].size()))) break;
+      }
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
 Qualifiers LabelScope(const Page& page, Range label) {
   Qualifiers q = SentenceScope(page, label);
   if (!q.empty()) return q;
@@ -755,6 +790,21 @@ void ReadPairs(Page& page, size_t first, size_t end, const Emit& emit) {
   }
 }
 
+namespace {
+
+// "FP8 Tensor Core 1": a known label and a footnote's number after it.
+std::optional<LabelHit> FootnotedLabel(const Page& page, Range label) {
+  const std::string_view v = page.View(label);
+  const size_t space = v.rfind(' ');
+  if (space == std::string_view::npos || space + 1 >= v.size() || v.size() - space - 1 > 2 ||
+      !std::all_of(v.begin() + static_cast<std::ptrdiff_t>(space) + 1, v.end(), IsDigit)) {
+    return std::nullopt;
+  }
+  return page.LookupLabel(Range{label.begin, label.begin + space});
+}
+
+}  // namespace
+
 // "Label: value" lines no template claimed.
 void ReadLabelValueLines(Page& page, const Emit& emit, size_t first, size_t end) {
   std::string_view text(page.text);
@@ -789,6 +839,14 @@ void ReadLabelValueLines(Page& page, const Emit& emit, size_t first, size_t end)
       } else {
         ReadLabelledValue(page, page.subject(), page.subject_kind(), *hit, value, emit);
       }
+      page.Claim(i);
+    } else if (std::optional<LabelHit> marked = FootnotedLabel(page, Trim(text, label))) {
+      // "FP8 Tensor Core 1: 1,979 / 3,958 TFLOPS" where footnote 1 says
+      // something LookupLabel does not read ("Without sparsity / with
+      // sparsity"): left unread, not to the sentence reader, which took the
+      // sparse figure as dense.
+      page.Warn(r.begin, "'" + page.Str(Trim(text, label)) +
+                             "': its footnote says what the figures are in words chipkg does not read; no claim made of it");
       page.Claim(i);
     } else if (!Trim(text, value).empty() && Trim(text, label).size() <= 24) {
       page.Warn(r.begin, "unknown label '" + page.Str(Trim(text, label)) + "'");

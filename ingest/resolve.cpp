@@ -437,6 +437,18 @@ class Resolver : public EntityResolver {
     return s;
   }
 
+  // A word of the schema's tables system_words_SCOPE ("DGX", "HGX", "NVL72")
+  // is in `name`: a system built of chips, not a chip.
+  bool NamesASystem(const std::string& name) const {
+    for (const auto& [table, listed] : schema_.tables()) {
+      if (!table.starts_with("system_words_")) continue;
+      for (const auto& [word, unused] : listed) {
+        if (HoldsAsWords(name, NameKey(word))) return true;
+      }
+    }
+    return false;
+  }
+
   void AddCandidate(std::map<std::string, std::vector<Candidate>>& index, const EntityId& id, const std::string& spelling,
                     bool is_org, const std::vector<std::string>& prefixes) {
     index[NameKey(spelling)].push_back({id, spelling, false});
@@ -463,6 +475,8 @@ class Resolver : public EntityResolver {
     }
     // "MI300X" for "AMD Instinct MI300X", "Gaudi 2" for "Intel Habana Gaudi2":
     // the farthest match, taken only when nothing nearer names the chip.
+    // Not a system's name: "H200" is not the "NVIDIA HGX H200" baseboard.
+    if (NamesASystem(spelling)) return;
     for (const std::string& tail : DesignationTails(DropFormFactor(DropParenthesised(spelling)))) {
       index[NameKey(tail)].push_back({id, spelling, false, "leading words", 4});
     }
@@ -524,7 +538,7 @@ class Resolver : public EntityResolver {
       std::string vendor;  // when set, only a name of this vendor's matches
     };
     std::vector<Variant> variants;
-    Variant v{name, {}};
+    Variant v{name, {}, {}};
     variants.push_back(v);
     auto step = [&](const std::string& text, const std::string& rule) {
       if (text.empty() || NameKey(text) == NameKey(v.text)) return;
@@ -553,8 +567,10 @@ class Resolver : public EntityResolver {
         auto has_digit = [](const std::string& w) {
           return std::any_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
         };
-        if (has_digit(designation) && !has_digit(series) && std::isalpha(static_cast<unsigned char>(designation[0])) &&
-            NormalizeAlias(designation).size() >= 4) {
+        // Not a system's word ("NVIDIA DGX B200" is a server, not the B200;
+        // schema tables system_words_SCOPE).
+        if (!NamesASystem(series) && has_digit(designation) && !has_digit(series) &&
+            std::isalpha(static_cast<unsigned char>(designation[0])) && NormalizeAlias(designation).size() >= 4) {
           Variant series_dropped{designation, {}, Trim(written.substr(0, written.size() - rest.size()))};
           series_dropped.rules.push_back("dropped series word '" + series + "'");
           variants.push_back(std::move(series_dropped));

@@ -568,11 +568,78 @@ TEST(GenericLabelValue, AListOfADataCentersFiguresNamesIt) {
             (std::vector<std::string>{}));
 }
 
-// A cloud's price list heads its rows "8x NVIDIA H100 SXM": the chip, counted.
+// A cloud's price list heads its rows "1x NVIDIA GH200": the chip. "8x NVIDIA
+// H100 SXM" is eight, and whether "640 GB" (or "80 GB") is each one's or all
+// eight's the page does not say: no claim, and a warning that says why.
 TEST(GenericTable, ARowOfCountedChipsIsTheChip) {
-  EXPECT_EQ(Brief(Extract("On-demand GPU cloud pricing\n\n| Instance type | GPUs | GPU memory |\n|---|---|---|\n"
-                          "| 8x NVIDIA H100 SXM | 8 | 80 GB |\n| 1x NVIDIA GH200 | 1 | 96 GB |\n")),
-            (std::vector<std::string>{"chip:nvidia-h100-sxm memory 80 GB", "chip:nvidia-gh200 memory 96 GB"}));
+  Extraction e = Extract("On-demand GPU cloud pricing\n\n| Instance type | GPUs | GPU memory |\n|---|---|---|\n"
+                         "| 8x NVIDIA H100 SXM | 8 | 640 GB |\n| 1x NVIDIA GH200 | 1 | 96 GB |\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:nvidia-gh200 memory 96 GB"}));
+  EXPECT_TRUE(HasWarning(e, "'8x NVIDIA H100 SXM' is 8 chips")) << ::testing::PrintToString(e.warnings);
+}
+
+// A review of session 54's rules (tests/ingest/review_pages/README.md): each
+// kept to the case it was written for.
+TEST(GenericSentence, SessionFiftyFoursRulesKeepToTheirOwnCases) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  // A relative clause after a cloud, a memory or a person is still the chip's; only a name the
+  // sentence sets against the chip ("more than ... El Capitan") owns its clause.
+  EXPECT_EQ(read("# Acme Z9\n\nZ9 is offered only on AWS, which says each chip delivers 1.3 petaflops of dense FP8 compute.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 1.3 petaflops format=fp8 scope=chip sparsity=dense"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 288 GB of HBM3E, which delivers 8 TB/s of memory bandwidth.\n"),
+            (Facts{"chip:acme-z9 memory 288 GB", "chip:acme-z9 memory_bandwidth 8 TB/s", "chip:acme-z9 memory_type HBM3E"}));
+  // A chip count from the sentence before only for "The/Its <scope>" and the page chip's count right after
+  // that scope's word.
+  const std::string ascend = "# Huawei Ascend 910C\n\n";
+  const Facts no_count{"chip:huawei-ascend-910c peak_throughput 300 petaflops format=bf16 scope=system sparsity=dense"};
+  EXPECT_EQ(read(ascend + "The CloudMatrix 384 system is built from servers with eight Ascend 910C chips each. "
+                          "The system delivers about 300 petaflops of dense BF16 compute.\n"),
+            no_count);
+  EXPECT_EQ(read(ascend + "Nvidia's GB200 NVL72 rack system holds 72 Blackwell GPUs. The system Huawei built to rival it "
+                          "delivers about 300 petaflops of dense BF16 compute.\n"),
+            no_count);
+  EXPECT_EQ(read("# Google TPU v7\n\nA TPU v5p pod contains 8,960 chips. The Ironwood pod scales to 42.5 exaflops of FP8 "
+                 "compute.\n"),
+            (Facts{"chip:google-tpu-v7 peak_throughput 42.5 exaflops format=fp8 scope=pod"}));
+  // "does not disclose" about something else the paragraph names is no claim of the chip's.
+  EXPECT_EQ(read(ascend + "The Ascend 910C pairs two dies. Huawei has not disclosed the list price of the Atlas 900 SuperPoD "
+                          "that houses it.\n"),
+            (Facts{}));
+  EXPECT_EQ(read(ascend + "The Ascend 910C uses HBM2E stacks. Huawei does not disclose which company supplies its HBM "
+                          "memory.\n"),
+            (Facts{"chip:huawei-ascend-910c memory_type HBM2E", "chip:huawei-ascend-910c memory_type HBM"}));
+  // "As was said" is no hearsay.
+  EXPECT_EQ(read("# Acme Z9\n\nAs was said at the keynote, the Z9 is rated at 1,400 W.\n"), (Facts{"chip:acme-z9 tdp 1,400 W"}));
+  // An instance's "32 GB" is not the chip's "32GB" named again.
+  EXPECT_EQ(read("# AWS Inferentia 2\n\nThe inf2.xlarge instance has one Inferentia2 chip and 32 GB of accelerator memory "
+                 "per instance.\n\nInferentia2 carries 32GB of high-bandwidth memory.\n"),
+            (Facts{"chip:aws-inferentia2 memory 32 GB scope=instance", "chip:aws-inferentia2 memory 32GB"}));
+  // On a system's page, a column headed "B100" is the B100, not a "DGX B100"; nor is "B200" the DGX.
+  EXPECT_EQ(read("# NVIDIA DGX B200\n\n| Spec | B200 | B100 |\n|---|---|---|\n| GPU memory | 180 GB | 180 GB |\n"),
+            (Facts{"chip:b200 memory 180 GB", "chip:b100 memory 180 GB"}));
+  // Streaming memory as a label is no chip's memory; a footnote in words chipkg does not read leaves a
+  // label line unread (the sentence reader took its sparse figure as dense), and sparsity is no power's.
+  EXPECT_EQ(read("# Graphcore GC200\n\n- Streaming Memory: up to 448 GB\n- SRAM: 900 MB\n"),
+            (Facts{"chip:graphcore-gc200 on_chip_memory 900 MB"}));
+  Extraction unread = Extract("# NVIDIA H100 SXM\n\nFP8 Tensor Core 1: 1,979 / 3,958 TFLOPS\n\n1. Without sparsity / with sparsity.\n");
+  EXPECT_EQ(Brief(unread), (Facts{}));
+  EXPECT_TRUE(HasWarning(unread, "'FP8 Tensor Core 1': its footnote says")) << ::testing::PrintToString(unread.warnings);
+  EXPECT_EQ(read("# Acme Z9\n\n| Spec | Acme Z9 |\n|---|---|\n| FP4 Tensor Core 1 | 18 PFLOPS |\n| TDP 1 | 1,000 W |\n\n"
+                 "1. With sparsity.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 18 PFLOPS format=fp4 sparsity=sparse"}));
+  // Trademark signs in prose as in the headline.
+  EXPECT_EQ(read("Intel\xC2\xAE Gaudi\xC2\xAE 3\n\nIntel\xC2\xAE Gaudi\xC2\xAE 3 has 128 GB of HBM2e memory and a TDP of 900 W.\n"),
+            (Facts{"chip:intel-gaudi-3 memory 128 GB", "chip:intel-gaudi-3 tdp 900 W", "chip:intel-gaudi-3 memory_type HBM2e"}));
+  // AMD's "153 B" transistors are 153 billion.
+  Extraction transistors = Extract("# Acme Z9\n\n| Spec | Acme Z9 |\n|---|---|\n| Transistor Count | 153 B |\n");
+  ASSERT_NE(Only(transistors, "transistors"), nullptr) << ::testing::PrintToString(transistors.warnings);
+  EXPECT_EQ(Only(transistors, "transistors")->value.number, 153e9);
+  // A data center's list: its name before the line's first comma, or after words that open a list.
+  EXPECT_EQ(read("OpenAI and Oracle break ground in Texas\n\nStargate, Abilene, Texas:\n- Operator: Oracle\n"
+                 "- Power envelope: 1.2 GW\n"),
+            (Facts{"dc:stargate operator Oracle", "dc:stargate power_envelope 1.2 GW"}));
+  EXPECT_EQ(read("Meta's new campus\n\nKey figures:\n- Operator: Meta\n- Power envelope: 1 GW\n"), (Facts{}));
 }
 
 // What the third review's pages still read wrong at session 54's start: another
