@@ -666,6 +666,13 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
           break;
         }
       }
+      // "Foundry: Samsung / TSMC" names two, each as much as the other (only
+      // a node's "N3P / N6" puts the compute dies' first).
+      if (p->object_kind != "process_node" && EntityNameRange(text, v).end < v.end &&
+          text.substr(EntityNameRange(text, v).end, 3) == " / ") {
+        page.Warn(v.begin, "'" + label_text + "' names two ('" + Quoted(sv, 40) + "'); no claim made of it");
+        return 0;
+      }
       Range name = EntityNameRange(text, v);
       if (name.empty() || StartsWithNoValue(page.View(name))) {
         page.Warn(v.begin, "'" + label_text + "' names no " + p->object_kind + " ('" +

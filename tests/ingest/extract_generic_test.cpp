@@ -631,6 +631,10 @@ TEST(GenericSentence, SessionFiftyFoursRulesKeepToTheirOwnCases) {
   // Trademark signs in prose as in the headline.
   EXPECT_EQ(read("Intel\xC2\xAE Gaudi\xC2\xAE 3\n\nIntel\xC2\xAE Gaudi\xC2\xAE 3 has 128 GB of HBM2e memory and a TDP of 900 W.\n"),
             (Facts{"chip:intel-gaudi-3 memory 128 GB", "chip:intel-gaudi-3 tdp 900 W", "chip:intel-gaudi-3 memory_type HBM2e"}));
+  // Two foundries, each as much as the other: no claim (a node's "N3P / N6" is the compute dies' first).
+  Extraction two = Extract("# Acme Z9\n\n- Foundry: Samsung / TSMC\n");
+  EXPECT_EQ(Brief(two), (Facts{}));
+  EXPECT_TRUE(HasWarning(two, "'Foundry' names two ('Samsung / TSMC')")) << ::testing::PrintToString(two.warnings);
   // AMD's "153 B" transistors are 153 billion.
   Extraction transistors = Extract("# Acme Z9\n\n| Spec | Acme Z9 |\n|---|---|\n| Transistor Count | 153 B |\n");
   ASSERT_NE(Only(transistors, "transistors"), nullptr) << ::testing::PrintToString(transistors.warnings);
