@@ -593,34 +593,28 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       }
       page.Add(d, emit);
       if (sparse_aside) page.Add(std::move(*sparse_aside), emit);
-      // "1,440 PFLOPS | 1,080 PFLOPS" in a row whose footnote says "With
-      // sparsity | without sparsity": the dense figure after the sparse one.
-      if (Range after = Trim(text, r->rest);
-          label.sparse_then_dense && !after.empty() && (text[after.begin] == '|' || text[after.begin] == '/')) {
-        if (std::optional<QuantityRead> dense = ReadQuantity(page, Trim(text, Range{after.begin + 1, after.end}), p->dimension)) {
-          Draft d2 = d;
-          d2.qualifiers[qualifier::kSparsity] = "dense";
-          d2.value = Value::Quantity(dense->canonical, dense->dimension, page.Str(dense->figure));
-          d2.span = dense->figure;
-          d2.derivation = Derivation::kStated;
-          d2.formula.clear();
-          page.Add(std::move(d2), emit);
-        }
-      }
-      // "156 TFLOPS | 312 TFLOPS*", "312 / 624 TFLOPS*" on a page whose
-      // footnote says "* With sparsity": the dense figure, then the sparse.
-      if (Range after = Trim(text, r->rest);
-          !after.empty() && (text[after.begin] == '|' || text[after.begin] == '/') && !d.qualifiers.count(qualifier::kSparsity)) {
-        std::optional<QuantityRead> sparse = ReadQuantity(page, Trim(text, Range{after.begin + 1, after.end}), p->dimension);
-        if (sparse && page.MarkedSparse(sparse->figure.end)) {
-          Draft s2 = d;
-          s2.qualifiers[qualifier::kSparsity] = "sparse";
-          s2.value = Value::Quantity(sparse->canonical, sparse->dimension, page.Str(sparse->figure));
-          s2.span = sparse->figure;
-          s2.derivation = Derivation::kStated;
-          s2.formula.clear();
-          page.Add(std::move(s2), emit);
-        }
+      // A second figure after '|' or '/', with its own sparsity: "1,440 PFLOPS
+      // | 1,080 PFLOPS" in a row whose footnote says "With sparsity | without
+      // sparsity" (the dense one after the sparse); "156 TFLOPS | 312
+      // TFLOPS*", "312 / 624 TFLOPS*" on a page whose footnote says "* With
+      // sparsity" (the sparse one after the dense).
+      const auto second_figure = [&](const char* sparsity, bool needs_mark) {
+        const Range after = Trim(text, r->rest);
+        if (after.empty() || (text[after.begin] != '|' && text[after.begin] != '/')) return;
+        std::optional<QuantityRead> q = ReadQuantity(page, Trim(text, Range{after.begin + 1, after.end}), p->dimension);
+        if (!q || (needs_mark && !page.MarkedSparse(q->figure.end))) return;
+        Draft second = d;
+        second.qualifiers[qualifier::kSparsity] = sparsity;
+        second.value = Value::Quantity(q->canonical, q->dimension, page.Str(q->figure));
+        second.span = q->figure;
+        second.derivation = Derivation::kStated;
+        second.formula.clear();
+        page.Add(std::move(second), emit);
+      };
+      if (label.sparse_then_dense) {
+        second_figure("dense", false);
+      } else if (!d.qualifiers.count(qualifier::kSparsity)) {
+        second_figure("sparse", true);
       }
       // What else the value names: "32 GB HBM2e" also says the memory type.
       for (const std::string& vp : page.vocabulary_predicates()) {
