@@ -669,6 +669,50 @@ bool NegatedBefore(std::string_view text, size_t floor, size_t pos) {
   return false;
 }
 
+// "although some of the dies are believed to have been manufactured by
+// TSMC": the clause before `pos` is about part of the chips ("some", "part
+// of", "half of"), whose maker is not the chip's foundry.
+bool OfAPart(const Page& page, Range s, size_t pos) {
+  std::string_view text(page.text);
+  size_t clause = pos;
+  while (clause > s.begin && text[clause - 1] != ',' && text[clause - 1] != ';') --clause;
+  std::string previous;
+  for (auto w = NextWord(text, clause, pos); w; w = NextWord(text, w->end, pos)) {
+    const std::string lower = AsciiLower(page.View(*w));
+    if (lower == "some" || (lower == "of" && (previous == "part" || previous == "portion" || previous == "half"))) {
+      return true;
+    }
+    previous = lower;
+  }
+  return false;
+}
+
+// The asides of sentence `s`: what parentheses enclose, and what a pair of
+// dashes (en, em, or a hyphen with spaces around it) sets off; a lone dash's
+// aside runs to the sentence's end.
+std::vector<Range> AsidesIn(std::string_view text, Range s) {
+  std::vector<Range> asides;
+  std::vector<Range> dashes;
+  int depth = 0;
+  size_t open = 0;
+  for (size_t i = s.begin; i < s.end; ++i) {
+    if (text[i] == '(') {
+      if (depth++ == 0) open = i;
+    } else if (text[i] == ')' && depth > 0) {
+      if (--depth == 0) asides.push_back(Range{open, i + 1});
+    } else if (text.substr(i, 3) == "\xE2\x80\x93" || text.substr(i, 3) == "\xE2\x80\x94") {
+      dashes.push_back(Range{i, i + 3});
+      i += 2;
+    } else if (text[i] == '-' && i > s.begin && i + 1 < s.end && text[i - 1] == ' ' && text[i + 1] == ' ') {
+      dashes.push_back(Range{i, i + 1});
+    }
+  }
+  for (size_t d = 0; d < dashes.size(); d += 2) {
+    asides.push_back(Range{dashes[d].begin, d + 1 < dashes.size() ? dashes[d + 1].end : s.end});
+  }
+  return asides;
+}
+
 void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   std::string_view text(page.text);
   const EntityId& subject = opt.subject.empty() ? page.subject() : opt.subject;
@@ -911,12 +955,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (p == nullptr) continue;
     // "2 TiB host memory": the processors' memory, not the chips'. "256 GB
     // of Streaming Memory": Graphcore's DRAM beside a machine's IPUs, which
-    // read per chip made a Bow IPU a 64 GB chip.
+    // read per chip made a Bow IPU a 64 GB chip. "24 TB of DDR memory" beside
+    // a SambaRack's "1 TB of HBM": a slower tier, read as the memory it made
+    // each SN40L a 1,500 GB chip.
     if (p->name == "memory" && !f.count) {
       std::optional<Range> next = NextWord(text, f.range.end, s.end);
       std::string word = next ? AsciiLower(page.View(*next)) : "";
       if (word == "of" && (next = NextWord(text, next->end, s.end))) word = AsciiLower(page.View(*next));
-      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming") {
+      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming" ||
+          word == "ddr" || word == "ddr4" || word == "ddr5") {
         continue;
       }
       // "Streaming Memory: up to 448 GB", "Host memory: 2 TB": the word before the label.
@@ -1074,6 +1121,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       pd.draft.span = date->range;
       drafts.push_back(std::move(pd));
     } else if (p->type == ValueKind::kEntity) {
+      if (OfAPart(page, s, h.range.begin)) continue;
       if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
       size_t pos = SkipFillers(text, h.range.end, s.end, 1);
       std::optional<Range> value;
@@ -1623,22 +1671,40 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // carry": a sentence that hedges gives estimates, which a query for stated
   // figures ({basis=stated}) leaves out. Stored plain, a rumour counted as a
   // maker's figure. The words are the schema's (table hedge_words).
+  // A hedge inside an aside ("on SMIC N+2 – which reportedly yields 60
+  // percent – and each carries 128 GB", "(reportedly 60 percent)") hedges
+  // what the aside says, not the sentence's other figures.
   bool hedged = false;
+  std::vector<Range> hedged_asides;
   if (auto hedge = page.schema.tables().find("hedge_words"); hedge != page.schema.tables().end()) {
+    const std::vector<Range> asides = AsidesIn(text, s);
     std::string previous, two_back;
     for (auto w = NextWord(text, s.begin, s.end); w && !hedged; w = NextWord(text, w->end, s.end)) {
       const std::string lower = AsciiLower(page.View(*w));
-      for (const auto& [word, unused] : hedge->second) hedged = hedged || AsciiLower(word) == lower;
+      bool hedge_word = false;
+      for (const auto& [word, unused] : hedge->second) hedge_word = hedge_word || AsciiLower(word) == lower;
       // "is said to carry 128 GB": hearsay, where "Huawei said" and "as was
       // said at the keynote" are the maker's word.
-      hedged = hedged || (lower == "to" && previous == "said" &&
-                          (two_back == "is" || two_back == "are" || two_back == "was" || two_back == "were"));
+      hedge_word = hedge_word || (lower == "to" && previous == "said" &&
+                                  (two_back == "is" || two_back == "are" || two_back == "was" || two_back == "were"));
+      if (hedge_word) {
+        const auto aside = std::find_if(asides.begin(), asides.end(), [&](const Range& a) { return a.Contains(*w); });
+        if (aside == asides.end()) {
+          hedged = true;
+        } else {
+          hedged_asides.push_back(*aside);
+        }
+      }
       two_back = std::move(previous);
       previous = lower;
     }
   }
   for (Pending& pd : drafts) {
-    if (hedged && pd.draft.value.kind != ValueKind::kNotPublished) pd.draft.qualifiers[qualifier::kBasis] = "estimate";
+    const bool in_hedged_aside = std::any_of(hedged_asides.begin(), hedged_asides.end(),
+                                             [&](const Range& a) { return a.Contains(pd.draft.span); });
+    if ((hedged || in_hedged_aside) && pd.draft.value.kind != ValueKind::kNotPublished) {
+      pd.draft.qualifiers[qualifier::kBasis] = "estimate";
+    }
     // "Note: the 42.5 exaflops figure is FP8 peak compute": a figure the page
     // gave before as a system's total, named again without its scope. Taken
     // as a claim, it became one chip's 42.5 exaflops.
@@ -1844,7 +1910,30 @@ void RunGeneric(Page& page) {
       return std::nullopt;
     }
     if (name.empty() || !IsUpper(text[name.begin]) || name.size() > 80) return std::nullopt;
-    return ProductName{WithoutTrademarks(page.View(name)), name};
+    // "What we know so far, per the filing:": words, not a name. A site's
+    // name has its words capitalised ("Colossus (Memphis)", "Project
+    // Rainier"), but for small joining words.
+    for (std::optional<Range> w = NextWord(text, name.begin, name.end); w; w = NextWord(text, w->end, name.end)) {
+      const std::string_view word = page.View(*w);
+      static constexpr std::string_view kJoiners[] = {"of", "the", "and", "at", "in", "on", "for", "de", "la", "del"};
+      if (std::any_of(word.begin(), word.end(), IsUpper) || std::any_of(word.begin(), word.end(), IsDigit) ||
+          std::find(std::begin(kJoiners), std::end(kJoiners), word) != std::end(kJoiners)) {
+        continue;
+      }
+      return std::nullopt;
+    }
+    // "Deployment, Maia 200:": a name with a model number is a product's,
+    // unless it is a data center the schema knows or it says it is a site.
+    const std::string_view said = page.View(name);
+    if (std::any_of(said.begin(), said.end(), IsDigit)) {
+      const std::optional<Mention> known = page.MentionAt(name.begin, name.end);
+      const bool a_known_site = known && known->entity->kind == "data_center" && known->range.end == name.end;
+      const std::string lower = AsciiLower(said);
+      const bool says_site = lower.find("campus") != std::string::npos || lower.find("data cent") != std::string::npos ||
+                             lower.find("datacent") != std::string::npos || lower.find(" site") != std::string::npos;
+      if (!a_known_site && !says_site) return std::nullopt;
+    }
+    return ProductName{WithoutTrademarks(said), name};
   };
   std::vector<Part> parts;
   size_t introduced = 0;  // parts opened by a line like "MTIA v2 at a glance:"

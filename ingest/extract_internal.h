@@ -114,6 +114,8 @@ struct LabelHit {
   // "BF16 TFLOPS", "TeraFLOPs (FP8)": the unit the label gives its cells'
   // bare numbers ("2,250").
   const UnitDef* unit = nullptr;
+  // "FP8/FP6 Tensor Core": a second label the same figure is read for.
+  const LabelDef* also = nullptr;
 };
 
 // A known entity (schema) mentioned in text.
@@ -217,6 +219,13 @@ class Page {
 
   // "312 TFLOPS*" on a page whose footnote says "* With sparsity": a sparse figure.
   bool MarkedSparse(size_t figure_end) const;
+  // What the page's footnote `mark` ("1", "2") says, normalised as a label
+  // ("with sparsity"), from a line "1. With sparsity."; none where no line
+  // explains the mark.
+  std::optional<std::string> FootnoteMeaning(std::string_view mark) const;
+  // "FP4 Tensor Core 1": where `label` ends in a footnote's number, that
+  // number; else empty.
+  static std::string_view FootnoteMarkOf(std::string_view label);
 
   // ---- sections: headings in text order
   void AddSection(size_t offset, std::string heading);

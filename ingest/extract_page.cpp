@@ -157,6 +157,26 @@ bool Page::MarkedSparse(size_t figure_end) const {
   return *sparsity_footnote_;
 }
 
+std::string_view Page::FootnoteMarkOf(std::string_view label) {
+  const size_t space = label.rfind(' ');
+  if (space == std::string_view::npos || space + 1 >= label.size() || label.size() - space - 1 > 2) return {};
+  const std::string_view mark = label.substr(space + 1);
+  return std::all_of(mark.begin(), mark.end(), IsDigit) ? mark : std::string_view();
+}
+
+std::optional<std::string> Page::FootnoteMeaning(std::string_view mark) const {
+  for (const Line& line : lines_) {
+    const std::string_view l = View(Trim(text, line.range));
+    if (l.size() > mark.size() && l.starts_with(mark) &&
+        (l[mark.size()] == '.' || l[mark.size()] == ')' || l[mark.size()] == ' ')) {
+      std::string said = Schema::NormalizeLabel(l.substr(mark.size() + 1));
+      while (!said.empty() && (said.back() == '.' || said.back() == ' ')) said.pop_back();
+      return said;
+    }
+  }
+  return std::nullopt;
+}
+
 void Page::RestoreSubject(SubjectState state) {
   subject_ = std::move(state.id);
   subject_kind_ = std::move(state.kind);
@@ -269,27 +289,37 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     if (e.lower == key) return LabelHit{written, e.def, {}};
   }
   std::string_view v = View(written);
+  // "FP8/FP6 Tensor Core": one figure for two known labels of one
+  // predicate ("FP8 Tensor Core", "FP6 Tensor Core"). Read as prose, the
+  // figure was the last format's alone.
+  if (const size_t slash = v.find('/'), space = v.find(' ');
+      slash != std::string_view::npos && space != std::string_view::npos && slash > 0 && slash + 1 < space &&
+      v.find('/', slash + 1) > space) {
+    const std::string_view rest = v.substr(space);
+    const std::string first_key = Schema::NormalizeLabel(std::string(v.substr(0, slash)) + std::string(rest));
+    const std::string second_key =
+        Schema::NormalizeLabel(std::string(v.substr(slash + 1, space - slash - 1)) + std::string(rest));
+    const LabelDef* first = nullptr;
+    const LabelDef* second = nullptr;
+    for (const LabelEntry& e : scan_labels_) {
+      if (e.lower == first_key) first = e.def;
+      if (e.lower == second_key) second = e.def;
+    }
+    if (first != nullptr && second != nullptr && first != second && first->predicate == second->predicate) {
+      LabelHit hit{written, first, {}};
+      hit.also = second;
+      return hit;
+    }
+  }
   // "FP4 Tensor Core 1", "GPU Memory 2": a footnote's number after the
   // label (an HTML <sup>1</sup>), where the label without it is known.
-  if (const size_t space = v.rfind(' '); space != std::string_view::npos && space + 1 < v.size() &&
-                                         v.size() - space - 1 <= 2 &&
-                                         std::all_of(v.begin() + static_cast<std::ptrdiff_t>(space) + 1, v.end(), IsDigit)) {
+  if (const std::string_view mark = FootnoteMarkOf(v); !mark.empty()) {
     // Where the page says what the mark means, the label is read with it
     // ("2. With sparsity"; "1. With sparsity | without sparsity": two
     // figures, sparse then dense) or not at all: read without a meaning it
     // has, a sparse figure was a dense one.
-    const std::string mark(v.substr(space + 1));
-    std::optional<std::string> meaning;
-    for (const Line& line : lines_) {
-      const std::string_view l = View(Trim(text, line.range));
-      if (l.size() > mark.size() && l.starts_with(mark) &&
-          (l[mark.size()] == '.' || l[mark.size()] == ')' || l[mark.size()] == ' ')) {
-        std::string said = Schema::NormalizeLabel(l.substr(mark.size() + 1));
-        while (!said.empty() && (said.back() == '.' || said.back() == ' ')) said.pop_back();
-        meaning = said;
-        break;
-      }
-    }
+    const size_t space = v.size() - mark.size() - 1;
+    const std::optional<std::string> meaning = FootnoteMeaning(mark);
     std::optional<LabelHit> base;
     if (!meaning || *meaning == "with sparsity" || *meaning == "with sparsity | without sparsity" ||
         *meaning == "with sparsity / without sparsity") {

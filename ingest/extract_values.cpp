@@ -478,6 +478,15 @@ Range StripCitations(const Page& page, Range value, std::vector<std::string>* ci
 
 size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind,
                          const LabelHit& label, Range value, const Emit& emit) {
+  if (label.also != nullptr) {
+    LabelHit first = label;
+    first.also = nullptr;
+    size_t read = ReadLabelledValue(page, subject, subject_kind, first, value, emit);
+    if (read == 0) return 0;  // its warning said why, once
+    LabelHit second = first;
+    second.def = label.also;
+    return read + ReadLabelledValue(page, subject, subject_kind, second, value, emit);
+  }
   std::string_view text(page.text);
   std::vector<std::string> cites;
   Range v = StripCitations(page, Trim(text, value), &cites);
@@ -541,6 +550,30 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         page.Add(std::move(d), emit);
         return page.facts().size() - before;
       }
+      // "1,440 | 1,080 PFLOPS" in a row whose figures are sparse then dense
+      // (or "156 | 312 TFLOPS*"): the unit written once, after the second.
+      std::string borrowed_unit;
+      if (std::optional<NumberToken> n = NumberAt(text, v.begin, v.end); !r && n) {
+        const Range after = Trim(text, Range{n->range.end, v.end});
+        std::optional<QuantityRead> second;
+        if (!after.empty() && (text[after.begin] == '|' || text[after.begin] == '/')) {
+          second = ReadQuantity(page, Trim(text, Range{after.begin + 1, after.end}), p->dimension);
+        }
+        std::optional<NumberToken> second_number;
+        if (second) second_number = NumberAt(text, second->figure.begin, second->figure.end);
+        if (second_number && second->number != 0 && second_number->value == second->number &&
+            (label.sparse_then_dense || page.MarkedSparse(second->figure.end))) {
+          QuantityRead first;
+          first.figure = n->range;
+          first.number = n->value;
+          first.canonical = n->value * (second->canonical / second->number);
+          first.dimension = second->dimension;
+          first.qualifiers = second->qualifiers;
+          first.rest = Range{n->range.end, v.end};
+          borrowed_unit = " " + page.Str(Trim(text, Range{second_number->range.end, second->figure.end}));
+          r = std::move(first);
+        }
+      }
       if (!r) {
         // "600–700 W", "600-700 W": said as what it is.
         size_t i = 0;
@@ -585,8 +618,9 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         sparse_aside->value = Value::Quantity(aside->canonical, aside->dimension, page.Str(aside->figure));
         sparse_aside->span = aside->figure;
       }
-      d.value = Value::Quantity(r->canonical, r->dimension, page.Str(r->figure));
-      d.span = r->figure;
+      d.value = Value::Quantity(r->canonical, r->dimension, page.Str(r->figure) + borrowed_unit);
+      // Its excerpt reaches the unit it borrowed: "1,440 | 1,080 PFLOPS".
+      d.span = borrowed_unit.empty() ? r->figure : Range{r->figure.begin, v.end};
       if (!r->formula.empty()) {
         d.derivation = Derivation::kStatedDerived;
         d.formula = r->formula;
@@ -795,13 +829,9 @@ namespace {
 
 // "FP8 Tensor Core 1": a known label and a footnote's number after it.
 std::optional<LabelHit> FootnotedLabel(const Page& page, Range label) {
-  const std::string_view v = page.View(label);
-  const size_t space = v.rfind(' ');
-  if (space == std::string_view::npos || space + 1 >= v.size() || v.size() - space - 1 > 2 ||
-      !std::all_of(v.begin() + static_cast<std::ptrdiff_t>(space) + 1, v.end(), IsDigit)) {
-    return std::nullopt;
-  }
-  return page.LookupLabel(Range{label.begin, label.begin + space});
+  const std::string_view mark = Page::FootnoteMarkOf(page.View(label));
+  if (mark.empty()) return std::nullopt;
+  return page.LookupLabel(Range{label.begin, label.end - mark.size() - 1});
 }
 
 }  // namespace
@@ -851,6 +881,12 @@ void ReadLabelValueLines(Page& page, const Emit& emit, size_t first, size_t end)
       page.Claim(i);
     } else if (!Trim(text, value).empty() && Trim(text, label).size() <= 24) {
       page.Warn(r.begin, "unknown label '" + page.Str(Trim(text, label)) + "'");
+      // "FP8/FP6 Tensor Core 2: 720 PFLOPS" under "2. With sparsity": read
+      // as prose, the sparse figure was a dense one.
+      if (const std::string_view mark = Page::FootnoteMarkOf(page.View(Trim(text, label)));
+          !mark.empty() && page.FootnoteMeaning(mark)) {
+        page.Claim(i);
+      }
     }
   }
 }

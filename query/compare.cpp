@@ -125,6 +125,14 @@ std::optional<double> PerChipNumber(const Value& value, const Qualifiers& qualif
     if (scope != qualifiers.end() && scope->second == "core") return std::nullopt;
     return value.number;
   }
+  // A system's power (a pod "draws nearly 10 MW", a server's 10.2 kW) is
+  // its hosts', network's and cooling's too: divided by its chips it is no
+  // chip's TDP (a 10 MW pod of 9,216 chips made 1,085 W a chip), so it stays
+  // the system's.
+  if (value.dimension == "watts") {
+    auto scope = qualifiers.find(qualifier::kScope);
+    if (scope != qualifiers.end() && !scope->second.empty() && scope->second != "chip") return std::nullopt;
+  }
   auto chips = ScopeChips(qualifiers);
   if (!chips) return std::nullopt;
   return value.number / *chips;

@@ -646,6 +646,63 @@ TEST(GenericSentence, SessionFiftyFoursRulesKeepToTheirOwnCases) {
   EXPECT_EQ(read("Meta's new campus\n\nKey figures:\n- Operator: Meta\n- Power envelope: 1 GW\n"), (Facts{}));
 }
 
+// The open findings of the third and fourth reviews (tests/ingest/review_pages/README.md).
+TEST(GenericSentence, AsidesPartsAndSlowerMemoryTiers) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  // A hedge inside a dash-set aside is the aside's: the sentence's other figures are stated.
+  EXPECT_EQ(read("# Huawei Ascend 910C\n\nHuawei builds the chip on SMIC N+2 \xE2\x80\x93 which reportedly yields 60 percent "
+                 "\xE2\x80\x93 and each Ascend 910C carries 128 GB of HBM.\n"),
+            (Facts{"chip:huawei-ascend-910c memory 128 GB scope=chip", "chip:huawei-ascend-910c memory_type HBM"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 has 96 GB of HBM3 (reportedly 4 TB/s of bandwidth).\n"),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_bandwidth 4 TB/s basis=estimate",
+                   "chip:acme-z9 memory_type HBM3"}));
+  // Outside an aside the hedge is the whole sentence's, as before.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reportedly carries 96 GB of HBM3 - a first for the maker.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB basis=estimate", "chip:acme-z9 memory_type HBM3 basis=estimate"}));
+  // What made some of the dies is not the chip's foundry.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is made on TSMC N5, although some of the dies are manufactured by Samsung.\n"),
+            (Facts{"chip:acme-z9 process_node TSMC N5"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is manufactured by Samsung.\n"), (Facts{"chip:acme-z9 foundry Samsung"}));
+  // A system's DDR tier beside its HBM is no chip's memory.
+  EXPECT_EQ(read("# SambaRack SN40L-16\n\nThe rack holds 1 TB of HBM and 24 TB of DDR memory.\n"),
+            (Facts{"chip:sambarack-sn40l-16 memory 1 TB scope=rack", "chip:sambarack-sn40l-16 memory_type HBM"}));
+}
+
+TEST(GenericLabelValue, TwoFormatsOneFigureAndAUnitWrittenOnce) {
+  // "FP8/FP6 Tensor Core" is both labels' figure; "1,440 | 1,080 PFLOPS" under "With sparsity | without
+  // sparsity" gives the unit once, after the second; an unknown label marked with a footnote the page
+  // explains is not read as prose (which took "2. With sparsity"'s figure as dense).
+  Extraction e = Extract("# Acme Z9\n\nFP4 Tensor Core 1: 1,440 | 1,080 TFLOPS\nFP8/FP6 Tensor Core 2: 720 TFLOPS\n"
+                         "Tensix Engine FP8 2: 650 TFLOPS\n\n1. With sparsity | without sparsity.\n2. With sparsity.\n");
+  EXPECT_EQ(Brief(e), (std::vector<std::string>{
+                          "chip:acme-z9 peak_throughput 1,440 | 1,080 TFLOPS format=fp4 sparsity=sparse",
+                          "chip:acme-z9 peak_throughput 1,080 TFLOPS format=fp4 sparsity=dense",
+                          "chip:acme-z9 peak_throughput 720 TFLOPS format=fp8 sparsity=sparse",
+                          "chip:acme-z9 peak_throughput 720 TFLOPS format=fp6 sparsity=sparse",
+                      }));
+  EXPECT_TRUE(HasWarning(e, "unknown label 'Tensix Engine FP8 2'")) << ::testing::PrintToString(e.warnings);
+  // Without a footnote that says the figures are sparse then dense, a bare first number stays unread.
+  Extraction bare = Extract("# Acme Z9\n\nFP4 Tensor Core: 1,440 | 1,080 TFLOPS\n");
+  EXPECT_EQ(Brief(bare), (std::vector<std::string>{}));
+  EXPECT_TRUE(HasWarning(bare, "no ops_per_second figure for 'FP4 Tensor Core'")) << ::testing::PrintToString(bare.warnings);
+}
+
+TEST(GenericLabelValue, AListIntroducedByWordsOrAProductNamesNoDataCenter) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  const std::string list = ":\n- Operator: Microsoft\n- Location: Des Moines, Iowa\n- Status: in production\n";
+  EXPECT_EQ(read("Microsoft rolls out its accelerator\n\nDeployment, Maia 200" + list), (Facts{}));
+  EXPECT_EQ(read("Microsoft rolls out its accelerator\n\nWhat we know so far, per the filing" + list), (Facts{}));
+  // A name with a number that says it is a site, and a plain site name, still name one.
+  EXPECT_EQ(read("Microsoft expands in Iowa\n\nKey figures, Fairwater 2 Data Center" + list),
+            (Facts{"dc:fairwater-2-data-center operator Microsoft", "dc:fairwater-2-data-center location Des Moines, Iowa",
+                   "dc:fairwater-2-data-center status in production"}));
+  EXPECT_EQ(read("Microsoft expands in Iowa\n\nKey figures, Project Fairwater" + list),
+            (Facts{"dc:project-fairwater operator Microsoft", "dc:project-fairwater location Des Moines, Iowa",
+                   "dc:project-fairwater status in production"}));
+}
+
 // What the third review's pages still read wrong at session 54's start: another
 // system's figure in a relative clause, a total named again in another case, a
 // machine's chips counted in words, memory that is not the chip's, trademark

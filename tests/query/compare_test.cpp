@@ -93,6 +93,17 @@ TEST(CompareTest, OnlyExtensiveDimensionsScaleWithChips) {
       PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}, {"chips", "zero"}}).has_value());
 }
 
+TEST(CompareTest, ASystemsPowerIsNoChipsShare) {
+  // A pod that draws 10 MW powers hosts, network and cooling too: 1,085 W a chip is no chip's TDP.
+  EXPECT_FALSE(PerChipNumber(Q(10e6, "watts"), {{"scope", "pod"}, {"chips", "9216"}}).has_value());
+  EXPECT_FALSE(PerChipNumber(Q(10.2e3, "watts"), kServer16).has_value());
+  // So it is a different attribute from the chip's own TDP, and never disagrees with it.
+  EXPECT_NE(ComparisonQualifiers(kServer16, Q(10.2e3, "watts")), ComparisonQualifiers(kChip, Q(700, "watts")));
+  // A chip's power is its own, however it is scoped.
+  EXPECT_DOUBLE_EQ(*PerChipNumber(Q(700, "watts"), {{"scope", "chip"}}), 700);
+  EXPECT_DOUBLE_EQ(*PerChipNumber(Q(700, "watts"), {}), 700);
+}
+
 TEST(CompareTest, ComparisonQualifiersNormaliseScopeAndDenseSparsity) {
   Value v = Q(1, "ops_per_second");
   Qualifiers chip = ComparisonQualifiers({{"format", "bf16"}, {"sparsity", "dense"}, {"scope", "chip"}}, v);
