@@ -362,6 +362,7 @@ struct Figure {
   LabelHit count_label;
   double canonical = 0;
   std::string dimension;
+  std::string format;  // "362 FP8 petaflops": a format written between number and unit
 };
 
 struct Pending {
@@ -809,6 +810,31 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       i = f.range.end - 1;
       continue;
     }
+    // "delivering up to 362 FP8 petaflops": a format word between the
+    // number and its unit.
+    if (std::optional<NumberToken> n = NumberAt(text, dollar ? i + 1 : i, s.end); n && !dollar) {
+      std::optional<Range> w = NextWord(text, n->range.end, s.end);
+      std::optional<std::string> format;
+      if (w && w->begin == n->range.end + 1) format = page.FormatWord(page.View(*w));
+      if (format) {
+        const std::string head(text.substr(i, n->range.end - i));
+        const size_t unit_at = w->end + 1;
+        std::optional<QuantityParse> fq;
+        if (unit_at < s.end && SpaceAt(text, w->end)) {
+          fq = page.schema.ParseQuantity(head + " " + std::string(text.substr(unit_at, std::min(s.end - unit_at, size_t{60}))));
+        }
+        if (fq && !fq->unit.empty() && fq->consumed > head.size() + 1) {
+          Figure f;
+          f.range = Trim(text, Range{i, unit_at + (fq->consumed - head.size() - 1)});
+          f.canonical = fq->canonical;
+          f.dimension = fq->dimension;
+          f.format = *format;
+          figures.push_back(f);
+          i = f.range.end - 1;
+          continue;
+        }
+      }
+    }
     while (i + 1 < s.end && (IsDigit(text[i + 1]) || text[i + 1] == ',' || text[i + 1] == '.')) ++i;
   }
 
@@ -990,6 +1016,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
       // (No format for a power, a size or a bandwidth: "Max TDP 700W FP8 3,958 TFLOPS".)
       const bool takes_format = p->dimension != "watts" && p->dimension != "bytes" && p->dimension != "bytes_per_second";
+      if (!f.format.empty() && takes_format) d.qualifiers.emplace(qualifier::kFormat, f.format);
       for (const auto& [k, v] : QualifiersIn(page, Range{f.range.end, next})) {
         if (k == qualifier::kFormat && (d.qualifiers.count(k) || !takes_format)) continue;
         d.qualifiers.emplace(k, v);

@@ -669,6 +669,15 @@ TEST(GenericSentence, AsidesPartsAndSlowerMemoryTiers) {
             (Facts{"chip:sambarack-sn40l-16 memory 1 TB scope=rack", "chip:sambarack-sn40l-16 memory_type HBM"}));
 }
 
+TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 chip delivers 2.52 FP8 petaflops of compute.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 2.52 FP8 petaflops format=fp8"}));
+  EXPECT_EQ(read("# Acme Z9\n\nZ9 servers pack 16 Z9 chips, delivering up to 40 BF16 petaflops.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 40 BF16 petaflops chips=16 format=bf16 scope=server"}));
+}
+
 TEST(GenericLabelValue, TwoFormatsOneFigureAndAUnitWrittenOnce) {
   // "FP8/FP6 Tensor Core" is both labels' figure; "1,440 | 1,080 PFLOPS" under "With sparsity | without
   // sparsity" gives the unit once, after the second; an unknown label marked with a footnote the page
