@@ -1262,7 +1262,11 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         li.page_subject = is_page;
         li.draft.predicate = p->name;
         li.draft.qualifiers = h.def->qualifiers;
-        li.draft.value = Value::Text(page.Str(item));
+        // "Mumbai, India": the place is "Mumbai", as the page names it
+        // elsewhere ("in the US, Mumbai and other regions"); its country
+        // stays in the excerpt. Stored whole, one region was listed twice.
+        const std::string_view written = page.View(item);
+        li.draft.value = Value::Text(std::string(written.substr(0, written.find(", "))));
         li.draft.span = item;
         drafts.push_back(std::move(li));
       }
