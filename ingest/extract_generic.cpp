@@ -470,8 +470,14 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
       break;
     }
     Range item{pos, e};
-    if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", ") {
+    // "in Tokyo, Osaka and Seoul": an "and" after it makes it the next item
+    // of a list of its own, not an apposition.
+    const bool and_follows = text.substr(e, 5) == " and ";
+    if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && !and_follows) {
       items.back().end = e;
+    } else if (after_and && and_follows) {
+      items.push_back(item);
+      after_and = false;  // that list's own "and" comes next
     } else {
       items.push_back(item);
     }
@@ -671,19 +677,70 @@ bool NegatedBefore(std::string_view text, size_t floor, size_t pos) {
 }
 
 // "although some of the dies are believed to have been manufactured by
-// TSMC": the clause before `pos` is about part of the chips ("some", "part
-// of", "half of"), whose maker is not the chip's foundry.
+// TSMC", "one of its two dies was manufactured by TSMC": what made a part of
+// the chips ("some of", "a few of", "half of" the dies, as the subject of
+// the verb before `pos`) is not the chip's foundry. Not "the second half of
+// 2024", "like some rivals" or "as part of the deal".
 bool OfAPart(const Page& page, Range s, size_t pos) {
   std::string_view text(page.text);
-  size_t clause = pos;
-  while (clause > s.begin && text[clause - 1] != ',' && text[clause - 1] != ';') --clause;
-  std::string previous;
-  for (auto w = NextWord(text, clause, pos); w; w = NextWord(text, w->end, pos)) {
-    const std::string lower = AsciiLower(page.View(*w));
-    if (lower == "some" || (lower == "of" && (previous == "part" || previous == "portion" || previous == "half"))) {
-      return true;
+  static constexpr std::string_view kParts[] = {"some", "few", "several", "one", "many", "most", "half", "portion"};
+  static constexpr std::string_view kBe[] = {"are", "were", "is", "was", "have", "has", "had", "been"};
+  std::vector<std::string> words;
+  std::vector<Range> ranges;
+  for (auto w = NextWord(text, s.begin, pos); w; w = NextWord(text, w->end, pos)) {
+    words.push_back(AsciiLower(page.View(*w)));
+    ranges.push_back(*w);
+  }
+  // The part opens its clause: "Several of ...", "although a few of ...",
+  // ", but one of ..."; not "which handles some of the largest models".
+  static constexpr std::string_view kOpeners[] = {"although", "though", "but", "while", "whereas", "and", "yet", "with"};
+  const auto opens_clause = [&](size_t k) {
+    if (k > 0 && words[k - 1] == "a") --k;  // "a few of"
+    if (k == 0) return true;
+    const size_t gap = ranges[k - 1].end;
+    if (text.substr(gap, ranges[k].begin - gap).find_first_of(",;") != std::string_view::npos) return true;
+    return std::find(std::begin(kOpeners), std::end(kOpeners), words[k - 1]) != std::end(kOpeners);
+  };
+  for (size_t k = 0; k + 1 < words.size(); ++k) {
+    if (words[k + 1] != "of" ||
+        std::find(std::begin(kParts), std::end(kParts), words[k]) == std::end(kParts) || !opens_clause(k)) {
+      continue;
     }
-    previous = lower;
+    size_t after = k + 2;
+    while (after < words.size() && (words[after] == "the" || words[after] == "its" || words[after] == "their")) ++after;
+    if (after >= words.size() || IsDigit(text[ranges[after].begin])) continue;  // "half of 2024"
+    for (size_t v = k + 2; v < words.size() && v <= k + 7; ++v) {
+      if (std::find(std::begin(kBe), std::end(kBe), words[v]) != std::end(kBe)) return true;
+    }
+  }
+  return false;
+}
+
+// "24 TB of DDR memory", "1.5 TB of high-capacity DDR5-4800 memory", "1.5
+// TB of memory in DDR5 DIMMs" in a sentence that also names HBM, GDDR or
+// LPDDR: a slower tier beside the chip's memory (SambaNova's), read as the
+// memory it made each SN40L a 1,500 GB chip. Alone ("16 GB of DDR4" on
+// Habana's Goya) it is the chip's memory.
+bool DdrTierBesideFasterMemory(const Page& page, Range s, size_t figure_end) {
+  std::string_view text(page.text);
+  bool ddr = false;
+  int seen = 0;
+  for (auto w = NextWord(text, figure_end, s.end); w && seen < 6 && !ddr; w = NextWord(text, w->end, s.end), ++seen) {
+    const std::string lower = AsciiLower(page.View(*w));
+    if (IsDigit(lower[0])) break;  // the next figure
+    ddr = lower.starts_with("ddr");
+    if (lower == "memory" && seen > 0) {
+      // "of memory in DDR5 DIMMs": one more look past "in".
+      std::optional<Range> in = NextWord(text, w->end, s.end);
+      std::optional<Range> kind = in ? NextWord(text, in->end, s.end) : std::nullopt;
+      ddr = in && kind && AsciiLower(page.View(*in)) == "in" && AsciiLower(page.View(*kind)).starts_with("ddr");
+      break;
+    }
+  }
+  if (!ddr) return false;
+  for (auto w = NextWord(text, s.begin, s.end); w; w = NextWord(text, w->end, s.end)) {
+    const std::string lower = AsciiLower(page.View(*w));
+    if (lower.starts_with("hbm") || lower.starts_with("gddr") || lower.starts_with("lpddr")) return true;
   }
   return false;
 }
@@ -812,7 +869,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     // "delivering up to 362 FP8 petaflops": a format word between the
     // number and its unit.
-    if (std::optional<NumberToken> n = NumberAt(text, dollar ? i + 1 : i, s.end); n && !dollar) {
+    // Not a name's number: "Gaudi 3 FP8 TFLOPS", "Table 2 FP8 TFLOPS".
+    size_t word_before = i;
+    while (word_before > s.begin && text[word_before - 1] == ' ') --word_before;
+    const size_t after_word_before = word_before;
+    while (word_before > s.begin && IsWordByte(text[word_before - 1])) --word_before;
+    const bool after_a_name = word_before < after_word_before && IsUpper(text[word_before]);
+    if (std::optional<NumberToken> n = NumberAt(text, i, s.end); n && !dollar && !after_a_name) {
       std::optional<Range> w = NextWord(text, n->range.end, s.end);
       std::optional<std::string> format;
       if (w && w->begin == n->range.end + 1) format = page.FormatWord(page.View(*w));
@@ -981,17 +1044,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (p == nullptr) continue;
     // "2 TiB host memory": the processors' memory, not the chips'. "256 GB
     // of Streaming Memory": Graphcore's DRAM beside a machine's IPUs, which
-    // read per chip made a Bow IPU a 64 GB chip. "24 TB of DDR memory" beside
-    // a SambaRack's "1 TB of HBM": a slower tier, read as the memory it made
-    // each SN40L a 1,500 GB chip.
+    // read per chip made a Bow IPU a 64 GB chip.
     if (p->name == "memory" && !f.count) {
       std::optional<Range> next = NextWord(text, f.range.end, s.end);
       std::string word = next ? AsciiLower(page.View(*next)) : "";
       if (word == "of" && (next = NextWord(text, next->end, s.end))) word = AsciiLower(page.View(*next));
-      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming" ||
-          word == "ddr" || word == "ddr4" || word == "ddr5") {
+      if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming") {
         continue;
       }
+      if (DdrTierBesideFasterMemory(page, s, f.range.end)) continue;
       // "Streaming Memory: up to 448 GB", "Host memory: 2 TB": the word before the label.
       size_t before_label = chosen->range.begin;
       while (before_label > s.begin && SpaceAt(text, before_label - 1)) --before_label;
@@ -1719,7 +1780,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       hedge_word = hedge_word || (lower == "to" && previous == "said" &&
                                   (two_back == "is" || two_back == "are" || two_back == "was" || two_back == "were"));
       if (hedge_word) {
-        const auto aside = std::find_if(asides.begin(), asides.end(), [&](const Range& a) { return a.Contains(*w); });
+        // Only an aside with a figure of its own ("– which reportedly yields
+        // 60 percent –") keeps its hedge to itself: "(estimated)", "(the
+        // figure is unconfirmed)", "– reportedly." hedge the sentence's.
+        const auto aside = std::find_if(asides.begin(), asides.end(), [&](const Range& a) {
+          const std::string_view said = page.View(a);
+          return a.Contains(*w) && std::any_of(said.begin(), said.end(), IsDigit);
+        });
         if (aside == asides.end()) {
           hedged = true;
         } else {
@@ -1921,16 +1988,18 @@ void RunGeneric(Page& page) {
     // Texas"), or after it where what comes first opens a list (schema table
     // list_openers: "Key figures, Colossus (Memphis)"); no name where the
     // line is only such words ("At a glance:").
-    const auto opens_a_list = [&](Range r) {
-      auto openers = page.schema.tables().find("list_openers");
-      if (openers == page.schema.tables().end()) return false;
-      const std::string said = AsciiLower(page.View(Trim(text, r)));
-      for (const auto& [words, unused] : openers->second) {
+    // The table's phrases ("key figures", "at a glance"), lower case.
+    std::vector<std::string> openers;
+    if (auto table = page.schema.tables().find("list_openers"); table != page.schema.tables().end()) {
+      for (const auto& [words, unused] : table->second) {
         std::string phrase = AsciiLower(words);
         std::replace(phrase.begin(), phrase.end(), '_', ' ');
-        if (said == phrase) return true;
+        openers.push_back(std::move(phrase));
       }
-      return false;
+    }
+    const auto opens_a_list = [&](Range r) {
+      const std::string said = AsciiLower(page.View(Trim(text, r)));
+      return std::find(openers.begin(), openers.end(), said) != openers.end();
     };
     Range name = Trim(text, intro);
     if (const size_t comma = page.View(intro).find(','); comma != std::string_view::npos) {
@@ -1940,29 +2009,52 @@ void RunGeneric(Page& page) {
     } else if (opens_a_list(name)) {
       return std::nullopt;
     }
+    // "Colossus at a glance": the name before the opener's words.
+    for (const std::string& phrase : openers) {
+      const std::string lower = AsciiLower(page.View(name));
+      if (lower.size() > phrase.size() + 1 && lower.ends_with(phrase) && lower[lower.size() - phrase.size() - 1] == ' ') {
+        name = Trim(text, Range{name.begin, name.end - phrase.size() - 1});
+        break;
+      }
+    }
     if (name.empty() || !IsUpper(text[name.begin]) || name.size() > 80) return std::nullopt;
-    // "What we know so far, per the filing:": words, not a name. A site's
-    // name has its words capitalised ("Colossus (Memphis)", "Project
-    // Rainier"), but for small joining words.
+    // "What we know so far, per the filing:", "Deployment, Phase Two:":
+    // words, not a name. A site's name has its words capitalised
+    // ("Colossus (Memphis)", "Project Rainier") but for small joining words
+    // and the words that say it is a site ("Colossus 2 data center"), and
+    // none of the words of schema table not_site_name_words ("what",
+    // "phase", "update").
+    const auto not_a_name_word = [&](const std::string& lower) {
+      auto table = page.schema.tables().find("not_site_name_words");
+      return table != page.schema.tables().end() && table->second.count(lower) > 0;
+    };
+    static constexpr std::string_view kSiteWords[] = {"data", "center", "centre", "campus", "site",
+                                                      "cluster", "supercomputer", "facility"};
+    static constexpr std::string_view kJoiners[] = {"of", "the", "and", "at", "in", "on", "for", "de", "la", "del"};
+    bool says_site = false;
+    bool model_number = false;
     for (std::optional<Range> w = NextWord(text, name.begin, name.end); w; w = NextWord(text, w->end, name.end)) {
       const std::string_view word = page.View(*w);
-      static constexpr std::string_view kJoiners[] = {"of", "the", "and", "at", "in", "on", "for", "de", "la", "del"};
-      if (std::any_of(word.begin(), word.end(), IsUpper) || std::any_of(word.begin(), word.end(), IsDigit) ||
-          std::find(std::begin(kJoiners), std::end(kJoiners), word) != std::end(kJoiners)) {
+      const std::string lower = AsciiLower(word);
+      if (not_a_name_word(lower)) return std::nullopt;
+      const bool site_word = std::find(std::begin(kSiteWords), std::end(kSiteWords), lower) != std::end(kSiteWords);
+      says_site = says_site || site_word || lower == "datacenter";
+      const size_t digits = static_cast<size_t>(std::count_if(word.begin(), word.end(), IsDigit));
+      // "Maia 200", "MI300X": a model number; "Colossus 2" is a site's second.
+      model_number = model_number || digits >= 3 || (digits > 0 && digits < word.size());
+      if (std::any_of(word.begin(), word.end(), IsUpper) || digits > 0 || site_word ||
+          std::find(std::begin(kJoiners), std::end(kJoiners), lower) != std::end(kJoiners)) {
         continue;
       }
       return std::nullopt;
     }
-    // "Deployment, Maia 200:": a name with a model number is a product's,
-    // unless it is a data center the schema knows or it says it is a site.
+    // A name with a model number is a product's, unless it is a data center
+    // the schema knows or it says it is a site.
     const std::string_view said = page.View(name);
-    if (std::any_of(said.begin(), said.end(), IsDigit)) {
+    if (model_number && !says_site) {
       const std::optional<Mention> known = page.MentionAt(name.begin, name.end);
       const bool a_known_site = known && known->entity->kind == "data_center" && known->range.end == name.end;
-      const std::string lower = AsciiLower(said);
-      const bool says_site = lower.find("campus") != std::string::npos || lower.find("data cent") != std::string::npos ||
-                             lower.find("datacent") != std::string::npos || lower.find(" site") != std::string::npos;
-      if (!a_known_site && !says_site) return std::nullopt;
+      if (!a_known_site) return std::nullopt;
     }
     return ProductName{WithoutTrademarks(said), name};
   };
@@ -1980,12 +2072,14 @@ void RunGeneric(Page& page) {
     } else if (!line.empty() && text[line.end - 1] == ':' && !page.Claimed(i)) {
       // A line that introduces a list ("MTIA v2 at a glance:"): the list,
       // up to the first blank line or heading, is about that product.
-      product = HeadingProduct(page, Trim(text, Range{line.begin, line.end - 1}));
       while (end < lines.size() && lines[end].heading == 0 && !Trim(text, lines[end].range).empty()) ++end;
-      if (!product && page.subject().empty()) {
+      // A site's list first: "Key figures, Colossus 2:" reads as a product's
+      // name too (a word with a digit), and its labels are no chip's.
+      if (page.subject().empty()) {
         product = introduced_site(Trim(text, Range{line.begin, line.end - 1}), i + 1, end);
         if (product) kind = "data_center";
       }
+      if (!product) product = HeadingProduct(page, Trim(text, Range{line.begin, line.end - 1}));
       if (product) {
         page.Claim(i);
         ++introduced;

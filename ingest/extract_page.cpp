@@ -167,8 +167,8 @@ std::string_view Page::FootnoteMarkOf(std::string_view label) {
 std::optional<std::string> Page::FootnoteMeaning(std::string_view mark) const {
   for (const Line& line : lines_) {
     const std::string_view l = View(Trim(text, line.range));
-    if (l.size() > mark.size() && l.starts_with(mark) &&
-        (l[mark.size()] == '.' || l[mark.size()] == ')' || l[mark.size()] == ' ')) {
+    // "1. With sparsity", "1) ..."; not "3 things to know".
+    if (l.size() > mark.size() && l.starts_with(mark) && (l[mark.size()] == '.' || l[mark.size()] == ')')) {
       std::string said = Schema::NormalizeLabel(l.substr(mark.size() + 1));
       while (!said.empty() && (said.back() == '.' || said.back() == ' ')) said.pop_back();
       return said;

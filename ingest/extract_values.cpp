@@ -479,12 +479,43 @@ Range StripCitations(const Page& page, Range value, std::vector<std::string>* ci
 size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string& subject_kind,
                          const LabelHit& label, Range value, const Emit& emit) {
   if (label.also != nullptr) {
+    const std::string_view whole_text(page.text);
     LabelHit first = label;
     first.also = nullptr;
-    size_t read = ReadLabelledValue(page, subject, subject_kind, first, value, emit);
-    if (read == 0) return 0;  // its warning said why, once
     LabelHit second = first;
     second.def = label.also;
+    // Where the cell holds more than one figure ("4.5 PFLOPS / 2.25
+    // PFLOPS"), read as one figure for both labels the second format took
+    // the first's. Two figures split by '/' or '|', with no sparsity mark
+    // to say they are dense and sparse, are the labels' in order; more, or
+    // marked, are the first label's alone.
+    const Range whole = Trim(whole_text, value);
+    std::vector<size_t> splits;
+    bool more_figures = false;
+    for (size_t i = whole.begin; i < whole.end; ++i) {
+      const char c = whole_text[i];
+      if (c != '/' && c != '|' && c != ',' && c != '(') continue;
+      size_t next = i + 1;
+      while (next < whole.end && SpaceAt(whole_text, next)) ++next;
+      if (next >= whole.end || !(IsDigit(whole_text[next]) || whole_text[next] == '$')) continue;
+      if (c == ',' && i > whole.begin && IsDigit(whole_text[i - 1])) continue;  // "1,440"
+      if (c == '/' || c == '|') splits.push_back(i);
+      else more_figures = true;
+    }
+    const bool marked = label.sparse_then_dense || label.extra.count(qualifier::kSparsity) > 0 ||
+                        page.View(whole).find('*') != std::string_view::npos;
+    if (splits.size() == 1 && !more_figures && !marked) {
+      const size_t read = ReadLabelledValue(page, subject, subject_kind, first, Range{whole.begin, splits[0]}, emit);
+      return read + ReadLabelledValue(page, subject, subject_kind, second, Range{splits[0] + 1, whole.end}, emit);
+    }
+    size_t read = ReadLabelledValue(page, subject, subject_kind, first, value, emit);
+    if (read == 0) return 0;  // its warning said why, once
+    if (!splits.empty() || more_figures) {
+      if (!marked) {
+        page.Warn(label.range.begin, "'" + page.Str(label.range) + "' gives several figures for two formats; read for the first only");
+        return read;
+      }
+    }
     return read + ReadLabelledValue(page, subject, subject_kind, second, value, emit);
   }
   std::string_view text(page.text);
@@ -550,8 +581,12 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         page.Add(std::move(d), emit);
         return page.facts().size() - before;
       }
-      // "1,440 | 1,080 PFLOPS" in a row whose figures are sparse then dense
-      // (or "156 | 312 TFLOPS*"): the unit written once, after the second.
+      // "1,440 | 1,080 PFLOPS" in a row whose footnote says its figures are
+      // sparse then dense, "1,979 / 3,958 TFLOPS*" on a page whose footnote
+      // says "* With sparsity" (dense, then sparse): the unit written once,
+      // after the second. Only for throughput, and only where the sparse
+      // figure is not the smaller: "3,958 | 3,341 TFLOPS*" are two variants'
+      // sparse figures, and "8 | 3,958" no pair at all.
       std::string borrowed_unit;
       if (std::optional<NumberToken> n = NumberAt(text, v.begin, v.end); !r && n) {
         const Range after = Trim(text, Range{n->range.end, v.end});
@@ -561,8 +596,11 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         }
         std::optional<NumberToken> second_number;
         if (second) second_number = NumberAt(text, second->figure.begin, second->figure.end);
+        const bool sparse_then_dense = label.sparse_then_dense && n->value >= second->number;
+        const bool dense_then_sparse = !label.sparse_then_dense && second &&
+                                       page.MarkedSparse(second->figure.end) && second->number >= n->value;
         if (second_number && second->number != 0 && second_number->value == second->number &&
-            (label.sparse_then_dense || page.MarkedSparse(second->figure.end))) {
+            p->dimension == "ops_per_second" && (sparse_then_dense || dense_then_sparse)) {
           QuantityRead first;
           first.figure = n->range;
           first.number = n->value;
@@ -881,11 +919,12 @@ void ReadLabelValueLines(Page& page, const Emit& emit, size_t first, size_t end)
       page.Claim(i);
     } else if (!Trim(text, value).empty() && Trim(text, label).size() <= 24) {
       page.Warn(r.begin, "unknown label '" + page.Str(Trim(text, label)) + "'");
-      // "FP8/FP6 Tensor Core 2: 720 PFLOPS" under "2. With sparsity": read
-      // as prose, the sparse figure was a dense one.
-      if (const std::string_view mark = Page::FootnoteMarkOf(page.View(Trim(text, label)));
-          !mark.empty() && page.FootnoteMeaning(mark)) {
-        page.Claim(i);
+      // "Tensix Engine FP8 2: 650 TFLOPS" under "2. With sparsity": read as
+      // prose, the sparse figure was a dense one. (Not "Inferentia 2: 32
+      // GB" above a numbered list: that is no footnote about sparsity.)
+      if (const std::string_view mark = Page::FootnoteMarkOf(page.View(Trim(text, label))); !mark.empty()) {
+        const std::optional<std::string> meaning = page.FootnoteMeaning(mark);
+        if (meaning && meaning->find("sparsity") != std::string::npos) page.Claim(i);
       }
     }
   }

@@ -657,16 +657,52 @@ TEST(GenericSentence, AsidesPartsAndSlowerMemoryTiers) {
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 has 96 GB of HBM3 (reportedly 4 TB/s of bandwidth).\n"),
             (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_bandwidth 4 TB/s basis=estimate",
                    "chip:acme-z9 memory_type HBM3"}));
-  // Outside an aside the hedge is the whole sentence's, as before.
-  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reportedly carries 96 GB of HBM3 - a first for the maker.\n"),
-            (Facts{"chip:acme-z9 memory 96 GB basis=estimate", "chip:acme-z9 memory_type HBM3 basis=estimate"}));
-  // What made some of the dies is not the chip's foundry.
+  // Outside an aside the hedge is the whole sentence's, as before; so is one in an aside without a
+  // figure of its own ("(estimated)", "– reportedly.", "(the figure is unconfirmed)").
+  const Facts estimated{"chip:acme-z9 memory 96 GB basis=estimate", "chip:acme-z9 memory_type HBM3 basis=estimate"};
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reportedly carries 96 GB of HBM3 - a first for the maker.\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (estimated).\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 \xE2\x80\x93 reportedly.\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (the figure is unconfirmed).\n"), estimated);
+  // What made some of the dies is not the chip's foundry: a part that opens its clause and is the
+  // subject of the making.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is made on TSMC N5, although some of the dies are manufactured by Samsung.\n"),
             (Facts{"chip:acme-z9 process_node TSMC N5"}));
-  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is manufactured by Samsung.\n"), (Facts{"chip:acme-z9 foundry Samsung"}));
-  // A system's DDR tier beside its HBM is no chip's memory.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is manufactured by SMIC, but one of its two dies was manufactured by TSMC.\n"),
+            (Facts{"chip:acme-z9 foundry SMIC"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is manufactured by SMIC, although some of the dies, according to TechInsights, "
+                 "were manufactured by TSMC.\n"),
+            (Facts{"chip:acme-z9 foundry SMIC"}));
+  const Facts tsmc{"chip:acme-z9 foundry TSMC"};
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is manufactured by TSMC.\n"), tsmc);
+  EXPECT_EQ(read("# Acme Z9\n\nSince the second half of 2024 the Z9 has been manufactured by TSMC.\n"), tsmc);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9, which handles some of the largest models, is manufactured by TSMC.\n"), tsmc);
+  EXPECT_EQ(read("# Acme Z9\n\nLike some rivals the Z9 is manufactured by TSMC.\n"), tsmc);
+  EXPECT_EQ(read("# Acme Z9\n\nAs part of the deal the Z9 is manufactured by TSMC.\n"), tsmc);
+  // A system's DDR tier beside its HBM is no chip's memory; a chip whose memory is DDR keeps it.
   EXPECT_EQ(read("# SambaRack SN40L-16\n\nThe rack holds 1 TB of HBM and 24 TB of DDR memory.\n"),
             (Facts{"chip:sambarack-sn40l-16 memory 1 TB scope=rack", "chip:sambarack-sn40l-16 memory_type HBM"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 pairs 64 GB of HBM3 with 1.5 TB of high-capacity DDR5-4800 memory.\n"),
+            (Facts{"chip:acme-z9 memory 64 GB", "chip:acme-z9 memory_type HBM3", "chip:acme-z9 memory_type DDR5"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 card carries 16 GB of DDR4 memory.\n"),
+            (Facts{"chip:acme-z9 memory 16 GB", "chip:acme-z9 memory_type DDR4"}));
+}
+
+TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
+  auto regions = [](const std::string& sentence) {
+    std::vector<std::string> out;
+    for (const Fact& f : Extract("AWS Trainium\n\n" + sentence + "\n").facts) {
+      if (f.predicate == "available_in") out.push_back(f.value.text + " <" + f.provenance.excerpt + ">");
+    }
+    return out;
+  };
+  using Regions = std::vector<std::string>;
+  // The country in apposition is kept in the excerpt, not the value: the page names "Mumbai" elsewhere.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in the US and in Mumbai, India, among other regions."),
+            (Regions{"US <US>", "Mumbai <Mumbai, India>"}));
+  // Places of a list of their own are each a region.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in the US and in Tokyo, Osaka and Seoul."),
+            (Regions{"US <US>", "Tokyo <Tokyo>", "Osaka <Osaka>", "Seoul <Seoul>"}));
 }
 
 TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
@@ -676,6 +712,9 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
             (Facts{"chip:acme-z9 peak_throughput 2.52 FP8 petaflops format=fp8"}));
   EXPECT_EQ(read("# Acme Z9\n\nZ9 servers pack 16 Z9 chips, delivering up to 40 BF16 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 40 BF16 petaflops chips=16 format=bf16 scope=server"}));
+  // A name's number before a format and a unit is no figure.
+  EXPECT_EQ(read("# Intel Gaudi 3\n\nIntel rates Gaudi 3 FP8 TFLOPS at 1,835 per accelerator.\n"), (Facts{}));
+  EXPECT_EQ(read("# Acme Z9\n\nTable 2 FP8 TFLOPS compares the Z9 with its rivals.\n"), (Facts{}));
 }
 
 TEST(GenericLabelValue, TwoFormatsOneFigureAndAUnitWrittenOnce) {
@@ -695,6 +734,31 @@ TEST(GenericLabelValue, TwoFormatsOneFigureAndAUnitWrittenOnce) {
   Extraction bare = Extract("# Acme Z9\n\nFP4 Tensor Core: 1,440 | 1,080 TFLOPS\n");
   EXPECT_EQ(Brief(bare), (std::vector<std::string>{}));
   EXPECT_TRUE(HasWarning(bare, "no ops_per_second figure for 'FP4 Tensor Core'")) << ::testing::PrintToString(bare.warnings);
+  // Dense then sparse under "* With sparsity", where the sparse is the larger; two variants' sparse
+  // figures ("3,958 | 3,341 TFLOPS*") give none, and "8 | 3,958" is no sparse-then-dense pair.
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  EXPECT_EQ(read("# Acme Z9\n\nFP8 Tensor Core: 1,979 / 3,958 TFLOPS*\n\n* With sparsity\n"),
+            (Facts{"chip:acme-z9 peak_throughput 1,979 / 3,958 TFLOPS* format=fp8",
+                   "chip:acme-z9 peak_throughput 3,958 TFLOPS format=fp8 sparsity=sparse"}));
+  EXPECT_EQ(read("# Acme Z9\n\nFP8 Tensor Core: 3,958 | 3,341 TFLOPS*\n\n* With sparsity\n"), (Facts{}));
+  EXPECT_EQ(read("# Acme Z9\n\nFP8 Tensor Core 1: 8 | 3,958 TFLOPS\n\n1. With sparsity | without sparsity.\n"), (Facts{}));
+  // Two formats' figures, one each, in the label's order; marked dense and sparse, both are each format's.
+  EXPECT_EQ(read("# Acme Z9\n\nFP8/FP16 Tensor Core: 4.5 PFLOPS / 2.25 PFLOPS\n"),
+            (Facts{"chip:acme-z9 peak_throughput 4.5 PFLOPS format=fp8", "chip:acme-z9 peak_throughput 2.25 PFLOPS format=fp16"}));
+  EXPECT_EQ(read("# Acme Z9\n\nFP16/BF16 Tensor Core: 989 | 1,979 TFLOPS*\n\n* With sparsity\n"),
+            (Facts{"chip:acme-z9 peak_throughput 989 | 1,979 TFLOPS* format=fp16",
+                   "chip:acme-z9 peak_throughput 1,979 TFLOPS format=fp16 sparsity=sparse",
+                   "chip:acme-z9 peak_throughput 989 | 1,979 TFLOPS* format=bf16",
+                   "chip:acme-z9 peak_throughput 1,979 TFLOPS format=bf16 sparsity=sparse"}));
+  Extraction named = Extract("# Acme Z9\n\nFP16/FP8 compute: 2.25 PFLOPS (FP16), 4.5 PFLOPS (FP8)\n");
+  EXPECT_EQ(Brief(named), (Facts{"chip:acme-z9 peak_throughput 2.25 PFLOPS format=fp16"}));
+  EXPECT_TRUE(HasWarning(named, "gives several figures for two formats")) << ::testing::PrintToString(named.warnings);
+  // A numbered list is no footnote about sparsity: "Inferentia 2: ..." is read as prose.
+  EXPECT_EQ(read("AWS Inferentia 2\n\nInferentia 2: 32 GB of HBM per chip.\n\n1. Launched in 2022.\n2. Offered in Inf2 "
+                 "instances.\n"),
+            (Facts{"chip:aws-inferentia2 memory 32 GB scope=chip", "chip:aws-inferentia2 memory_type HBM",
+                   "chip:aws-inferentia2 released 2022"}));
 }
 
 TEST(GenericLabelValue, AListIntroducedByWordsOrAProductNamesNoDataCenter) {
@@ -703,6 +767,15 @@ TEST(GenericLabelValue, AListIntroducedByWordsOrAProductNamesNoDataCenter) {
   const std::string list = ":\n- Operator: Microsoft\n- Location: Des Moines, Iowa\n- Status: in production\n";
   EXPECT_EQ(read("Microsoft rolls out its accelerator\n\nDeployment, Maia 200" + list), (Facts{}));
   EXPECT_EQ(read("Microsoft rolls out its accelerator\n\nWhat we know so far, per the filing" + list), (Facts{}));
+  EXPECT_EQ(read("Microsoft rolls out its accelerator\n\nWhat We Know So Far, Per The Filing" + list), (Facts{}));
+  EXPECT_EQ(read("Microsoft rolls out its accelerator\n\nDeployment, Phase Two" + list), (Facts{}));
+  // A site's second ("Colossus 2"), lower-case site words, and the opener's words after the name.
+  for (const char* line : {"Key figures, Colossus 2", "Key figures, Colossus 2 data center", "Colossus at a glance"}) {
+    const Facts got = read(std::string("xAI expands in Memphis\n\n") + line + list);
+    ASSERT_EQ(got.size(), 3u) << line;
+    EXPECT_TRUE(got[0].starts_with("dc:colossus")) << line << ": " << got[0];
+  }
+  EXPECT_EQ(read(std::string("xAI expands in Memphis\n\nColossus at a glance") + list)[0], "dc:colossus operator Microsoft");
   // A name with a number that says it is a site, and a plain site name, still name one.
   EXPECT_EQ(read("Microsoft expands in Iowa\n\nKey figures, Fairwater 2 Data Center" + list),
             (Facts{"dc:fairwater-2-data-center operator Microsoft", "dc:fairwater-2-data-center location Des Moines, Iowa",
