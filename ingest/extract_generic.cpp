@@ -362,7 +362,8 @@ struct Figure {
   LabelHit count_label;
   double canonical = 0;
   std::string dimension;
-  std::string format;  // "362 FP8 petaflops": a format written between number and unit
+  std::string format;    // "362 FP8 petaflops": a format written between number and unit
+  std::string sparsity;  // "720 sparse FP8 petaflops": before the format
 };
 
 struct Pending {
@@ -876,9 +877,25 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     while (word_before > s.begin && IsWordByte(text[word_before - 1])) --word_before;
     const bool after_a_name = word_before < after_word_before && IsUpper(text[word_before]);
     if (std::optional<NumberToken> n = NumberAt(text, i, s.end); n && !dollar && !after_a_name) {
-      std::optional<Range> w = NextWord(text, n->range.end, s.end);
+      // Each word right after the one before, one space apart; "720 sparse
+      // FP8 petaflops", "4,614 peak FP8 TFLOPs": up to two such words first.
+      size_t until = n->range.end;
+      const auto next_word = [&]() -> std::optional<Range> {
+        std::optional<Range> w = NextWord(text, until, s.end);
+        if (!w || w->begin != until + 1 || !SpaceAt(text, until)) return std::nullopt;
+        return w;
+      };
+      std::string sparsity;
+      std::optional<Range> w = next_word();
+      for (int k = 0; k < 2 && w; ++k) {
+        const std::string word = AsciiLower(page.View(*w));
+        if (word != "peak" && word != "sparse" && word != "dense") break;
+        if (word != "peak") sparsity = word;
+        until = w->end;
+        w = next_word();
+      }
       std::optional<std::string> format;
-      if (w && w->begin == n->range.end + 1) format = page.FormatWord(page.View(*w));
+      if (w) format = page.FormatWord(page.View(*w));
       if (format) {
         const std::string head(text.substr(i, n->range.end - i));
         const size_t unit_at = w->end + 1;
@@ -892,6 +909,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           f.canonical = fq->canonical;
           f.dimension = fq->dimension;
           f.format = *format;
+          f.sparsity = sparsity;
           figures.push_back(f);
           i = f.range.end - 1;
           continue;
@@ -1078,6 +1096,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       // (No format for a power, a size or a bandwidth: "Max TDP 700W FP8 3,958 TFLOPS".)
       const bool takes_format = p->dimension != "watts" && p->dimension != "bytes" && p->dimension != "bytes_per_second";
       if (!f.format.empty() && takes_format) d.qualifiers.emplace(qualifier::kFormat, f.format);
+      if (!f.sparsity.empty() && p->dimension == "ops_per_second") d.qualifiers.emplace(qualifier::kSparsity, f.sparsity);
       for (const auto& [k, v] : QualifiersIn(page, Range{f.range.end, next})) {
         if (k == qualifier::kFormat && (d.qualifiers.count(k) || !takes_format)) continue;
         d.qualifiers.emplace(k, v);
@@ -1116,6 +1135,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           } else if (chip_word != next_words.end()) {
             d.qualifiers.emplace(qualifier::kScope, "chip");
           }
+        }
+      }
+      // "The DGX H100 draws 10.2 kW with eight H100 GPUs, each rated at 700
+      // W": each of the chips just counted. Given the server's scope, a
+      // chip's TDP was the server's.
+      if (!d.qualifiers.count(qualifier::kScope)) {
+        const std::string lead = AsciiLower(text.substr(s.begin, f.range.begin - s.begin));
+        if (const size_t each = lead.rfind(", each "); each != std::string::npos && s.begin + each >= prev) {
+          size_t begin = each;
+          while (begin > 0 && IsWordByte(lead[begin - 1])) --begin;
+          const std::string noun = lead.substr(begin, each - begin);
+          if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) d.qualifiers.emplace(qualifier::kScope, "chip");
         }
       }
     }

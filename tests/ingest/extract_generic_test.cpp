@@ -688,6 +688,16 @@ TEST(GenericSentence, AsidesPartsAndSlowerMemoryTiers) {
             (Facts{"chip:acme-z9 memory 16 GB", "chip:acme-z9 memory_type DDR4"}));
 }
 
+TEST(GenericSentence, EachOfTheChipsJustCountedIsOneChip) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  // On a server's page its figures are the server's, but "each" after the chips it counts is a chip's.
+  EXPECT_EQ(read("# NVIDIA DGX H100\n\nThe DGX H100 server draws 10.2 kW with eight H100 GPUs, each rated at 700 W.\n"),
+            (Facts{"chip:nvidia-dgx-h100 tdp 10.2 kW scope=server", "chip:nvidia-dgx-h100 tdp 700 W scope=chip"}));
+  EXPECT_EQ(read("# NVIDIA DGX H100\n\nThe DGX H100 server draws 10.2 kW with eight fans, each rated at 700 W.\n"),
+            (Facts{"chip:nvidia-dgx-h100 tdp 10.2 kW scope=server", "chip:nvidia-dgx-h100 tdp 700 W scope=server"}));
+}
+
 TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
   auto regions = [](const std::string& sentence) {
     std::vector<std::string> out;
@@ -712,6 +722,11 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
             (Facts{"chip:acme-z9 peak_throughput 2.52 FP8 petaflops format=fp8"}));
   EXPECT_EQ(read("# Acme Z9\n\nZ9 servers pack 16 Z9 chips, delivering up to 40 BF16 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 40 BF16 petaflops chips=16 format=bf16 scope=server"}));
+  // A sparsity or "peak" before the format.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 720 sparse FP8 petaflops.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 720 sparse FP8 petaflops format=fp8 sparsity=sparse"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 offers 4,614 peak FP8 TFLOPs per chip.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 4,614 peak FP8 TFLOPs format=fp8 scope=chip"}));
   // A name's number before a format and a unit is no figure.
   EXPECT_EQ(read("# Intel Gaudi 3\n\nIntel rates Gaudi 3 FP8 TFLOPS at 1,835 per accelerator.\n"), (Facts{}));
   EXPECT_EQ(read("# Acme Z9\n\nTable 2 FP8 TFLOPS compares the Z9 with its rivals.\n"), (Facts{}));
