@@ -471,10 +471,20 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
       break;
     }
     Range item{pos, e};
+    // "Los Angeles, CA, USA", "London, UK": a state's or country's code after
+    // a place is its apposition, not a region of its own ("the US, UK and
+    // Japan" are three).
+    const auto is_code = [&](Range r) {
+      return r.size() >= 2 && r.size() <= 3 && std::all_of(text.begin() + r.begin, text.begin() + r.end, IsUpper);
+    };
+    const bool code_after_place = !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && is_code(item) &&
+                                  !is_code(items.back());
     // "in Tokyo, Osaka and Seoul": an "and" after it makes it the next item
     // of a list of its own, not an apposition.
     const bool and_follows = text.substr(e, 5) == " and ";
-    if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && !and_follows) {
+    if (code_after_place) {
+      items.back().end = e;
+    } else if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && !and_follows) {
       items.back().end = e;
     } else if (after_and && and_follows) {
       items.push_back(item);
@@ -825,16 +835,20 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // After a minus sign, a figure below zero; after "5-", the end of a
     // range ("5-9 W"), which read alone was a 9 W claim. Neither is one.
     // (A figure's own digits before the hyphen, not a name's: "X4-80GB" is a model.)
-    bool range_end = !dollar && i >= s.begin + 2 && text[i - 1] == '-' && IsDigit(text[i - 2]);
+    // ("600–700 W", with an en dash, too.)
+    const bool en_dash = !dollar && i >= s.begin + 4 &&
+                         (text.substr(i - 3, 3) == "\xE2\x80\x93" || text.substr(i - 3, 3) == "\xE2\x80\x94") &&
+                         IsDigit(text[i - 4]);
+    bool range_end = en_dash || (!dollar && i >= s.begin + 2 && text[i - 1] == '-' && IsDigit(text[i - 2]));
     if (range_end) {
-      size_t first = i - 2;
+      size_t first = en_dash ? i - 4 : i - 2;
       while (first > s.begin && (IsDigit(text[first - 1]) || text[first - 1] == '.' || text[first - 1] == ',')) --first;
       range_end = WordStartsAt(text, first);
     }
     if (!dollar && (range_end || MinusSignBefore(text, s.begin, i))) {
       size_t end = i;
       while (end < s.end && (IsDigit(text[end]) || text[end] == '.' || text[end] == ',')) ++end;
-      size_t from = i - 1;
+      size_t from = en_dash ? i - 3 : i - 1;
       while (range_end && from > s.begin && (IsDigit(text[from - 1]) || text[from - 1] == '.')) --from;
       page.Warn(i, std::string(range_end ? "a range" : "a figure below zero") + " ('" +
                        std::string(text.substr(from, end - from)) + "'): no claim made of it");

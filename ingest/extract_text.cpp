@@ -90,8 +90,24 @@ size_t Utf8Ceil(std::string_view text, size_t pos) {
   return std::min(pos, text.size());
 }
 
-bool WordStartsAt(std::string_view text, size_t pos) { return pos == 0 || !IsWordByte(text[pos - 1]); }
-bool WordEndsAt(std::string_view text, size_t pos) { return pos >= text.size() || !IsWordByte(text[pos]); }
+namespace {
+
+// An en or em dash (U+2013, U+2014): punctuation, though its bytes are
+// above 0x7F as a letter's are. "128 GB of HBM—the most" was one word
+// "HBM—the", and the memory's label was not found.
+bool DashAt(std::string_view text, size_t pos, size_t limit) {
+  return pos + 3 <= limit && text[pos] == '\xE2' && text[pos + 1] == '\x80' &&
+         (text[pos + 2] == '\x93' || text[pos + 2] == '\x94');
+}
+
+}  // namespace
+
+bool WordStartsAt(std::string_view text, size_t pos) {
+  return pos == 0 || !IsWordByte(text[pos - 1]) || (pos >= 3 && DashAt(text, pos - 3, pos));
+}
+bool WordEndsAt(std::string_view text, size_t pos) {
+  return pos >= text.size() || !IsWordByte(text[pos]) || DashAt(text, pos, text.size());
+}
 
 bool MinusSignBefore(std::string_view text, size_t floor, size_t pos) {
   if (pos >= floor + 3 && text.substr(pos - 3, 3) == "\xE2\x88\x92") return true;
@@ -123,13 +139,15 @@ size_t FindWord(std::string_view text, std::string_view needle_lower, size_t fro
   return FindLowerWord(AsciiLower(text), needle_lower, from);
 }
 
+
 std::optional<Range> NextWord(std::string_view text, size_t pos, size_t limit) {
   limit = std::min(limit, text.size());
-  while (pos < limit && !IsWordByte(text[pos])) ++pos;
+  while (pos < limit && (!IsWordByte(text[pos]) || DashAt(text, pos, limit))) pos += DashAt(text, pos, limit) ? 3 : 1;
   if (pos >= limit) return std::nullopt;
   size_t end = pos;
-  while (end < limit && (IsWordByte(text[end]) || text[end] == '-' || text[end] == '+' ||
-                         (text[end] == '.' && end + 1 < limit && IsWordByte(text[end + 1])))) {
+  while (end < limit && !DashAt(text, end, limit) &&
+         (IsWordByte(text[end]) || text[end] == '-' || text[end] == '+' ||
+          (text[end] == '.' && end + 1 < limit && IsWordByte(text[end + 1])))) {
     ++end;
   }
   return Range{pos, end};

@@ -664,6 +664,13 @@ TEST(GenericSentence, AsidesPartsAndSlowerMemoryTiers) {
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (estimated).\n"), estimated);
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 \xE2\x80\x93 reportedly.\n"), estimated);
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (the figure is unconfirmed).\n"), estimated);
+  // An em dash without spaces ends a word: "HBM—the" was one word, and the memory's label was not found.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 128 GB of HBM\xE2\x80\x94the most of any chip\xE2\x80\x94" "and draws 700 W.\n"),
+            (Facts{"chip:acme-z9 memory 128 GB", "chip:acme-z9 tdp 700 W", "chip:acme-z9 memory_type HBM"}));
+  // Nor is the en dash of a range a word's letter: "600–700 W" is a range, not 700 W.
+  Extraction range = Extract("# Acme Z9\n\nThe Z9 draws 600\xE2\x80\x93" "700 W.\n");
+  EXPECT_EQ(Brief(range), (Facts{}));
+  EXPECT_TRUE(HasWarning(range, "a range ('600\xE2\x80\x93" "700')")) << ::testing::PrintToString(range.warnings);
   // What made some of the dies is not the chip's foundry: a part that opens its clause and is the
   // subject of the making.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is made on TSMC N5, although some of the dies are manufactured by Samsung.\n"),
@@ -694,6 +701,7 @@ TEST(GenericSentence, EachOfTheChipsJustCountedIsOneChip) {
   // On a server's page its figures are the server's, but "each" after the chips it counts is a chip's.
   EXPECT_EQ(read("# NVIDIA DGX H100\n\nThe DGX H100 server draws 10.2 kW with eight H100 GPUs, each rated at 700 W.\n"),
             (Facts{"chip:nvidia-dgx-h100 tdp 10.2 kW scope=server", "chip:nvidia-dgx-h100 tdp 700 W scope=chip"}));
+  EXPECT_EQ(read("# Acme Z9\n\nA Z9 server holds 64 Z9 chips, each drawing 500 W.\n"), (Facts{"chip:acme-z9 tdp 500 W scope=chip"}));
   EXPECT_EQ(read("# NVIDIA DGX H100\n\nThe DGX H100 server draws 10.2 kW with eight fans, each rated at 700 W.\n"),
             (Facts{"chip:nvidia-dgx-h100 tdp 10.2 kW scope=server", "chip:nvidia-dgx-h100 tdp 700 W scope=server"}));
 }
@@ -713,6 +721,11 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
   // Places of a list of their own are each a region.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in the US and in Tokyo, Osaka and Seoul."),
             (Regions{"US <US>", "Tokyo <Tokyo>", "Osaka <Osaka>", "Seoul <Seoul>"}));
+  // A state's or country's code after a place is that place's; codes of their own are regions.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Los Angeles, CA, USA and in London, UK."),
+            (Regions{"Los Angeles <Los Angeles, CA, USA>", "London <London, UK>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in the US, UK and Japan."),
+            (Regions{"US <US>", "UK <UK>", "Japan <Japan>"}));
 }
 
 TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
