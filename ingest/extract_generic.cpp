@@ -364,6 +364,7 @@ struct Figure {
   std::string dimension;
   std::string format;    // "362 FP8 petaflops": a format written between number and unit
   std::string sparsity;  // "720 sparse FP8 petaflops": before the format
+  std::string second_format;  // "10 FP4/FP6 petaflops": the figure is each format's
 };
 
 struct Pending {
@@ -463,6 +464,14 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
     while (true) {
       size_t w = e;
       while (w < limit && (IsWordByte(text[w]) || text[w] == '-')) ++w;
+      // Initials: "D.C.", "U.S.". Cut at the first full stop, "Washington,
+      // D.C." gave the region "D".
+      size_t initial = e;
+      while (w + 1 < limit && text[w] == '.' && w - initial == 1 && IsUpper(text[initial]) && IsUpper(text[w + 1])) {
+        initial = w + 1;
+        w = initial + 1;
+      }
+      if (initial != e && w < limit && text[w] == '.') ++w;
       e = w;
       if (e + 1 < limit && text[e] == ' ' && IsUpper(text[e + 1])) {
         e = e + 1;
@@ -475,7 +484,9 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
     // a place is its apposition, not a region of its own ("the US, UK and
     // Japan" are three).
     const auto is_code = [&](Range r) {
-      return r.size() >= 2 && r.size() <= 3 && std::all_of(text.begin() + r.begin, text.begin() + r.end, IsUpper);
+      const auto letters = std::count_if(text.begin() + r.begin, text.begin() + r.end, IsUpper);
+      return letters >= 2 && letters <= 3 &&
+             std::all_of(text.begin() + r.begin, text.begin() + r.end, [](char c) { return IsUpper(c) || c == '.'; });
     };
     const bool code_after_place = !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && is_code(item) &&
                                   !is_code(items.back());
@@ -625,6 +636,59 @@ std::optional<LabelHit> MemorysBandwidth(const Page& page, Range s, const std::v
   return std::nullopt;
 }
 
+// Whether words (in lower case) set what follows them against the chip:
+// "more than 24x the compute of", "Compared to Wormhole n300", "relative
+// to Trillium".
+bool SetsAgainst(std::string_view before) {
+  static constexpr std::string_view kSetAgainst[] = {"than",    "compared", "comparison",  "versus",  "vs",
+                                                     "unlike",  "against",  "rival",       "rivals",  "beats",
+                                                     "outperforms", "relative"};
+  for (std::string_view w : kSetAgainst) {
+    if (FindWord(before, w) != std::string_view::npos) return true;
+  }
+  // "24x the compute of": a multiple of the other's figure.
+  for (std::optional<Range> w = NextWord(before, 0, before.size()); w; w = NextWord(before, w->end, before.size())) {
+    const std::string_view word = before.substr(w->begin, w->size());
+    if (word.size() >= 2 && word.back() == 'x' && IsDigit(word[0]) &&
+        std::all_of(word.begin(), word.end() - 1, [](char c) { return IsDigit(c) || c == '.'; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "Ironwood offers 192 GB per chip": a size per chip with no label in its
+// sentence is the chip's memory, unless the words before it name another
+// store (SRAM, a cache, the host's, a disk) or a model's share of the
+// chips, or set it against another chip.
+std::optional<LabelHit> MemoryPerChip(const Page& page, Range s, const Figure& f) {
+  const PredicateDef* memory = page.Predicate("memory");
+  if (f.count || memory == nullptr || f.dimension != memory->dimension) return std::nullopt;
+  std::string_view text(page.text);
+  std::optional<Range> per = NextWord(text, f.range.end, s.end);
+  std::optional<Range> noun = per ? NextWord(text, per->end, s.end) : std::nullopt;
+  if (!noun || AsciiLower(page.View(*per)) != "per" || !IsChipNoun(page.View(*noun)) || page.View(*noun).ends_with("s")) {
+    return std::nullopt;
+  }
+  // "2x relative to Trillium, ..., which offers 32 GB per chip": another's.
+  if (SetsAgainst(AsciiLower(text.substr(s.begin, f.range.begin - s.begin)))) return std::nullopt;
+  static constexpr std::string_view kOthers[] = {"storage", "ssd",  "nvme",   "disk",  "drive",      "flash",   "sram",
+                                                 "cache",   "host", "cpu",    "dimm",  "scratchpad", "buffer",  "model",
+                                                 "models",  "weights", "parameters", "on-chip", "l1", "l2", "l3", "system"};
+  // (Before the figure: "192 GB per chip, ..., which enables larger models" is the chip's.)
+  for (auto w = NextWord(text, s.begin, f.range.begin); w; w = NextWord(text, w->end, f.range.begin)) {
+    const std::string lower = AsciiLower(page.View(*w));
+    if (lower.starts_with("ddr")) return std::nullopt;
+    for (std::string_view other : kOthers) {
+      if (lower == other) return std::nullopt;
+    }
+  }
+  for (const LabelDef& def : page.schema.labels()) {
+    if (def.predicate == "memory" && def.qualifiers.empty() && def.site.empty()) return LabelHit{Range{per->begin, noun->end}, &def, {}};
+  }
+  return std::nullopt;
+}
+
 // A power figure that is not the design power: "240 W average", "Typical
 // power is 600 W", "Idle power is 90 W", "an 850 W power supply",
 // "provisioned at 500 W". `from` is
@@ -731,27 +795,46 @@ bool OfAPart(const Page& page, Range s, size_t pos) {
 // TB of memory in DDR5 DIMMs" in a sentence that also names HBM, GDDR or
 // LPDDR: a slower tier beside the chip's memory (SambaNova's), read as the
 // memory it made each SN40L a 1,500 GB chip. Alone ("16 GB of DDR4" on
-// Habana's Goya) it is the chip's memory.
-bool DdrTierBesideFasterMemory(const Page& page, Range s, size_t figure_end) {
+// Habana's Goya) it is the chip's memory. Returns the tier's DDR word, which
+// is no memory type of the chip either.
+std::optional<Range> DdrTierBesideFasterMemory(const Page& page, Range s, size_t figure_end) {
   std::string_view text(page.text);
-  bool ddr = false;
+  std::optional<Range> ddr;
   int seen = 0;
   for (auto w = NextWord(text, figure_end, s.end); w && seen < 6 && !ddr; w = NextWord(text, w->end, s.end), ++seen) {
     const std::string lower = AsciiLower(page.View(*w));
     if (IsDigit(lower[0])) break;  // the next figure
-    ddr = lower.starts_with("ddr");
+    if (lower.starts_with("ddr")) ddr = w;
     if (lower == "memory" && seen > 0) {
       // "of memory in DDR5 DIMMs": one more look past "in".
       std::optional<Range> in = NextWord(text, w->end, s.end);
       std::optional<Range> kind = in ? NextWord(text, in->end, s.end) : std::nullopt;
-      ddr = in && kind && AsciiLower(page.View(*in)) == "in" && AsciiLower(page.View(*kind)).starts_with("ddr");
+      if (in && kind && AsciiLower(page.View(*in)) == "in" && AsciiLower(page.View(*kind)).starts_with("ddr")) ddr = kind;
       break;
     }
   }
-  if (!ddr) return false;
+  if (!ddr) return std::nullopt;
   for (auto w = NextWord(text, s.begin, s.end); w; w = NextWord(text, w->end, s.end)) {
     const std::string lower = AsciiLower(page.View(*w));
-    if (lower.starts_with("hbm") || lower.starts_with("gddr") || lower.starts_with("lpddr")) return true;
+    if (lower.starts_with("hbm") || lower.starts_with("gddr") || lower.starts_with("lpddr")) return ddr;
+  }
+  return std::nullopt;
+}
+
+// Whether `r` names a system of several chips: a scope word ("rack",
+// "server", "pod") or a name ending in one ("SambaRack", "SuperPOD").
+bool NamesASystem(const Page& page, Range r) {
+  std::string_view text(page.text);
+  auto scopes = page.schema.tables().find("words_scope");
+  if (scopes == page.schema.tables().end()) return false;
+  for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
+    const std::string lower = AsciiLower(page.View(*w));
+    for (const auto& [key, unused] : scopes->second) {
+      const std::string scope = AsciiLower(key);
+      if (scope == "chip" || scope == "core") continue;
+      // (A name, not a word such as "subsystem".)
+      if (lower == scope || (IsUpper(text[w->begin]) && lower.ends_with(scope))) return true;
+    }
   }
   return false;
 }
@@ -780,6 +863,43 @@ std::vector<Range> AsidesIn(std::string_view text, Range s) {
     asides.push_back(Range{dashes[d].begin, d + 1 < dashes.size() ? dashes[d + 1].end : s.end});
   }
   return asides;
+}
+
+// ", which reportedly yields 60 percent,": a clause set off by commas that
+// says something of its own about what the words before it name. It runs to
+// the next comma or semicolon, or to the sentence's end.
+std::vector<Range> RelativeClausesIn(std::string_view text, Range s) {
+  std::vector<Range> clauses;
+  for (size_t i = s.begin; i + 1 < s.end; ++i) {
+    if (text[i] != ',' || !SpaceAt(text, i + 1)) continue;
+    std::optional<Range> w = NextWord(text, i + 1, s.end);
+    if (!w) break;
+    const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
+    if (lower != "which" && lower != "who" && lower != "whose") continue;
+    size_t end = w->end;
+    while (end < s.end && text[end] != ';' && !(text[end] == ',' && end + 1 < s.end && SpaceAt(text, end + 1))) ++end;
+    clauses.push_back(Range{i, std::min(end + 1, s.end)});
+    i = end - 1;
+  }
+  return clauses;
+}
+
+// Whether a hedge inside `aside` is about the aside alone. Only an aside
+// that claims something of its own, a figure ("– which reportedly yields 60
+// percent –") or a comparison ("—reportedly the most of any Chinese
+// chip—"), keeps its hedge to itself; "(estimated)", "– reportedly.",
+// "(according to estimates by SemiAnalysis)" and "(the figure is
+// unconfirmed)" hedge the sentence's figures.
+bool HedgeStaysInAside(std::string_view aside) {
+  if (std::any_of(aside.begin(), aside.end(), IsDigit)) return true;
+  static constexpr std::string_view kComparing[] = {"most",    "least",  "more",    "less",   "than",  "largest",
+                                                    "biggest", "highest", "lowest", "fastest", "first", "only",
+                                                    "best",    "worst"};
+  for (auto w = NextWord(aside, 0, aside.size()); w; w = NextWord(aside, w->end, aside.size())) {
+    const std::string lower = AsciiLower(aside.substr(w->begin, w->size()));
+    if (std::find(std::begin(kComparing), std::end(kComparing), lower) != std::end(kComparing)) return true;
+  }
+  return false;
 }
 
 void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
@@ -909,7 +1029,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         w = next_word();
       }
       std::optional<std::string> format;
+      std::optional<std::string> second_format;
       if (w) format = page.FormatWord(page.View(*w));
+      // "10 FP4/FP6 petaflops": one figure for each format.
+      if (format && w->end < s.end && text[w->end] == '/') {
+        std::optional<Range> other = NextWord(text, w->end, s.end);
+        if (other && other->begin == w->end + 1) second_format = page.FormatWord(page.View(*other));
+        if (second_format) {
+          w->end = other->end;
+        } else {
+          format.reset();
+        }
+      }
       if (format) {
         const std::string head(text.substr(i, n->range.end - i));
         const size_t unit_at = w->end + 1;
@@ -923,6 +1054,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           f.canonical = fq->canonical;
           f.dimension = fq->dimension;
           f.format = *format;
+          if (second_format && *second_format != *format) f.second_format = *second_format;
           f.sparsity = sparsity;
           figures.push_back(f);
           i = f.range.end - 1;
@@ -1025,6 +1157,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   };
 
   std::optional<LabelHit> memory_bandwidth;
+  std::optional<LabelHit> memory_per_chip;
+  std::vector<Range> slower_tiers;  // "24 TB of DDR5 memory" beside HBM: its "DDR5"
   for (size_t fi = 0; fi < figures.size(); ++fi) {
     const Figure& f = figures[fi];
     const LabelHit* chosen = nullptr;
@@ -1070,6 +1204,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         memory_bandwidth = MemorysBandwidth(page, s, labels, figures, fi);
         if (memory_bandwidth) chosen = &*memory_bandwidth;
       }
+      if (chosen == nullptr) {
+        memory_per_chip = MemoryPerChip(page, s, f);
+        if (memory_per_chip) chosen = &*memory_per_chip;
+      }
     }
     if (chosen == nullptr) continue;
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
@@ -1084,7 +1222,13 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming") {
         continue;
       }
-      if (DdrTierBesideFasterMemory(page, s, f.range.end)) continue;
+      if (std::optional<Range> tier = DdrTierBesideFasterMemory(page, s, f.range.end)) {
+        // "while the SambaRack holds 24 TB of DDR5 memory": a system's tier,
+        // whose DDR5 is no memory type of the chip. "The Z9 pairs 64 GB of
+        // HBM3 with 1.5 TB of DDR5" is the chip's own.
+        if (NamesASystem(page, Range{fi > 0 ? figures[fi - 1].range.end : s.begin, f.range.begin})) slower_tiers.push_back(*tier);
+        continue;
+      }
       // "Streaming Memory: up to 448 GB", "Host memory: 2 TB": the word before the label.
       size_t before_label = chosen->range.begin;
       while (before_label > s.begin && SpaceAt(text, before_label - 1)) --before_label;
@@ -1192,6 +1336,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       auto written = d.qualifiers.find(qualifier::kFormat);
       if (also.empty() || written == d.qualifiers.end() || written->second != also.front()) also.clear();
       if (!also.empty()) also.erase(also.begin());
+      if (!f.second_format.empty() && written != d.qualifiers.end() && written->second == f.format) {
+        also.push_back(f.second_format);
+      }
       // "GEMM FP16/BF16: 177 TFLOPS": the formats before the figure, the
       // nearest of them the one it was given.
       if (also.empty() && written != d.qualifiers.end()) {
@@ -1384,7 +1531,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     const PredicateDef* p = page.Predicate(vp);
     if (p == nullptr || !Page::Applies(*p, kind)) continue;
     for (const auto& [range, word] : page.VocabularyIn(s, vp)) {
-      if (InAny(masked, range.begin)) continue;
+      if (InAny(masked, range.begin) || InAny(slower_tiers, range.begin)) continue;
       // "keeps all model weights in on-die SRAM instead of HBM", "does not
       // use HBM3": what the chip does not have.
       if (NegatedBefore(text, s.begin, range.begin)) continue;
@@ -1645,21 +1792,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       // cloud, a maker, a person or a memory ("offered only on AWS, which
       // says each chip delivers 1.3 petaflops", "Lisa Su, who said", "288 GB
       // of HBM3E, which delivers 8 TB/s") the clause is still the chip's.
-      static constexpr std::string_view kSetAgainst[] = {"than", "compared", "comparison", "versus", "vs",
-                                                         "unlike", "against", "rival", "rivals", "beats", "outperforms"};
-      const std::string before = AsciiLower(text.substr(s.begin, name.begin - s.begin));
-      for (std::string_view w : kSetAgainst) {
-        if (FindWord(before, w) != std::string_view::npos) return true;
-      }
-      // "24x the compute of": a multiple of the other's figure.
-      for (std::optional<Range> w = NextWord(before, 0, before.size()); w; w = NextWord(before, w->end, before.size())) {
-        const std::string_view word = std::string_view(before).substr(w->begin, w->size());
-        if (word.size() >= 2 && word.back() == 'x' && IsDigit(word[0]) &&
-            std::all_of(word.begin(), word.end() - 1, [](char c) { return IsDigit(c) || c == '.'; })) {
-          return true;
-        }
-      }
-      return false;
+      return SetsAgainst(AsciiLower(text.substr(s.begin, name.begin - s.begin)));
     };
     const auto about_the_page_chip = [&](const Pending& pd) {
       if (after_another_chip || opening_comparison_end == s.begin || pd.draft.span.begin < opening_comparison_end) {
@@ -1814,7 +1947,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   bool hedged = false;
   std::vector<Range> hedged_asides;
   if (auto hedge = page.schema.tables().find("hedge_words"); hedge != page.schema.tables().end()) {
-    const std::vector<Range> asides = AsidesIn(text, s);
+    std::vector<Range> asides = AsidesIn(text, s);
+    for (const Range& clause : RelativeClausesIn(text, s)) asides.push_back(clause);
     std::string previous, two_back;
     for (auto w = NextWord(text, s.begin, s.end); w && !hedged; w = NextWord(text, w->end, s.end)) {
       const std::string lower = AsciiLower(page.View(*w));
@@ -1825,13 +1959,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       hedge_word = hedge_word || (lower == "to" && previous == "said" &&
                                   (two_back == "is" || two_back == "are" || two_back == "was" || two_back == "were"));
       if (hedge_word) {
-        // Only an aside with a figure of its own ("– which reportedly yields
-        // 60 percent –") keeps its hedge to itself: "(estimated)", "(the
-        // figure is unconfirmed)", "– reportedly." hedge the sentence's.
-        const auto aside = std::find_if(asides.begin(), asides.end(), [&](const Range& a) {
-          const std::string_view said = page.View(a);
-          return a.Contains(*w) && std::any_of(said.begin(), said.end(), IsDigit);
-        });
+        const auto aside = std::find_if(asides.begin(), asides.end(),
+                                        [&](const Range& a) { return a.Contains(*w) && HedgeStaysInAside(page.View(a)); });
         if (aside == asides.end()) {
           hedged = true;
         } else {

@@ -116,6 +116,9 @@ struct LabelHit {
   const UnitDef* unit = nullptr;
   // "FP8/FP6 Tensor Core": a second label the same figure is read for.
   const LabelDef* also = nullptr;
+  // "FP8/FP16 Tensor Core: 4.5 / 2.25 PFLOPS": the first figure's unit is
+  // the one written after the second.
+  bool unit_after_next_figure = false;
 };
 
 // A known entity (schema) mentioned in text.

@@ -289,19 +289,22 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     if (e.lower == key) return LabelHit{written, e.def, {}};
   }
   std::string_view v = View(written);
-  // "FP8/FP6 Tensor Core": one figure for two known labels of one
-  // predicate ("FP8 Tensor Core", "FP6 Tensor Core"). Read as prose, the
-  // figure was the last format's alone.
-  if (const size_t slash = v.find('/'), space = v.find(' ');
-      slash != std::string_view::npos && space != std::string_view::npos && slash > 0 && slash + 1 < space &&
-      v.find('/', slash + 1) > space) {
-    const std::string_view rest = v.substr(space);
-    const std::string first_key = Schema::NormalizeLabel(std::string(v.substr(0, slash)) + std::string(rest));
-    const std::string second_key =
-        Schema::NormalizeLabel(std::string(v.substr(slash + 1, space - slash - 1)) + std::string(rest));
+  // "FP8/FP6 Tensor Core", "Peak FP8/FP16 performance": one figure for two
+  // known labels of one predicate ("FP8 Tensor Core", "FP6 Tensor Core").
+  // Read as prose, the figure was the last format's alone.
+  if (const size_t slash = v.find('/'); slash != std::string_view::npos && v.find('/', slash + 1) == std::string_view::npos) {
+    const size_t space_before = v.rfind(' ', slash);
+    const size_t word = space_before == std::string_view::npos ? 0 : space_before + 1;
+    const size_t word_end = std::min(v.find(' ', slash), v.size());
+    const std::string head(v.substr(0, word));
+    const std::string rest(v.substr(word_end));
+    const bool two_words = slash > word && slash + 1 < word_end && !(head.empty() && rest.empty());
+    const std::string first_key = Schema::NormalizeLabel(head + std::string(v.substr(word, slash - word)) + rest);
+    const std::string second_key = Schema::NormalizeLabel(head + std::string(v.substr(slash + 1, word_end - slash - 1)) + rest);
     const LabelDef* first = nullptr;
     const LabelDef* second = nullptr;
     for (const LabelEntry& e : scan_labels_) {
+      if (!two_words) break;
       if (e.lower == first_key) first = e.def;
       if (e.lower == second_key) second = e.def;
     }

@@ -505,6 +505,15 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
     const bool marked = label.sparse_then_dense || label.extra.count(qualifier::kSparsity) > 0 ||
                         page.View(whole).find('*') != std::string_view::npos;
     if (splits.size() == 1 && !more_figures && !marked) {
+      // "4.5 / 2.25 PFLOPS": a bare first number takes the second's unit.
+      const Range before_split = Trim(whole_text, Range{whole.begin, splits[0]});
+      const std::optional<NumberToken> bare = NumberAt(whole_text, before_split.begin, before_split.end);
+      if (bare && bare->range.end == before_split.end) {
+        LabelHit borrowing = first;
+        borrowing.unit_after_next_figure = true;
+        const size_t read = ReadLabelledValue(page, subject, subject_kind, borrowing, whole, emit);
+        return read + ReadLabelledValue(page, subject, subject_kind, second, Range{splits[0] + 1, whole.end}, emit);
+      }
       const size_t read = ReadLabelledValue(page, subject, subject_kind, first, Range{whole.begin, splits[0]}, emit);
       return read + ReadLabelledValue(page, subject, subject_kind, second, Range{splits[0] + 1, whole.end}, emit);
     }
@@ -596,11 +605,11 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         }
         std::optional<NumberToken> second_number;
         if (second) second_number = NumberAt(text, second->figure.begin, second->figure.end);
-        const bool sparse_then_dense = label.sparse_then_dense && n->value >= second->number;
+        const bool sparse_then_dense = label.sparse_then_dense && second && n->value >= second->number;
         const bool dense_then_sparse = !label.sparse_then_dense && second &&
                                        page.MarkedSparse(second->figure.end) && second->number >= n->value;
         if (second_number && second->number != 0 && second_number->value == second->number &&
-            p->dimension == "ops_per_second" && (sparse_then_dense || dense_then_sparse)) {
+            p->dimension == "ops_per_second" && (sparse_then_dense || dense_then_sparse || label.unit_after_next_figure)) {
           QuantityRead first;
           first.figure = n->range;
           first.number = n->value;

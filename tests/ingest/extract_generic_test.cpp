@@ -695,6 +695,56 @@ TEST(GenericSentence, AsidesPartsAndSlowerMemoryTiers) {
             (Facts{"chip:acme-z9 memory 16 GB", "chip:acme-z9 memory_type DDR4"}));
 }
 
+TEST(GenericSentence, AHedgeInAClauseOrAnAsideOfItsOwn) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  // A hedge in a clause set off by commas is that clause's when it has a figure of its own.
+  EXPECT_EQ(read("# Huawei Ascend 910C\n\nHuawei builds the chip on SMIC N+2, which reportedly yields 60 percent, and each "
+                 "Ascend 910C carries 128 GB of HBM.\n"),
+            (Facts{"chip:huawei-ascend-910c memory 128 GB scope=chip", "chip:huawei-ascend-910c memory_type HBM"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9, which reportedly carries 96 GB of HBM3, ships in May.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB basis=estimate", "chip:acme-z9 memory_type HBM3 basis=estimate"}));
+  // An aside with a comparison of its own keeps its hedge; one that only says where the figures come
+  // from, or that they are unconfirmed, hedges them.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 128 GB of HBM\xE2\x80\x94reportedly the most of any Chinese chip\xE2\x80\x94"
+                 "and draws 700 W.\n"),
+            (Facts{"chip:acme-z9 memory 128 GB", "chip:acme-z9 tdp 700 W", "chip:acme-z9 memory_type HBM"}));
+  const Facts estimated{"chip:acme-z9 memory 96 GB basis=estimate", "chip:acme-z9 memory_type HBM3 basis=estimate"};
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (unconfirmed).\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (according to estimates by SemiAnalysis).\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reportedly carries 96 GB of HBM3, which is more than its rival.\n"), estimated);
+}
+
+TEST(GenericSentence, ASizePerChipIsItsMemory) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  EXPECT_EQ(read("# Google Ironwood\n\nIronwood offers 192 GB per chip, 6x that of Trillium, which enables larger models.\n"),
+            (Facts{"chip:google-ironwood memory 192 GB scope=chip"}));
+  // Another store, a model's share, or a size that is no chip's: nothing.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 server's NVMe storage holds 30 TB per chip.\n"), (Facts{}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe model's weights take 40 GB per chip on the Z9.\n"), (Facts{}));
+  // A label in the sentence is read first.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9's SRAM holds 200 MB per chip.\n"), (Facts{"chip:acme-z9 on_chip_memory 200 MB scope=chip"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 rack offers 24 TB per rack.\n"), (Facts{}));
+  // Nor is the chip the page sets it against.
+  EXPECT_EQ(read("# Google Ironwood\n\nIronwood perf/watt is 2x relative to Trillium, our sixth generation TPU, which "
+                 "offers 32 GB per chip.\n"),
+            (Facts{}));
+}
+
+TEST(GenericSentence, ASystemsDdrTierGivesTheChipNoMemoryType) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  EXPECT_EQ(read("# SambaNova SN40L\n\nEach SN40L carries 64 GB of HBM, while the SambaRack holds 24 TB of high-capacity "
+                 "DDR5 memory.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory_type HBM"}));
+  EXPECT_EQ(read("# SambaNova SN40L\n\nEach SN40L carries 64 GB of HBM, while the rack holds 24 TB of DDR5 memory.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory_type HBM"}));
+  // The chip's own tier keeps its type; so does a subsystem's.
+  EXPECT_EQ(read("# Acme Z9\n\nThe memory subsystem pairs 64 GB of HBM3 with 1.5 TB of DDR5 memory.\n"),
+            (Facts{"chip:acme-z9 memory 64 GB", "chip:acme-z9 memory_type HBM3", "chip:acme-z9 memory_type DDR5"}));
+}
+
 TEST(GenericSentence, EachOfTheChipsJustCountedIsOneChip) {
   auto read = [](const std::string& page) { return Brief(Extract(page)); };
   using Facts = std::vector<std::string>;
@@ -726,6 +776,11 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
             (Regions{"Los Angeles <Los Angeles, CA, USA>", "London <London, UK>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in the US, UK and Japan."),
             (Regions{"US <US>", "UK <UK>", "Japan <Japan>"}));
+  // Initials are one word: "Washington, D.C." was cut at "D.", which became a region.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Washington, D.C. and Frankfurt, Germany."),
+            (Regions{"Washington <Washington, D.C.>", "Frankfurt <Frankfurt, Germany>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in the U.S. and Japan."),
+            (Regions{"U.S. <U.S.>", "Japan <Japan>"}));
 }
 
 TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
@@ -787,6 +842,27 @@ TEST(GenericLabelValue, TwoFormatsOneFigureAndAUnitWrittenOnce) {
                  "instances.\n"),
             (Facts{"chip:aws-inferentia2 memory 32 GB scope=chip", "chip:aws-inferentia2 memory_type HBM",
                    "chip:aws-inferentia2 released 2022"}));
+}
+
+TEST(GenericLabelValue, TwoFormatsWithTheUnitWrittenOnce) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  // "4.5 / 2.25 PFLOPS": the bare first figure takes the unit written after the second. It was lost,
+  // with a warning, and the page's FP8 figure with it.
+  const Facts both{"chip:acme-z9 peak_throughput 4.5 / 2.25 PFLOPS format=fp8",
+                   "chip:acme-z9 peak_throughput 2.25 PFLOPS format=fp16"};
+  EXPECT_EQ(read("# Acme Z9\n\nFP8/FP16 Tensor Core: 4.5 / 2.25 PFLOPS\n"), both);
+  // The two formats inside the label, not at its start.
+  EXPECT_EQ(read("# Acme Z9\n\nPeak FP8/FP16 performance: 4.5 / 2.25 PFLOPS\n"), both);
+  // No unit after either: nothing, said.
+  Extraction bare = Extract("# Acme Z9\n\nFP8/FP16 Tensor Core: 4.5 / 2.25\n");
+  EXPECT_EQ(Brief(bare), (Facts{}));
+  EXPECT_TRUE(HasWarning(bare, "no ops_per_second figure for 'FP8/FP16 Tensor Core'")) << ::testing::PrintToString(bare.warnings);
+  // In prose, "10 FP4/FP6 petaflops" is each format's.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reaches 10 FP4/FP6 petaflops.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 10 FP4/FP6 petaflops format=fp4",
+                   "chip:acme-z9 peak_throughput 10 FP4/FP6 petaflops format=fp6"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reaches 10 FP4/widget petaflops.\n"), (Facts{}));
 }
 
 TEST(GenericLabelValue, AListIntroducedByWordsOrAProductNamesNoDataCenter) {
