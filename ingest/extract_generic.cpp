@@ -321,6 +321,120 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
   }
 }
 
+namespace {
+
+size_t SkipFillers(std::string_view text, size_t pos, size_t limit, int max_words);
+
+// Whether the full stop at `dot` ends an abbreviation rather than a
+// sentence: an initial ("N. Virginia", "U.S. East", "St. Louis"), or a
+// title's or month's short form ("Dec. 5, 2024").
+bool AbbreviationEndsAt(std::string_view text, size_t begin, size_t dot) {
+  size_t w = dot;
+  while (w > begin && IsAsciiAlpha(text[w - 1])) --w;
+  if (w == dot || (w > begin && IsWordByte(text[w - 1]) && text[w - 1] != '.')) return false;
+  const std::string_view word = text.substr(w, dot - w);
+  if (word.size() == 1) {
+    // Not a unit after its number: "draws 700 W. Huawei's ...".
+    size_t before = w;
+    while (before > begin && text[before - 1] == ' ') --before;
+    return IsUpper(word[0]) && !(before < w && before > begin && IsDigit(text[before - 1]));
+  }
+  static constexpr std::string_view kShortForms[] = {"St",  "Mt",  "Ft",  "Dr",  "Mr",  "Mrs", "Ms",  "vs",   "approx",
+                                                     "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sept", "Sep",
+                                                     "Oct", "Nov", "Dec"};
+  return std::find(std::begin(kShortForms), std::end(kShortForms), word) != std::end(kShortForms);
+}
+
+}  // namespace
+
+// Items of a list after a label: "the US and in Mumbai, India, among other regions".
+// Capitalised items; after the list's final "and", a further ", Item" is an
+// apposition of the last item ("Mumbai, India").
+std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
+  std::vector<Range> items;
+  bool after_and = false;
+  while (pos < limit) {
+    pos = SkipFillers(text, pos, limit, 2);
+    if (pos >= limit || !IsUpper(text[pos])) break;
+    size_t e = pos;
+    // Capitalised words: "US", "Mumbai", "New Carlisle".
+    while (true) {
+      size_t w = e;
+      while (w < limit && (IsWordByte(text[w]) || text[w] == '-')) ++w;
+      // Initials: "D.C.", "U.S.". Cut at the first full stop, "Washington,
+      // D.C." gave the region "D".
+      size_t initial = e;
+      while (w + 1 < limit && text[w] == '.' && w - initial == 1 && IsUpper(text[initial]) && IsUpper(text[w + 1])) {
+        initial = w + 1;
+        w = initial + 1;
+      }
+      if (initial != e && w < limit && text[w] == '.') ++w;
+      // "St. Louis", "N. Virginia": a short form, and the name goes on.
+      if (w + 2 < limit && text[w] == '.' && text[w + 1] == ' ' && IsUpper(text[w + 2]) && AbbreviationEndsAt(text, e, w)) {
+        e = w + 2;
+        continue;
+      }
+      e = w;
+      if (e + 1 < limit && text[e] == ' ' && IsUpper(text[e + 1])) {
+        e = e + 1;
+        continue;
+      }
+      break;
+    }
+    // "US East (N. Virginia)": what the parenthesis says is the item's.
+    if (text.substr(e, 2) == " (") {
+      const size_t close = text.find(')', e);
+      if (close != std::string_view::npos && close < limit) e = close + 1;
+    }
+    Range item{pos, e};
+    // "Los Angeles, CA, USA", "London, UK": a state's or country's code after
+    // a place is its apposition, not a region of its own ("the US, UK and
+    // Japan" are three).
+    const auto is_code = [&](Range r) {
+      if (r.size() > 2 && text[r.end - 1] == ')') return false;
+      const auto letters = std::count_if(text.begin() + r.begin, text.begin() + r.end, IsUpper);
+      return letters >= 2 && letters <= 3 &&
+             std::all_of(text.begin() + r.begin, text.begin() + r.end, [](char c) { return IsUpper(c) || c == '.'; });
+    };
+    const bool code_after_place = !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && is_code(item) &&
+                                  !is_code(items.back());
+    // "in Tokyo, Osaka and Seoul": an "and" after it makes it the next item
+    // of a list of its own, not an apposition.
+    const bool and_follows = text.substr(e, 5) == " and ";
+    if (code_after_place) {
+      items.back().end = e;
+    } else if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && !and_follows) {
+      items.back().end = e;
+    } else if (after_and && and_follows) {
+      items.push_back(item);
+      after_and = false;  // that list's own "and" comes next
+    } else {
+      items.push_back(item);
+    }
+    pos = e;
+    // Separator.
+    if (text.substr(pos, 5) == " and ") {
+      if (after_and) break;
+      after_and = true;
+      pos += 5;
+    } else if (text.substr(pos, 2) == ", ") {
+      if (text.substr(pos, 6) == ", and ") {
+        after_and = true;
+        pos += 6;
+      } else {
+        pos += 2;
+      }
+    } else {
+      break;
+    }
+  }
+  return items;
+}
+
+std::string ListItemName(std::string_view item) {
+  return std::string(item.substr(0, std::min(item.find(", "), item.find(" ("))));
+}
+
 std::vector<Range> SplitSentences(const Page& page, Range r) {
   std::vector<Range> out;
   std::string_view text(page.text);
@@ -338,6 +452,7 @@ std::vector<Range> SplitSentences(const Page& page, Range r) {
       continue;
     }
     if (c != '.' && c != '?' && c != '!') continue;
+    if (c == '.' && AbbreviationEndsAt(text, r.begin, i)) continue;
     size_t j = i + 1;
     if (j < r.end && (text[j] == '"' || text[j] == ')')) ++j;
     if (j >= r.end) continue;
@@ -448,79 +563,6 @@ std::vector<std::pair<Range, std::string>> FindCitationTokens(const Page& page, 
     i = e;
   }
   return out;
-}
-
-// Items of a list after a label: "the US and in Mumbai, India, among other regions".
-// Capitalised items; after the list's final "and", a further ", Item" is an
-// apposition of the last item ("Mumbai, India").
-std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
-  std::vector<Range> items;
-  bool after_and = false;
-  while (pos < limit) {
-    pos = SkipFillers(text, pos, limit, 2);
-    if (pos >= limit || !IsUpper(text[pos])) break;
-    size_t e = pos;
-    // Capitalised words: "US", "Mumbai", "New Carlisle".
-    while (true) {
-      size_t w = e;
-      while (w < limit && (IsWordByte(text[w]) || text[w] == '-')) ++w;
-      // Initials: "D.C.", "U.S.". Cut at the first full stop, "Washington,
-      // D.C." gave the region "D".
-      size_t initial = e;
-      while (w + 1 < limit && text[w] == '.' && w - initial == 1 && IsUpper(text[initial]) && IsUpper(text[w + 1])) {
-        initial = w + 1;
-        w = initial + 1;
-      }
-      if (initial != e && w < limit && text[w] == '.') ++w;
-      e = w;
-      if (e + 1 < limit && text[e] == ' ' && IsUpper(text[e + 1])) {
-        e = e + 1;
-        continue;
-      }
-      break;
-    }
-    Range item{pos, e};
-    // "Los Angeles, CA, USA", "London, UK": a state's or country's code after
-    // a place is its apposition, not a region of its own ("the US, UK and
-    // Japan" are three).
-    const auto is_code = [&](Range r) {
-      const auto letters = std::count_if(text.begin() + r.begin, text.begin() + r.end, IsUpper);
-      return letters >= 2 && letters <= 3 &&
-             std::all_of(text.begin() + r.begin, text.begin() + r.end, [](char c) { return IsUpper(c) || c == '.'; });
-    };
-    const bool code_after_place = !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && is_code(item) &&
-                                  !is_code(items.back());
-    // "in Tokyo, Osaka and Seoul": an "and" after it makes it the next item
-    // of a list of its own, not an apposition.
-    const bool and_follows = text.substr(e, 5) == " and ";
-    if (code_after_place) {
-      items.back().end = e;
-    } else if (after_and && !items.empty() && pos >= 2 && text.substr(pos - 2, 2) == ", " && !and_follows) {
-      items.back().end = e;
-    } else if (after_and && and_follows) {
-      items.push_back(item);
-      after_and = false;  // that list's own "and" comes next
-    } else {
-      items.push_back(item);
-    }
-    pos = e;
-    // Separator.
-    if (text.substr(pos, 5) == " and ") {
-      if (after_and) break;
-      after_and = true;
-      pos += 5;
-    } else if (text.substr(pos, 2) == ", ") {
-      if (text.substr(pos, 6) == ", and ") {
-        after_and = true;
-        pos += 6;
-      } else {
-        pos += 2;
-      }
-    } else {
-      break;
-    }
-  }
-  return items;
 }
 
 // "made on TSMC's N5 node", "built using TSMC 7nm": a process node the schema
@@ -636,6 +678,45 @@ std::optional<LabelHit> MemorysBandwidth(const Page& page, Range s, const std::v
   return std::nullopt;
 }
 
+// Where the clause that runs from `from` ends, at `limit` at the latest: a
+// semicolon, a comma before a joining word (", and each rack has ...",
+// ", while ..."), or "and" before a verb ("1,400 W and is available in
+// platforms with 128 GPUs per rack"). What follows is another clause's.
+size_t ClauseEnd(std::string_view text, size_t from, size_t limit) {
+  static constexpr std::string_view kJoining[] = {"and", "while", "whereas", "but", "so", "yet"};
+  static constexpr std::string_view kVerbs[] = {"is", "are", "was", "were", "has", "have", "comes", "ships", "will", "can"};
+  for (size_t i = from; i < limit; ++i) {
+    if (text[i] == ';') return i;
+    if (text[i] != ',' && text[i] != ' ') continue;
+    std::optional<Range> w = NextWord(text, i + 1, limit);
+    if (!w || w->begin != i + 1 + (text[i] == ',' ? 1 : 0)) continue;
+    const std::string word = AsciiLower(text.substr(w->begin, w->size()));
+    if (text[i] == ',' && std::find(std::begin(kJoining), std::end(kJoining), word) != std::end(kJoining)) return i;
+    if (word == "and") {
+      std::optional<Range> verb = NextWord(text, w->end, limit);
+      if (verb && std::find(std::begin(kVerbs), std::end(kVerbs), AsciiLower(text.substr(verb->begin, verb->size()))) !=
+                      std::end(kVerbs)) {
+        return i;
+      }
+    }
+  }
+  return limit;
+}
+
+// "5 / 2.5 PFLOPS": the bare number written before the figure at `at`, after
+// `from` (the figure before it).
+std::optional<Range> BareNumberBefore(std::string_view text, size_t from, size_t at) {
+  size_t i = at;
+  while (i > from && text[i - 1] == ' ') --i;
+  if (i == from || text[i - 1] != '/') return std::nullopt;
+  --i;
+  while (i > from && text[i - 1] == ' ') --i;
+  const size_t end = i;
+  while (i > from && (IsDigit(text[i - 1]) || text[i - 1] == '.' || text[i - 1] == ',')) --i;
+  if (i == end || !IsDigit(text[i]) || (i > from && IsWordByte(text[i - 1]))) return std::nullopt;
+  return Range{i, end};
+}
+
 // Whether words (in lower case) set what follows them against the chip:
 // "more than 24x the compute of", "Compared to Wormhole n300", "relative
 // to Trillium".
@@ -658,10 +739,13 @@ bool SetsAgainst(std::string_view before) {
 }
 
 // "Ironwood offers 192 GB per chip": a size per chip with no label in its
-// sentence is the chip's memory, unless the words before it name another
-// store (SRAM, a cache, the host's, a disk) or a model's share of the
-// chips, or set it against another chip.
-std::optional<LabelHit> MemoryPerChip(const Page& page, Range s, const Figure& f) {
+// sentence is the chip's memory where the page's chip is named before it,
+// with no other figure between, and nothing between sets it against
+// another chip, names another store (SSD, SRAM, a cache, the host's) or a
+// model's share of the chips; nor is it the old figure of a change ("from
+// 32 GB per chip to 192 GB") or another's ("32 GB per chip on Trillium").
+std::optional<LabelHit> MemoryPerChip(const Page& page, Range s, const std::vector<Figure>& figures, size_t fi) {
+  const Figure& f = figures[fi];
   const PredicateDef* memory = page.Predicate("memory");
   if (f.count || memory == nullptr || f.dimension != memory->dimension) return std::nullopt;
   std::string_view text(page.text);
@@ -670,17 +754,50 @@ std::optional<LabelHit> MemoryPerChip(const Page& page, Range s, const Figure& f
   if (!noun || AsciiLower(page.View(*per)) != "per" || !IsChipNoun(page.View(*noun)) || page.View(*noun).ends_with("s")) {
     return std::nullopt;
   }
-  // "2x relative to Trillium, ..., which offers 32 GB per chip": another's.
-  if (SetsAgainst(AsciiLower(text.substr(s.begin, f.range.begin - s.begin)))) return std::nullopt;
-  static constexpr std::string_view kOthers[] = {"storage", "ssd",  "nvme",   "disk",  "drive",      "flash",   "sram",
-                                                 "cache",   "host", "cpu",    "dimm",  "scratchpad", "buffer",  "model",
-                                                 "models",  "weights", "parameters", "on-chip", "l1", "l2", "l3", "system"};
-  // (Before the figure: "192 GB per chip, ..., which enables larger models" is the chip's.)
+  static constexpr std::string_view kOthers[] = {"storage", "ssd",     "nvme",       "disk",    "drive", "flash", "sram",
+                                                 "cache",   "host",    "cpu",        "dimm",    "scratchpad", "buffer",
+                                                 "model",   "weight",  "parameter",  "on-chip", "l1",    "l2",    "l3",
+                                                 "system",  "vm",      "instance",   "server",  "node",  "rack",  "pod"};
+  const auto names_another_store = [&](Range r) {
+    for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
+      std::string lower = AsciiLower(page.View(*w));
+      if (lower.starts_with("ddr")) return true;
+      if (lower.size() > 2 && lower.back() == 's') lower.pop_back();  // "hosts", "models"
+      if (std::find(std::begin(kOthers), std::end(kOthers), lower) != std::end(kOthers)) return true;
+    }
+    return false;
+  };
+  // The nearest mention of the page's chip before the figure: a name of it,
+  // or its title's last word ("Ironwood" on "Google Ironwood"'s page).
+  std::string title_word = AsciiLower(page.title);
+  title_word.erase(0, title_word.rfind(' ') + 1);
+  if (title_word.size() < 3) title_word.clear();
+  size_t named = f.range.begin;
   for (auto w = NextWord(text, s.begin, f.range.begin); w; w = NextWord(text, w->end, f.range.begin)) {
-    const std::string lower = AsciiLower(page.View(*w));
-    if (lower.starts_with("ddr")) return std::nullopt;
-    for (std::string_view other : kOthers) {
-      if (lower == other) return std::nullopt;
+    const Range rest{w->begin, f.range.begin};
+    if (page.MentionsSubject(rest) || (!title_word.empty() && FindLowerWord(AsciiLower(page.View(rest)), title_word) != std::string::npos)) {
+      named = w->begin;
+    }
+  }
+  if (named == f.range.begin) return std::nullopt;
+  const Range between{named, f.range.begin};
+  for (const Figure& g : figures) {
+    if (&g != &f && g.range.begin >= between.begin && g.range.begin < between.end) return std::nullopt;
+  }
+  const std::string lower_between = AsciiLower(page.View(between));
+  if (SetsAgainst(lower_between) || names_another_store(between)) return std::nullopt;
+  std::optional<Range> word_before;
+  for (auto w = NextWord(text, between.begin, between.end); w; w = NextWord(text, w->end, between.end)) word_before = w;
+  if (word_before && AsciiLower(page.View(*word_before)) == "from") return std::nullopt;
+  // What follows "per chip": "of local SSD storage", "on Trillium".
+  if (std::optional<Range> after = NextWord(text, noun->end, s.end)) {
+    const std::string joint = AsciiLower(page.View(*after));
+    std::optional<Range> next = NextWord(text, after->end, s.end);
+    if ((joint == "on" || joint == "for" || joint == "in") && next && IsUpper(text[next->begin])) return std::nullopt;
+    if (joint == "of") {
+      size_t end = after->end;
+      for (int k = 0; k < 4 && next; ++k, next = NextWord(text, next->end, s.end)) end = next->end;
+      if (names_another_store(Range{after->end, end})) return std::nullopt;
     }
   }
   for (const LabelDef& def : page.schema.labels()) {
@@ -797,7 +914,22 @@ bool OfAPart(const Page& page, Range s, size_t pos) {
 // memory it made each SN40L a 1,500 GB chip. Alone ("16 GB of DDR4" on
 // Habana's Goya) it is the chip's memory. Returns the tier's DDR word, which
 // is no memory type of the chip either.
+std::optional<Range> DdrWordAfter(const Page& page, Range s, size_t figure_end);
+
 std::optional<Range> DdrTierBesideFasterMemory(const Page& page, Range s, size_t figure_end) {
+  std::string_view text(page.text);
+  const std::optional<Range> ddr = DdrWordAfter(page, s, figure_end);
+  if (!ddr) return std::nullopt;
+  for (auto w = NextWord(text, s.begin, s.end); w; w = NextWord(text, w->end, s.end)) {
+    const std::string lower = AsciiLower(page.View(*w));
+    if (lower.starts_with("hbm") || lower.starts_with("gddr") || lower.starts_with("lpddr")) return ddr;
+  }
+  return std::nullopt;
+}
+
+// "of high-capacity DDR5-4800 memory", "of memory in DDR5 DIMMs": the DDR
+// word a memory figure is said to be of.
+std::optional<Range> DdrWordAfter(const Page& page, Range s, size_t figure_end) {
   std::string_view text(page.text);
   std::optional<Range> ddr;
   int seen = 0;
@@ -813,22 +945,28 @@ std::optional<Range> DdrTierBesideFasterMemory(const Page& page, Range s, size_t
       break;
     }
   }
-  if (!ddr) return std::nullopt;
-  for (auto w = NextWord(text, s.begin, s.end); w; w = NextWord(text, w->end, s.end)) {
+  return ddr;
+}
+
+// Whether `r` names the host the chips sit in: "host", "hosts", "CPU".
+bool NamesTheHost(const Page& page, Range r) {
+  std::string_view text(page.text);
+  for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
     const std::string lower = AsciiLower(page.View(*w));
-    if (lower.starts_with("hbm") || lower.starts_with("gddr") || lower.starts_with("lpddr")) return ddr;
+    if (lower == "host" || lower == "hosts" || lower == "cpu" || lower == "cpus") return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 // Whether `r` names a system of several chips: a scope word ("rack",
-// "server", "pod") or a name ending in one ("SambaRack", "SuperPOD").
+// "servers", "pod") or a name ending in one ("SambaRack", "SuperPOD").
 bool NamesASystem(const Page& page, Range r) {
   std::string_view text(page.text);
   auto scopes = page.schema.tables().find("words_scope");
   if (scopes == page.schema.tables().end()) return false;
   for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
-    const std::string lower = AsciiLower(page.View(*w));
+    std::string lower = AsciiLower(page.View(*w));
+    if (lower.size() > 3 && lower.back() == 's') lower.pop_back();  // "servers", "systems"
     for (const auto& [key, unused] : scopes->second) {
       const std::string scope = AsciiLower(key);
       if (scope == "chip" || scope == "core") continue;
@@ -857,6 +995,9 @@ std::vector<Range> AsidesIn(std::string_view text, Range s) {
       i += 2;
     } else if (text[i] == '-' && i > s.begin && i + 1 < s.end && text[i - 1] == ' ' && text[i + 1] == ' ') {
       dashes.push_back(Range{i, i + 1});
+    } else if (text.substr(i, 2) == "--" && i > s.begin && i + 2 < s.end && text[i - 1] == ' ' && text[i + 2] == ' ') {
+      dashes.push_back(Range{i, i + 2});  // a dash typed as two hyphens
+      ++i;
     }
   }
   for (size_t d = 0; d < dashes.size(); d += 2) {
@@ -884,22 +1025,52 @@ std::vector<Range> RelativeClausesIn(std::string_view text, Range s) {
   return clauses;
 }
 
-// Whether a hedge inside `aside` is about the aside alone. Only an aside
-// that claims something of its own, a figure ("– which reportedly yields 60
-// percent –") or a comparison ("—reportedly the most of any Chinese
-// chip—"), keeps its hedge to itself; "(estimated)", "– reportedly.",
-// "(according to estimates by SemiAnalysis)" and "(the figure is
-// unconfirmed)" hedge the sentence's figures.
-bool HedgeStaysInAside(std::string_view aside) {
-  if (std::any_of(aside.begin(), aside.end(), IsDigit)) return true;
-  static constexpr std::string_view kComparing[] = {"most",    "least",  "more",    "less",   "than",  "largest",
-                                                    "biggest", "highest", "lowest", "fastest", "first", "only",
-                                                    "best",    "worst"};
-  for (auto w = NextWord(aside, 0, aside.size()); w; w = NextWord(aside, w->end, aside.size())) {
-    const std::string lower = AsciiLower(aside.substr(w->begin, w->size()));
-    if (std::find(std::begin(kComparing), std::end(kComparing), lower) != std::end(kComparing)) return true;
+// Whether a hedge inside `aside` is about the aside alone: whether the aside
+// claims something of its own, a figure ("– which reportedly yields 60
+// percent –") or words other than a hedge's and an attribution's
+// ("—reportedly the most of any Chinese chip—", "(reportedly built by
+// SMIC)"). "(estimated)", "– reportedly.", "(according to estimates by
+// SemiAnalysis)", "(per a 2024 report, unconfirmed)" and "(the figure is
+// unconfirmed)" say only where the sentence's figures come from. The words
+// are the schema's (tables hedge_words and attribution_words); a name and
+// a year are an attribution's too.
+bool HedgeStaysInAside(const Page& page, Range aside) {
+  std::string_view text(page.text);
+  const auto in_table = [&](const char* table, const std::string& lower) {
+    auto t = page.schema.tables().find(table);
+    if (t == page.schema.tables().end()) return false;
+    return std::any_of(t->second.begin(), t->second.end(), [&](const auto& entry) { return AsciiLower(entry.first) == lower; });
+  };
+  // "(a figure SemiAnalysis estimated from teardown photos)": about the
+  // sentence's figures, whatever else it says.
+  for (auto w = NextWord(text, aside.begin, aside.end); w; w = NextWord(text, w->end, aside.end)) {
+    const std::string lower = AsciiLower(text.substr(w->begin, w->size()));
+    for (std::string_view about : {"figure", "figures", "number", "numbers", "spec", "specs", "specification", "specifications"}) {
+      if (lower == about) return false;
+    }
+  }
+  bool first = true;
+  for (auto w = NextWord(text, aside.begin, aside.end); w; w = NextWord(text, w->end, aside.end), first = false) {
+    const std::string_view word = text.substr(w->begin, w->size());
+    if (IsDigit(word[0])) {
+      const bool year = word.size() == 4 && std::all_of(word.begin(), word.end(), IsDigit) &&
+                        (word.starts_with("19") || word.starts_with("20"));
+      if (!year) return true;
+      continue;
+    }
+    if (IsUpper(word[0]) && !first) continue;  // a name: "by SemiAnalysis"
+    const std::string lower = AsciiLower(word);
+    if (!in_table("hedge_words", lower) && !in_table("attribution_words", lower)) return true;
   }
   return false;
+}
+
+// Where the clause holding `at` begins: after the last clause boundary
+// (ClauseEnd's) before it, or at the sentence's start.
+size_t ClauseStart(std::string_view text, Range s, size_t at) {
+  size_t from = s.begin;
+  for (size_t end = ClauseEnd(text, from, at); end < at; end = ClauseEnd(text, from, at)) from = end + 1;
+  return from;
 }
 
 void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
@@ -1161,6 +1332,20 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   std::vector<Range> slower_tiers;  // "24 TB of DDR5 memory" beside HBM: its "DDR5"
   for (size_t fi = 0; fi < figures.size(); ++fi) {
     const Figure& f = figures[fi];
+    // The DDR of a host's memory ("The host VMs provide 2 TB of DDR5") or of
+    // a system's slower tier ("while the SambaRack holds 24 TB of DDR5
+    // memory", "196 TB of DDR5 memory per rack") is no memory type of the
+    // chip. "The Z9 pairs 64 GB of HBM3 with 1.5 TB of DDR5" is the chip's.
+    if (!f.count && f.dimension == "bytes") {
+      if (const std::optional<Range> ddr = DdrWordAfter(page, s, f.range.end)) {
+        const size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
+        if (NamesTheHost(page, Range{fi > 0 ? figures[fi - 1].range.end : s.begin, f.range.begin}) ||
+            (DdrTierBesideFasterMemory(page, s, f.range.end) &&
+             (NamesASystem(page, Range{s.begin, f.range.begin}) || NamesASystem(page, Range{ddr->end, next})))) {
+          slower_tiers.push_back(*ddr);
+        }
+      }
+    }
     const LabelHit* chosen = nullptr;
     if (f.count) {
       chosen = &f.count_label;
@@ -1205,11 +1390,17 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         if (memory_bandwidth) chosen = &*memory_bandwidth;
       }
       if (chosen == nullptr) {
-        memory_per_chip = MemoryPerChip(page, s, f);
+        memory_per_chip = MemoryPerChip(page, s, figures, fi);
         if (memory_per_chip) chosen = &*memory_per_chip;
       }
     }
     if (chosen == nullptr) continue;
+    // "192 GB per chip of HBM3E, up from 32 GB per chip on Trillium": the
+    // figure a change started from, another chip's or an older one's.
+    if (!f.count) {
+      const std::string before = AsciiLower(text.substr(s.begin, f.range.begin - s.begin));
+      if (before.ends_with("up from ") || before.ends_with("down from ")) continue;
+    }
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;
     // "2 TiB host memory": the processors' memory, not the chips'. "256 GB
@@ -1222,13 +1413,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       if (word == "host" || word == "system" || word == "cpu" || word == "ram" || word == "dram" || word == "streaming") {
         continue;
       }
-      if (std::optional<Range> tier = DdrTierBesideFasterMemory(page, s, f.range.end)) {
-        // "while the SambaRack holds 24 TB of DDR5 memory": a system's tier,
-        // whose DDR5 is no memory type of the chip. "The Z9 pairs 64 GB of
-        // HBM3 with 1.5 TB of DDR5" is the chip's own.
-        if (NamesASystem(page, Range{fi > 0 ? figures[fi - 1].range.end : s.begin, f.range.begin})) slower_tiers.push_back(*tier);
-        continue;
-      }
+      // "The host VMs provide 2 TB of DDR5 memory": the host's.
+      if (NamesTheHost(page, Range{fi > 0 ? figures[fi - 1].range.end : s.begin, f.range.begin})) continue;
+      if (DdrTierBesideFasterMemory(page, s, f.range.end)) continue;
       // "Streaming Memory: up to 448 GB", "Host memory: 2 TB": the word before the label.
       size_t before_label = chosen->range.begin;
       while (before_label > s.begin && SpaceAt(text, before_label - 1)) --before_label;
@@ -1255,7 +1442,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       const bool takes_format = p->dimension != "watts" && p->dimension != "bytes" && p->dimension != "bytes_per_second";
       if (!f.format.empty() && takes_format) d.qualifiers.emplace(qualifier::kFormat, f.format);
       if (!f.sparsity.empty() && p->dimension == "ops_per_second") d.qualifiers.emplace(qualifier::kSparsity, f.sparsity);
-      for (const auto& [k, v] : QualifiersIn(page, Range{f.range.end, next})) {
+      for (const auto& [k, v] : QualifiersIn(page, Range{f.range.end, ClauseEnd(text, f.range.end, next)})) {
         if (k == qualifier::kFormat && (d.qualifiers.count(k) || !takes_format)) continue;
         d.qualifiers.emplace(k, v);
       }
@@ -1313,7 +1500,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // PFLOPS", "Sparse FP4 performance reaches 18 petaflops": said before the
     // figure (after the one before it). Read as dense, it answered dense queries at twice the figure.
     if (!f.count && p->dimension == "ops_per_second" && !d.qualifiers.count(qualifier::kSparsity)) {
-      const size_t from = fi > 0 ? figures[fi - 1].range.end : s.begin;
+      // (Within the figure's clause: "20 petaflops of FP4 performance with
+      // sparsity; dense FP4 is 9 petaflops".)
+      size_t from = fi > 0 ? figures[fi - 1].range.end : s.begin;
+      for (size_t i = from; i < f.range.begin; ++i) {
+        if (text[i] == ';') from = i + 1;
+      }
       Qualifiers before = QualifiersIn(page, Range{from, f.range.begin});
       if (auto sp = before.find(qualifier::kSparsity); sp != before.end()) d.qualifiers[qualifier::kSparsity] = sp->second;
     }
@@ -1330,6 +1522,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // "190 TFLOPS of FP16 / BF16": one figure stated for each format. Only
     // the first was kept, and a query for BF16 found nothing.
     std::vector<std::string> also;
+    bool formats_before = false;
     if (!f.count) {
       const size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
       also = FormatsIn(page, Range{f.range.end, next});
@@ -1354,9 +1547,33 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           if (run.size() > 1 && run.back() == written->second) {
             run.pop_back();
             also = std::move(run);
+            formats_before = true;
           }
           break;
         }
+      }
+    }
+    // "FP8/FP16 performance of 5 / 2.5 PFLOPS", "5 / 2.5 FP8/FP16
+    // petaflops": a bare number before the figure is the first format's,
+    // the figure the second's. Each format had been given the second.
+    if (const std::optional<Range> bare = BareNumberBefore(text, fi > 0 ? figures[fi - 1].range.end : s.begin, f.range.begin);
+        bare && !also.empty()) {
+      std::vector<std::string> order;
+      if (formats_before) order = also;
+      order.insert(formats_before ? order.end() : order.begin(), d.qualifiers[qualifier::kFormat]);
+      if (!formats_before) order.insert(order.end(), also.begin(), also.end());
+      also.clear();
+      d.qualifiers[qualifier::kFormat] = order.back();
+      const std::optional<NumberToken> stated = NumberAt(text, f.range.begin, f.range.end);
+      const std::optional<NumberToken> first = NumberAt(text, bare->begin, bare->end);
+      if (order.size() == 2 && stated && first && stated->value != 0) {
+        Pending copy = pd;
+        copy.draft.qualifiers[qualifier::kFormat] = order.front();
+        const std::string_view written = page.View(f.range);
+        copy.draft.value = Value::Quantity(first->value * (f.canonical / stated->value), p->dimension,
+                                           page.Str(*bare) + std::string(written.substr(written.rfind(' '))));
+        copy.draft.span = Range{bare->begin, f.range.end};
+        drafts.push_back(std::move(copy));
       }
     }
     drafts.push_back(std::move(pd));
@@ -1518,8 +1735,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         // "Mumbai, India": the place is "Mumbai", as the page names it
         // elsewhere ("in the US, Mumbai and other regions"); its country
         // stays in the excerpt. Stored whole, one region was listed twice.
-        const std::string_view written = page.View(item);
-        li.draft.value = Value::Text(std::string(written.substr(0, written.find(", "))));
+        li.draft.value = Value::Text(ListItemName(page.View(item)));
         li.draft.span = item;
         drafts.push_back(std::move(li));
       }
@@ -1944,13 +2160,16 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // A hedge inside an aside ("on SMIC N+2 – which reportedly yields 60
   // percent – and each carries 128 GB", "(reportedly 60 percent)") hedges
   // what the aside says, not the sentence's other figures.
-  bool hedged = false;
+  // Where the hedged part of the sentence begins: a hedge in a later clause
+  // with a figure of its own ("delivers 800 TFLOPS, and reportedly draws
+  // 350 W") does not reach back to the clauses before it.
+  size_t hedged_from = std::string::npos;
   std::vector<Range> hedged_asides;
   if (auto hedge = page.schema.tables().find("hedge_words"); hedge != page.schema.tables().end()) {
     std::vector<Range> asides = AsidesIn(text, s);
     for (const Range& clause : RelativeClausesIn(text, s)) asides.push_back(clause);
     std::string previous, two_back;
-    for (auto w = NextWord(text, s.begin, s.end); w && !hedged; w = NextWord(text, w->end, s.end)) {
+    for (auto w = NextWord(text, s.begin, s.end); w && hedged_from == std::string::npos; w = NextWord(text, w->end, s.end)) {
       const std::string lower = AsciiLower(page.View(*w));
       bool hedge_word = false;
       for (const auto& [word, unused] : hedge->second) hedge_word = hedge_word || AsciiLower(word) == lower;
@@ -1960,9 +2179,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
                                   (two_back == "is" || two_back == "are" || two_back == "was" || two_back == "were"));
       if (hedge_word) {
         const auto aside = std::find_if(asides.begin(), asides.end(),
-                                        [&](const Range& a) { return a.Contains(*w) && HedgeStaysInAside(page.View(a)); });
+                                        [&](const Range& a) { return a.Contains(*w) && HedgeStaysInAside(page, a); });
         if (aside == asides.end()) {
-          hedged = true;
+          // (A later clause without a figure, "but the figure is
+          // unconfirmed", hedges the sentence's.)
+          const size_t from = ClauseStart(text, s, w->begin);
+          const bool own_figure = std::any_of(drafts.begin(), drafts.end(), [&](const Pending& pd) {
+            return pd.draft.value.kind == ValueKind::kQuantity && pd.draft.span.begin >= from;
+          });
+          hedged_from = own_figure ? from : s.begin;
         } else {
           hedged_asides.push_back(*aside);
         }
@@ -1974,6 +2199,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   for (Pending& pd : drafts) {
     const bool in_hedged_aside = std::any_of(hedged_asides.begin(), hedged_asides.end(),
                                              [&](const Range& a) { return a.Contains(pd.draft.span); });
+    const bool hedged = hedged_from != std::string::npos && pd.draft.span.begin >= hedged_from;
     if ((hedged || in_hedged_aside) && pd.draft.value.kind != ValueKind::kNotPublished) {
       pd.draft.qualifiers[qualifier::kBasis] = "estimate";
     }

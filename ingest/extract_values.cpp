@@ -762,6 +762,23 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       break;
     }
     case ValueKind::kText: {
+      // "Regions: Washington, D.C., Tokyo, and Frankfurt": a value of each
+      // place, for a predicate that has several side by side. Stored as one
+      // text, a query for Tokyo found nothing.
+      if (p->many_values) {
+        const std::vector<Range> items = ListItems(text, v.begin, v.end);
+        Range rest = items.empty() ? v : Trim(text, Range{items.back().end, v.end});
+        while (!rest.empty() && (text[rest.end - 1] == '.' || text[rest.end - 1] == ';')) --rest.end;
+        if (items.size() > 1 && rest.empty()) {
+          for (const Range& item : items) {
+            Draft each = d;
+            each.value = Value::Text(ListItemName(page.View(item)));
+            each.span = item;
+            page.Add(std::move(each), emit);
+          }
+          break;
+        }
+      }
       auto [main, note] = SplitGlued(text, v);
       d.value = Value::Text(page.Str(main));
       d.span = main;

@@ -713,6 +713,21 @@ TEST(GenericSentence, AHedgeInAClauseOrAnAsideOfItsOwn) {
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (unconfirmed).\n"), estimated);
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (according to estimates by SemiAnalysis).\n"), estimated);
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reportedly carries 96 GB of HBM3, which is more than its rival.\n"), estimated);
+  // An aside of where the figures come from hedges them, a year in it is no figure of its own, and one
+  // that speaks of "the figure" is about it; an aside that claims something else keeps its hedge.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (per a 2024 report, unconfirmed).\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 (a figure SemiAnalysis estimated from teardown photos).\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3 \xE2\x80\x93 a figure that remains unconfirmed.\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nIndustry sources put the Z9's memory at 96 GB of HBM3.\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 (reportedly built by SMIC) carries 96 GB of HBM3.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM3"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9, whose yield is rumored to be low, carries 96 GB of HBM3.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM3"}));
+  // A hedge does not reach back to an earlier clause that has its figures, unless its own clause has none.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3, and reportedly draws 350 W.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 tdp 350 W basis=estimate", "chip:acme-z9 memory_type HBM3"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 carries 96 GB of HBM3, but the figure is unconfirmed.\n"), estimated);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is said to draw 1,400 W.\n"), (Facts{"chip:acme-z9 tdp 1,400 W basis=estimate"}));
 }
 
 TEST(GenericSentence, ASizePerChipIsItsMemory) {
@@ -726,6 +741,14 @@ TEST(GenericSentence, ASizePerChipIsItsMemory) {
   // A label in the sentence is read first.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9's SRAM holds 200 MB per chip.\n"), (Facts{"chip:acme-z9 on_chip_memory 200 MB scope=chip"}));
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 rack offers 24 TB per rack.\n"), (Facts{}));
+  // Nor another chip's, an older figure, or another store named after it.
+  EXPECT_EQ(read("# Google Ironwood\n\nTrillium offered 32 GB per chip, compared with Ironwood.\n"), (Facts{}));
+  EXPECT_EQ(read("# Google Ironwood\n\nIronwood increases capacity from 32 GB per chip to 192 GB per chip.\n"), (Facts{}));
+  EXPECT_EQ(read("# Google Ironwood\n\nIronwood offers 192 GB per chip of HBM3E, up from 32 GB per chip on Trillium.\n"),
+            (Facts{"chip:google-ironwood memory 192 GB scope=chip", "chip:google-ironwood memory_type HBM3E"}));
+  EXPECT_EQ(read("# Google Ironwood\n\nIronwood hosts can attach 2 TB per chip of local SSD storage.\n"), (Facts{}));
+  EXPECT_EQ(read("# Google Ironwood\n\nUnlike Trillium, Ironwood offers 192 GB per chip.\n"),
+            (Facts{"chip:google-ironwood memory 192 GB scope=chip"}));
   // Nor is the chip the page sets it against.
   EXPECT_EQ(read("# Google Ironwood\n\nIronwood perf/watt is 2x relative to Trillium, our sixth generation TPU, which "
                  "offers 32 GB per chip.\n"),
@@ -740,6 +763,16 @@ TEST(GenericSentence, ASystemsDdrTierGivesTheChipNoMemoryType) {
             (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory_type HBM"}));
   EXPECT_EQ(read("# SambaNova SN40L\n\nEach SN40L carries 64 GB of HBM, while the rack holds 24 TB of DDR5 memory.\n"),
             (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory_type HBM"}));
+  EXPECT_EQ(read("# SambaNova SN40L\n\nThe SN40L has 64 GB of HBM, while the servers offer 12 TB of DDR5.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory_type HBM"}));
+  EXPECT_EQ(read("# SambaNova SN40L\n\nThe SN40L has 64 GB of HBM and 24 TB of DDR5 memory per rack.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory_type HBM"}));
+  // A host's memory is no chip's, nor is its DDR5.
+  EXPECT_EQ(read("# Google Ironwood\n\nThe host VMs provide 2 TB of DDR5 memory.\n"), (Facts{}));
+  // A scope in a later clause is that clause's.
+  EXPECT_EQ(read("# SambaNova SN40L\n\nThe SN40L has 64 GB of HBM, and each rack has 24 TB of memory.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory 24 TB scope=rack",
+                   "chip:sambanova-sn40l memory_type HBM"}));
   // The chip's own tier keeps its type; so does a subsystem's.
   EXPECT_EQ(read("# Acme Z9\n\nThe memory subsystem pairs 64 GB of HBM3 with 1.5 TB of DDR5 memory.\n"),
             (Facts{"chip:acme-z9 memory 64 GB", "chip:acme-z9 memory_type HBM3", "chip:acme-z9 memory_type DDR5"}));
@@ -754,6 +787,21 @@ TEST(GenericSentence, EachOfTheChipsJustCountedIsOneChip) {
   EXPECT_EQ(read("# Acme Z9\n\nA Z9 server holds 64 Z9 chips, each drawing 500 W.\n"), (Facts{"chip:acme-z9 tdp 500 W scope=chip"}));
   EXPECT_EQ(read("# NVIDIA DGX H100\n\nThe DGX H100 server draws 10.2 kW with eight fans, each rated at 700 W.\n"),
             (Facts{"chip:nvidia-dgx-h100 tdp 10.2 kW scope=server", "chip:nvidia-dgx-h100 tdp 700 W scope=server"}));
+}
+
+TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  // A unit's letter before a full stop ends the sentence ("700 W."); merged, the next sentence's
+  // system gave its scope to nothing and the chip's figure kept its "each".
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W. The Z9 rack links 72 Z9 chips and draws 120 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 120 kW chips=72 scope=rack"}));
+  // The figure a change started from is no claim.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is rated at 750 W, up from 700 W for its predecessor.\n"), (Facts{"chip:acme-z9 tdp 750 W"}));
+  // A sparsity said in an earlier clause is that clause's.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 20 petaflops of FP4 performance with sparsity; dense FP4 is 9 petaflops.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 20 petaflops format=fp4 sparsity=sparse",
+                   "chip:acme-z9 peak_throughput 9 petaflops format=fp4 sparsity=dense"}));
 }
 
 TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
@@ -781,6 +829,23 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
             (Regions{"Washington <Washington, D.C.>", "Frankfurt <Frankfurt, Germany>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in the U.S. and Japan."),
             (Regions{"U.S. <U.S.>", "Japan <Japan>"}));
+  // A short form's full stop neither ends the sentence nor the name; a parenthesis is the item's.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in St. Louis, MO and Washington, D.C."),
+            (Regions{"St. Louis <St. Louis, MO>", "Washington <Washington, D.C.>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in US East (N. Virginia), US West (Oregon) and Asia Pacific "
+                    "(Tokyo)."),
+            (Regions{"US East <US East (N. Virginia)>", "US West <US West (Oregon)>", "Asia Pacific <Asia Pacific (Tokyo)>"}));
+  // A label's list is a region each, where each item is a name; else the text as written.
+  auto labelled = [](const std::string& line) {
+    std::vector<std::string> out;
+    for (const Fact& f : Extract("trn1.32xlarge\n\n" + line + "\n").facts) {
+      if (f.predicate == "available_in") out.push_back(f.value.text + " <" + f.provenance.excerpt + ">");
+    }
+    return out;
+  };
+  EXPECT_EQ(labelled("Regions: Washington, D.C., Tokyo, and Frankfurt"),
+            (Regions{"Washington <Washington, D.C.>", "Tokyo <Tokyo>", "Frankfurt <Frankfurt>"}));
+  EXPECT_EQ(labelled("Regions: us-east-1, us-west-2"), (Regions{"us-east-1, us-west-2 <us-east-1, us-west-2>"}));
 }
 
 TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
@@ -863,6 +928,15 @@ TEST(GenericLabelValue, TwoFormatsWithTheUnitWrittenOnce) {
             (Facts{"chip:acme-z9 peak_throughput 10 FP4/FP6 petaflops format=fp4",
                    "chip:acme-z9 peak_throughput 10 FP4/FP6 petaflops format=fp6"}));
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reaches 10 FP4/widget petaflops.\n"), (Facts{}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 reaches 10 FP6 petaflops.\n"), (Facts{"chip:acme-z9 peak_throughput 10 FP6 petaflops format=fp6"}));
+  // A bare number before the figure, in prose or under a label chipkg does not know, is the first
+  // format's: each format had been given the second figure.
+  const Facts pair{"chip:acme-z9 peak_throughput 5 / 2.5 PFLOPS format=fp8", "chip:acme-z9 peak_throughput 2.5 PFLOPS format=fp16"};
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers FP8/FP16 performance of 5 / 2.5 PFLOPS.\n"), pair);
+  EXPECT_EQ(read("# Acme Z9\n\nFP8/FP16 throughput: 5 / 2.5 PFLOPS\n"), pair);
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 5 / 2.5 FP8/FP16 petaflops.\n"),
+            (Facts{"chip:acme-z9 peak_throughput 5 / 2.5 FP8/FP16 petaflops format=fp8",
+                   "chip:acme-z9 peak_throughput 2.5 FP8/FP16 petaflops format=fp16"}));
 }
 
 TEST(GenericLabelValue, AListIntroducedByWordsOrAProductNamesNoDataCenter) {
