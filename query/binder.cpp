@@ -18,6 +18,16 @@
 #include "query/suggest.h"
 
 namespace chipkg::query {
+
+namespace {
+
+// "a chip", "an llm", "an organization": a kind as a sentence names it.
+std::string WithArticle(const std::string& kind) {
+  const bool vowel_sound = !kind.empty() && (std::string_view("aeiou").find(kind[0]) != std::string_view::npos || kind == "llm");
+  return (vowel_sound ? "an " : "a ") + kind;
+}
+
+}  // namespace
 namespace {
 
 std::string Lower(std::string s) {
@@ -75,7 +85,7 @@ class Binder {
       Result<Entity> e = ResolveEntityName(store_, schema_, q.entity, "", NoteSlot());
       if (!e.ok()) return Error(q.entity_pos, e.status().message());
       if (!b.kind.empty() && e->kind != b.kind) {
-        return Error(q.entity_pos, "'" + q.entity + "' is a " + e->kind + ", not a " + b.kind);
+        return Error(q.entity_pos, "'" + q.entity + "' is " + WithArticle(e->kind) + ", not " + WithArticle(b.kind));
       }
       b.entity = *e;
     }
@@ -1098,7 +1108,7 @@ Result<Entity> ResolveEntityName(const Store& store, const Schema& schema, const
     out.aliases = def->aliases;
     return out;
   }
-  if (e.ok()) return Status::NotFound("'" + name + "' is a " + e->kind + ", not a " + kind);
+  if (e.ok()) return Status::NotFound("'" + name + "' is " + WithArticle(e->kind) + ", not " + WithArticle(kind));
   Result<std::optional<Entity>> by_words = ResolveByNameWords(store, schema, name, kind);
   if (!by_words.ok()) return by_words.status();
   if (by_words->has_value()) {

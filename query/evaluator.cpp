@@ -1800,6 +1800,20 @@ class Evaluator {
     return cell;
   }
 
+  // The names a condition asks for whole ("name = \"MI300X\""), where
+  // every row needs them (not under "or" or "not").
+  static std::vector<std::string> WholeNamesAsked(const BoundCondition& c) {
+    std::vector<std::string> names;
+    if (c.kind == Condition::Kind::kComparison && c.attribute.entity_name && c.op == CompareOp::kEq) {
+      names.push_back(c.value.text);
+    } else if (c.kind == Condition::Kind::kAnd) {
+      for (const BoundCondition& child : c.children) {
+        for (std::string& n : WholeNamesAsked(child)) names.push_back(std::move(n));
+      }
+    }
+    return names;
+  }
+
   // What a test's "yes"/"no" is, for output that reads values (CSV's number).
   static std::shared_ptr<const ShownValue::Content> YesNo(bool holds) {
     static const auto yes = std::make_shared<const ShownValue::Content>(ShownValue::Content{Value::Bool(true, "yes"), {}, ""});
@@ -2540,6 +2554,14 @@ class Evaluator {
                              ": " + names);
     }
     if (stopped) result.notes.push_back("stopped at the limit of " + std::to_string(*q_.limit) + (*q_.limit == 1 ? " row" : " rows"));
+    // "name = \"MI300X\"" finds no "AMD Instinct MI300X": said, with the
+    // test that would find it, rather than a silent nothing.
+    if (rows.empty() && counted == 0 && q_.where) {
+      for (const std::string& name : WholeNamesAsked(*q_.where)) {
+        result.notes.push_back("no " + q_.kind + "'s name or alias is exactly \"" + name + "\" (compared up to case); name contains \"" +
+                               name + "\" finds names that include it");
+      }
+    }
     if (counting) {
       result.count = counted;
       if (!disputed.empty()) {

@@ -60,6 +60,21 @@ std::string OneLine(const std::string& s, size_t max = 0) {
   return out;
 }
 
+// What a claim's source cites, each item whole (a URL cut short is no
+// URL), up to about `max` bytes; the rest counted.
+std::string CitedList(const std::vector<std::string>& cited, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < cited.size(); ++i) {
+    const std::string item = OneLine(cited[i], 400);
+    if (!out.empty() && out.size() + 2 + item.size() > max) {
+      out += " and " + std::to_string(cited.size() - i) + " more";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + item;
+  }
+  return out;
+}
+
 std::string Pad(const std::string& s, size_t width) {
   // Width in characters, not bytes: count UTF-8 lead bytes.
   size_t chars = 0;
@@ -298,11 +313,7 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
     out << "\"" << OneLine(c.excerpt, 160) << "\"\n";
     std::string extra;
     if (!c.attribution.empty()) extra += "attribution: " + OneLine(c.attribution, 100);
-    if (!c.cited.empty()) {
-      std::string cites;
-      for (const auto& x : c.cited) cites += (cites.empty() ? "" : ", ") + x;
-      extra += (extra.empty() ? "" : "; ") + std::string("cites ") + OneLine(cites, 200);
-    }
+    if (!c.cited.empty()) extra += (extra.empty() ? "" : "; ") + std::string("cites ") + CitedList(c.cited, 200);
     if (c.row >= 0)
       extra +=
           (extra.empty() ? "" : "; ") + ("row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
@@ -414,11 +425,7 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
     line("excerpt", "\"" + OneLine(c.excerpt, 200) + "\"");
   }
   line("attribution", OneLine(c.attribution, 120));
-  if (!c.cited.empty()) {
-    std::string cites;
-    for (const auto& x : c.cited) cites += (cites.empty() ? "" : ", ") + x;
-    line("cites", OneLine(cites, 300));
-  }
+  if (!c.cited.empty()) line("cites", CitedList(c.cited, 300));
   if (c.row >= 0) line("dataset", "row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
   line("note", OneLine(c.note, 300));
   line("rule", c.rule + (c.rule_version.empty() ? "" : " v" + c.rule_version));
@@ -700,13 +707,18 @@ std::string Render(const TraceReport& r, Format format) {
         for (const auto& c : in.claims) csv.Row(TracedCsvRow("input " + in.leaf, c));
       }
       for (const auto& v : r.derived->values) {
-        std::vector<std::string> row = {"derived " + r.derived->name,     "", v.display, "",
+        // Its citation column says which rows' citations it is computed
+        // from ("([3] or [7]) and [9]"), its rule column the formula, its
+        // excerpt column the working.
+        std::vector<std::string> row = {"derived " + r.derived->name,     v.support, v.display, "",
                                         QualifiersToString(v.qualifiers), "", ""};
         row = Concat(row, std::vector<std::string>(kProvenanceHeader.size() + 3 + kLaterProvenanceHeader.size()));
-        // The excerpt column carries the working.
-        size_t excerpt = std::find(kProvenanceHeader.begin(), kProvenanceHeader.end(), "excerpt") -
-                         kProvenanceHeader.begin();
-        row[7 + excerpt] = v.working + "  from " + v.support;
+        const auto column = [&](const char* name) {
+          return 7 + static_cast<size_t>(std::find(kProvenanceHeader.begin(), kProvenanceHeader.end(), name) -
+                                         kProvenanceHeader.begin());
+        };
+        row[column("excerpt")] = v.working + "  from " + v.support;
+        row[column("rule")] = r.derived->name + " = " + r.derived->formula;
         csv.Row(row);
       }
     }

@@ -469,7 +469,12 @@ json RowJson(const Row& row) {
         case ShownValue::Kind::kValue: jv["value"] = ValueJson(v.value()); break;
         case ShownValue::Kind::kNotPublished: jv["value"] = json{{"kind", "not_published"}}; break;
         case ShownValue::Kind::kUnknown: jv["value"] = json{{"kind", "unknown"}}; break;
-        case ShownValue::Kind::kText: break;
+        case ShownValue::Kind::kText:
+          // A test's "yes: 70 GB <= 96 GB": its answer as a value ({"bool":
+          // true}), as CSV's number gives it, so that a script need not
+          // read the English.
+          if (v.content != nullptr) jv["value"] = ValueJson(v.value());
+          break;
       }
       if (!v.qualifiers().empty()) jv["qualifiers"] = v.qualifiers();
       if (!v.support.IsTrue()) {

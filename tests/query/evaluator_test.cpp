@@ -280,6 +280,24 @@ TEST_F(EvaluatorTest, ScopeIsNormalisedPerChip) {
   EXPECT_EQ(Names("find chip where conflicting(bf16) tolerance 2%"), (Strings{}));
 }
 
+TEST_F(EvaluatorTest, ANameAskedWholeThatNothingHasIsSaid) {
+  QueryResult none = Ok("find chip where name = \"Alph\"");
+  EXPECT_TRUE(none.rows.empty());
+  std::string notes;
+  for (const std::string& n : none.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("no chip's name or alias is exactly \"Alph\""), std::string::npos) << notes;
+  EXPECT_NE(notes.find("name contains \"Alph\" finds names that include it"), std::string::npos) << notes;
+  // A chip given where a model is asked for is named with its kind, in English.
+  EXPECT_NE(Error("find chip where fits(\"Alpha\", int8)").find("'Alpha' is a chip, not an llm"), std::string::npos)
+      << Error("find chip where fits(\"Alpha\", int8)");
+  // Found, or counted, it says nothing; nor under "or", where another test may have found none.
+  for (const char* q : {"find chip where name = \"alpha\"", "count chip where name = \"Alpha\"",
+                        "find chip where name = \"Alph\" or memory > 1000 GB"}) {
+    QueryResult r = Ok(q);
+    for (const std::string& n : r.notes) EXPECT_EQ(n.find("is exactly"), std::string::npos) << q << ": " << n;
+  }
+}
+
 TEST_F(EvaluatorTest, DatesOfAnyPrecisionAreThreeValued) {
   // Alpha was announced "2023-11": whether that is on or after the 15th is unknown.
   QueryResult r = Ok("find chip where announced >= 2023-11-15");
@@ -950,6 +968,12 @@ TEST_F(EvaluatorTest, RenderersCarryTheSameProvenance) {
   EXPECT_EQ(jf["rows"][0]["support_text"], "[1] and ([2] or [3])");
   EXPECT_TRUE(jf["rows"][0]["support"].contains("and"));
   EXPECT_TRUE(jf["rows"][0]["support"]["and"][1].contains("or"));
+  // A test's answer is a value a script reads, beside its English.
+  QueryResult shown = Ok("find chip where fits(\"Test 70B\", int8) show fits(\"Test 70B\", int8)");
+  const nlohmann::json js = nlohmann::json::parse(Render(shown, Format::kJson));
+  const nlohmann::json& answer = js["rows"][0]["cells"].begin().value()["values"][0];
+  EXPECT_EQ(answer["value"]["bool"], true) << answer.dump();
+  EXPECT_EQ(answer["value"]["kind"], "bool") << answer.dump();
 
   const std::string csv = Render(r, Format::kCsv);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),

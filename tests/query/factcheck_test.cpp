@@ -467,6 +467,13 @@ TEST_F(FactcheckTest, TraceRereadsTheStoredTextAndTracesDerivations) {
   EXPECT_DOUBLE_EQ(d->derived->values[1].value, 212.5e12 / 500);
   ASSERT_EQ(d->derived->inputs.size(), 2u);
   EXPECT_EQ(d->derived->inputs[0].claims.size(), 2u);
+  // In CSV a derived row says what it is computed from (its citation column) and how (its rule).
+  const std::string derived_csv = Render(*d, Format::kCsv);
+  const size_t derived_row = derived_csv.find("\nderived perf_per_watt," + d->derived->values[0].support + ",0.42 TFLOPS/W,");
+  ASSERT_NE(derived_row, std::string::npos) << derived_csv;
+  const std::string line = derived_csv.substr(derived_row + 1, derived_csv.find('\n', derived_row + 1) - derived_row - 1);
+  EXPECT_NE(line.find("210 TFLOPS / 500 W  from "), std::string::npos) << line;
+  EXPECT_NE(line.find(",perf_per_watt = peak_throughput / tdp,"), std::string::npos) << line;
 
   auto bad = Trace(*store_, TheSchema(), "Chip X.memroy");
   ASSERT_FALSE(bad.ok());

@@ -89,6 +89,15 @@ int main(int argc, char** argv) {
     }
     return AfterWriting(c.run(args));
   }
+  // "chipkg --db query '...'": --db took the command for the store's path.
+  if (const std::optional<std::string> db = args.Get("db")) {
+    for (const auto& c : chipkg::cli::Registry()) {
+      if (c.name != *db) continue;
+      chipkg::cli::PrintError("unknown command '" + command + "': --db took '" + *db +
+                              "' as the store's path; write the path after --db (chipkg --db PATH " + *db + " ...)");
+      return chipkg::cli::kExitUsage;
+    }
+  }
   chipkg::cli::PrintError("unknown command '" + command + "'");
   PrintUsage(stderr);
   return chipkg::cli::kExitUsage;

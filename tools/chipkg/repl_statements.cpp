@@ -447,7 +447,9 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     auto f = factcheck::ParseFormat(rest);
     if (!f.ok()) return Fail(err, f.status(), kExitUsage);
     s.format = *f;
-    out += std::string("format ") + factcheck::FormatName(s.format) + "\n";
+    // A setting's acknowledgement is no answer: on standard error, so that
+    // "format csv" then a query, piped to a file, is that query's CSV.
+    err += std::string("format ") + factcheck::FormatName(s.format) + "\n";
     return kExitOk;
   }
   if (known("tolerance")) {
@@ -458,7 +460,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     }
     char buf[64];
     std::snprintf(buf, sizeof buf, "tolerance %g%%\n", s.tolerance * 100);
-    out += buf;
+    (rest.empty() ? out : err) += buf;
     return kExitOk;
   }
   if (known("refresh")) {
