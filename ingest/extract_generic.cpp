@@ -1702,7 +1702,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           }
           break;
         }
-        if (words > 0) {
+        // "Built on TSMC's N3 process, the MI355X delivers ...": the page's
+        // chip is no value of its own ("Its successor, the Blackwell B200"
+        // is).
+        if (words > 0 && !page.MentionsSubject(Trim(text, Range{pos, e}))) {
           Range name = Trim(text, Range{pos, e});
           if (auto id = page.Resolve(page.Str(name), p->object_kind, name.begin)) {
             value = name;

@@ -798,6 +798,9 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 120 kW chips=72 scope=rack"}));
   // The figure a change started from is no claim.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is rated at 750 W, up from 700 W for its predecessor.\n"), (Facts{"chip:acme-z9 tdp 750 W"}));
+  // The page's chip is no value of a label before it: "N3 process, the MI355X" made MI355X a process node.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\nBuilt on TSMC's N3 process, the MI355X draws 1,400 W.\n"),
+            (Facts{"chip:amd-instinct-mi355x tdp 1,400 W", "chip:amd-instinct-mi355x process_node N3"}));
   // A sparsity said in an earlier clause is that clause's.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 20 petaflops of FP4 performance with sparsity; dense FP4 is 9 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 20 petaflops format=fp4 sparsity=sparse",
