@@ -948,6 +948,41 @@ std::optional<Range> DdrWordAfter(const Page& page, Range s, size_t figure_end) 
   return ddr;
 }
 
+// "a 16-chip SambaRack", "an eight-accelerator baseboard": a count of chips
+// joined to their noun, then within three words a system's scope word or a
+// name that ends in one.
+struct CountedSystem {
+  std::string scope;
+  int chips = 0;
+};
+
+std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
+  std::string_view text(page.text);
+  std::vector<Range> words;
+  for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) words.push_back(*w);
+  for (size_t k = 0; k < words.size(); ++k) {
+    const std::string w = AsciiLower(page.View(words[k]));
+    const size_t dash = w.find('-');
+    if (dash == std::string::npos || dash == 0 || !IsChipNoun(w.substr(dash + 1))) continue;
+    const std::string count = w.substr(0, dash);
+    int chips = 0;
+    if (std::all_of(count.begin(), count.end(), IsDigit) && count.size() <= 5) chips = std::stoi(count);
+    static constexpr std::string_view kSmall[] = {"two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                                  "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"};
+    for (size_t i = 0; i < std::size(kSmall) && chips == 0; ++i) {
+      if (count == kSmall[i]) chips = static_cast<int>(i) + 2;
+    }
+    if (chips < 2) continue;
+    for (size_t j = k + 1; j < words.size() && j <= k + 3; ++j) {
+      const std::string_view name = page.View(words[j]);
+      std::string scope = AsciiLower(name);
+      if (!page.IsScopeWord(scope) || scope == "chip" || scope == "core") scope = NamedScope(page, name);
+      if (!scope.empty()) return CountedSystem{scope, chips};
+    }
+  }
+  return std::nullopt;
+}
+
 // Whether `r` names the host the chips sit in: "host", "hosts", "CPU".
 bool NamesTheHost(const Page& page, Range r) {
   std::string_view text(page.text);
@@ -1493,6 +1528,26 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           const std::string noun = lead.substr(begin, each - begin);
           if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) d.qualifiers.emplace(qualifier::kScope, "chip");
         }
+      }
+    }
+    // "With 64 GB of HBM per chip, a 16-chip SambaRack holds 1 TB of HBM": a
+    // system, with its chips written before its name, in the figure's own
+    // clause. Read as the chip's, the rack's 1 TB was one SN40L's memory.
+    if (!f.count && !d.qualifiers.count(qualifier::kScope) && !sentence_scope.count(qualifier::kScope) &&
+        pd.subject_kind == "chip") {
+      size_t from = s.begin;  // after the figure before, not a count ("16-chip") of its clause
+      for (size_t k = fi; k > 0; --k) {
+        if (!figures[k - 1].count) {
+          from = figures[k - 1].range.end;
+          break;
+        }
+      }
+      for (size_t i = from; i < f.range.begin; ++i) {
+        if (text[i] == ';' || (text[i] == ',' && i + 1 < f.range.begin && !IsDigit(text[i + 1]))) from = i + 1;
+      }
+      if (const std::optional<CountedSystem> system = CountedSystemIn(page, Range{from, f.range.begin})) {
+        d.qualifiers.emplace(qualifier::kScope, system->scope);
+        d.qualifiers.emplace(qualifier::kScopeCount, std::to_string(system->chips));
       }
     }
     if (!f.count && page.MarkedSparse(f.range.end)) d.qualifiers[qualifier::kSparsity] = "sparse";

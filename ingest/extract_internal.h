@@ -347,6 +347,7 @@ bool IsChipNoun(std::string_view word);
 // baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws
 // ...". Empty for one chip's. Counts (qualifier chips) where the text gives them.
 Qualifiers SentenceScope(const Page& page, Range opening);
+std::string NamedScope(const Page& page, std::string_view word);
 // "The CloudMatrix 384 system links 384 Ascend 910C chips": the chips of the
 // `scope` word the sentence names, counted within four words after it with
 // no other scope between, and of the page's chip (the words between count

@@ -197,6 +197,20 @@ Qualifiers QualifiersIn(const Page& page, Range r) {
   return q;
 }
 
+// "SambaRack", "SuperPOD": the scope a capitalised name of a system ends in
+// (schema table words_scope, but for chip and core); "" for none.
+std::string NamedScope(const Page& page, std::string_view word) {
+  if (word.empty() || !IsUpper(word[0])) return "";
+  auto scopes = page.schema.tables().find("words_scope");
+  if (scopes == page.schema.tables().end()) return "";
+  const std::string lower = AsciiLower(word);
+  for (const auto& [key, unused] : scopes->second) {
+    const std::string scope = AsciiLower(key);
+    if (scope != "chip" && scope != "core" && lower.size() > scope.size() && lower.ends_with(scope)) return scope;
+  }
+  return "";
+}
+
 Qualifiers SentenceScope(const Page& page, Range opening) {
   Qualifiers q;
   std::string_view text(page.text);
@@ -256,11 +270,13 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     }
     // "An eight-accelerator HLB-325 baseboard offers ...": the count, then
     // the scope within three words.
+    // ("a 16-chip SambaRack": a name that ends in its scope's word.)
     const size_t dash = w.find('-');
     if (dash != std::string::npos && dash > 0 && SmallCount(w.substr(0, dash)) && IsChipNoun(w.substr(dash + 1))) {
       for (size_t j = k + 1; j < words.size() && j <= k + 3; ++j) {
-        if (!multi_chip_scope(j)) continue;
-        q[qualifier::kScope] = lower(j);
+        std::string scope = multi_chip_scope(j) ? lower(j) : NamedScope(page, text.substr(words[j].begin, words[j].size()));
+        if (scope.empty()) continue;
+        q[qualifier::kScope] = std::move(scope);
         q[qualifier::kScopeCount] = std::to_string(*SmallCount(w.substr(0, dash)));
         return q;
       }

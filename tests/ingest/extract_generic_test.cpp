@@ -801,6 +801,11 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
   // The page's chip is no value of a label before it: "N3 process, the MI355X" made MI355X a process node.
   EXPECT_EQ(read("# AMD Instinct MI355X\n\nBuilt on TSMC's N3 process, the MI355X draws 1,400 W.\n"),
             (Facts{"chip:amd-instinct-mi355x tdp 1,400 W", "chip:amd-instinct-mi355x process_node N3"}));
+  // A system with its chips named in the figure's own clause, by a name that ends in its scope's word.
+  EXPECT_EQ(read("# SambaNova SN40L\n\nWith 64 GB of HBM per chip, a 16-chip SambaRack holds 1 TB of HBM.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory 1 TB chips=16 scope=rack",
+                   "chip:sambanova-sn40l memory_type HBM", "chip:sambanova-sn40l memory_type HBM"}));
+  EXPECT_EQ(read("# NVIDIA H100\n\nMax TDP (per GPU, 8-GPU server): 700 W\n"), (Facts{"chip:nvidia-h100 tdp 700 W scope=chip"}));
   // A sparsity said in an earlier clause is that clause's.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 20 petaflops of FP4 performance with sparsity; dense FP4 is 9 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 20 petaflops format=fp4 sparsity=sparse",
