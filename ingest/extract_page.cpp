@@ -289,18 +289,22 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     if (e.lower == key) return LabelHit{written, e.def, {}};
   }
   std::string_view v = View(written);
-  // "FP8/FP6 Tensor Core", "Peak FP8/FP16 performance": one figure for two
-  // known labels of one predicate ("FP8 Tensor Core", "FP6 Tensor Core").
-  // Read as prose, the figure was the last format's alone.
-  if (const size_t slash = v.find('/'); slash != std::string_view::npos && v.find('/', slash + 1) == std::string_view::npos) {
-    const size_t space_before = v.rfind(' ', slash);
+  // "FP8/FP6 Tensor Core", "Peak FP8/FP16 performance", "Peak FP8 / FP16
+  // Performance": one figure for two known labels of one predicate ("FP8
+  // Tensor Core", "FP6 Tensor Core"). Read as prose, the figure was the last
+  // format's alone.
+  std::string collapsed(v);
+  for (size_t at = collapsed.find(" / "); at != std::string::npos; at = collapsed.find(" / ")) collapsed.replace(at, 3, "/");
+  const std::string_view c = collapsed;
+  if (const size_t slash = c.find('/'); slash != std::string_view::npos && c.find('/', slash + 1) == std::string_view::npos) {
+    const size_t space_before = c.rfind(' ', slash);
     const size_t word = space_before == std::string_view::npos ? 0 : space_before + 1;
-    const size_t word_end = std::min(v.find(' ', slash), v.size());
-    const std::string head(v.substr(0, word));
-    const std::string rest(v.substr(word_end));
+    const size_t word_end = std::min(c.find(' ', slash), c.size());
+    const std::string head(c.substr(0, word));
+    const std::string rest(c.substr(word_end));
     const bool two_words = slash > word && slash + 1 < word_end && !(head.empty() && rest.empty());
-    const std::string first_key = Schema::NormalizeLabel(head + std::string(v.substr(word, slash - word)) + rest);
-    const std::string second_key = Schema::NormalizeLabel(head + std::string(v.substr(slash + 1, word_end - slash - 1)) + rest);
+    const std::string first_key = Schema::NormalizeLabel(head + std::string(c.substr(word, slash - word)) + rest);
+    const std::string second_key = Schema::NormalizeLabel(head + std::string(c.substr(slash + 1, word_end - slash - 1)) + rest);
     const LabelDef* first = nullptr;
     const LabelDef* second = nullptr;
     for (const LabelEntry& e : scan_labels_) {

@@ -726,6 +726,12 @@ std::string Render(const TraceReport& r, Format format) {
   }
   std::ostringstream out;
   out << r.entity.name << " \xC2\xB7 " << r.attribute;
+  // "fits(Llama 3.1 70B, int8)": the call as asked, not a bare "fits".
+  if (r.derived && !r.derived->arguments.empty()) {
+    out << "(";
+    for (size_t i = 0; i < r.derived->arguments.size(); ++i) out << (i ? ", " : "") << r.derived->arguments[i].second;
+    out << ")";
+  }
   if (!r.fixed.empty()) out << " {" << QualifiersToString(r.fixed) << "}";
   out << "\n";
   if (!r.predicate.empty()) {

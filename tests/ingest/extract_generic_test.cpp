@@ -927,6 +927,7 @@ TEST(GenericLabelValue, TwoFormatsWithTheUnitWrittenOnce) {
   EXPECT_EQ(read("# Acme Z9\n\nFP8/FP16 Tensor Core: 4.5 / 2.25 PFLOPS\n"), both);
   // The two formats inside the label, not at its start.
   EXPECT_EQ(read("# Acme Z9\n\nPeak FP8/FP16 performance: 4.5 / 2.25 PFLOPS\n"), both);
+  EXPECT_EQ(read("# Acme Z9\n\nPeak FP8 / FP16 performance: 4.5 / 2.25 PFLOPS\n"), both);
   // No unit after either: nothing, said.
   Extraction bare = Extract("# Acme Z9\n\nFP8/FP16 Tensor Core: 4.5 / 2.25\n");
   EXPECT_EQ(Brief(bare), (Facts{}));

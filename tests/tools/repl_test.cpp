@@ -2353,6 +2353,10 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   ASSERT_EQ(model.code, 0) << model.err;
   EXPECT_TRUE(Contains(model.out, "fits {model=llm:llama-3.1-70b}")) << model.out;
   EXPECT_FALSE(Contains(model.out, "no source says anything")) << model.out;
+  // A call's heading says the call as asked: "fits" alone hid which model and precision.
+  Output call = Chipkg(Db({"trace", "trainium2.fits(\"Llama 3.1 70B\", int8)"}));
+  ASSERT_EQ(call.code, 0) << call.err;
+  EXPECT_EQ(call.out.substr(0, call.out.find('\n')), "AWS Trainium 2 \xC2\xB7 fits(Llama 3.1 70B, int8)") << call.out;
   Output scoped = Chipkg(Db({"trace", "Google TPU v3.tdp{scope=chip}"}));
   ASSERT_EQ(scoped.code, 0) << scoped.err;
   EXPECT_TRUE(Contains(scoped.out, "450 W")) << scoped.out;  // a claim that gives no scope is the chip's
