@@ -1896,6 +1896,16 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     return false;
   };
+  // "800 TFLOPS of FP16 compute (more than the H100)": a chip named in an
+  // aside after the figure compares with it; the figure is still the
+  // page's chip's. ("80 GB (vs 80 GB on the H100)": that aside's own figure
+  // has the chip in its clause.)
+  auto aside_between = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) {
+      if (text[i] == '(') return true;
+    }
+    return false;
+  };
   // The clause holding `pos`: from after the last break before it (or the
   // sentence's start) to the next break (or the sentence's end).
   auto clause_of = [&](size_t pos) {
@@ -2106,7 +2116,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         if (relative && m.end <= clause.begin && Trim(text, Range{m.end, clause.begin}).size() <= 1) return true;
         return pd.draft.value.kind == ValueKind::kNotPublished ||
                (m.end <= pd.draft.span.begin && !clause_break(m.end, pd.draft.span.begin)) ||
-               (m.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.begin));
+               (m.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.begin) &&
+                !aside_between(pd.draft.span.end, m.begin));
       });
     });
   }
@@ -2124,7 +2135,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       // GB on Trainium2" is Trainium2's figure, not the page's chip's.
       if (pd.draft.value.kind == ValueKind::kNotPublished ||
           (m.range.end <= pd.draft.span.begin && !clause_break(m.range.end, pd.draft.span.begin)) ||
-          (m.range.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.range.begin))) {
+          (m.range.begin >= pd.draft.span.end && !clause_break(pd.draft.span.end, m.range.begin) &&
+           !aside_between(pd.draft.span.end, m.range.begin))) {
         blocking = &m;
         ++blocking_count;
       }

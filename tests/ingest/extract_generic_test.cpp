@@ -806,6 +806,10 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
             (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory 1 TB chips=16 scope=rack",
                    "chip:sambanova-sn40l memory_type HBM", "chip:sambanova-sn40l memory_type HBM"}));
   EXPECT_EQ(read("# NVIDIA H100\n\nMax TDP (per GPU, 8-GPU server): 700 W\n"), (Facts{"chip:nvidia-h100 tdp 700 W scope=chip"}));
+  // A chip named in an aside after the figure compares with it: the figure is still the page chip's.
+  EXPECT_EQ(read("# AMD Instinct MI300X\n\nThe MI300X delivers 1,307 TFLOPS of FP16 compute (more than the H100).\n"),
+            (Facts{"chip:amd-instinct-mi300x peak_throughput 1,307 TFLOPS format=fp16"}));
+  EXPECT_EQ(read("# AMD Instinct MI300X\n\nThe MI300X has more memory than the 80 GB of the H100.\n"), (Facts{}));
   // A sparsity said in an earlier clause is that clause's.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 20 petaflops of FP4 performance with sparsity; dense FP4 is 9 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 20 petaflops format=fp4 sparsity=sparse",
