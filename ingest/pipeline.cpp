@@ -735,12 +735,19 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
                                      "version states " + std::to_string(standing->size()) + " facts" +
                                      read_otherwise + "; nothing stored (the stored version stands)");
     }
-    if (!options.accept_shrinking && standing->size() >= kShrinkGuardFromFacts &&
-        facts.size() * 2 < standing->size()) {
-      return Status::InvalidArgument(spec.location + ": the new text states " + std::to_string(facts.size()) +
-                                     " facts where the stored version states " + std::to_string(standing->size()) +
-                                     " (a page cut short, or a layout chipkg reads less of?); nothing stored (the "
-                                     "stored version stands; chipkg ingest --accept-shrinking stores it)");
+    if (standing->size() >= kShrinkGuardFromFacts && facts.size() * 2 < standing->size()) {
+      const std::string shrinks = "the new text states " + std::to_string(facts.size()) +
+                                  " facts where the stored version states " + std::to_string(standing->size());
+      // The hint names this document alone: --accept-shrinking on the run's
+      // own command line would let every other page of the run shrink too.
+      if (!options.accept_shrinking) {
+        return Status::InvalidArgument(spec.location + ": " + shrinks +
+                                       " (a page cut short, or a layout chipkg reads less of?); nothing stored (the "
+                                       "stored version stands; chipkg ingest " + spec.location + " --id " + doc.id +
+                                       (spec.format.empty() || spec.format == "page" ? "" : " --dataset " + spec.format) +
+                                       " --accept-shrinking stores it)");
+      }
+      outcome.shrank = shrinks + ": stored, as --accept-shrinking allows";
     }
   } else if (facts.empty()) {
     // Stored (an unchanged text then costs nothing next run), but said: a

@@ -81,6 +81,11 @@ struct SourceOutcome {
   // page met on a first fetch, a layout chipkg does not know): stored, and
   // said even by a quiet run, where a cron job's silence meant success.
   std::string states_nothing;
+  // A changed document stored under accept_shrinking that states less than
+  // half of what its stored version did: said even by a quiet run, since
+  // the option holds for every document of the run, not only the one whose
+  // refusal suggested it.
+  std::string shrank;
   // An unchanged document whose standing claims were read by other rules
   // than this run's (the schema or the extraction changed since; or read
   // before chipkg recorded which): `--reextract` reads it again.

@@ -558,9 +558,10 @@ class Evaluator {
         // A page's own wording ("2,900 GB/s") is shown as written; a dataset's raw
         // cell ("40000000000.0 B") is not how a person reads a figure, so it is
         // shown in the display unit instead (trace still shows the cell).
-        std::string t = !v.original.empty() && !IsMachineWritten(v.original)
+        std::string t = v.original.empty() ? schema_.FormatQuantity(v.number, v.dimension, dimension_display, &stated)
+                        : !IsMachineWritten(v.original)
                             ? WithoutFloatZero(v.original)
-                            : schema_.FormatQuantity(v.number, v.dimension, dimension_display, &stated);
+                            : schema_.FormatWrittenFigure(v.number, v.dimension, dimension_display, &stated);
         auto scope = stated.find(qualifier::kScope);
         if (scope != stated.end() && scope->second != "chip" && !scope->second.empty()) {
           auto chips = stated.find(qualifier::kScopeCount);
@@ -596,7 +597,7 @@ class Evaluator {
     } else if (value.kind == ValueKind::kQuantity && !value.original.empty()) {
       if (IsMachineWritten(value.original)) {
         const PredicateDef* p = schema_.FindPredicate(predicate);
-        text = schema_.FormatQuantity(value.number, value.dimension, p != nullptr ? p->display_unit : "", &qualifiers);
+        text = schema_.FormatWrittenFigure(value.number, value.dimension, p != nullptr ? p->display_unit : "", &qualifiers);
       } else {
         text = WithoutFloatZero(value.original);
       }

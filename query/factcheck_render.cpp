@@ -13,6 +13,7 @@
 #include "query/factcheck.h"
 #include "query/citation_json.h"
 #include "query/factcheck_internal.h"
+#include "query/result.h"
 #include "query/value_json.h"
 
 namespace chipkg::factcheck {
@@ -313,7 +314,9 @@ void Footnotes(std::ostringstream& out, const std::vector<Citation>& list) {
     out << "\"" << OneLine(c.excerpt, 160) << "\"\n";
     std::string extra;
     if (!c.attribution.empty()) extra += "attribution: " + OneLine(c.attribution, 100);
-    if (!c.cited.empty()) extra += (extra.empty() ? "" : "; ") + std::string("cites ") + CitedList(c.cited, 200);
+    if (!c.cited.empty() && !query::CitedAsAttributed(c.attribution, c.cited)) {
+      extra += (extra.empty() ? "" : "; ") + std::string("cites ") + CitedList(c.cited, 200);
+    }
     if (c.row >= 0)
       extra +=
           (extra.empty() ? "" : "; ") + ("row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
@@ -425,7 +428,7 @@ void TracedText(std::ostringstream& out, const TracedClaim& t, const std::string
     line("excerpt", "\"" + OneLine(c.excerpt, 200) + "\"");
   }
   line("attribution", OneLine(c.attribution, 120));
-  if (!c.cited.empty()) line("cites", CitedList(c.cited, 300));
+  if (!c.cited.empty() && !query::CitedAsAttributed(c.attribution, c.cited)) line("cites", CitedList(c.cited, 300));
   if (c.row >= 0) line("dataset", "row " + std::to_string(c.row) + ", column \"" + c.column + "\"");
   line("note", OneLine(c.note, 300));
   line("rule", c.rule + (c.rule_version.empty() ? "" : " v" + c.rule_version));

@@ -405,7 +405,7 @@ void RenderText(const QueryResult& r, Sink& out) {
       out += p.excerpt;
       out += "\"\n";
       if (!p.attribution.empty()) out += "    attribution: " + p.attribution + "\n";
-      if (!p.cited.empty()) {
+      if (!p.cited.empty() && !CitedAsAttributed(p.attribution, p.cited)) {
         std::string cited;
         for (const std::string& x : p.cited) cited += (cited.empty() ? "" : ", ") + x;
         out += "    the page cites: " + cited + "\n";
@@ -414,6 +414,17 @@ void RenderText(const QueryResult& r, Sink& out) {
     }
   }
 }
+
+}  // namespace
+
+bool CitedAsAttributed(const std::string& attribution, const std::vector<std::string>& cited) {
+  if (cited.empty()) return false;
+  std::string markers = cited.size() == 1 ? "citation " : "citations ";
+  for (size_t i = 0; i < cited.size(); ++i) markers += (i ? ", " : "") + cited[i];
+  return attribution == markers;
+}
+
+namespace {
 
 json SupportJson(const Support& s) {
   switch (s.op) {

@@ -59,6 +59,11 @@ struct Passage {
   std::string formula;  // a figure the page computed itself: what from
 };
 
+// True when what the page cites is only the markers its attribution already
+// names ("citation 4" for a bare "4" the page resolves to no source): a
+// footnote that printed both said one thing twice.
+bool CitedAsAttributed(const std::string& attribution, const std::vector<std::string>& cited);
+
 // One numbered footnote: where a claim was read. Its source (document,
 // version, title, URL, fetch time, as-of) is always there; where in the
 // document (the Passage) is read with it unless the query was run with

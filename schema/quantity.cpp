@@ -283,4 +283,21 @@ std::string Schema::FormatQuantity(double canonical, const std::string& dimensio
   return number + " " + spelling;
 }
 
+std::string Schema::FormatWrittenFigure(double canonical, const std::string& dimension, const std::string& unit,
+                                        const Qualifiers* qualifiers) const {
+  auto whole = [](double x) { return x >= 1 && std::abs(x - std::round(x)) <= 1e-9 * x; };
+  const DimensionDef* dim = FindDimension(dimension);
+  const std::string& shown = unit.empty() && dim != nullptr ? dim->display_unit : unit;
+  const UnitDef* display = FindUnit(shown, dimension);
+  if (display == nullptr || whole(canonical / display->factor)) {
+    return FormatQuantity(canonical, dimension, unit, qualifiers);
+  }
+  for (const UnitDef& u : units_) {
+    if (u.dimension != dimension || u.factor == display->factor) continue;
+    if (u.factor < display->factor / 2 || u.factor > display->factor * 2) continue;
+    if (whole(canonical / u.factor)) return FormatQuantity(canonical, dimension, u.spelling, qualifiers);
+  }
+  return FormatQuantity(canonical, dimension, unit, qualifiers);
+}
+
 }  // namespace chipkg

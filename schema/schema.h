@@ -296,6 +296,13 @@ class Schema {
   // when the schema has one ("1979 TOPS", not "1979 TFLOPS").
   std::string FormatQuantity(double canonical, const std::string& dimension, const std::string& unit = "",
                              const Qualifiers* qualifiers = nullptr) const;
+  // A figure a program wrote in the canonical unit (a dataset's
+  // "8589934592.0" bytes), formatted as FormatQuantity does, except that a
+  // whole number of a unit beside the display unit (within a factor of two:
+  // GiB beside GB) that is no whole number of the display unit is shown in
+  // that unit: "8 GiB", where "8.59 GB" hid that the maker counted in GiB.
+  std::string FormatWrittenFigure(double canonical, const std::string& dimension, const std::string& unit = "",
+                                  const Qualifiers* qualifiers = nullptr) const;
 
   const std::vector<PredicateDef>& predicates() const { return predicates_; }
   const std::vector<AttributeDef>& attributes() const { return attributes_; }

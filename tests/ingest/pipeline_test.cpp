@@ -238,7 +238,10 @@ TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
   EXPECT_NE(error.find(copy.string() + ": the new text states "), std::string::npos) << error;
   EXPECT_NE(error.find(" facts where the stored version states " + std::to_string(facts_v1)), std::string::npos)
       << error;
-  EXPECT_NE(error.find("--accept-shrinking"), std::string::npos) << error;
+  // The hint names this document alone: the option on a whole run's line lets every page of it shrink.
+  EXPECT_NE(error.find("chipkg ingest " + copy.string() + " --id trainium-page --accept-shrinking stores it"),
+            std::string::npos)
+      << error;
   EXPECT_EQ(store_->LastTx(), last);
   EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_v1);
 
@@ -258,6 +261,12 @@ TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
   ASSERT_TRUE(accepted.ok());
   EXPECT_EQ(accepted->documents_changed, 1u) << accepted->sources[0].error;
   EXPECT_GT(accepted->facts_retracted, facts_v1 / 2);
+  // Said, as a run's other pages may have shrunk under the same option.
+  EXPECT_NE(accepted->sources[0].shrank.find(" facts where the stored version states "), std::string::npos)
+      << accepted->sources[0].shrank;
+  EXPECT_NE(accepted->sources[0].shrank.find(": stored, as --accept-shrinking allows"), std::string::npos)
+      << accepted->sources[0].shrank;
+  EXPECT_TRUE(edited->sources[0].shrank.empty());
   const size_t facts_cut = store_->FactsFromDocument("trainium-page").value().size();
   EXPECT_LT(facts_cut, facts_v1 / 2);
 

@@ -187,6 +187,19 @@ TEST_F(Quantity, FromCanonical) {
   EXPECT_FALSE(schema_->FromCanonical(1, "GB", "watts").has_value());
 }
 
+// A dataset's bytes that are a whole number of GiB and not of GB were
+// counted in GiB by whoever wrote them: shown "8 GiB", not "8.59 GB".
+TEST_F(Quantity, AWrittenFigureIsShownInTheUnitItIsAWholeNumberOf) {
+  EXPECT_EQ(schema_->FormatWrittenFigure(8589934592.0, "bytes"), "8 GiB");
+  EXPECT_EQ(schema_->FormatWrittenFigure(32.0 * 1073741824, "bytes"), "32 GiB");
+  EXPECT_EQ(schema_->FormatWrittenFigure(9.6e10, "bytes"), "96 GB");
+  EXPECT_EQ(schema_->FormatWrittenFigure(8.6e9, "bytes"), "8.6 GB");        // neither: the display unit
+  EXPECT_EQ(schema_->FormatWrittenFigure(3.5e9, "bytes"), "3.5 GB");        // nothing whole in reach
+  EXPECT_EQ(schema_->FormatWrittenFigure(16.0 * 1048576, "bytes", "MiB"), "16 MiB");
+  EXPECT_EQ(schema_->FormatWrittenFigure(1.6e7, "bytes", "MiB"), "16 MB");  // whole MB, not MiB
+  EXPECT_EQ(schema_->FormatWrittenFigure(7e2, "watts"), "700 W");
+}
+
 TEST_F(Quantity, Format) {
   EXPECT_EQ(schema_->FormatQuantity(2.9e12, "bytes_per_second"), "2900 GB/s");
   EXPECT_EQ(schema_->FormatQuantity(32.0 * 1073741824, "bytes"), "34.36 GB");

@@ -313,11 +313,12 @@ TEST_F(ToolsTest, AFailingSourceTakenOutOfItsManifestIsNoLongerListed) {
   ASSERT_EQ(after.code, 0) << after.err;
   EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
 
-  // A manifest's last source taken out leaves it empty: read all the same.
+  // A manifest's last source taken out leaves it empty: read all the same, and said even by a quiet run
+  // (a cron job, which from then on ingests nothing), as the failure record it drops is.
   std::ofstream(manifest) << R"([{"location": "gone2.txt", "id": "gone2"}])";
   EXPECT_EQ(Chipkg({"ingest", "--manifest", manifest.string(), "--db", store}).code, 1);
   std::ofstream(manifest) << "[]";
-  Output emptied = Chipkg({"ingest", "--manifest", manifest.string(), "--db", store});
+  Output emptied = Chipkg({"ingest", "--manifest", manifest.string(), "--quiet", "--db", store});
   EXPECT_EQ(emptied.code, 0) << emptied.err;
   EXPECT_TRUE(Contains(emptied.err, "chipkg ingest: " + manifest.string() + " lists no sources")) << emptied.err;
   EXPECT_TRUE(Contains(emptied.err, "chipkg ingest: gone2 (")) << emptied.err;
@@ -537,6 +538,11 @@ TEST_F(ToolsTest, AStoredDocumentsNewKindIsSaid) {
   std::ofstream(ticking) << page << "\nGenerated at 12:00\nTDP: 450 W\n";
   Output changed = Chipkg({"ingest", ticking, "--id", "ticking", "--quiet", "--db", store});
   EXPECT_TRUE(Contains(changed.err, "1 changed")) << changed.err;
+  // Which document, with what it added and retracted, for the cron mail.
+  EXPECT_TRUE(Contains(changed.err, "chipkg ingest: changed ticking (" + ticking + "): 1 fact added, 0 retracted\n"))
+      << changed.err;
+  EXPECT_TRUE(Contains(first.err, "chipkg ingest: new p001 (" + seed + "): ")) << first.err;
+  EXPECT_FALSE(Contains(loud.err, "chipkg ingest: changed ticking")) << loud.err;  // its claims all stood
 }
 
 // A script that makes its list of sources pipes it in: `--manifest -`.
@@ -618,6 +624,10 @@ TEST_F(ToolsTest, CountByAnAttribute) {
   EXPECT_TRUE(Contains(first, ",reported,,,,,org:tsmc,")) << csv.out;  // the group's entity id, for a script
   EXPECT_FALSE(second.empty()) << csv.out;
   EXPECT_FALSE(std::getline(lines, third)) << csv.out;  // the two largest groups only
+  // The total, which the groups' counts need not add up to, beside the file.
+  EXPECT_TRUE(Contains(csv.err, "note: count: ")) << csv.err;
+  EXPECT_TRUE(Contains(csv.err, " groups\n")) << csv.err;
+  EXPECT_FALSE(Contains(csv.out, "count:")) << csv.out;
   // For scripts: the kind, the attribute, and each count a number.
   Output json = Chipkg(Db({"query", "count chip by designer limit 1", "--format", "json"}));
   ASSERT_EQ(json.code, 0) << json.err;
@@ -673,6 +683,39 @@ TEST_F(ToolsTest, CsvCarriesNumbersDatesAndDatasetCells) {
   ASSERT_EQ(noted.code, 0) << noted.err;
   EXPECT_TRUE(Contains(noted.err, "note: 'MI300X' read as AMD Instinct MI300X")) << noted.err;
   EXPECT_FALSE(Contains(noted.out, "note:")) << noted.out;
+}
+
+// Epoch writes memory in bytes: 8589934592 is 8 GiB, which the answer says
+// (it said "8.59 GB", a figure no source gives), in the cell and in the
+// citation's claim; the number column keeps the bytes.
+TEST_F(ToolsTest, ADatasetsBytesAreShownInTheUnitTheyWereCountedIn) {
+  Output text = Chipkg(Db({"query", "\"TPU v1\".memory"}));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "Google TPU v1  8 GiB [1]")) << text.out;
+  EXPECT_TRUE(Contains(text.out, "memory = 8 GiB, as of")) << text.out;
+  EXPECT_FALSE(Contains(text.out, "8.59")) << text.out;
+  Output csv = Chipkg(Db({"query", "\"TPU v1\".memory", "--format", "csv"}));
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_TRUE(Contains(csv.out, ",memory,reported,8 GiB,8589934592,bytes,")) << csv.out;
+}
+
+// The dossier's bare footnote number, which the page resolves to no source,
+// is the attribution "citation 3"; footnotes said "the page cites: 3" after
+// it. What a page cites beyond its attribution (Epoch's URLs) is still said.
+TEST_F(ToolsTest, AFootnoteNumberIsSaidOnce) {
+  Output query = Chipkg(Db({"query", "trainium.foundry"}));
+  ASSERT_EQ(query.code, 0) << query.err;
+  EXPECT_TRUE(Contains(query.out, "attribution: citation 3\n")) << query.out;
+  EXPECT_FALSE(Contains(query.out, "the page cites: 3")) << query.out;
+  Output described = Chipkg(Db({"describe", "trainium"}));
+  ASSERT_EQ(described.code, 0) << described.err;
+  EXPECT_TRUE(Contains(described.out, "attribution: citation 3\n")) << described.out;
+  EXPECT_FALSE(Contains(described.out, "cites 3")) << described.out;
+  EXPECT_TRUE(Contains(described.out, "cites https://")) << described.out;
+  Output traced = Chipkg(Db({"trace", "trainium.foundry"}));
+  ASSERT_EQ(traced.code, 0) << traced.err;
+  EXPECT_TRUE(Contains(traced.out, "citation 3")) << traced.out;
+  EXPECT_FALSE(Contains(traced.out, "cites       3")) << traced.out;  // the label padded to 12
 }
 
 // A `show` that leaves out the condition's attributes still puts every

@@ -196,7 +196,8 @@ int RunIngest(const Args& args) {
       return kExitUsage;
     }
     options.manifests_read.push_back(ManifestName(manifest));
-    if (loaded->empty() && !args.Has("quiet")) {
+    // Said even quiet: from this run on the cron job ingests nothing.
+    if (loaded->empty()) {
       std::fprintf(stderr, "chipkg ingest: %s lists no sources\n", manifest == "-" ? "standard input" : manifest.c_str());
     }
     sources.insert(sources.end(), loaded->begin(), loaded->end());
@@ -304,12 +305,20 @@ int RunIngest(const Args& args) {
     if (!s.states_nothing.empty()) {
       std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.states_nothing.c_str());
     }
+    if (!s.shrank.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.shrank.c_str());
     if (!s.relabelled.empty() && s.state != SourceOutcome::State::kFailed) {
       std::fprintf(stderr,
                    "chipkg ingest: %s: %s (answers that prefer or use a kind or site follow it, as of earlier runs "
                    "too: the record keeps no history of it)\n",
                    s.document_id.c_str(), s.relabelled.c_str());
     }
+  }
+  // Said even quiet, as the failures were: a source taken out of the
+  // manifest by mistake would otherwise stop failing without a word.
+  for (const auto& f : report->failing_forgotten) {
+    std::fprintf(stderr, "chipkg ingest: %s (%s) is no longer in %s: its record of %llu failed %s is removed\n",
+                 f.document_id.c_str(), f.location.c_str(), f.manifest.c_str(),
+                 static_cast<unsigned long long>(f.runs), f.runs == 1 ? "run" : "runs in a row");
   }
   if (!args.Has("quiet")) {
     // A few of each source's, and how many more: a dataset can have
@@ -323,11 +332,6 @@ int RunIngest(const Args& args) {
         std::fprintf(stderr, "chipkg ingest: %s: %zu more not shown (--all-warnings shows them)\n",
                      s.location.c_str(), s.warnings.size() - shown);
       }
-    }
-    for (const auto& f : report->failing_forgotten) {
-      std::fprintf(stderr, "chipkg ingest: %s (%s) is no longer in %s: its record of %llu failed %s is removed\n",
-                   f.document_id.c_str(), f.location.c_str(), f.manifest.c_str(),
-                   static_cast<unsigned long long>(f.runs), f.runs == 1 ? "run" : "runs in a row");
     }
     // A first run over a dataset makes a new entity of every row.
     constexpr size_t kEntitiesShown = 10;
@@ -348,6 +352,27 @@ int RunIngest(const Args& args) {
   // but mailed every run it read as a figure that changed.
   const bool stored = report->documents_new > 0 || report->facts_added + report->facts_retracted > 0;
   if (!args.Has("quiet") || stored || report->documents_failed > 0) {
+    // Which documents the counts are (a mail saying "1 changed" sent the
+    // operator to `sources` and `history` to find out); a first run over
+    // hundreds of pages lists a few.
+    constexpr size_t kDocumentsListed = 20;
+    size_t listed = 0, more = 0;
+    for (const auto& s : report->sources) {
+      const bool is_new = s.state == SourceOutcome::State::kNew;
+      if (!is_new && !(s.state == SourceOutcome::State::kChanged && s.facts_added + s.facts_retracted > 0)) continue;
+      if (listed == kDocumentsListed) {
+        ++more;
+        continue;
+      }
+      ++listed;
+      std::fprintf(stderr, "chipkg ingest: %s %s (%s): %zu %s added, %zu retracted\n", is_new ? "new" : "changed",
+                   s.document_id.c_str(), s.location.c_str(), s.facts_added, s.facts_added == 1 ? "fact" : "facts",
+                   s.facts_retracted);
+    }
+    if (more > 0) {
+      std::fprintf(stderr, "chipkg ingest: %zu more new or changed %s (chipkg sources lists every document)\n", more,
+                   more == 1 ? "document" : "documents");
+    }
     std::fprintf(stderr, "%s\n", report->SummaryLine().c_str());
   }
   // Quiet, only beside a summary: said every run until they are read again,

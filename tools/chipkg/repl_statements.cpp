@@ -415,6 +415,12 @@ int RunQueryStatement(Session& s, const std::string& text, std::string& out, std
   // groups): on standard error, where they do not break the file.
   if (*format == query::Format::kCsv) {
     for (const std::string& note : result->notes) err += "note: " + note + "\n";
+    // The groups' counts can add up to more than the chips counted (a chip
+    // under each value its sources give): the total is the text's last line.
+    if (result->count && !result->group_by.empty()) {
+      err += "note: count: " + std::to_string(*result->count) + " in " + std::to_string(result->groups) +
+             (result->groups == 1 ? " group\n" : " groups\n");
+    }
   }
   if (s.answer_stream != nullptr && out.empty()) {
     query::Render(*result, *format, *s.answer_stream);
