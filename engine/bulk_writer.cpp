@@ -259,6 +259,11 @@ Status BulkWriterImpl::AddEntity(const Entity& entity) {
     wrote_anything_ = true;
     return Status::OK();
   }
+  // Two records of one id in an export are two stores' lines mixed, or a
+  // line repeated and edited: which one holds is not for the import to pick.
+  if (raw_ && entities_.count(entity.id)) {
+    return Failed(Status::InvalidArgument("import: entity " + entity.id + " given twice"));
+  }
   entities_[entity.id] = entity;
   wrote_anything_ = true;
   return Status::OK();
@@ -268,6 +273,9 @@ Status BulkWriterImpl::AddDocument(const Document& doc) {
   CHIPKG_BULK_CHECK();
   if (doc.id.empty()) return Failed(Status::InvalidArgument("bulk AddDocument: empty document id"));
   Document given = doc;
+  if (raw_ && !documents_given_.insert(doc.id).second) {
+    return Failed(Status::InvalidArgument("import: document " + doc.id + " given twice"));
+  }
   if (raw_ && doc.retired_tx != 0 && !txs_.count(doc.retired_tx)) {
     const Status refused = Status::InvalidArgument("import: document " + doc.id + " names retired_tx " +
                                                    std::to_string(doc.retired_tx) + ", which is not in the import");
@@ -404,11 +412,15 @@ Status BulkWriterImpl::AddFact(Fact fact) {
       return Refused(Status::InvalidArgument(where() + ": fact id " + std::to_string(id) +
                                             " is not above the previous one (" + std::to_string(last_fact_id_) + ")"));
     }
-    if (!txs_.count(fact.asserted_tx) || (fact.retracted_tx != 0 && (!txs_.count(fact.retracted_tx) ||
-                                                                     fact.retracted_tx < fact.asserted_tx))) {
+    if (!txs_.count(fact.asserted_tx) || (fact.retracted_tx != 0 && !txs_.count(fact.retracted_tx))) {
       return Refused(Status::InvalidArgument(where() + " " + std::to_string(id) + ": asserted_tx " +
                                             std::to_string(fact.asserted_tx) + " / retracted_tx " +
                                             std::to_string(fact.retracted_tx) + " name no imported transaction"));
+    }
+    if (fact.retracted_tx != 0 && fact.retracted_tx < fact.asserted_tx) {
+      return Refused(Status::InvalidArgument(where() + " " + std::to_string(id) + ": retracted_tx " +
+                                            std::to_string(fact.retracted_tx) + " is before asserted_tx " +
+                                            std::to_string(fact.asserted_tx)));
     }
   }
   CoreRecord& core = core_;

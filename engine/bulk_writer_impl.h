@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -103,6 +104,7 @@ class BulkWriterImpl final : public BulkWriter {
 
   std::map<std::string, Entity> entities_;
   std::map<std::string, Document> documents_;
+  std::unordered_set<std::string> documents_given_;  // raw: the ids of AddDocument's records, each once
   std::unordered_map<std::string, DocState> docs_;  // node-based: DocState pointers stay valid
   DocState* last_doc_ = nullptr;
   std::unordered_map<uint64_t, std::string> texts_;

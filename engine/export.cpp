@@ -276,6 +276,17 @@ std::string JsonReason(const std::exception& e) {
   return what;
 }
 
+// A bad value is quoted in its error; a line of 50 MB made a message of
+// 50 MB. The start says what was wrong, and the size what was left out.
+Status ClippedStatus(const Status& s) {
+  constexpr size_t kKept = 400;
+  const std::string& message = s.message();
+  if (message.size() <= kKept) return s;
+  size_t cut = kKept;
+  while (cut > 0 && (static_cast<unsigned char>(message[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  return s.WithMessage(message.substr(0, cut) + "... (" + std::to_string(message.size()) + " bytes of message in all)");
+}
+
 struct RecordWriter {
   std::ostream& out;
   uint64_t records = 0;  // written so far
@@ -493,13 +504,18 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
     Status s;
     try {
       const Json j = Json::parse(line);
+      if (!j.is_object()) {
+        return Status::InvalidArgument(where + ": a record is a JSON object ({\"type\": ...}), this line is " +
+                                       std::string(j.type_name()));
+      }
       const std::string type = j.at("type").get<std::string>();
       if (!saw_format) {
         if (type != "format") return Status::InvalidArgument(where + ": the first line must be the format record");
         const std::string format = j.at("format").get<std::string>();
         if (format != codec::kExportFormat && format != codec::kExportFormatWithRetirements) {
-          return Status::FormatMismatch(where + ": the export has storage format '" + format + "', this chipkg reads '" +
-                                        codec::kExportFormat + "' and '" + codec::kExportFormatWithRetirements + "'");
+          return ClippedStatus(Status::FormatMismatch(where + ": the export has storage format '" + format +
+                                                      "', this chipkg reads '" + codec::kExportFormat + "' and '" +
+                                                      codec::kExportFormatWithRetirements + "'"));
         }
         expect_end = j.value("end_record", false);
         saw_format = true;
@@ -509,8 +525,11 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         const uint64_t written = ReadInt<uint64_t>(j.at("records"), "records");
         if (written != records - 1) {
           return Status::InvalidArgument(where + ": the end record counts " + std::to_string(written) +
-                                         " records before it, the file has " + std::to_string(records - 1) +
-                                         ": lines are missing; nothing was imported");
+                                         " records before it, the file has " + std::to_string(records - 1) + ": " +
+                                         (written > records - 1 ? "lines are missing"
+                                                                : "lines were added (a line repeated, or another "
+                                                                  "file's lines?)") +
+                                         "; nothing was imported");
         }
         end_line = line_no;
         continue;
@@ -560,9 +579,12 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
       }
     } catch (const Json::parse_error& e) {
       s = Status::InvalidArgument("not valid JSON at column " + std::to_string(e.byte) + ": " + JsonReason(e));
+    } catch (const Json::type_error& e) {
+      s = Status::InvalidArgument("a field holds another JSON type than its record's (" + JsonReason(e) + ")");
     } catch (const std::exception& e) {
       s = Status::InvalidArgument(JsonReason(e));
     }
+    if (!s.ok()) s = ClippedStatus(s);
     if (!s.ok() && left_out != nullptr && !writer->failed() && saw_format) {
       left_out->Add(s.WithContext(where).message());
       continue;

@@ -51,6 +51,11 @@ class [[nodiscard]] Status {
     if (ok()) return *this;
     return Status(code_, context + ": " + message_);
   }
+  // The same code with another message (a shortened one).
+  Status WithMessage(std::string message) const {
+    if (ok()) return *this;
+    return Status(code_, std::move(message));
+  }
   std::string ToString() const;
 
  private:

@@ -1326,7 +1326,11 @@ std::string FactLabel(size_t index, const Fact& f) {
 }  // namespace
 
 Status CheckSpan(const Provenance& p, std::string_view text, const Where& where) {
-  if (p.span_begin > p.span_end || p.span_end > text.size()) {
+  if (p.span_begin > p.span_end) {
+    return Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
+                                   std::to_string(p.span_end) + ") ends before it begins");
+  }
+  if (p.span_end > text.size()) {
     return Status::InvalidArgument(where() + ": span [" + std::to_string(p.span_begin) + ", " +
                                    std::to_string(p.span_end) + ") lies outside the text of " + p.document_id +
                                    " version " + std::to_string(p.document_version) + " (" +

@@ -1,5 +1,6 @@
 // Export and Import: JSON Lines that reproduce a store exactly.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
@@ -308,6 +309,97 @@ TEST(ExportTest, ImportRefusesAnExportCutShortOrExtended) {
   auto imported = target->Import(old_in);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
   EXPECT_EQ(ExportOf(*target), text);
+}
+
+// What an import refuses says what is wrong with the line, not something
+// near it, and quotes a bad value only in part.
+TEST(ExportTest, AnImportsErrorsSayWhatIsWrong) {
+  TempDir dir;
+  auto original = OpenOrDie(dir.Sub("a"));
+  Populate(*original);
+  const std::string text = ExportOf(*original);
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < text.size();) {
+    const size_t nl = text.find('\n', at);
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  auto target = OpenOrDie(dir.Sub("b"));
+  // Lines with the end record's count made to match them: only what is asked about is wrong.
+  auto import_of = [&](std::vector<std::string> ls) {
+    ls.back() = R"({"type":"end","records":)" + std::to_string(ls.size() - 1) + "}";
+    std::string input;
+    for (const auto& l : ls) input += l + "\n";
+    std::istringstream in(input);
+    return target->Import(in);
+  };
+  auto says = [&](const Result<ImportStats>& r, const std::string& what) {
+    ASSERT_FALSE(r.ok()) << what;
+    EXPECT_NE(r.status().message().find(what), std::string::npos) << r.status().message().substr(0, 800);
+    EXPECT_EQ(target->LastTx(), 0u);
+  };
+  auto first_of = [&](const std::string& type) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (nlohmann::json::parse(lines[i]).value("type", "") == type) return i;
+    }
+    ADD_FAILURE() << "no " << type << " line";
+    return size_t{0};
+  };
+
+  // A line more than the end record counts: lines were added, not missing.
+  {
+    std::vector<std::string> ls = lines;
+    ls.insert(ls.end() - 1, R"({"type":"meta","key":"added","value":"by hand"})");
+    std::string input;
+    for (const auto& l : ls) input += l + "\n";
+    std::istringstream in(input);
+    says(target->Import(in), "lines were added");
+  }
+  // Two records of one entity, or of one document, are refused, as two of one fact are.
+  for (const std::string type : {"entity", "document"}) {
+    std::vector<std::string> ls = lines;
+    const size_t at = first_of(type);
+    nlohmann::json other = nlohmann::json::parse(ls[at]);
+    other["name"] = "Another";
+    other["title"] = "Another";
+    ls.insert(ls.begin() + static_cast<std::ptrdiff_t>(at) + 1, other.dump());
+    says(import_of(ls), type + " " + other["id"].get<std::string>() + " given twice");
+  }
+  {
+    std::vector<std::string> ls = lines;
+    ls.insert(ls.begin() + 1, "[1, 2, 3]");
+    says(import_of(ls), "import line 2: a record is a JSON object");
+  }
+  {  // A value of 100 KB is quoted in part.
+    std::vector<std::string> ls = lines;
+    ls.insert(ls.begin() + 1, R"({"type":")" + std::string(100000, 'x') + R"("})");
+    auto r = import_of(ls);
+    says(r, "unknown record type 'xxx");
+    EXPECT_LT(r.status().message().size(), 600u);
+    EXPECT_NE(r.status().message().find(" bytes of message in all)"), std::string::npos);
+  }
+  {  // A retraction before its assertion, and a span whose end is before its start.
+    std::vector<std::string> retracted = lines, reversed = lines;
+    bool edited_retraction = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      nlohmann::json j = nlohmann::json::parse(lines[i]);
+      if (j.value("type", "") != "fact") continue;
+      if (!edited_retraction && !j["retracted_tx"].is_null() && j["retracted_tx"].get<uint64_t>() != 0) {
+        std::swap(j["asserted_tx"], j["retracted_tx"]);
+        retracted[i] = j.dump();
+        edited_retraction = true;
+      }
+    }
+    ASSERT_TRUE(edited_retraction) << "Populate retracts no fact";
+    says(import_of(retracted), " is before asserted_tx ");
+    const size_t fact = first_of("fact");
+    nlohmann::json j = nlohmann::json::parse(lines[fact]);
+    ASSERT_TRUE(j.contains("provenance")) << lines[fact];
+    auto& p = j["provenance"];
+    std::swap(p["span_begin"], p["span_end"]);
+    reversed[fact] = j.dump();
+    says(import_of(reversed), ") ends before it begins");
+  }
 }
 
 }  // namespace
