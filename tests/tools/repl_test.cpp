@@ -2,6 +2,7 @@
 // (scripts) and through a pseudo-terminal (libedit, TAB completion, history),
 // and the one-shot fact-checker and query commands with their exit codes.
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <pty.h>
@@ -1025,7 +1026,14 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   EXPECT_TRUE(Contains(stats.err, "unexpected argument 'extra'")) << stats.err;
   Output empty_path = Chipkg(Db({"export", ""}));
   EXPECT_EQ(empty_path.code, 2);
-  EXPECT_TRUE(Contains(empty_path.err, "export to an empty path")) << empty_path.err;
+  EXPECT_TRUE(Contains(empty_path.err, "argument 2 is empty (an unset shell variable?)")) << empty_path.err;
+  // Read as no argument, an empty one widened a command to the whole store.
+  for (const char* command : {"verify", "conflicts", "attributes", "describe"}) {
+    Output empty = Chipkg(Db({command, " "}));
+    EXPECT_EQ(empty.code, 2) << command;
+    EXPECT_TRUE(Contains(empty.err, "argument 2 is empty")) << command << ": " << empty.err;
+    EXPECT_TRUE(empty.out.empty()) << command << ": " << empty.out;
+  }
 }
 
 // An export named into the store's own directory is refused before anything
@@ -1048,7 +1056,7 @@ TEST_F(ToolsTest, AnExportIntoTheStoreItselfIsRefused) {
   // Salvage refuses an empty path before any work.
   Output salvage = Chipkg({"salvage", "", "--db", store});
   EXPECT_EQ(salvage.code, 2) << salvage.err;
-  EXPECT_TRUE(Contains(salvage.err, "usage: chipkg --db DAMAGED salvage NEWDIR")) << salvage.err;
+  EXPECT_TRUE(Contains(salvage.err, "argument 2 is empty")) << salvage.err;
 }
 
 // A damaged store makes writers fail (exit 1), as it does readers: exit 2 is
@@ -1577,6 +1585,70 @@ TEST_F(ToolsTest, ADbThatIsNotAStoreSaysWhatItIs) {
   Output empty = Chipkg({"stats", "--db", ""});
   EXPECT_NE(empty.code, 0);
   EXPECT_TRUE(Contains(empty.err, "store path is empty") || Contains(empty.err, "--db")) << empty.err;
+}
+
+// At the REPL, or in a script, an option a fact-checker's statement does not
+// take, or one given twice, is said to be that, as the shell says it: it was
+// read as part of the entity ("no entity named 'trainium --bogus'").
+TEST_F(ToolsTest, AStatementsUnknownOrRepeatedOptionIsSaid) {
+  Output o = Chipkg(Db({}), "describe trainium --bogus\nconflicts trainium --tolerance 5% --tolerance 6%\n"
+                            "verify --mismatches --mismatches\nsources --x\n"
+                            "describe \"AWS Trainium\" --tolerance 5%\n");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_TRUE(Contains(o.err, "line 1: unknown option '--bogus' of describe")) << o.err;
+  EXPECT_TRUE(Contains(o.err, "line 2: option '--tolerance' given twice, or one conflicts does not take")) << o.err;
+  EXPECT_TRUE(Contains(o.err, "line 3: option '--mismatches' given twice")) << o.err;
+  EXPECT_TRUE(Contains(o.err, "line 4: unknown option '--x' of sources")) << o.err;
+  EXPECT_FALSE(Contains(o.err, "no entity named")) << o.err;
+  EXPECT_FALSE(Contains(o.err, "line 5")) << o.err;  // taken once, it is the statement's
+  EXPECT_TRUE(Contains(o.out, "AWS Trainium")) << o.out;
+}
+
+// A store directory this user may not read or list is said to be that: it
+// was called no store, or a damaged one, and the user sent to restore it.
+// (Run as root, the command runs as nobody: root reads everything.)
+TEST_F(ToolsTest, AStoreThisUserMayNotReadIsSaidSo) {
+  const fs::path copy = g_sandbox->root() / "unreadable";
+  fs::copy(g_sandbox->store(), copy, fs::copy_options::recursive);
+  const bool root = geteuid() == 0;
+  struct stat sandbox {};
+  ASSERT_EQ(stat(g_sandbox->root().c_str(), &sandbox), 0);
+  if (root) chmod(g_sandbox->root().c_str(), 0711);  // nobody may pass through to the copy
+  auto stats_as_another = [&] {
+    const fs::path base = g_sandbox->root() / "unreadable-run";
+    pid_t pid = fork();
+    if (pid == 0) {
+      PrepareChildEnvironment();
+      int out = open((base.string() + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      int err = open((base.string() + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (out < 0 || err < 0) _exit(127);
+      dup2(out, 1);
+      dup2(err, 2);
+      if (root && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
+      std::vector<std::string> args = {CHIPKG_BINARY, "stats", "--db", copy.string()};
+      auto argv = Argv(args);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    Output o;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = ReadFile(base.string() + ".out");
+    o.err = ReadFile(base.string() + ".err");
+    return o;
+  };
+  for (const mode_t mode : {root ? mode_t{0700} : mode_t{0000}, root ? mode_t{0711} : mode_t{0311}}) {
+    ASSERT_EQ(chmod(copy.c_str(), mode), 0);
+    Output o = stats_as_another();
+    EXPECT_EQ(o.code, 1) << o.err;
+    EXPECT_TRUE(Contains(o.err, "cannot read the store directory " + copy.string() + ": Permission denied"))
+        << std::oct << mode << ": " << o.err;
+    EXPECT_FALSE(Contains(o.err, "not a chipkg store")) << o.err;
+  }
+  chmod(copy.c_str(), 0755);
+  chmod(g_sandbox->root().c_str(), sandbox.st_mode & 07777);
+  EXPECT_EQ(Chipkg({"stats", "--db", copy.string()}).code, 0);
 }
 
 // A store whose document versions cannot be read (a table file's data blocks

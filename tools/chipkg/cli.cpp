@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -40,6 +42,12 @@ Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::s
     std::string a = argv[i];
     if (only_positional || a.size() < 2 || a.rfind("--", 0) != 0) {
       if (a == "-" || only_positional || a.empty() || a[0] != '-') {
+        // An empty argument is nearly always an unset variable in a script
+        // ("chipkg conflicts $CHIP"), which read as no argument widened the
+        // command to the whole store.
+        if (a.find_first_not_of(" \t") == std::string::npos) {
+          return Status::InvalidArgument("argument " + std::to_string(i) + " is empty (an unset shell variable?)");
+        }
         if (args.command.empty() && args.positional.empty() && !only_positional) {
           args.command = a;
         } else {
@@ -110,7 +118,15 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
   namespace fs = std::filesystem;
   std::error_code ec;
   if (path.empty()) return Status::InvalidArgument("the store path is empty (--db PATH or $CHIPKG_DB)");
-  if (!fs::exists(fs::path(path) / "CURRENT", ec)) {
+  // A directory this user may not read or list was told it held no store,
+  // or a damaged one, and sent to restore a store that is whole.
+  const bool current = fs::exists(fs::path(path) / "CURRENT", ec);
+  if (ec || (current && ::access(path.c_str(), R_OK | X_OK) != 0)) {
+    const std::string why = ec ? ec.message() : std::strerror(errno);
+    return Status::IOError("cannot read the store directory " + path + ": " + why +
+                           " (a store is read by a user who may read and list its directory)");
+  }
+  if (!current) {
     // Say which of three things it is: each needs something else done.
     if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
       return Status::InvalidArgument(path + " is a file, not a store directory (--db names a directory)");

@@ -34,6 +34,32 @@ std::string Lower(std::string s) {
   return s;
 }
 
+// An option left in a statement's argument text once its own were taken
+// ("describe trainium --bogus", a second --tolerance): read as part of the
+// entity, it was reported as "no entity named 'trainium --bogus'".
+Status LeftoverOption(const std::string& rest, const std::string& statement) {
+  char quote = 0;
+  for (size_t i = 0; i + 2 < rest.size(); ++i) {
+    const char c = rest[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      continue;
+    }
+    if (c != '-' || rest[i + 1] != '-' || (i > 0 && !std::isspace(static_cast<unsigned char>(rest[i - 1])))) continue;
+    size_t end = i + 2;
+    while (end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[end])) && rest[end] != '=') ++end;
+    const std::string option = rest.substr(i, end - i);
+    const bool taken = option == "--tolerance" || option == "--format" || option == "--as-at" || option == "--mismatches";
+    return Status::InvalidArgument(taken ? "option '" + option + "' given twice, or one " + statement + " does not take"
+                                         : "unknown option '" + option + "' of " + statement);
+  }
+  return Status::OK();
+}
+
 // Removes "--tolerance X" / "--tolerance=X" from a statement's argument text.
 Result<std::optional<double>> TakeTolerance(std::string& rest) {
   const std::string flag = "--tolerance";
@@ -529,6 +555,10 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     if (code == kExitOk && !as_at_note.empty()) out.insert(answer_from, as_at_note);
     return code;
   };
+  if (Status left = LeftoverOption(rest, word); !left.ok() && (known("describe") || known("trace") ||
+                                                                known("history") || known("attributes"))) {
+    return Fail(err, left, kExitUsage);
+  }
   if (known("describe")) {
     if (rest.empty()) return Fail(err, Status::InvalidArgument("usage: describe ENTITY"), kExitUsage);
     return with_note(Emit(factcheck::Describe(*s.store, *s.schema, rest, options), s, out, err));
@@ -553,6 +583,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     if (!t.ok()) return Fail(err, t.status(), kExitUsage);
     if (*t) o.verify_tolerance = **t;
     o.verify_problems_only = TakeFlag(rest, "--mismatches");
+    if (Status left = LeftoverOption(rest, word); !left.ok()) return Fail(err, left, kExitUsage);
     return with_note(Emit(factcheck::Verify(*s.store, *s.schema, rest, o), s, out, err));
   }
   if (conflicts_query) {
@@ -563,7 +594,11 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
     auto t = TakeTolerance(rest);
     if (!t.ok()) return Fail(err, t.status(), kExitUsage);
     if (*t) o.compare.tolerance = **t;
+    if (Status left = LeftoverOption(rest, word); !left.ok()) return Fail(err, left, kExitUsage);
     return with_note(Emit(factcheck::Conflicts(*s.store, *s.schema, rest, o), s, out, err));
+  }
+  if ((known("sources") || known("source")) && !LeftoverOption(rest, word).ok()) {
+    return Fail(err, LeftoverOption(rest, word), kExitUsage);
   }
   if (known("sources")) {
     if (!rest.empty()) return with_note(Emit(factcheck::Source(*s.store, rest, options), s, out, err));
