@@ -871,6 +871,7 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
   // Two sources under one document id would each replace the other's
   // version on every run, retracting and re-adding their facts.
   std::map<std::string, size_t> source_of_id;
+  std::map<std::string, size_t> source_of_location;  // of the sources without an id
   size_t index = 0;
   for (const auto& item : json) {
     ++index;
@@ -916,6 +917,15 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
     }
     if (!IsUrl(spec.location) && std::filesystem::path(spec.location).is_relative()) {
       spec.location = (base / spec.location).lexically_normal().string();
+    }
+    // Listed twice without ids, a location is one document twice: the second
+    // failed as a source every run, and no line said the manifest was why.
+    if (spec.id.empty()) {
+      auto [it, first] = source_of_location.emplace(spec.location, index);
+      if (!first) {
+        return Status::InvalidArgument(where + ": location " + spec.location + " is already source " +
+                                       std::to_string(it->second) + "'s (list it once, or give each an id)");
+      }
     }
     spec.manifest = manifest_name;
     out.push_back(std::move(spec));
@@ -1104,8 +1114,10 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       if (!st.ok()) {
         failure_record =
             RecordFailure(store, outcome, sources[i].manifest, static_cast<int64_t>(std::time(nullptr)));
-      } else if (failing_before.count(id) > 0) {
+      } else if (auto before = failing_before.find(id); before != failing_before.end()) {
         failure_record = store.DeleteMeta(kFailingKey + id);
+        outcome.failed_runs = before->second.runs;
+        outcome.failing_since = before->second.since;
       }
       if (!failure_record.ok()) {
         outcome.warnings.push_back("its failures in a row could not be recorded: " + failure_record.message());

@@ -94,6 +94,8 @@ struct SourceOutcome {
   bool read_by_these_rules = false;
   // kFailed: how many runs in a row have failed on it, this one included,
   // and when the first of them did (Unix seconds); 0 when not recorded.
+  // Otherwise, for a source that had failed in the runs before this one:
+  // how many, and since when (its record is removed: it works again).
   uint64_t failed_runs = 0;
   int64_t failing_since = 0;
 };

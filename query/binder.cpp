@@ -1,6 +1,7 @@
 #include "query/binder.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -1009,6 +1010,17 @@ Result<AsAtPoint> ResolveAsAt(const Store& store, const TransactionPoint& t) {
       const std::string near = DidYouMean(t.run, runs);
       if (const std::optional<std::string> when = same_second ? std::nullopt : RunTime(t.run)) {
         Result<int64_t> micros = ParseInstant(*when);
+        // A run cannot have happened after now: an id dated later is a
+        // mistyped one, which read as "a run that changed nothing" was the
+        // store as it is, under a name no run has.
+        const int64_t now_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
+        // (ParseInstant gives the end of the second named; the run began at its start.)
+        if (micros.ok() && *micros - 1000000 > now_micros) {
+          return Status::NotFound("no run '" + t.run + "' is recorded, and the time its id names (" + *when +
+                                  ") is still to come" + near);
+        }
         if (micros.ok()) {
           for (const Transaction& tx : *txs) {
             if (tx.time_micros < *micros) found = std::max(found.value_or(0), tx.id);

@@ -770,6 +770,16 @@ TEST_F(PipelineTest, ManifestErrorsSayWhere) {
   EXPECT_NE(r.status().message().find("source 3: id \"spec\" is already the id of source 1"), std::string::npos)
       << r.status().message();
 
+  // One location listed twice without ids is one document twice; with an id each, two documents.
+  WriteFile(bad, "[\"a.txt\", \"c.txt\", {\"location\": \"./a.txt\", \"kind\": \"press\"}]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 3: location " + (dir_ / "a.txt").string() + " is already source 1's"),
+            std::string::npos)
+      << r.status().message();
+  WriteFile(bad, "[{\"location\": \"a.txt\", \"id\": \"one\"}, {\"location\": \"a.txt\", \"id\": \"two\"}]\n");
+  EXPECT_TRUE(LoadManifest(bad.string()).ok());
+
   // JSON would keep the last of two values of a key without a word.
   WriteFile(bad, "[\"c.txt\", {\"location\": \"a.txt\", \"id\": \"a\", \"site\": {\"id\": 1}, \"id\": \"b\"}]\n");
   r = LoadManifest(bad.string());

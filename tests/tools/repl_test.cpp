@@ -253,8 +253,13 @@ TEST_F(ToolsTest, ASourceFailingRunAfterRunIsListedBySources) {
   EXPECT_EQ(j["failing"][0].at("runs"), 2);
   EXPECT_TRUE(j["failing"][0].at("manifest").is_null()) << as_json.out;  // given on the command line
 
-  Output taken = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store});
+  Output taken = Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--quiet", "--db", store});
   ASSERT_EQ(taken.code, 0) << taken.err;
+  // Said even quiet, once: the runs that failed on it were mailed.
+  EXPECT_TRUE(Contains(taken.err, "chipkg ingest: seed-000-aws-trainium (" + seed + ") works again, after 2 failed "
+                                  "runs in a row since "))
+      << taken.err;
+  EXPECT_FALSE(Contains(Chipkg({"ingest", seed, "--id", "seed-000-aws-trainium", "--db", store}).err, "works again"));
   Output after = Chipkg({"sources", "--format", "json", "--db", store});
   ASSERT_EQ(after.code, 0) << after.err;
   EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
@@ -507,6 +512,10 @@ TEST_F(ToolsTest, AStoredDocumentsNewKindIsSaid) {
   Output first = Chipkg({"ingest", seed, "--id", "p001", "--kind", "press", "--quiet", "--db", store});
   ASSERT_EQ(first.code, 0) << first.err;
   EXPECT_TRUE(Contains(first.err, "chipkg ingest: a new store at " + store + "\n")) << first.err;
+  // Said whole and plain, as cron's working directory is not the reader's.
+  Output roundabout = Chipkg({"ingest", seed, "--quiet", "--db", (g_sandbox->root() / "." / "plain").string()});
+  EXPECT_TRUE(Contains(roundabout.err, "chipkg ingest: a new store at " + (g_sandbox->root() / "plain").string() + "\n"))
+      << roundabout.err;
   Output same = Chipkg({"ingest", seed, "--id", "p001", "--kind", "press", "--quiet", "--db", store});
   EXPECT_EQ(same.code, 0) << same.err;
   EXPECT_EQ(same.err, "");
@@ -1488,6 +1497,15 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   Output bare = Chipkg(Db({"conflicts", "--tolerance", "10"}));
   EXPECT_EQ(bare.code, 2) << bare.err;
   EXPECT_TRUE(Contains(bare.err, "tolerance '10' has no '%': write 10% (a number without '%' is a fraction")) << bare.err;
+  // Decimal figures only, as a query's `tolerance` reads them (strtod read "0x10%" as 16%).
+  for (const char* odd : {"0x10%", "1e-320%", "1e3%", "5%%", ".%"}) {
+    Output refused = Chipkg(Db({"conflicts", "trainium", "--tolerance", odd}));
+    EXPECT_EQ(refused.code, 2) << odd << ": " << refused.out;
+    EXPECT_TRUE(Contains(refused.err, "is not a percentage")) << odd << ": " << refused.err;
+  }
+  Output absurd = Chipkg(Db({"conflicts", "--tolerance", "5000"}));
+  EXPECT_EQ(absurd.code, 2) << absurd.err;
+  EXPECT_FALSE(Contains(absurd.err, "write 5000%")) << absurd.err;  // which would be refused next
   Output fraction = Chipkg(Db({"conflicts", "trainium", "--tolerance", "0.1"}));
   EXPECT_EQ(fraction.code, 0) << fraction.err;
   EXPECT_FALSE(Contains(fraction.out, "32 GB vs 32 GiB")) << fraction.out;  // 7.4% is within 10%
@@ -1582,6 +1600,11 @@ TEST_F(ToolsTest, ADbThatIsNotAStoreSaysWhatItIs) {
   Output file = Chipkg({"stats", "--db", (other / "000042.sst").string()});
   EXPECT_EQ(file.code, 1);
   EXPECT_TRUE(Contains(file.err, "is a file, not a store directory")) << file.err;
+  // An ingest says it as every other command does (it said "cannot create store directory", exit 2).
+  Output ingest_file = Chipkg({"ingest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt",
+                               "--db", (other / "000042.sst").string()});
+  EXPECT_EQ(ingest_file.code, 1) << ingest_file.err;
+  EXPECT_TRUE(Contains(ingest_file.err, "is a file, not a store directory")) << ingest_file.err;
   Output empty = Chipkg({"stats", "--db", ""});
   EXPECT_NE(empty.code, 0);
   EXPECT_TRUE(Contains(empty.err, "store path is empty") || Contains(empty.err, "--db")) << empty.err;
@@ -2166,6 +2189,13 @@ TEST_F(ToolsTest, FactCheckerStatementsReadTheStoreAsItWas) {
   EXPECT_TRUE(Contains(made_up.err, "no transaction of run 'run-19990101T000000Z-1', and the store was empty at "
                                     "1999-01-01T00:00:00Z"))
       << made_up.err;
+  // No run has happened yet at a time still to come: a mistyped year is not read as the store now.
+  Output future = Chipkg({"trace", "trainium.memory_bandwidth", "--as-at", "run", "run-20991231T000000Z-1", "--db",
+                          store});
+  EXPECT_EQ(future.code, 1) << future.out;
+  EXPECT_TRUE(Contains(future.err, "no run 'run-20991231T000000Z-1' is recorded, and the time its id names "
+                                   "(2099-12-31T00:00:00Z) is still to come"))
+      << future.err;
 }
 
 TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {

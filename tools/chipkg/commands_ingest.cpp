@@ -262,17 +262,29 @@ int RunIngest(const Args& args) {
   const std::string path = StorePath(args);
   std::error_code ec;
   const bool new_store = !std::filesystem::exists(std::filesystem::path(path) / "CURRENT", ec);
+  // As every other command says it: a file is no store (a cron line's --db
+  // naming the export beside it), and the store's path is no usage error.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) {
+    PrintError(path + " is a file, not a store directory (--db names a directory)");
+    return kExitFailed;
+  }
   std::filesystem::create_directories(path, ec);
   if (ec) {
     PrintError("cannot create store directory " + path + ": " + ec.message());
-    return kExitUsage;
+    return kExitFailed;
   }
   int held_code = kExitOk;
   std::optional<HeldStore> held = HoldForWriting(path, held_code);
   if (!held) return held_code;
   // Said even under --quiet: a cron line whose --db is mistyped fills a new
   // store every run, and its summary reads as an ordinary first run.
-  if (new_store) std::fprintf(stderr, "chipkg ingest: a new store at %s\n", path.c_str());
+  // Whole, so that a relative --db says where cron's working directory put it.
+  if (new_store) {
+    std::error_code ec;
+    const std::filesystem::path whole = std::filesystem::absolute(path, ec);
+    std::fprintf(stderr, "chipkg ingest: a new store at %s\n",
+                 (ec ? path : whole.lexically_normal().string()).c_str());
+  }
   WarnOfKindsNearOthers(*held->store, sources);
   auto report = IngestSources(*held->store, *schema, sources, options);
   if (!report.ok()) {
@@ -306,6 +318,12 @@ int RunIngest(const Args& args) {
       std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.states_nothing.c_str());
     }
     if (!s.shrank.empty()) std::fprintf(stderr, "chipkg ingest: %s: %s\n", s.location.c_str(), s.shrank.c_str());
+    // Said even quiet, once: the runs that failed on it were mailed.
+    if (s.state != SourceOutcome::State::kFailed && s.failed_runs > 0) {
+      std::fprintf(stderr, "chipkg ingest: %s (%s) works again, after %llu failed %s since %s\n",
+                   s.document_id.c_str(), s.location.c_str(), static_cast<unsigned long long>(s.failed_runs),
+                   s.failed_runs == 1 ? "run" : "runs in a row", query::IsoTime(s.failing_since).c_str());
+    }
     if (!s.relabelled.empty() && s.state != SourceOutcome::State::kFailed) {
       std::fprintf(stderr,
                    "chipkg ingest: %s: %s (answers that prefer or use a kind or site follow it, as of earlier runs "

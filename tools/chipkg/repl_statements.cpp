@@ -692,16 +692,22 @@ Result<double> ParseTolerance(const std::string& text) {
   std::string t = Trim(text);
   bool percent = !t.empty() && t.back() == '%';
   if (percent) t = Trim(t.substr(0, t.size() - 1));
+  // Decimal digits and one point only, as the query language reads them:
+  // strtod also takes "0x10" (16) and exponents ("1e-320%").
+  const std::string digits = !t.empty() && t[0] == '-' ? t.substr(1) : t;
+  const bool decimal = !digits.empty() && digits.find_first_not_of("0123456789.") == std::string::npos &&
+                       std::count(digits.begin(), digits.end(), '.') <= 1 && digits != ".";
   char* end = nullptr;
-  double v = t.empty() ? NAN : std::strtod(t.c_str(), &end);
-  if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v)) {
+  double v = !decimal ? NAN : std::strtod(t.c_str(), &end);
+  if (!decimal || end != t.c_str() + t.size() || !std::isfinite(v)) {
     return Status::InvalidArgument("tolerance '" + text + "' is not a percentage (e.g. 2% or 0.02)");
   }
   if (v < 0) return Status::InvalidArgument("tolerance '" + text + "' is negative: it is a difference, 0% or more");
   // "--tolerance 10" meant 10%, and was read as 1000%: a bare number is a fraction, so one of 1 or more is refused.
   if (!percent && v >= 1) {
-    return Status::InvalidArgument("tolerance '" + text + "' has no '%': write " + t +
-                                   "% (a number without '%' is a fraction: 0.02 is 2%)");
+    return Status::InvalidArgument("tolerance '" + text + "' has no '%'" +
+                                   (v <= 1000 ? ": write " + t + "%" : std::string()) +
+                                   " (a number without '%' is a fraction, so one of 1 or more is refused: 0.02 is 2%)");
   }
   const double fraction = percent ? v / 100 : v;
   // The query language's bound too (`tolerance 1000%`).
