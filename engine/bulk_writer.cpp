@@ -1,6 +1,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <filesystem>
 #include <functional>
@@ -263,6 +264,22 @@ Status BulkWriterImpl::AddEntity(const Entity& entity) {
   // line repeated and edited: which one holds is not for the import to pick.
   if (raw_ && entities_.count(entity.id)) {
     return Failed(Status::InvalidArgument("import: entity " + entity.id + " given twice"));
+  }
+  // No ingest writes a control character into a name; one in an edited
+  // export reached terminals raw (an escape sequence recolours them).
+  if (raw_) {
+    std::vector<std::string> names = entity.aliases;
+    names.push_back(entity.name);
+    for (const std::string& name : names) {
+      const auto control = std::find_if(name.begin(), name.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      });
+      if (control == name.end()) continue;
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(static_cast<unsigned char>(*control)));
+      return Failed(Status::InvalidArgument("import: entity " + entity.id + ": a name holds the control character " +
+                                            code + " at byte " + std::to_string(control - name.begin())));
+    }
   }
   entities_[entity.id] = entity;
   wrote_anything_ = true;

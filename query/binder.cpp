@@ -187,6 +187,12 @@ class Binder {
       if (!col.ok()) return col.status();
       b.group_by = std::move(*col);
     }
+    // Accepted, a count's `show` was dropped without a word.
+    if (q.statement == StatementKind::kCount && !q.group_by && !q.show.empty()) {
+      const std::string kind = q.kind.empty() ? std::string("chip") : q.kind;
+      return Error(q.show.front().pos, "a count shows one number: to see attributes, find " + kind +
+                                           (q.where ? " where ..." : "") + " show ...");
+    }
     if (q.statement != StatementKind::kFind && !q.order.empty()) {
       return Error(q.order.front().attribute.pos, "'order by' applies to find queries only");
     }

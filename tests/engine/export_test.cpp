@@ -365,6 +365,14 @@ TEST(ExportTest, AnImportsErrorsSayWhatIsWrong) {
     ls.insert(ls.begin() + static_cast<std::ptrdiff_t>(at) + 1, other.dump());
     says(import_of(ls), type + " " + other["id"].get<std::string>() + " given twice");
   }
+  {  // A control character in a name would reach a terminal raw.
+    std::vector<std::string> ls = lines;
+    const size_t at = first_of("entity");
+    nlohmann::json edited = nlohmann::json::parse(ls[at]);
+    edited["name"] = "evil\x1b[31m";
+    ls[at] = edited.dump();
+    says(import_of(ls), "a name holds the control character U+001B at byte 4");
+  }
   {
     std::vector<std::string> ls = lines;
     ls.insert(ls.begin() + 1, "[1, 2, 3]");
