@@ -1610,6 +1610,38 @@ TEST_F(ToolsTest, ADbThatIsNotAStoreSaysWhatItIs) {
   EXPECT_TRUE(Contains(empty.err, "store path is empty") || Contains(empty.err, "--db")) << empty.err;
 }
 
+// A table file gone or cut short is named as that, by every command and by
+// salvage, which cannot read around it: RocksDB named a ".ldb" file that was
+// never there, and salvage blamed the store's log.
+TEST_F(ToolsTest, ATableFileMissingOrCutShortIsNamed) {
+  const fs::path copy = g_sandbox->root() / "missing-table";
+  fs::copy(g_sandbox->store(), copy, fs::copy_options::recursive);
+  fs::path smallest, largest;
+  for (const auto& e : fs::directory_iterator(copy)) {
+    if (e.path().extension() != ".sst") continue;
+    if (smallest.empty() || e.file_size() < fs::file_size(smallest)) smallest = e.path();
+    if (largest.empty() || e.file_size() > fs::file_size(largest)) largest = e.path();
+  }
+  ASSERT_FALSE(smallest.empty());
+  ASSERT_NE(smallest, largest);
+  fs::remove(smallest);
+  const std::string gone = "table file " + smallest.filename().string() + " is missing";
+  Output stats = Chipkg({"stats", "--db", copy.string()});
+  EXPECT_EQ(stats.code, 1);
+  EXPECT_TRUE(Contains(stats.err, "chipkg: " + gone + " (")) << stats.err;
+  Output salvage = Chipkg({"salvage", (g_sandbox->root() / "missing-table-salvaged").string(), "--db", copy.string()});
+  EXPECT_EQ(salvage.code, 1);
+  EXPECT_TRUE(Contains(salvage.err, "nothing can be salvaged: " + gone + ", which salvage cannot read around"))
+      << salvage.err;
+  EXPECT_FALSE(Contains(salvage.err, "reading its log up to the damage failed")) << salvage.err;
+  fs::copy_file(fs::path(g_sandbox->store()) / smallest.filename(), smallest);
+  ASSERT_EQ(Chipkg({"stats", "--db", copy.string()}).code, 0);
+  fs::resize_file(largest, fs::file_size(largest) / 2);
+  Output cut = Chipkg({"stats", "--db", copy.string()});
+  EXPECT_EQ(cut.code, 1);
+  EXPECT_TRUE(Contains(cut.err, "chipkg: table file " + largest.filename().string() + " is cut short (")) << cut.err;
+}
+
 // At the REPL, or in a script, an option a fact-checker's statement does not
 // take, or one given twice, is said to be that, as the shell says it: it was
 // read as part of the entity ("no entity named 'trainium --bogus'").

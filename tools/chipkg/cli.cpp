@@ -150,8 +150,35 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
 void PrintError(const std::string& message) { std::fprintf(stderr, "chipkg: %s\n", message.c_str()); }
 void PrintError(const Status& status) { PrintError(ErrorText(status)); }
 
+std::string TableFileProblem(const std::string& error) {
+  // The file's name: the path's last component in the words after `marker`.
+  auto file_after = [&error](std::string_view marker) -> std::string {
+    const size_t at = error.find(marker);
+    if (at == std::string::npos) return "";
+    size_t begin = at + marker.size();
+    size_t end = begin;
+    while (end < error.size() && error[end] != ':' && error[end] != ' ' && error[end] != ';' && error[end] != ')') ++end;
+    std::string path = error.substr(begin, end - begin);
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+  };
+  if (error.find("No such file or directory") != std::string::npos) {
+    std::string file = file_after("While open a file for random read: ");
+    if (file.size() > 4 && file.compare(file.size() - 4, 4, ".ldb") == 0) file.replace(file.size() - 4, 4, ".sst");
+    if (!file.empty()) return "table file " + file + " is missing";
+  }
+  if (error.find("to be an sstable") != std::string::npos) {
+    const std::string file = file_after("to be an sstable");
+    return file.empty() ? "a table file is cut short" : "table file " + file + " is cut short";
+  }
+  return "";
+}
+
 std::string ErrorText(const Status& status) {
   constexpr std::string_view kDamaged = "the store is damaged";
+  if (const std::string table = TableFileProblem(status.message()); !table.empty() && status.IsCorruption()) {
+    return table + " (" + status.message() + ")";
+  }
   if (!status.IsCorruption() || status.message().find(kDamaged) != std::string::npos) return status.message();
   // An export reads every record and stops at the first damaged one, so it
   // is a way out only when made before the damage; salvage reads around it.

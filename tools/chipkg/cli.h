@@ -60,6 +60,11 @@ void PrintError(const Status& status);  // as ErrorText says it
 // A failure's message, and for a damaged store (Corruption: a record or a
 // table block that fails its check) what to do about it, once.
 std::string ErrorText(const Status& status);
+// A store's table file missing or cut short, said in chipkg's words ("table
+// file 000023.sst is missing"), from RocksDB's ("While open a file for random
+// read: .../000023.ldb: No such file", the name it tries after the .sst);
+// empty for any other failure.
+std::string TableFileProblem(const std::string& error);
 
 using CommandFn = std::function<int(const Args&)>;
 struct Command {

@@ -409,9 +409,15 @@ int RunSalvage(const Args& args) {
     if (fs::exists(scratch_dir, ec)) scratch.dir = scratch_dir;
     skipped = true;
     if (!damaged.ok()) {
-      PrintError(damaged.status().WithContext(
-          "nothing can be salvaged: reading its log up to the damage failed (" + up_to_the_damage.ToString() +
-          "), and so did reading a copy that keeps the log's whole writes"));
+      // Salvage reads around a damaged log and damaged table blocks; the
+      // message blamed the log for a table file gone.
+      const std::string table = TableFileProblem(up_to_the_damage.message());
+      PrintError("nothing can be salvaged: " + (table.empty() ? "" : table + ", which salvage cannot read around; ") +
+                 "the store does not open around its damage (read up to the damage of its log: " +
+                 up_to_the_damage.ToString() + "; a copy keeping the log's whole writes: " +
+                 damaged.status().ToString() +
+                 "); restore its directory from a copy, or its contents from an export made before the damage "
+                 "(chipkg import FILE into a new store), or ingest its sources again into a new store");
       return kExitFailed;
     }
   }
