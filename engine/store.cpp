@@ -39,6 +39,22 @@ namespace chipkg {
 namespace fs = std::filesystem;
 using internal::StoreImpl;
 
+Status CurrentFileLost(const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(fs::path(path) / "CURRENT", ec) || ec) return Status::OK();
+  std::string manifest;
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("MANIFEST-", 0) == 0 && name > manifest) manifest = name;
+  }
+  if (manifest.empty()) return Status::OK();
+  return Status::Corruption(path + " is a damaged store: its CURRENT file is missing, while " + manifest +
+                            " is there; the store is damaged: CURRENT names the MANIFEST to read, so in a copy of "
+                            "the directory a CURRENT holding that name and a newline may open it; or restore the "
+                            "directory from a copy, or its contents from an export (chipkg import FILE into a new "
+                            "store)");
+}
+
 Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const StoreOptions& options) {
   if (options.damaged_log != StoreOptions::DamagedLog::kRefuse) {
     // A writer's first flush would make the skipped writes' loss permanent.
@@ -644,6 +660,7 @@ Status StoreImpl::OpenPrimary() {
     return Status::InvalidArgument("store path " + path_ + " is not a directory");
   }
   if (exists && !fs::exists(p / "CURRENT", ec)) {
+    CHIPKG_RETURN_IF_ERROR(CurrentFileLost(path_));
     if (!fs::is_empty(p, ec)) {
       return Status::InvalidArgument("store path " + path_ +
                                      " is a non-empty directory that holds no chipkg store (no RocksDB CURRENT "

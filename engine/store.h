@@ -442,4 +442,9 @@ std::string NormalizeAlias(const std::string& name);
 // Hex SHA-256 of `bytes` (document content hashes).
 std::string Sha256Hex(const std::string& bytes);
 
+// Corruption when `path` holds a store that lost only its CURRENT file (the
+// one naming the MANIFEST to read): a store to repair, not a directory of
+// someone else's. OK otherwise, and when CURRENT is there.
+Status CurrentFileLost(const std::string& path);
+
 }  // namespace chipkg

@@ -1634,6 +1634,23 @@ TEST_F(ToolsTest, ATableFileMissingOrCutShortIsNamed) {
   EXPECT_TRUE(Contains(salvage.err, "nothing can be salvaged: " + gone + ", which salvage cannot read around"))
       << salvage.err;
   EXPECT_FALSE(Contains(salvage.err, "reading its log up to the damage failed")) << salvage.err;
+  // A store that lost only CURRENT is a damaged store, not "not a chipkg store", for readers and writers.
+  {
+    const fs::path no_current = g_sandbox->root() / "no-current";
+    fs::copy(g_sandbox->store(), no_current, fs::copy_options::recursive);
+    fs::remove(no_current / "CURRENT");
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"stats"}, {"ingest", std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt"}}) {
+      std::vector<std::string> a = args;
+      a.insert(a.end(), {"--db", no_current.string()});
+      Output o = Chipkg(a);
+      EXPECT_EQ(o.code, 1) << args[0] << ": " << o.err;
+      EXPECT_TRUE(Contains(o.err, no_current.string() + " is a damaged store: its CURRENT file is missing, while "
+                                                          "MANIFEST-"))
+          << args[0] << ": " << o.err;
+    }
+    EXPECT_FALSE(fs::exists(no_current / "CURRENT"));
+  }
   fs::copy_file(fs::path(g_sandbox->store()) / smallest.filename(), smallest);
   ASSERT_EQ(Chipkg({"stats", "--db", copy.string()}).code, 0);
   fs::resize_file(largest, fs::file_size(largest) / 2);

@@ -131,6 +131,7 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
     if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
       return Status::InvalidArgument(path + " is a file, not a store directory (--db names a directory)");
     }
+    CHIPKG_RETURN_IF_ERROR(CurrentFileLost(path));
     if (fs::is_directory(path, ec) && !fs::is_empty(path, ec)) {
       return Status::InvalidArgument(path + " is not a chipkg store: a directory with files but no RocksDB CURRENT "
                                      "file (a damaged store, or another directory; restore a store from an export "
