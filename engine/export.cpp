@@ -13,6 +13,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <stdexcept>
 
 #include "engine/bulk_writer_impl.h"
 #include "engine/damage_skip.h"
@@ -504,9 +505,10 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
     Status s;
     try {
       const Json j = Json::parse(line);
+      // Thrown, to be left out as any bad record is when salvaging.
       if (!j.is_object()) {
-        return Status::InvalidArgument(where + ": a record is a JSON object ({\"type\": ...}), this line is " +
-                                       std::string(j.type_name()));
+        throw std::invalid_argument("a record is a JSON object ({\"type\": ...}), this line is " +
+                                    std::string(j.type_name()));
       }
       const std::string type = j.at("type").get<std::string>();
       if (!saw_format) {

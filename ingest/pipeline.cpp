@@ -415,6 +415,18 @@ Result<std::vector<Entity>> NamedNewEntities(Store& store, EntityResolver& resol
 constexpr char kRulesReadKey[] = "rules-read/";
 // The user meta record of a source whose ingest failed in the runs up to
 // now (FailingSources): JSON, removed by its next success.
+// A word as a shell reads it back: quoted when it holds anything but
+// letters, digits and "/._-:=,+@%" (a URL's "&", a path's spaces).
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-:=,+@%", c) != nullptr;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 constexpr char kFailingKey[] = "ingest-failed/";
 
 // The record of a failing source (FailingSources reads it back).
@@ -741,11 +753,15 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
       // The hint names this document alone: --accept-shrinking on the run's
       // own command line would let every other page of the run shrink too.
       if (!options.accept_shrinking) {
+        // As the source is listed: its title kept, its format read; and
+        // --reextract, for a text unchanged but read by new rules.
+        std::string command = "chipkg ingest " + ShellWord(spec.location) + " --id " + ShellWord(doc.id);
+        if (!spec.format.empty()) command += " --dataset " + ShellWord(spec.format);
+        if (!spec.title.empty()) command += " --title " + ShellWord(spec.title);
+        command += " --reextract --accept-shrinking";
         return Status::InvalidArgument(spec.location + ": " + shrinks +
                                        " (a page cut short, or a layout chipkg reads less of?); nothing stored (the "
-                                       "stored version stands; chipkg ingest " + spec.location + " --id " + doc.id +
-                                       (spec.format.empty() || spec.format == "page" ? "" : " --dataset " + spec.format) +
-                                       " --accept-shrinking stores it)");
+                                       "stored version stands; " + command + " stores it)");
       }
       outcome.shrank = shrinks + ": stored, as --accept-shrinking allows";
     }
@@ -1076,8 +1092,9 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       outcome.state = SourceOutcome::State::kFailed;
       outcome.error = st.message();
       // Found before the source failed (over --max-facts, say): nothing of
-      // it was stored, so no claim counts twice.
+      // it was stored, so no claim counts twice, and no shrink was stored.
       outcome.repeats.clear();
+      outcome.shrank.clear();
     }
     if (st.ok()) {
       // Which rules read the document's standing claims: one meta record a

@@ -170,14 +170,15 @@ std::optional<Transaction> Library::GetTransaction(TxId tx) {
 }
 
 std::string Library::FormatCanonical(double canonical, const std::string& dimension,
-                                     const std::string& predicate, const Qualifiers* qualifiers) {
+                                     const std::string& predicate, const Qualifiers* qualifiers, bool written) {
   std::string unit;
   if (!predicate.empty()) {
     if (const PredicateDef* p = schema_.FindPredicate(predicate); p && p->dimension == dimension) {
       unit = p->display_unit;
     }
   }
-  std::string out = schema_.FormatQuantity(canonical, dimension, unit, qualifiers);
+  std::string out = written ? schema_.FormatWrittenFigure(canonical, dimension, unit, qualifiers)
+                            : schema_.FormatQuantity(canonical, dimension, unit, qualifiers);
   if (!out.empty()) return out;
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", canonical);
@@ -211,7 +212,8 @@ std::string Library::Display(const Value& value, const std::string& predicate, b
           return text.substr(b);
         }
       }
-      return FormatCanonical(value.number, value.dimension, predicate, qualifiers);
+      return FormatCanonical(value.number, value.dimension, predicate, qualifiers,
+                             /*written=*/!value.original.empty());
     }
   }
   return value.ToString();

@@ -57,9 +57,11 @@ class Library {
   std::string Display(const Value& value, const std::string& predicate, bool as_written = true,
                       const Qualifiers* qualifiers = nullptr);
   // A canonical quantity in the predicate's (or dimension's) display unit
-  // (an integer format's in OPS: Schema::FormatQuantity).
+  // (an integer format's in OPS: Schema::FormatQuantity). `written`: a
+  // figure a program wrote, shown in the unit it is a whole number of
+  // (Schema::FormatWrittenFigure: a dataset's 8589934592 bytes is 8 GiB).
   std::string FormatCanonical(double canonical, const std::string& dimension, const std::string& predicate = "",
-                              const Qualifiers* qualifiers = nullptr);
+                              const Qualifiers* qualifiers = nullptr, bool written = false);
   // "= 212.5 TFLOPS per chip" text for a wider-scope figure, empty otherwise.
   std::string PerChipDisplay(const Value& value, const Qualifiers& qualifiers, const std::string& predicate);
 

@@ -239,9 +239,17 @@ TEST_F(PipelineTest, APageCutShortIsRefusedUnlessAccepted) {
   EXPECT_NE(error.find(" facts where the stored version states " + std::to_string(facts_v1)), std::string::npos)
       << error;
   // The hint names this document alone: the option on a whole run's line lets every page of it shrink.
-  EXPECT_NE(error.find("chipkg ingest " + copy.string() + " --id trainium-page --accept-shrinking stores it"),
-            std::string::npos)
-      << error;
+  EXPECT_NE(error.find("chipkg ingest " + copy.string() + " --id trainium-page"), std::string::npos) << error;
+  EXPECT_NE(error.find(" --reextract --accept-shrinking stores it"), std::string::npos) << error;
+  {  // As the source is listed (its title kept), each word as a shell reads it back.
+    SourceSpec titled = spec;
+    titled.title = "Trainium's page & more";
+    auto refused_titled = IngestSources(*store_, *schema_, {titled});
+    ASSERT_TRUE(refused_titled.ok());
+    EXPECT_NE(refused_titled->sources[0].error.find(" --title 'Trainium'\\''s page & more' --reextract"),
+              std::string::npos)
+        << refused_titled->sources[0].error;
+  }
   EXPECT_EQ(store_->LastTx(), last);
   EXPECT_EQ(store_->FactsFromDocument("trainium-page").value().size(), facts_v1);
 

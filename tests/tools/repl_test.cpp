@@ -511,10 +511,12 @@ TEST_F(ToolsTest, AStoredDocumentsNewKindIsSaid) {
   // A new store is said even by a quiet run (a mistyped --db fills one every run), and only once.
   Output first = Chipkg({"ingest", seed, "--id", "p001", "--kind", "press", "--quiet", "--db", store});
   ASSERT_EQ(first.code, 0) << first.err;
-  EXPECT_TRUE(Contains(first.err, "chipkg ingest: a new store at " + store + "\n")) << first.err;
+  EXPECT_TRUE(Contains(first.err, "chipkg ingest: a new store at " + fs::canonical(store).string() + "\n"))
+      << first.err;
   // Said whole and plain, as cron's working directory is not the reader's.
   Output roundabout = Chipkg({"ingest", seed, "--quiet", "--db", (g_sandbox->root() / "." / "plain").string()});
-  EXPECT_TRUE(Contains(roundabout.err, "chipkg ingest: a new store at " + (g_sandbox->root() / "plain").string() + "\n"))
+  EXPECT_TRUE(Contains(roundabout.err,
+                       "chipkg ingest: a new store at " + fs::canonical(g_sandbox->root() / "plain").string() + "\n"))
       << roundabout.err;
   Output same = Chipkg({"ingest", seed, "--id", "p001", "--kind", "press", "--quiet", "--db", store});
   EXPECT_EQ(same.code, 0) << same.err;
@@ -707,6 +709,12 @@ TEST_F(ToolsTest, ADatasetsBytesAreShownInTheUnitTheyWereCountedIn) {
   Output csv = Chipkg(Db({"query", "\"TPU v1\".memory", "--format", "csv"}));
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_TRUE(Contains(csv.out, ",memory,reported,8 GiB,8589934592,bytes,")) << csv.out;
+  for (const char* command : {"describe", "trace"}) {
+    Output checked = Chipkg(Db({command, std::string(command) == "trace" ? "TPU v1.memory" : "TPU v1"}));
+    ASSERT_EQ(checked.code, 0) << checked.err;
+    EXPECT_TRUE(Contains(checked.out, "8 GiB")) << command << ": " << checked.out;
+    EXPECT_FALSE(Contains(checked.out, "8.59 GB")) << command << ": " << checked.out;
+  }
 }
 
 // The dossier's bare footnote number, which the page resolves to no source,

@@ -43,7 +43,7 @@ Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::s
     if (only_positional || a.size() < 2 || a.rfind("--", 0) != 0) {
       if (a == "-" || only_positional || a.empty() || a[0] != '-') {
         // An empty argument is nearly always an unset variable in a script
-        // ("chipkg conflicts $CHIP"), which read as no argument widened the
+        // ("chipkg conflicts \"$CHIP\""), which read as no argument widened the
         // command to the whole store.
         if (a.find_first_not_of(" \t") == std::string::npos) {
           return Status::InvalidArgument("argument " + std::to_string(i) + " is empty (an unset shell variable?)");
@@ -122,9 +122,9 @@ Result<std::unique_ptr<Store>> OpenForReading(const std::string& path, const Sto
   // or a damaged one, and sent to restore a store that is whole.
   const bool current = fs::exists(fs::path(path) / "CURRENT", ec);
   if (ec || (current && ::access(path.c_str(), R_OK | X_OK) != 0)) {
-    const std::string why = ec ? ec.message() : std::strerror(errno);
-    return Status::IOError("cannot read the store directory " + path + ": " + why +
-                           " (a store is read by a user who may read and list its directory)");
+    const int err = ec ? ec.value() : errno;
+    return Status::IOError("cannot read the store directory " + path + ": " + std::strerror(err) +
+                           (err == EACCES ? " (a store is read by a user who may read and list its directory)" : ""));
   }
   if (!current) {
     // Say which of three things it is: each needs something else done.

@@ -280,10 +280,9 @@ int RunIngest(const Args& args) {
   // store every run, and its summary reads as an ordinary first run.
   // Whole, so that a relative --db says where cron's working directory put it.
   if (new_store) {
-    std::error_code ec;
-    const std::filesystem::path whole = std::filesystem::absolute(path, ec);
-    std::fprintf(stderr, "chipkg ingest: a new store at %s\n",
-                 (ec ? path : whole.lexically_normal().string()).c_str());
+    std::error_code canonical_ec;  // the directory exists by now: links resolved, ".." taken as the system does
+    const std::filesystem::path whole = std::filesystem::canonical(path, canonical_ec);
+    std::fprintf(stderr, "chipkg ingest: a new store at %s\n", (canonical_ec ? path : whole.string()).c_str());
   }
   WarnOfKindsNearOthers(*held->store, sources);
   auto report = IngestSources(*held->store, *schema, sources, options);
