@@ -502,6 +502,10 @@ constexpr int kReadingCodeVersion = 4;
 
 }  // namespace
 
+Status ForgetFailingSource(Store& store, const std::string& document_id) {
+  return store.DeleteMeta(kFailingKey + document_id);
+}
+
 Result<std::vector<FailingSource>> FailingSources(const Store& store) {
   auto records = store.ListMeta(kFailingKey);
   if (!records.ok()) return records.status();

@@ -144,6 +144,10 @@ struct FailingSource {
   std::string error;     // the latest's
 };
 Result<std::vector<FailingSource>> FailingSources(const Store& store);
+// Removes a failing source's record (`chipkg retire` of a source that was
+// never stored: a one-off ingest of a mistyped URL, which no manifest run
+// would ever take out).
+Status ForgetFailingSource(Store& store, const std::string& document_id);
 
 // "run-20261205T171227Z-19599": the time and the process, as ingest runs are named.
 std::string NewRunId();

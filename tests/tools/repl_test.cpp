@@ -272,6 +272,29 @@ TEST_F(ToolsTest, ASourceFailingRunAfterRunIsListedBySources) {
   EXPECT_TRUE(Contains(Chipkg({"help"}).out, "sources [DOCUMENT] [--as-at WHEN]"));
 }
 
+// A one-off ingest of a mistyped location leaves a failure record that no
+// manifest run takes out: `retire` of it removes the record (it said "no
+// document", and `sources` listed the failure for ever).
+TEST_F(ToolsTest, ASourceNeverStoredIsForgottenByRetire) {
+  const fs::path dir = g_sandbox->root() / "never-stored";
+  fs::create_directories(dir);
+  const std::string store = (dir / "store").string();
+  const std::string seed = std::string(CHIPKG_SOURCE_DIR) + "/datasets/seeds/000_de7815fa348ea8df.txt";
+  ASSERT_EQ(Chipkg({"ingest", seed, "--db", store}).code, 0);
+  const std::string typo = (dir / "typo.txt").string();
+  EXPECT_EQ(Chipkg({"ingest", typo, "--db", store}).code, 1);
+  Output listed = Chipkg({"sources", "--format", "json", "--db", store});
+  ASSERT_EQ(nlohmann::json::parse(listed.out).at("failing").size(), 1u) << listed.out;
+  Output retired = Chipkg({"retire", typo, "--db", store});
+  EXPECT_EQ(retired.code, 0) << retired.err;
+  EXPECT_TRUE(Contains(retired.err, "(" + typo + ") was never stored: its record of 1 failed run is removed"))
+      << retired.err;
+  Output after = Chipkg({"sources", "--format", "json", "--db", store});
+  EXPECT_TRUE(nlohmann::json::parse(after.out).at("failing").empty()) << after.out;
+  EXPECT_EQ(nlohmann::json::parse(after.out).at("sources").size(), 1u) << after.out;  // the stored one stays
+  EXPECT_EQ(Chipkg({"retire", typo, "--db", store}).code, 1);  // nothing left of it
+}
+
 // A dead source taken out of a cron job's manifest: its next run says the
 // record of its failures is removed; until then `sources` names the
 // manifest to take it out of, and its CSV has the failure as JSON does.

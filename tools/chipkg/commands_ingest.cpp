@@ -488,6 +488,23 @@ int RunRetire(const Args& args) {
   std::optional<HeldStore> held = HoldExistingForWriting(args, held_code);
   if (!held) return held_code;
   std::unique_ptr<Store>& store = held->store;
+  // A source that failed and was never stored (a one-off ingest of a
+  // mistyped URL) has only its failure record, which `sources` listed for
+  // ever: retiring it removes the record.
+  if (auto failing = FailingSources(*store); failing.ok()) {
+    for (const FailingSource& f : *failing) {
+      if (f.document_id != args.positional[0] && f.location != args.positional[0]) continue;
+      if (!store->GetDocument(f.document_id).status().IsNotFound()) break;
+      if (Status forgotten = ForgetFailingSource(*store, f.document_id); !forgotten.ok()) {
+        PrintError(forgotten);
+        return kExitFailed;
+      }
+      std::fprintf(stderr, "chipkg retire: %s (%s) was never stored: its record of %llu failed %s is removed\n",
+                   f.document_id.c_str(), f.location.c_str(), static_cast<unsigned long long>(f.runs),
+                   f.runs == 1 ? "run" : "runs in a row");
+      return kExitOk;
+    }
+  }
   int exit_code = kExitOk;
   const std::optional<Document> doc = WholeDocumentNamed(*store, args.positional[0], "retire", exit_code);
   if (!doc) return exit_code;
