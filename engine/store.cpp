@@ -429,6 +429,16 @@ StoreImpl::StoreImpl(std::string path, const StoreOptions& options, bool read_on
 
 StoreImpl::~StoreImpl() { CloseDb(); }
 
+void StoreImpl::FlushEveryColumnFamily() {
+  std::vector<rocksdb::ColumnFamilyHandle*> ours;
+  for (int cf = 0; cf < codec::kCfCount; ++cf) {
+    if (handles_[cf] != nullptr) ours.push_back(handles_[cf]);
+  }
+  rocksdb::FlushOptions fo;
+  fo.wait = true;
+  db_->Flush(fo, ours).PermitUncheckedError();
+}
+
 void StoreImpl::CloseDb() {
   if (db_ == nullptr) {
     LetGoAsWriter();  // an open that failed after taking it
@@ -439,13 +449,7 @@ void StoreImpl::CloseDb() {
     // the next open (and every reader) from replaying them, which for a
     // session of document writes costs seconds. Failure only leaves the WAL.
     // A store that failed to open (an upgrade cut short) may lack some.
-    std::vector<rocksdb::ColumnFamilyHandle*> ours;
-    for (int cf = 0; cf < codec::kCfCount; ++cf) {
-      if (handles_[cf] != nullptr) ours.push_back(handles_[cf]);
-    }
-    rocksdb::FlushOptions fo;
-    fo.wait = true;
-    db_->Flush(fo, ours).PermitUncheckedError();
+    FlushEveryColumnFamily();
   }
   for (auto* h : handles_) {
     if (h != nullptr) db_->DestroyColumnFamilyHandle(h);
@@ -587,6 +591,15 @@ void StoreImpl::BuildOptions(const StoreOptions& options) {
   // exit 0), and the next writer's flush made that permanent.
   db_options_.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   db_options_.max_total_wal_size = 256 << 20;
+  // A write touches most column families at once. Flushed one by one (a
+  // family whose memory filled first, or a close killed half way), some
+  // families' table files hold writes that the others keep only in the log;
+  // a log then cut short (a copy, a damaged disk: RocksDB reads a cut tail as
+  // the end of a crash) left a store that disagreed with itself and said
+  // nothing: facts without their provenance, counters behind the records.
+  // Flushed together, what the tables hold is always a prefix of the writes,
+  // whole, so a cut log loses only its tail's writes.
+  db_options_.atomic_flush = true;
 
   const auto supported = rocksdb::GetSupportedCompressions();
   auto has = [&](rocksdb::CompressionType t) { return std::find(supported.begin(), supported.end(), t) != supported.end(); };
@@ -716,9 +729,11 @@ void StoreImpl::RetireIdleWals() {
   rocksdb::WriteOptions wo;
   wo.sync = true;
   if (!db_->Put(wo, handles_[codec::kMetaCf], codec::kFormatKey, codec::kFormatVersion).ok()) return;
-  rocksdb::FlushOptions fo;
-  fo.wait = true;
-  db_->Flush(fo, handles_[codec::kMetaCf]).PermitUncheckedError();
+  // Every column family, not `meta` alone: after a crash the replayed log
+  // may hold other families' writes, and a flush of some families past a
+  // log others still need is what an atomic flush rules out (BuildOptions).
+  // Families with nothing in memory write no file.
+  FlushEveryColumnFamily();
 }
 
 Status StoreImpl::CreateStore(const std::string& path, const StoreOptions& options) {

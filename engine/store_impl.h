@@ -430,6 +430,8 @@ class StoreImpl final : public Store {
   // reopens when it differs.
   std::string FilesState() const;
   void CloseDb();
+  // One atomic flush of every open family (see BuildOptions: atomic_flush).
+  void FlushEveryColumnFamily();
   // A clean close's record of the MANIFEST it left (see kCleanCloseRecord).
   void RecordCleanClose() const;
   Status CheckSinceCleanClose() const;

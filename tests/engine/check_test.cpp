@@ -4,6 +4,7 @@
 #include <rocksdb/db.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <string>
+#include <thread>
 
 #include "engine/codec.h"
 #include "engine/store.h"
@@ -461,6 +463,93 @@ TEST(DamagedLogTest, ATableFlushedPastTheDamageIsSalvagedFromARepairedCopy) {
   ASSERT_TRUE(checked.ok());
   EXPECT_EQ(checked->problem_count, 0u) << Problems(*checked);
   EXPECT_EQ(listing(), before);
+}
+
+// A write large enough to fill one column family's memory flushes it; the
+// others must be flushed with it, or their part of the same writes stays in
+// the log alone. Cutting that log short (as a copy or a damaged disk does;
+// RocksDB reads a cut tail as a crash's, without a word) then left table
+// files holding provenance of facts that no longer existed. Flushed
+// together, the cut costs whole writes at the log's end and nothing else.
+TEST(DamagedLogTest, ALogCutShortAfterAFlushCostsWholeWritesOnly) {
+  namespace fs = std::filesystem;
+  TempDir dir;
+  const std::string live = dir.Sub("live");
+  const std::string path = dir.Sub("s");
+  auto tables = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(live)) n += e.path().extension() == ".sst";
+    return n;
+  };
+  {
+    auto store = OpenOrDie(live);
+    const size_t tables_at_start = tables();
+    const std::string long_line(64 << 10, 'x');
+    auto write = [&](int d) {
+      DocBuilder b("doc-" + std::to_string(d));
+      for (int f = 0; f < 40; ++f) {
+        b.Add("chip:c" + std::to_string(f), "memory", Value::Quantity((d + f + 1) * kGB, "bytes", "x GB"),
+              "chip " + std::to_string(f) + " of document " + std::to_string(d) + ": " + long_line);
+      }
+      auto written = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
+      ASSERT_TRUE(written.ok()) << written.status().ToString();
+    };
+    // Each document is ~5 MB in two column families (its text and the
+    // excerpts): the largest memory of one family, 32 MB, fills within 20.
+    int d = 0;
+    while (tables() == tables_at_start) {
+      ASSERT_LT(d, 40) << "no flush after 40 documents";
+      write(d++);
+      ASSERT_FALSE(HasFatalFailure());
+    }
+    // The flush has begun; wait for it to end (the tables stop changing).
+    size_t seen = tables();
+    for (int quiet = 0, waited = 0; quiet < 10 && waited < 600; ++waited) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const size_t now = tables();
+      quiet = now == seen ? quiet + 1 : 0;
+      seen = now;
+    }
+    write(d);
+    write(d + 1);
+    ASSERT_FALSE(HasFatalFailure());
+    // Every write is synced, so a copy of the open store is what a crash
+    // would leave, if no background job (a compaction) changed its files
+    // during the copy: copied again until none did.
+    auto listing = [&] {
+      std::map<std::string, uintmax_t> files;
+      for (const auto& e : fs::directory_iterator(live)) files[e.path().filename().string()] = e.file_size();
+      return files;
+    };
+    for (int attempt = 0;; ++attempt) {
+      ASSERT_LT(attempt, 100) << "the store's files kept changing";
+      fs::remove_all(path);
+      fs::create_directories(path);
+      const auto before = listing();
+      std::error_code failed;
+      for (const auto& [name, size] : before) {
+        if (!failed) fs::copy_file(fs::path(live) / name, fs::path(path) / name, failed);
+      }
+      if (!failed && listing() == before) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  ASSERT_FALSE(HasFatalFailure());
+  fs::path log;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    if (entry.path().extension() == ".log" && (log.empty() || entry.file_size() > fs::file_size(log))) log = entry.path();
+  }
+  ASSERT_FALSE(log.empty());
+  fs::resize_file(log, fs::file_size(log) / 2);
+
+  auto reader = Store::OpenReader(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const auto versions = (*reader)->ListAllDocumentVersions().value().size();
+  EXPECT_GT(versions, 0u);
+  auto checked = (*reader)->Check();
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_EQ(checked->problem_count, 0u) << Problems(*checked);
+  EXPECT_EQ(checked->document_versions, versions);
 }
 
 }  // namespace
