@@ -1407,9 +1407,25 @@ std::string RetiredRefusal(const Document& stored) {
 }
 }  // namespace
 
+Status StoreImpl::StageMeta(const MetaRecords& meta, rocksdb::WriteBatch* batch) const {
+  for (const auto& [key, value] : meta) {
+    if (key.empty()) return Status::InvalidArgument("a meta record with an empty key");
+    batch->Put(handles_[codec::kUserMetaCf], key, value).PermitUncheckedError();
+  }
+  return Status::OK();
+}
+
+Status StoreImpl::WriteMetaAlone(const MetaRecords& meta) {
+  if (meta.empty()) return Status::OK();
+  rocksdb::WriteBatch batch;
+  CHIPKG_RETURN_IF_ERROR(StageMeta(meta, &batch));
+  return FromRocks(db_->Write(rocksdb::WriteOptions(), &batch), "writing meta " + meta.front().first);
+}
+
 Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, DocumentVersion version,
                                                      std::vector<Fact> facts, const std::string& run_id,
-                                                     const std::vector<Entity>& new_entities) {
+                                                     const std::vector<Entity>& new_entities,
+                                                     const MetaRecords& meta) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   const std::string where = "document " + doc.id;
@@ -1438,6 +1454,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   if (latest && latest->content_hash == version.content_hash) {
     // Same content: only the conditional-GET validators may have moved on.
     summary.version = latest->version;
+    CHIPKG_RETURN_IF_ERROR(WriteMetaAlone(meta));
     if (stored_doc && (stored_doc->etag != doc.etag || stored_doc->last_modified != doc.last_modified)) {
       CHIPKG_RETURN_IF_ERROR(PutValidators(*stored_doc, doc));
     }
@@ -1451,7 +1468,7 @@ Result<WriteSummary> StoreImpl::WriteDocumentVersion(const Document& doc, Docume
   if (version.url.empty()) version.url = doc.url;
   if (version.title.empty()) version.title = doc.title;
   return WriteVersionFacts(doc, std::move(version), std::move(facts), run_id, std::move(stored_doc),
-                           /*restate=*/false, new_entities);
+                           /*restate=*/false, new_entities, meta);
 }
 
 Result<StoreImpl::StoredLatest> StoreImpl::ReadStoredLatest(const std::string& id, const char* to) const {
@@ -1485,12 +1502,13 @@ Result<WriteSummary> StoreImpl::RetireDocument(const std::string& document_id, c
   // Without its text: no fact is asserted, so no span is checked against it.
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/false));
   const Document doc = stored.doc;
-  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored.doc), /*restate=*/true, {},
+  return WriteVersionFacts(doc, std::move(latest), {}, run_id, std::move(stored.doc), /*restate=*/true, {}, {},
                            std::string(kRetiredInLog), Retirement::kRetire);
 }
 
 Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vector<Fact> facts,
-                                                  const std::string& run_id, const std::vector<Entity>& new_entities) {
+                                                  const std::string& run_id, const std::vector<Entity>& new_entities,
+                                                  const MetaRecords& meta) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(doc.id, "reinstate"));
@@ -1499,19 +1517,21 @@ Result<WriteSummary> StoreImpl::ReinstateDocument(const Document& doc, std::vect
   }
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
   return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
-                           /*restate=*/true, new_entities, std::string(kReinstatedInLog), Retirement::kReinstate);
+                           /*restate=*/true, new_entities, meta, std::string(kReinstatedInLog),
+                           Retirement::kReinstate);
 }
 
 Result<WriteSummary> StoreImpl::RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
                                                        const std::string& run_id,
-                                                       const std::vector<Entity>& new_entities) {
+                                                       const std::vector<Entity>& new_entities,
+                                                       const MetaRecords& meta) {
   std::lock_guard lock(write_mu_);
   CHIPKG_RETURN_IF_ERROR(CheckWritable());
   CHIPKG_ASSIGN_OR_RETURN(StoredLatest stored, ReadStoredLatest(doc.id, "read again"));
   if (stored.doc.retired_tx != 0 && !facts.empty()) return Status::InvalidArgument(RetiredRefusal(stored.doc));
   CHIPKG_ASSIGN_OR_RETURN(DocumentVersion latest, ReadVersion(stored.did, stored.version, /*with_text=*/true));
   return WriteVersionFacts(doc, std::move(latest), std::move(facts), run_id, std::move(stored.doc),
-                           /*restate=*/true, new_entities);
+                           /*restate=*/true, new_entities, meta);
 }
 
 namespace {
@@ -1539,7 +1559,8 @@ void AppendSourcingKey(const Provenance& p, std::string* out) {
 Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentVersion version,
                                                   std::vector<Fact> facts, const std::string& run_id,
                                                   std::optional<Document> stored_doc, bool restate,
-                                                  const std::vector<Entity>& new_entities, const std::string& what,
+                                                  const std::vector<Entity>& new_entities,
+                                                  const MetaRecords& meta, const std::string& what,
                                                   Retirement retirement) {
   const std::string where = "document " + doc.id;
   WriteSummary summary;
@@ -1629,8 +1650,10 @@ Result<WriteSummary> StoreImpl::WriteVersionFacts(const Document& doc, DocumentV
 
   if (restate && summary.facts_added == 0 && summary.facts_retracted == 0 && retirement == Retirement::kKeep) {
     summary.version = version.version;  // read again, the same facts: nothing to write
+    CHIPKG_RETURN_IF_ERROR(WriteMetaAlone(meta));
     return summary;
   }
+  CHIPKG_RETURN_IF_ERROR(StageMeta(meta, &batch));
   CHIPKG_RETURN_IF_ERROR(PutContested(&batch, spo_written).WithContext(where));
   std::vector<std::string> entities_written;
   for (const Entity& e : new_entities) {

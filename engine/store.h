@@ -94,6 +94,9 @@ struct ValueRange {
   std::optional<ValueKind> kind;
 };
 
+// Small named settings (Store::PutMeta's), key and value.
+using MetaRecords = std::vector<std::pair<std::string, std::string>>;
+
 struct WriteSummary {
   TxId tx = 0;              // 0 when nothing was written
   bool new_version = false; // false: content identical to the latest version, nothing written
@@ -211,9 +214,15 @@ class Store {
   // same batch as PutEntity would write each (one the store holds alike is
   // left as it is), so that a process killed before the document's write
   // leaves no entity that nothing states anything about.
+  //
+  // `meta` (each method below that writes facts takes them too): PutMeta's
+  // records written in the same batch, so that what a caller records about
+  // the claims (which rules read them) stands or falls with them; written
+  // alone when the claims need no write (the same text, the same facts).
   virtual Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version,
                                                     std::vector<Fact> facts, const std::string& run_id,
-                                                    const std::vector<Entity>& new_entities = {}) = 0;
+                                                    const std::vector<Entity>& new_entities = {},
+                                                    const MetaRecords& meta = {}) = 0;
 
   // The latest version's facts as newer extraction rules read the same text:
   // the same keep/retract diff as WriteDocumentVersion, against the
@@ -225,7 +234,8 @@ class Store {
   // with `facts` not empty (ReinstateDocument asserts them).
   virtual Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts,
                                                       const std::string& run_id,
-                                                      const std::vector<Entity>& new_entities = {}) = 0;
+                                                      const std::vector<Entity>& new_entities = {},
+                                                      const MetaRecords& meta = {}) = 0;
 
   // Withdraws every claim the document makes, in one atomic write: each of
   // its live facts is retracted (history keeps it, as a re-ingest's
@@ -245,7 +255,8 @@ class Store {
   // if the document is not retired; NotFound if it has no version.
   virtual Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts,
                                                  const std::string& run_id,
-                                                 const std::vector<Entity>& new_entities = {}) = 0;
+                                                 const std::vector<Entity>& new_entities = {},
+                                                 const MetaRecords& meta = {}) = 0;
 
   // Updates only the document record (title, kind, validators) without a new version.
   virtual Status PutDocument(const Document& doc) = 0;

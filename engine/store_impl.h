@@ -255,13 +255,15 @@ class StoreImpl final : public Store {
   bool read_only() const override { return read_only_; }
 
   Result<WriteSummary> WriteDocumentVersion(const Document& doc, DocumentVersion version, std::vector<Fact> facts,
-                                            const std::string& run_id,
-                                            const std::vector<Entity>& new_entities = {}) override;
+                                            const std::string& run_id, const std::vector<Entity>& new_entities = {},
+                                            const MetaRecords& meta = {}) override;
   Result<WriteSummary> RestateDocumentVersion(const Document& doc, std::vector<Fact> facts, const std::string& run_id,
-                                              const std::vector<Entity>& new_entities = {}) override;
+                                              const std::vector<Entity>& new_entities = {},
+                                              const MetaRecords& meta = {}) override;
   Result<WriteSummary> RetireDocument(const std::string& document_id, const std::string& run_id) override;
   Result<WriteSummary> ReinstateDocument(const Document& doc, std::vector<Fact> facts, const std::string& run_id,
-                                         const std::vector<Entity>& new_entities = {}) override;
+                                         const std::vector<Entity>& new_entities = {},
+                                         const MetaRecords& meta = {}) override;
   Status PutDocument(const Document& doc) override;
   Status PutEntity(const Entity& entity) override;
   Status PutMeta(const std::string& key, const std::string& value) override;
@@ -568,7 +570,12 @@ class StoreImpl final : public Store {
   Result<WriteSummary> WriteVersionFacts(const Document& doc, DocumentVersion version, std::vector<Fact> facts,
                                          const std::string& run_id, std::optional<Document> stored_doc,
                                          bool restate, const std::vector<Entity>& new_entities,
-                                         const std::string& what = "", Retirement retirement = Retirement::kKeep);
+                                         const MetaRecords& meta, const std::string& what = "",
+                                         Retirement retirement = Retirement::kKeep);
+  // The caller's meta records put in `batch` (InvalidArgument for an empty key).
+  Status StageMeta(const MetaRecords& meta, rocksdb::WriteBatch* batch) const;
+  // The meta records alone, for a write whose claims need none.
+  Status WriteMetaAlone(const MetaRecords& meta);
   // Puts an entity's record and alias entries in `batch` as created by
   // transaction `tx` (a new one) and counts it in `c`; false when the store
   // holds it alike (nothing staged). PutEntity and the writes of facts.

@@ -485,11 +485,14 @@ Status RecordFailure(Store& store, SourceOutcome& outcome, const std::string& ma
   return store.PutMeta(key, FailureRecord(since, now, runs, outcome.location, outcome.error, manifests));
 }
 
-// Written only when it changes: --reextract runs again and again.
-Status RecordRulesRead(Store& store, const std::string& document_id, const std::string& rules) {
+// Which rules read a document's standing claims: one meta record a document,
+// written in the batch that asserts them (Store's `meta`); written apart, a
+// process killed between the two left claims that the next runs called read
+// by other rules. Left out when it stands: --reextract runs again and again.
+MetaRecords RulesReadRecord(const Store& store, const std::string& document_id, const std::string& rules) {
   auto recorded = store.GetMeta(kRulesReadKey + document_id);
-  if (recorded.ok() && *recorded == rules) return Status::OK();
-  return store.PutMeta(kRulesReadKey + document_id, rules);
+  if (recorded.ok() && *recorded == rules) return {};
+  return {{kRulesReadKey + document_id, rules}};
 }
 
 // What reads a text besides the schema: ingest/'s own code. Bump it with a
@@ -782,8 +785,9 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
   if (!entities.ok()) return entities.status();
   auto count_entities = [&] { report.new_entities.insert(report.new_entities.end(), entities->begin(), entities->end()); };
 
+  const MetaRecords rules_read = RulesReadRecord(store, doc.id, RulesNow(schema));
   if (same_text) {  // read again: the stored version's facts as the rules now read them
-    auto restated = store.RestateDocumentVersion(doc, std::move(facts), run_id, *entities);
+    auto restated = store.RestateDocumentVersion(doc, std::move(facts), run_id, *entities, rules_read);
     if (!restated.ok()) return restated.status();
     if (restated->tx != 0) count_entities();
     outcome.state = restated->tx == 0 ? SourceOutcome::State::kUnchanged : SourceOutcome::State::kChanged;
@@ -792,7 +796,7 @@ Status IngestOne(Store& store, const Schema& schema, const SourceSpec& spec, Pre
     return restated->tx == 0 ? store.PutDocument(doc) : Status::OK();
   }
   version.text = text;
-  auto written = store.WriteDocumentVersion(doc, std::move(version), std::move(facts), run_id, *entities);
+  auto written = store.WriteDocumentVersion(doc, std::move(version), std::move(facts), run_id, *entities, rules_read);
   if (!written.ok()) return written.status();
   count_entities();
   known_texts.Add(content_hash, doc_id, written->version);
@@ -1101,24 +1105,22 @@ Result<IngestReport> IngestWith(Store& store, const Schema& schema, const std::v
       outcome.shrank.clear();
     }
     if (st.ok()) {
-      // Which rules read the document's standing claims: one meta record a
-      // document, written when a run reads it, read when one does not.
+      // Which rules read the document's standing claims (RulesReadRecord:
+      // written with them when a run reads it), read when a run does not.
+      // A failure to read it costs the notice: said as a warning. (A retired
+      // document asserts nothing.)
       const std::string key = kRulesReadKey + outcome.document_id;
       const std::string rules = RulesNow(schema);
-      // A failure here costs the notice, not the document's write, which
-      // stands: said as a warning. (A retired document asserts nothing.)
       Status recorded_status;
-      if (outcome.read_by_these_rules) {
-        recorded_status = RecordRulesRead(store, outcome.document_id, rules);
-      } else if (outcome.state == SourceOutcome::State::kUnchanged && outcome.retired.empty() &&
-                 prepared[i].doc.retired_tx == 0) {
+      if (!outcome.read_by_these_rules && outcome.state == SourceOutcome::State::kUnchanged &&
+          outcome.retired.empty() && prepared[i].doc.retired_tx == 0) {
         auto recorded = store.GetMeta(key);
         if (!recorded.ok() && !recorded.status().IsNotFound()) recorded_status = recorded.status();
         outcome.read_by_other_rules = recorded_status.ok() && (!recorded.ok() || *recorded != rules);
         report.documents_read_by_other_rules += outcome.read_by_other_rules;
       }
       if (!recorded_status.ok()) {
-        outcome.warnings.push_back("which rules read it could not be recorded or read: " + recorded_status.message());
+        outcome.warnings.push_back("which rules read it could not be read: " + recorded_status.message());
       }
     }
     // A source that fails run after run (a dead URL in a cron job's list)
@@ -1285,12 +1287,10 @@ Result<ReinstateReport> ReinstateDocument(Store& store, const Schema& schema, co
   }
   Result<std::vector<Entity>> entities = NamedNewEntities(store, *resolver, extracted->facts);
   if (!entities.ok()) return entities.status();
-  Result<WriteSummary> written = store.ReinstateDocument(*doc, std::move(extracted->facts), run_id, *entities);
+  Result<WriteSummary> written = store.ReinstateDocument(*doc, std::move(extracted->facts), run_id, *entities,
+                                                         RulesReadRecord(store, document_id, RulesNow(schema)));
   if (!written.ok()) return written.status();
   report.new_entities = std::move(*entities);
-  if (Status recorded = RecordRulesRead(store, document_id, RulesNow(schema)); !recorded.ok()) {
-    report.warnings.push_back("which rules read it could not be recorded: " + recorded.message());
-  }
   report.tx = written->tx;
   report.facts_added = written->facts_added;
   return report;

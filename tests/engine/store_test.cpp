@@ -208,6 +208,49 @@ TEST(StoreTest, ReopenAfterCloseKeepsEverything) {
   EXPECT_GT(store->FactsAbout("chip:x").value().front().id, before.back().id);
 }
 
+// What a caller records about a document's claims (which rules read them) goes in the claims' own
+// batch: a write refused writes neither, so no kill between two writes can leave a record about
+// claims that are not there; a write that changes no claim (the same text, or the same facts read
+// again) writes the record alone.
+TEST(StoreTest, MetaRecordsStandOrFallWithTheClaimsTheyDescribe) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder b("doc-1");
+  b.Add("chip:x", "memory", Value::Quantity(1e9, "bytes", "1 GB"), "1 GB");
+  auto record = [](const std::string& rules) { return MetaRecords{{"rules-read/doc-1", rules}}; };
+  std::vector<Fact> misquoted = b.facts();
+  misquoted[0].provenance.excerpt = "2 GB";
+  auto refused = store->WriteDocumentVersion(b.doc(), b.version(), misquoted, "run-1", {}, record("r1"));
+  EXPECT_TRUE(refused.status().IsInvalidArgument()) << refused.status().ToString();
+  EXPECT_TRUE(store->GetMeta("rules-read/doc-1").status().IsNotFound());
+
+  auto written = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-1", {}, record("r1"));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(store->GetMeta("rules-read/doc-1").value(), "r1");
+  auto same_text = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run-2", {}, record("r2"));
+  ASSERT_TRUE(same_text.ok());
+  EXPECT_EQ(same_text->tx, 0u);
+  EXPECT_EQ(store->GetMeta("rules-read/doc-1").value(), "r2");
+  auto same_facts = store->RestateDocumentVersion(b.doc(), b.facts(), "run-3", {}, record("r3"));
+  ASSERT_TRUE(same_facts.ok());
+  EXPECT_EQ(same_facts->tx, 0u);
+  EXPECT_EQ(store->GetMeta("rules-read/doc-1").value(), "r3");
+  std::vector<Fact> read_otherwise = b.facts();
+  read_otherwise[0].value = Value::Quantity(1.5e9, "bytes", "1 GB");
+  auto restated = store->RestateDocumentVersion(b.doc(), read_otherwise, "run-4", {}, record("r4"));
+  ASSERT_TRUE(restated.ok());
+  EXPECT_NE(restated->tx, 0u);
+  EXPECT_EQ(store->GetMeta("rules-read/doc-1").value(), "r4");
+
+  const TxId last = store->LastTx();
+  DocBuilder other("doc-2");
+  other.Add("chip:y", "memory", Value::Quantity(2e9, "bytes", "2 GB"), "2 GB");
+  auto unnamed = store->WriteDocumentVersion(other.doc(), other.version(), other.facts(), "run-5", {}, {{"", "x"}});
+  EXPECT_TRUE(unnamed.status().IsInvalidArgument()) << unnamed.status().ToString();
+  EXPECT_EQ(store->LastTx(), last);
+  EXPECT_TRUE(store->FactsAbout("chip:y").value().empty());
+}
+
 // Sessions that write nothing (an unchanged cron ingest, a REPL of queries) each left a WAL file
 // behind, never deleted, and every later open replayed them all. The store keeps a few, and what
 // was written before stays readable, to the writer and to a reader.
