@@ -24,6 +24,7 @@
 #include <fstream>
 #include <future>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -3816,6 +3817,46 @@ Result<std::vector<Transaction>> StoreImpl::ListTransactions() const {
     return true;
   }));
   CHIPKG_RETURN_IF_ERROR(status);
+  return out;
+}
+
+Result<std::vector<PredicateUse>> StoreImpl::PredicateUses() const {
+  struct Count {
+    uint64_t facts = 0;
+    uint32_t first_subject = 0;
+  };
+  std::map<std::tuple<uint32_t, ValueKind, uint32_t>, Count> counts;
+  Status status;
+  CHIPKG_RETURN_IF_ERROR(Scan(codec::kFactsCf, "", "", 0, [&](std::string_view key, std::string_view value) {
+    CoreRecord core;
+    if (!codec::DecodeCore(value, &core)) {
+      status = Status::Corruption("record of fact " + std::to_string(key.size() == 8 ? codec::GetU64(key.data()) : 0) +
+                                  " cannot be decoded");
+      return false;
+    }
+    if (core.retracted_tx != 0) return true;
+    Count& c = counts[{core.predicate, core.kind, core.kind == ValueKind::kQuantity ? core.dimension : 0}];
+    if (c.facts++ == 0) c.first_subject = core.subject;
+    return true;
+  }, nullptr, SIZE_MAX));
+  CHIPKG_RETURN_IF_ERROR(status);
+  std::vector<PredicateUse> out;
+  out.reserve(counts.size());
+  for (const auto& [key, count] : counts) {
+    const auto& [predicate, kind, dimension] = key;
+    PredicateUse use;
+    CHIPKG_ASSIGN_OR_RETURN(use.predicate, dict_.Name(predicate));
+    use.kind = kind;
+    if (dimension != 0) {
+      CHIPKG_ASSIGN_OR_RETURN(use.dimension, dict_.Name(dimension));
+    }
+    use.facts = count.facts;
+    CHIPKG_ASSIGN_OR_RETURN(use.first_subject, dict_.Name(count.first_subject));
+    out.push_back(std::move(use));
+  }
+  std::sort(out.begin(), out.end(), [](const PredicateUse& a, const PredicateUse& b) {
+    return std::tie(a.predicate, a.kind, a.dimension) < std::tie(b.predicate, b.kind, b.dimension);
+  });
   return out;
 }
 

@@ -106,6 +106,15 @@ struct WriteSummary {
   size_t facts_kept = 0;    // stated again by the new version, left as they were
 };
 
+// Live facts of one predicate whose values have one form (Store::PredicateUses).
+struct PredicateUse {
+  std::string predicate;
+  ValueKind kind = ValueKind::kText;
+  std::string dimension;  // kQuantity: "bytes", "flops", ...
+  uint64_t facts = 0;
+  EntityId first_subject;  // the subject of the first such fact, to name one
+};
+
 struct StoreStats {
   uint64_t facts = 0;             // every fact ever asserted
   uint64_t live_facts = 0;
@@ -403,6 +412,11 @@ class Store {
   virtual Result<std::map<std::string, TxId>> RetiredAsOf(std::optional<TxId> as_of_tx) const = 0;
   virtual TxId LastTx() const = 0;
   virtual Result<StoreStats> Statistics() const = 0;
+  // The live facts counted by predicate and by the form of their value, for
+  // a caller that knows a schema (the engine knows none) to hold what the
+  // store says against it: after an import, in a check. One pass over the
+  // facts' records, in predicate, kind and dimension order.
+  virtual Result<std::vector<PredicateUse>> PredicateUses() const = 0;
   // Reads the whole store on one snapshot, for a monitor or after a crash or
   // a disk error: every block of every table file against its checksum, then
   // every record decoded and cross-checked (each index entry against its

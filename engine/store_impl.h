@@ -322,6 +322,7 @@ class StoreImpl final : public Store {
   Result<std::map<std::string, TxId>> RetiredAsOf(std::optional<TxId> as_of_tx) const override;
   TxId LastTx() const override { return last_tx_.load(); }
   Result<StoreStats> Statistics() const override;
+  Result<std::vector<PredicateUse>> PredicateUses() const override;
   Result<StoreCheck> Check() const override;
 
   Status Export(std::ostream& out, LeftOut* left_out = nullptr) const override;

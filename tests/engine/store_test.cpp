@@ -251,6 +251,34 @@ TEST(StoreTest, MetaRecordsStandOrFallWithTheClaimsTheyDescribe) {
   EXPECT_TRUE(store->FactsAbout("chip:y").value().empty());
 }
 
+// What a store says, by predicate and form of value, for a schema to be held against: live facts
+// only (a retracted claim is history, not what queries read), each form apart, one subject named.
+TEST(StoreTest, PredicateUsesCountLiveFactsByTheFormOfTheirValue) {
+  TempDir dir;
+  auto store = OpenOrDie(dir.Sub("s"));
+  DocBuilder first("doc-1");
+  first.Add("chip:b", "memory", Value::Quantity(1e9, "bytes", "1 GB"), "1 GB");
+  first.Add("chip:a", "memory", Value::Quantity(2, "seconds", "2 s"), "2 s");
+  first.Add("chip:a", "foundry", Value::Text("TSMC"), "TSMC");
+  ASSERT_TRUE(store->WriteDocumentVersion(first.doc(), first.version(), first.facts(), "run-1").ok());
+  DocBuilder second("doc-1");
+  second.Add("chip:b", "memory", Value::Quantity(1e9, "bytes", "1 GB"), "1 GB");
+  second.Add("chip:c", "memory", Value::Quantity(3e9, "bytes", "3 GB"), "3 GB");
+  second.Add("chip:c", "tdp", Value::NotPublished("not disclosed"), "not disclosed");
+  ASSERT_TRUE(store->WriteDocumentVersion(second.doc(), second.version(), second.facts(), "run-2").ok());
+  auto uses = store->PredicateUses();
+  ASSERT_TRUE(uses.ok()) << uses.status().ToString();
+  ASSERT_EQ(uses->size(), 2u);
+  EXPECT_EQ((*uses)[0].predicate, "memory");
+  EXPECT_EQ((*uses)[0].kind, ValueKind::kQuantity);
+  EXPECT_EQ((*uses)[0].dimension, "bytes");
+  EXPECT_EQ((*uses)[0].facts, 2u);
+  EXPECT_EQ((*uses)[0].first_subject, "chip:b");
+  EXPECT_EQ((*uses)[1].predicate, "tdp");
+  EXPECT_EQ((*uses)[1].kind, ValueKind::kNotPublished);
+  EXPECT_EQ((*uses)[1].facts, 1u);
+}
+
 // Sessions that write nothing (an unchanged cron ingest, a REPL of queries) each left a WAL file
 // behind, never deleted, and every later open replayed them all. The store keeps a few, and what
 // was written before stays readable, to the writer and to a reader.

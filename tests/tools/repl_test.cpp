@@ -1193,6 +1193,49 @@ TEST_F(ToolsTest, ExportFollowsLinksAndWritesIntoFifos) {
   EXPECT_TRUE(Contains(into_dir.err, "it is a directory")) << into_dir.err;
 }
 
+// An export of a chipkg with another schema is imported as it is (a copy is a copy), but what this
+// schema cannot read is said, since no query finds it: a predicate it does not define, values of
+// another form than the definition's, an entity kind it does not define. `check` lists them beside
+// its verdict (the store is not damaged).
+TEST_F(ToolsTest, ImportAndCheckSayWhatTheSchemaCannotRead) {
+  Output exported = Chipkg(Db({"export"}));
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  std::string other = exported.out;
+  auto replace_first = [&](const std::string& from, const std::string& to) {
+    const size_t at = other.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    other.replace(at, from.size(), to);
+  };
+  replace_first("\"predicate\":\"architecture\"", "\"predicate\":\"colour\"");
+  replace_first("\"dimension\":\"parameters\"", "\"dimension\":\"seconds\"");
+  replace_first("\"kind\":\"chip\"", "\"kind\":\"gpu\"");
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string copy = (g_sandbox->root() / "copy-of-another-schema").string();
+  Output imported = Chipkg({"import", "-", "--db", copy}, other);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_TRUE(Contains(imported.err, "warning: the store holds what this chipkg's schema cannot read")) << imported.err;
+  EXPECT_TRUE(Contains(imported.err, "  - predicate 'colour' is not in the schema: 1 live fact (the first about "))
+      << imported.err;
+  EXPECT_TRUE(Contains(imported.err, "  - parameters: 1 live fact holds quantities of seconds, where the schema's "
+                                     "values are quantities of parameters (the first about "))
+      << imported.err;
+  EXPECT_TRUE(Contains(imported.err, "  - entity kind 'gpu' is not in the schema: 1 entity (")) << imported.err;
+
+  Output checked = Chipkg({"check", "--db", copy});
+  EXPECT_EQ(checked.code, 0) << checked.err;
+  EXPECT_TRUE(Contains(checked.out, "result             sound: no damage found")) << checked.out;
+  EXPECT_TRUE(Contains(checked.out, "schema             3 things this chipkg's schema cannot read (queries do not "
+                                    "find them):\n  - predicate 'colour'"))
+      << checked.out;
+  Output json = Chipkg({"check", "--db", copy, "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["schema_mismatches"].size(), 3u) << json.out;
+
+  Output same = Chipkg({"import", "-", "--db", (g_sandbox->root() / "copy-of-this-schema").string()}, exported.out);
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_FALSE(Contains(same.err, "warning")) << same.err;
+}
+
 // `chipkg check` is what a monitor runs: exit 0 only for a store read whole
 // and found sound, and one JSON shape whatever went wrong (`stats` reads only
 // the counters and passes a store whose table blocks are damaged).
@@ -1200,6 +1243,9 @@ TEST_F(ToolsTest, CheckReadsTheWholeStoreAndSaysWhetherItIsSound) {
   Output sound = Chipkg(Db({"check"}));
   ASSERT_EQ(sound.code, 0) << sound.out << sound.err;
   EXPECT_TRUE(Contains(sound.out, "result             sound: no damage found")) << sound.out;
+  EXPECT_TRUE(Contains(sound.out, "schema             every live fact's predicate and value, and every entity's kind, "
+                                  "are this chipkg's schema's"))
+      << sound.out;
   Output stats = Chipkg(Db({"stats", "--format", "json"}));
   ASSERT_EQ(stats.code, 0) << stats.err;
   Output json = Chipkg(Db({"check", "--format", "json"}));
@@ -1208,6 +1254,7 @@ TEST_F(ToolsTest, CheckReadsTheWholeStoreAndSaysWhetherItIsSound) {
   EXPECT_TRUE(j["sound"].get<bool>());
   EXPECT_EQ(j["facts"], nlohmann::json::parse(stats.out)["facts"]);
   EXPECT_EQ(j["problem_count"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["schema_mismatches"], nlohmann::json::array());
 
   // A copy with one data block damaged: it opens, `stats` passes it, `check` does not.
   const fs::path copy = g_sandbox->root() / "check-copy";

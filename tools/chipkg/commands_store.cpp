@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
@@ -78,6 +79,50 @@ int RunStats(const Args& args) {
   return kExitOk;
 }
 
+// What the store holds that this chipkg's schema cannot read: live facts of
+// a predicate it does not define or whose values have another form than the
+// definition's, entities of a kind it does not define. Queries do not find
+// them. Not damage (a store imported from a chipkg with another schema, a
+// schema edited since), so said beside the check's verdict, not in it.
+Result<std::vector<std::string>> SchemaMismatches(const Store& store, const Schema& schema) {
+  auto uses = store.PredicateUses();
+  if (!uses.ok()) return uses.status();
+  std::vector<std::string> out;
+  auto facts = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " live fact" : " live facts"); };
+  auto form = [](ValueKind kind, const std::string& dimension) {
+    if (kind == ValueKind::kQuantity) return "quantities of " + (dimension.empty() ? std::string("no dimension") : dimension);
+    if (kind == ValueKind::kEntity) return std::string("entities");
+    if (kind == ValueKind::kBool) return std::string("yes/no values");
+    return std::string(ValueKindName(kind)) + (kind == ValueKind::kText ? "" : "s");
+  };
+  for (const PredicateUse& use : *uses) {
+    if (use.kind == ValueKind::kNotPublished) continue;  // a marker, of any predicate
+    const PredicateDef* def = schema.FindPredicate(use.predicate);
+    const std::string first = " (the first about " + use.first_subject + ")";
+    if (def == nullptr) {
+      out.push_back("predicate '" + use.predicate + "' is not in the schema: " + facts(use.facts) + first);
+    } else if (def->type != use.kind || (use.kind == ValueKind::kQuantity && def->dimension != use.dimension)) {
+      out.push_back(use.predicate + ": " + facts(use.facts) + (use.facts == 1 ? " holds " : " hold ") +
+                    form(use.kind, use.dimension) +
+                    ", where the schema's values are " + form(def->type, def->dimension) + first);
+    }
+  }
+  auto entities = store.ListEntities();
+  if (!entities.ok()) return entities.status();
+  std::map<std::string, std::pair<uint64_t, std::string>> unknown_kinds;  // kind: how many, the first
+  const auto& kinds = schema.entity_kinds();
+  for (const Entity& e : *entities) {
+    if (std::find(kinds.begin(), kinds.end(), e.kind) != kinds.end()) continue;
+    auto& [count, first] = unknown_kinds[e.kind];
+    if (count++ == 0) first = e.id;
+  }
+  for (const auto& [kind, seen] : unknown_kinds) {
+    out.push_back("entity kind '" + kind + "' is not in the schema: " + std::to_string(seen.first) +
+                  (seen.first == 1 ? " entity (" : " entities (the first ") + seen.second + ")");
+  }
+  return out;
+}
+
 // chipkg check: for monitors and for after a crash or a disk error. Exit 0
 // only for a store read whole and found sound; a store that cannot even be
 // opened is reported in the same shape (JSON "sound": false), so a monitor
@@ -121,6 +166,19 @@ int RunCheck(const Args& args) {
   if (!checked.ok()) return fail(checked.status());
   const StoreCheck& c = *checked;
   const bool sound = c.problem_count == 0;
+  // Held against the schema only when sound: a damaged store's records may
+  // not decode, and its verdict is what a monitor needs.
+  std::string schema_error;
+  std::vector<std::string> mismatches;
+  if (sound) {
+    auto schema = LoadSchema();
+    auto found = schema.ok() ? SchemaMismatches(**store, *schema) : Result<std::vector<std::string>>(schema.status());
+    if (found.ok()) {
+      mismatches = std::move(*found);
+    } else {
+      schema_error = ErrorText(found.status());
+    }
+  }
   if (format == "json") {
     const nlohmann::ordered_json j = {{"store", path},
                                       {"sound", sound},
@@ -135,7 +193,12 @@ int RunCheck(const Args& args) {
                                       {"transactions", c.transactions},
                                       {"problem_count", c.problem_count},
                                       {"problems", c.problems}};
-    std::printf("%s\n", JsonText(j).c_str());
+    nlohmann::ordered_json out = j;
+    if (sound) {
+      out["schema_mismatches"] = mismatches;
+      if (!schema_error.empty()) out["schema_error"] = schema_error;
+    }
+    std::printf("%s\n", JsonText(out).c_str());
   } else {
     std::printf("store              %s\n", path.c_str());
     std::printf("read               %llu table files (%.1f MB), every block against its checksum; %llu records\n",
@@ -145,6 +208,16 @@ int RunCheck(const Args& args) {
                 (unsigned long long)c.entities, (unsigned long long)c.transactions);
     if (sound) {
       std::printf("result             sound: no damage found\n");
+      if (!schema_error.empty()) {
+        std::printf("schema             not held against it: %s\n", schema_error.c_str());
+      } else if (mismatches.empty()) {
+        std::printf("schema             every live fact's predicate and value, and every entity's kind, are "
+                    "this chipkg's schema's\n");
+      } else {
+        std::printf("schema             %zu thing%s this chipkg's schema cannot read (queries do not find %s):\n",
+                    mismatches.size(), mismatches.size() == 1 ? "" : "s", mismatches.size() == 1 ? "it" : "them");
+        for (const std::string& m : mismatches) std::printf("  - %s\n", m.c_str());
+      }
     } else {
       std::printf("result             DAMAGED: %llu problem%s\n", (unsigned long long)c.problem_count,
                   c.problem_count == 1 ? "" : "s");
@@ -637,6 +710,22 @@ int RunImport(const Args& args) {
   std::fprintf(stderr, "imported %llu facts, %llu documents, %llu entities\n",
                (unsigned long long)stats->facts, (unsigned long long)stats->documents,
                (unsigned long long)stats->entities);
+  // Kept as the export has it (a copy is a copy), but said: an export of a
+  // chipkg with another schema holds facts this one's queries never find.
+  auto schema = LoadSchema();
+  auto mismatches = schema.ok() ? SchemaMismatches(**store, *schema) : Result<std::vector<std::string>>(schema.status());
+  if (!mismatches.ok()) {
+    std::fprintf(stderr, "warning: the imported store was not held against the schema: %s\n",
+                 ErrorText(mismatches.status()).c_str());
+  } else if (!mismatches->empty()) {
+    std::fprintf(stderr, "warning: the store holds what this chipkg's schema cannot read (queries do not find it; "
+                         "chipkg check lists it):\n");
+    constexpr size_t kShown = 10;
+    for (size_t i = 0; i < mismatches->size() && i < kShown; ++i) {
+      std::fprintf(stderr, "  - %s\n", (*mismatches)[i].c_str());
+    }
+    if (mismatches->size() > kShown) std::fprintf(stderr, "  ... and %zu more\n", mismatches->size() - kShown);
+  }
   return kExitOk;
 }
 
