@@ -38,6 +38,21 @@ Json Str(const std::string& s) {
   return Json{{"hex", hex}};
 }
 
+// The field of an import line's record being read, for an error that names
+// it: nlohmann's type errors name none ("cannot use at() with string").
+thread_local const char* t_reading_field = nullptr;
+
+const Json& Field(const Json& record, const char* name) {
+  if (!record.is_object() && t_reading_field != nullptr) {
+    // The record read from the field before, where an object belongs.
+    throw std::invalid_argument("field '" + std::string(t_reading_field) + "' is " +
+                                (record.is_array() || record.is_object() ? "an " : "a ") + record.type_name() +
+                                ", where an object belongs");
+  }
+  t_reading_field = name;
+  return record.at(name);
+}
+
 // A whole number that fits T, or an error naming the field: nlohmann's get<T>
 // casts (a document_version of 2^32 + 1 was stored as 1, a tx past 2^64,
 // read as a float, as 0).
@@ -58,7 +73,7 @@ T ReadInt(const Json& j, const char* field) {
 std::string ReadStr(const Json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_object() && j.contains("hex")) {
-    const std::string hex = j.at("hex").get<std::string>();
+    const std::string hex = Field(j, "hex").get<std::string>();
     if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex string");
     std::string out;
     for (size_t i = 0; i < hex.size(); i += 2) {
@@ -158,54 +173,54 @@ Json FactJson(const Fact& f) {
 
 Fact ReadFact(const Json& j) {
   Fact f;
-  f.id = ReadInt<uint64_t>(j.at("id"), "id");
-  f.subject = ReadStr(j.at("subject"));
-  f.predicate = ReadStr(j.at("predicate"));
-  const Json& v = j.at("value");
-  const std::string kind = v.at("kind").get<std::string>();
-  const std::string original = ReadStr(v.at("original"));
+  f.id = ReadInt<uint64_t>(Field(j, "id"), "id");
+  f.subject = ReadStr(Field(j, "subject"));
+  f.predicate = ReadStr(Field(j, "predicate"));
+  const Json& v = Field(j, "value");
+  const std::string kind = Field(v, "kind").get<std::string>();
+  const std::string original = ReadStr(Field(v, "original"));
   if (kind == "quantity") {
-    f.value = Value::Quantity(ReadNumber(v.at("number")), ReadStr(v.at("dimension")), original);
+    f.value = Value::Quantity(ReadNumber(Field(v, "number")), ReadStr(Field(v, "dimension")), original);
   } else if (kind == "date") {
-    f.value = Value::OfDate(ReadDate(v.at("date")), original);
+    f.value = Value::OfDate(ReadDate(Field(v, "date")), original);
   } else if (kind == "entity") {
-    f.value = Value::Entity(ReadStr(v.at("id")), original);
+    f.value = Value::Entity(ReadStr(Field(v, "id")), original);
   } else if (kind == "text") {
-    f.value = Value::Text(ReadStr(v.at("text")));
+    f.value = Value::Text(ReadStr(Field(v, "text")));
     f.value.original = original;
   } else if (kind == "bool") {
-    f.value = Value::Bool(v.at("value").get<bool>(), original);
+    f.value = Value::Bool(Field(v, "value").get<bool>(), original);
   } else if (kind == "not_published") {
     f.value = Value::NotPublished(original);
   } else {
     throw std::runtime_error("unknown value kind '" + kind + "'");
   }
-  for (const auto& q : j.at("qualifiers")) {
+  for (const auto& q : Field(j, "qualifiers")) {
     if (!q.is_array() || q.size() != 2) throw std::runtime_error("a qualifier is not a [key, value] pair");
     f.qualifiers[ReadStr(q[0])] = ReadStr(q[1]);
   }
-  if (!j.at("valid_as_of").is_null()) f.valid_as_of = ReadDate(j.at("valid_as_of"));
-  f.asserted_tx = ReadInt<uint64_t>(j.at("asserted_tx"), "asserted_tx");
-  f.retracted_tx = ReadInt<uint64_t>(j.at("retracted_tx"), "retracted_tx");
-  const Json& p = j.at("provenance");
+  if (!Field(j, "valid_as_of").is_null()) f.valid_as_of = ReadDate(Field(j, "valid_as_of"));
+  f.asserted_tx = ReadInt<uint64_t>(Field(j, "asserted_tx"), "asserted_tx");
+  f.retracted_tx = ReadInt<uint64_t>(Field(j, "retracted_tx"), "retracted_tx");
+  const Json& p = Field(j, "provenance");
   Provenance& pr = f.provenance;
-  pr.document_id = ReadStr(p.at("document_id"));
-  pr.document_version = ReadInt<uint32_t>(p.at("document_version"), "document_version");
-  pr.section = ReadStr(p.at("section"));
-  pr.span_begin = ReadInt<uint32_t>(p.at("span_begin"), "span_begin");
-  pr.span_end = ReadInt<uint32_t>(p.at("span_end"), "span_end");
-  pr.excerpt = ReadStr(p.at("excerpt"));
-  pr.prefix = ReadStr(p.at("prefix"));
-  pr.suffix = ReadStr(p.at("suffix"));
-  pr.row = ReadInt<int64_t>(p.at("row"), "row");
-  pr.column = ReadStr(p.at("column"));
-  pr.attribution = ReadStr(p.at("attribution"));
-  pr.citations = ReadStrList(p.at("citations"));
-  pr.note = ReadStr(p.at("note"));
-  pr.rule = ReadStr(p.at("rule"));
-  pr.rule_version = ReadStr(p.at("rule_version"));
-  pr.run_id = ReadStr(p.at("run_id"));
-  const std::string derivation = p.at("derivation").get<std::string>();
+  pr.document_id = ReadStr(Field(p, "document_id"));
+  pr.document_version = ReadInt<uint32_t>(Field(p, "document_version"), "document_version");
+  pr.section = ReadStr(Field(p, "section"));
+  pr.span_begin = ReadInt<uint32_t>(Field(p, "span_begin"), "span_begin");
+  pr.span_end = ReadInt<uint32_t>(Field(p, "span_end"), "span_end");
+  pr.excerpt = ReadStr(Field(p, "excerpt"));
+  pr.prefix = ReadStr(Field(p, "prefix"));
+  pr.suffix = ReadStr(Field(p, "suffix"));
+  pr.row = ReadInt<int64_t>(Field(p, "row"), "row");
+  pr.column = ReadStr(Field(p, "column"));
+  pr.attribution = ReadStr(Field(p, "attribution"));
+  pr.citations = ReadStrList(Field(p, "citations"));
+  pr.note = ReadStr(Field(p, "note"));
+  pr.rule = ReadStr(Field(p, "rule"));
+  pr.rule_version = ReadStr(Field(p, "rule_version"));
+  pr.run_id = ReadStr(Field(p, "run_id"));
+  const std::string derivation = Field(p, "derivation").get<std::string>();
   if (derivation == "stated") {
     pr.derivation = Derivation::kStated;
   } else if (derivation == "stated_derived") {
@@ -213,7 +228,7 @@ Fact ReadFact(const Json& j) {
   } else {
     throw std::runtime_error("unknown derivation '" + derivation + "'");
   }
-  pr.formula = ReadStr(p.at("formula"));
+  pr.formula = ReadStr(Field(p, "formula"));
   return f;
 }
 
@@ -503,6 +518,7 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
     }
     ++records;
     Status s;
+    t_reading_field = nullptr;
     try {
       const Json j = Json::parse(line);
       // Thrown, to be left out as any bad record is when salvaging.
@@ -510,10 +526,10 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         throw std::invalid_argument("a record is a JSON object ({\"type\": ...}), this line is " +
                                     std::string(j.type_name()));
       }
-      const std::string type = j.at("type").get<std::string>();
+      const std::string type = Field(j, "type").get<std::string>();
       if (!saw_format) {
         if (type != "format") return Status::InvalidArgument(where + ": the first line must be the format record");
-        const std::string format = j.at("format").get<std::string>();
+        const std::string format = Field(j, "format").get<std::string>();
         if (format != codec::kExportFormat && format != codec::kExportFormatWithRetirements) {
           return ClippedStatus(Status::FormatMismatch(where + ": the export has storage format '" + format +
                                                       "', this chipkg reads '" + codec::kExportFormat + "' and '" +
@@ -524,7 +540,7 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         continue;
       }
       if (type == "end") {
-        const uint64_t written = ReadInt<uint64_t>(j.at("records"), "records");
+        const uint64_t written = ReadInt<uint64_t>(Field(j, "records"), "records");
         if (written != records - 1) {
           return Status::InvalidArgument(where + ": the end record counts " + std::to_string(written) +
                                          " records before it, the file has " + std::to_string(records - 1) + ": " +
@@ -537,43 +553,43 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
         continue;
       }
       if (type == "tx") {
-        s = writer->AddTransaction({ReadInt<uint64_t>(j.at("id"), "id"), ReadInt<int64_t>(j.at("time_micros"), "time_micros"),
-                                    ReadStr(j.at("run_id")), ReadStr(j.at("description"))});
+        s = writer->AddTransaction({ReadInt<uint64_t>(Field(j, "id"), "id"), ReadInt<int64_t>(Field(j, "time_micros"), "time_micros"),
+                                    ReadStr(Field(j, "run_id")), ReadStr(Field(j, "description"))});
       } else if (type == "entity") {
-        Entity e{ReadStr(j.at("id")), ReadStr(j.at("kind")), ReadStr(j.at("name")), ReadStrList(j.at("aliases"))};
-        if (j.contains("created_tx")) e.created_tx = ReadInt<uint64_t>(j.at("created_tx"), "created_tx");  // absent in older exports
+        Entity e{ReadStr(Field(j, "id")), ReadStr(Field(j, "kind")), ReadStr(Field(j, "name")), ReadStrList(Field(j, "aliases"))};
+        if (j.contains("created_tx")) e.created_tx = ReadInt<uint64_t>(Field(j, "created_tx"), "created_tx");  // absent in older exports
         s = writer->AddEntity(e);
       } else if (type == "document") {
         Document d;
-        d.id = ReadStr(j.at("id"));
-        d.url = ReadStr(j.at("url"));
-        d.title = ReadStr(j.at("title"));
-        d.site = ReadStr(j.at("site"));
-        d.kind = ReadStr(j.at("kind"));
-        d.etag = ReadStr(j.at("etag"));
-        d.last_modified = ReadStr(j.at("last_modified"));
-        if (j.contains("retired_tx") && !j.at("retired_tx").is_null()) d.retired_tx = ReadInt<uint64_t>(j.at("retired_tx"), "retired_tx");
+        d.id = ReadStr(Field(j, "id"));
+        d.url = ReadStr(Field(j, "url"));
+        d.title = ReadStr(Field(j, "title"));
+        d.site = ReadStr(Field(j, "site"));
+        d.kind = ReadStr(Field(j, "kind"));
+        d.etag = ReadStr(Field(j, "etag"));
+        d.last_modified = ReadStr(Field(j, "last_modified"));
+        if (j.contains("retired_tx") && !Field(j, "retired_tx").is_null()) d.retired_tx = ReadInt<uint64_t>(Field(j, "retired_tx"), "retired_tx");
         s = writer->AddDocument(d);
       } else if (type == "version") {
         DocumentVersion v;
-        v.document_id = ReadStr(j.at("document_id"));
-        v.version = ReadInt<uint32_t>(j.at("version"), "version");
-        v.content_hash = j.at("content_hash").get<std::string>();
-        v.fetched_at = ReadInt<int64_t>(j.at("fetched_at"), "fetched_at");
-        if (!j.at("as_of").is_null()) v.as_of = ReadDate(j.at("as_of"));
-        v.content_type = ReadStr(j.at("content_type"));
-        v.tx = ReadInt<uint64_t>(j.at("tx"), "tx");
-        v.text = ReadStr(j.at("text"));
-        if (j.contains("url")) v.url = ReadStr(j.at("url"));  // exports before they were kept have neither
-        if (j.contains("title")) v.title = ReadStr(j.at("title"));
-        if (j.contains("format")) v.format = ReadStr(j.at("format"));
+        v.document_id = ReadStr(Field(j, "document_id"));
+        v.version = ReadInt<uint32_t>(Field(j, "version"), "version");
+        v.content_hash = Field(j, "content_hash").get<std::string>();
+        v.fetched_at = ReadInt<int64_t>(Field(j, "fetched_at"), "fetched_at");
+        if (!Field(j, "as_of").is_null()) v.as_of = ReadDate(Field(j, "as_of"));
+        v.content_type = ReadStr(Field(j, "content_type"));
+        v.tx = ReadInt<uint64_t>(Field(j, "tx"), "tx");
+        v.text = ReadStr(Field(j, "text"));
+        if (j.contains("url")) v.url = ReadStr(Field(j, "url"));  // exports before they were kept have neither
+        if (j.contains("title")) v.title = ReadStr(Field(j, "title"));
+        if (j.contains("format")) v.format = ReadStr(Field(j, "format"));
         Document d;
         d.id = v.document_id;
         s = writer->AddDocumentVersion(d, std::move(v));
       } else if (type == "fact") {
         s = writer->AddFact(ReadFact(j));
       } else if (type == "meta") {
-        s = writer->AddUserMeta(ReadStr(j.at("key")), ReadStr(j.at("value")));
+        s = writer->AddUserMeta(ReadStr(Field(j, "key")), ReadStr(Field(j, "value")));
       } else if (type == "format") {
         s = Status::InvalidArgument("a second format record");
       } else {
@@ -582,9 +598,22 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
     } catch (const Json::parse_error& e) {
       s = Status::InvalidArgument("not valid JSON at column " + std::to_string(e.byte) + ": " + JsonReason(e));
     } catch (const Json::type_error& e) {
-      s = Status::InvalidArgument("a field holds another JSON type than its record's (" + JsonReason(e) + ")");
+      const std::string reason = JsonReason(e);
+      constexpr std::string_view kAt = "cannot use at() with ";
+      if (t_reading_field == nullptr) {
+        s = Status::InvalidArgument("a field holds another JSON type than its record's (" + reason + ")");
+      } else if (reason.rfind(kAt, 0) == 0) {
+        s = Status::InvalidArgument("field '" + std::string(t_reading_field) + "' is a " + reason.substr(kAt.size()) +
+                                    ", where an object belongs");
+      } else {
+        s = Status::InvalidArgument("field '" + std::string(t_reading_field) + "': " + reason);
+      }
     } catch (const std::exception& e) {
-      s = Status::InvalidArgument(JsonReason(e));
+      const std::string reason = JsonReason(e);
+      // ReadInt's and a missing key's messages name the field already.
+      const bool named = t_reading_field == nullptr || reason.rfind(t_reading_field, 0) == 0 ||
+                         reason.find("'" + std::string(t_reading_field) + "'") != std::string::npos;
+      s = Status::InvalidArgument(named ? reason : "field '" + std::string(t_reading_field) + "': " + reason);
     }
     if (!s.ok()) s = ClippedStatus(s);
     if (!s.ok() && left_out != nullptr && !writer->failed() && saw_format) {

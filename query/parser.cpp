@@ -598,8 +598,12 @@ std::string FormatQueryError(std::string_view text, const SourcePos& pos, const 
     if (c >= 0xF0) len = 4;
     else if (c >= 0xE0) len = 3;
     else if (c >= 0xC0) len = 2;
-    len = std::min(len, end - i);
-    std::string ch(text.substr(i, len));
+    // A byte that starts no whole UTF-8 character is shown as '?': echoed,
+    // it reached the terminal or a cron mail as a broken character.
+    bool whole = (c < 0x80 || (c >= 0xC2 && c <= 0xF4)) && i + len <= end;
+    for (size_t k = 1; whole && k < len; ++k) whole = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (!whole) len = 1;
+    std::string ch = whole ? std::string(text.substr(i, len)) : "?";
     if (ch == "\t" || ch == "\r") ch = " ";
     if (ch.size() == 1 && static_cast<unsigned char>(ch[0]) < 0x20) ch = "?";
     chars.push_back(ch);
@@ -649,6 +653,17 @@ std::string SpellingHint(std::string_view text, size_t offset, const std::string
   if (message != g::error_message<g::end_of_query>) return "";
   if (rest.rfind("\xC2\xB2", 0) == 0 || rest.rfind("\xC2\xB3", 0) == 0) {
     return std::string("; a unit's power is written with ^: ") + (rest[1] == '\xB2' ? "mm^2" : "m^3");
+  }
+  // "64 ГБ", "5 µs": a word after a number that the grammar's units (ASCII,
+  // as the schema spells them) cannot begin.
+  if (!rest.empty() && static_cast<unsigned char>(rest.front()) >= 0x80) {
+    size_t end = offset;
+    while (end > 0 && text[end - 1] == ' ') --end;
+    if (end > 0 && std::isdigit(static_cast<unsigned char>(text[end - 1]))) {
+      const std::string word(rest.substr(0, std::min(rest.find_first_of(" \t\n)"), rest.size())));
+      return "; '" + word + "' is no unit chipkg knows: units are written as the schema spells them (GB, TB/s, W, "
+             "TFLOPS, USD/h, mm^2)";
+    }
   }
   // "2022-10-1": the parser read 2022-10 and stopped at "-1".
   if (rest.size() >= 2 && rest[0] == '-' && std::isdigit(static_cast<unsigned char>(rest[1])) &&

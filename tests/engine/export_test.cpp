@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -407,6 +408,22 @@ TEST(ExportTest, AnImportsErrorsSayWhatIsWrong) {
     std::swap(p["span_begin"], p["span_end"]);
     reversed[fact] = j.dump();
     says(import_of(reversed), ") ends before it begins");
+  }
+  {  // A field of another JSON type is named (nlohmann said "cannot use at() with string").
+    const size_t fact = first_of("fact");
+    const nlohmann::json j = nlohmann::json::parse(lines[fact]);
+    auto with = [&](const std::function<void(nlohmann::json&)>& edit) {
+      std::vector<std::string> ls = lines;
+      nlohmann::json edited = j;
+      edit(edited);
+      ls[fact] = edited.dump();
+      return import_of(ls);
+    };
+    says(with([](nlohmann::json& f) { f["value"] = "dense"; }), "field 'value' is a string, where an object belongs");
+    says(with([](nlohmann::json& f) { f["provenance"]["excerpt"] = 5; }), "field 'excerpt': expected a string, found 5");
+    says(with([](nlohmann::json& f) { f["value"]["kind"] = 3; }), "field 'kind': type must be string, but is number");
+    says(with([](nlohmann::json& f) { f["provenance"] = nlohmann::json::array(); }),
+         "field 'provenance' is an array, where an object belongs");
   }
 }
 

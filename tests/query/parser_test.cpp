@@ -240,6 +240,11 @@ TEST(ParserTest, InvalidUtf8IsRefusedWithPosition) {
   const std::string bad = "find chip where foundry = \"TSM\xff\"";
   const std::string e = ErrorOf(bad);
   EXPECT_NE(e.find("line 1, column 31: invalid UTF-8 (byte 0xFF)"), std::string::npos) << e;
+  // The line it quotes shows the bad byte as '?', so the message itself is UTF-8 (a terminal or a
+  // cron mail got a broken character), and a truncated character before the end too.
+  EXPECT_NE(e.find("\n  find chip where foundry = \"TSM?\"\n"), std::string::npos) << e;
+  const std::string cut = ErrorOf("find chip where foundry = \"TSMC\" and \xE2\x80");
+  EXPECT_NE(cut.find("\n  find chip where foundry = \"TSMC\" and ??\n"), std::string::npos) << cut;
   // Valid multi-byte text in a string is fine, and columns count characters.
   Query q = MustParse("find chip where description contains \"préférée\" and tdp > 1 W");
   EXPECT_EQ(q.where->children[1].comparison.attribute.pos.column, 53);
