@@ -203,6 +203,20 @@ TEST_F(ToolsTest, FirstStartIngestsTheBundledDatasets) {
   EXPECT_FALSE(Contains(again.err, "store empty")) << again.err;
 }
 
+// A first start where no store can be made says why, once: not also "the REPL fills it on its first
+// start", which it had just tried.
+TEST_F(ToolsTest, AFirstStartThatCannotMakeTheStoreSaysWhyOnce) {
+  const fs::path file = g_sandbox->root() / "a-file";
+  std::ofstream(file) << "not a directory\n";
+  const std::string store = (file / "store").string();
+  Output started = Chipkg({"--db", store}, "sources\n");
+  EXPECT_EQ(started.code, 1);
+  EXPECT_TRUE(Contains(started.err, "cannot create store directory " + store + ": Not a directory")) << started.err;
+  EXPECT_TRUE(Contains(started.err, "no chipkg store at " + store + ": this first start could not make it"))
+      << started.err;
+  EXPECT_FALSE(Contains(started.err, "fills it from the bundled datasets")) << started.err;
+}
+
 // A first fill that did not get every bundled source in (a dead source, a
 // full disk) leaves the store marked; the next start completes it, and the
 // start after that finds it whole.

@@ -458,6 +458,7 @@ int RunRepl(const Args& args) {
     part_filled = fill.ok() && *fill == kFillIncomplete;
   }
   const bool interactive = ::isatty(STDIN_FILENO) == 1;
+  bool fill_failed = false;
   if (!args.Has("no-ingest") && (!opened.ok() ? nothing_there : session.store->LastTx() == 0 || part_filled)) {
     // Absent, never written to, or filled in part: this start fills it.
     session.store.reset();  // a reader: the fill opens the writer
@@ -477,6 +478,7 @@ int RunRepl(const Args& args) {
       std::fprintf(stderr, fill == Fill::kDone ? " done\n" : " still filling after %llds\n",
                    static_cast<long long>(kWaitForFill.count()));
     }
+    fill_failed = fill == Fill::kFailed;
     session.store.reset();
     opened = open();
     // A script's answers from a store not filled would be wrong, not
@@ -490,7 +492,13 @@ int RunRepl(const Args& args) {
     }
   }
   if (!opened.ok()) {
-    PrintError(opened);
+    // Not "no chipkg store ... (the REPL fills it on its first start)": this
+    // was that start, and why it could not is said above.
+    if (fill_failed && opened.IsNotFound()) {
+      PrintError("no chipkg store at " + session.store_path + ": this first start could not make it (above)");
+    } else {
+      PrintError(opened);
+    }
     return kExitFailed;
   }
 
