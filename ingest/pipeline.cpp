@@ -894,8 +894,10 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
   std::vector<SourceSpec> out;
   // Two sources under one document id would each replace the other's
   // version on every run, retracting and re-adding their facts.
-  std::map<std::string, size_t> source_of_id;
-  std::map<std::string, size_t> source_of_location;  // of the sources without an id
+  // Keyed by the document id each source is stored under (DocumentIdFor):
+  // one URL written two ways, or an id that is another source's derived one,
+  // is one document too.
+  std::map<std::string, size_t> source_of_document;
   size_t index = 0;
   for (const auto& item : json) {
     ++index;
@@ -932,24 +934,29 @@ Result<std::vector<SourceSpec>> LoadManifest(const std::string& given) {
       return Status::InvalidArgument(where + ": expected a string or an object");
     }
     if (spec.location.empty()) return Status::InvalidArgument(where + ": \"location\" is missing");
-    if (!spec.id.empty()) {
-      auto [it, first] = source_of_id.emplace(spec.id, index);
-      if (!first) {
-        return Status::InvalidArgument(where + ": id \"" + spec.id + "\" is already the id of source " +
-                                       std::to_string(it->second) + " (each source needs its own document id)");
-      }
-    }
     if (!IsUrl(spec.location) && std::filesystem::path(spec.location).is_relative()) {
       spec.location = (base / spec.location).lexically_normal().string();
     }
-    // Listed twice without ids, a location is one document twice: the second
-    // failed as a source every run, and no line said the manifest was why.
-    if (spec.id.empty()) {
-      auto [it, first] = source_of_location.emplace(spec.location, index);
-      if (!first) {
-        return Status::InvalidArgument(where + ": location " + spec.location + " is already source " +
-                                       std::to_string(it->second) + "'s (list it once, or give each an id)");
+    // Two sources of one document each replaced the other's version on
+    // every run, or (listed twice without ids) the second failed as a
+    // source every run, and no line said the manifest was why.
+    const std::string document = DocumentIdFor(spec);
+    if (auto [it, first] = source_of_document.emplace(document, index); !first) {
+      const SourceSpec& earlier = out[it->second - 1];
+      const std::string source = "source " + std::to_string(it->second);
+      if (!spec.id.empty() && !earlier.id.empty()) {
+        return Status::InvalidArgument(where + ": id \"" + spec.id + "\" is already the id of " + source +
+                                       " (each source needs its own document id)");
       }
+      if (spec.id.empty() && earlier.id.empty()) {
+        return Status::InvalidArgument(where + ": location " + spec.location + " is already " + source + "'s" +
+                                       (earlier.location == spec.location ? "" : " (as " + earlier.location + ")") +
+                                       " (list it once, or give each an id)");
+      }
+      return Status::InvalidArgument(where + ": its document id " + document + " (" +
+                                     (spec.id.empty() ? "from its location" : "its id") + ") is already " + source +
+                                     "'s (" + (earlier.id.empty() ? "from its location" : "its id") +
+                                     "); give each its own id");
     }
     spec.manifest = manifest_name;
     out.push_back(std::move(spec));

@@ -787,6 +787,22 @@ TEST_F(PipelineTest, ManifestErrorsSayWhere) {
       << r.status().message();
   WriteFile(bad, "[{\"location\": \"a.txt\", \"id\": \"one\"}, {\"location\": \"a.txt\", \"id\": \"two\"}]\n");
   EXPECT_TRUE(LoadManifest(bad.string()).ok());
+  // Compared as the documents they are stored as: one URL written two ways, an id that is another
+  // source's location's id.
+  WriteFile(bad, "[\"https://example.com/a\", \"https://EXAMPLE.com/a#specs\"]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 2: location https://EXAMPLE.com/a#specs is already source 1's (as "
+                                      "https://example.com/a)"),
+            std::string::npos)
+      << r.status().message();
+  WriteFile(bad, "[{\"location\": \"b.txt\", \"id\": \"https://example.com/a\"}, \"https://example.com/a\"]\n");
+  r = LoadManifest(bad.string());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("source 2: its document id https://example.com/a (from its location) is "
+                                      "already source 1's (its id)"),
+            std::string::npos)
+      << r.status().message();
 
   // JSON would keep the last of two values of a key without a word.
   WriteFile(bad, "[\"c.txt\", {\"location\": \"a.txt\", \"id\": \"a\", \"site\": {\"id\": 1}, \"id\": \"b\"}]\n");
