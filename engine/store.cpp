@@ -699,6 +699,13 @@ Status StoreImpl::OpenPrimary() {
   CHIPKG_RETURN_IF_ERROR(OpenDb(/*reader=*/false));
   if (!hold_first) CHIPKG_RETURN_IF_ERROR(HoldAsWriter());
   ForgetCleanClose();
+  // After a crash the open replayed the old log into memory (without a
+  // flush: avoid_flush_during_recovery), so that log stayed live beside this
+  // session's: cut short later, it left a hole before this session's writes
+  // rather than a lost tail, and a store that disagreed with itself. Flushed
+  // here, this session's log is the only one live. (Nothing in memory, as
+  // after a clean close: nothing is written.)
+  FlushEveryColumnFamily();
   RetireIdleWals();  // upkeep: a failure leaves the files for the next open
   // Holding the lock, any bulk-load directory left here belongs to a process
   // that died during a load: its files were never ingested.

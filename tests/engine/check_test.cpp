@@ -17,6 +17,7 @@
 
 #include "engine/codec.h"
 #include "engine/store.h"
+#include "engine/store_impl.h"
 #include "tests/common/damage.h"
 #include "tests/engine/test_util.h"
 
@@ -465,11 +466,99 @@ TEST(DamagedLogTest, ATableFlushedPastTheDamageIsSalvagedFromARepairedCopy) {
   EXPECT_EQ(listing(), before);
 }
 
+// Waits until no flush runs or waits to run, by RocksDB's own counts.
+void WaitForFlushes(Store& store) {
+  auto* impl = dynamic_cast<internal::StoreImpl*>(&store);
+  ASSERT_NE(impl, nullptr);
+  for (int waited = 0; waited < 1200; ++waited) {
+    uint64_t running = 0, waiting = 0;
+    ASSERT_TRUE(impl->db()->GetIntProperty("rocksdb.num-running-flushes", &running));
+    for (int cf = 0; cf < codec::kCfCount; ++cf) {
+      uint64_t n = 0;
+      ASSERT_TRUE(impl->db()->GetIntProperty(impl->cf(cf), "rocksdb.num-immutable-mem-table", &n));
+      waiting += n;
+    }
+    if (running == 0 && waiting == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  FAIL() << "flushes still running after a minute";
+}
+
+// A copy of an open store as a crash would leave it (each write is in its
+// log file before it returns), taken again until no background job
+// (RocksDB deleting a log a flush made obsolete, a compaction) changed the
+// store's files during the copy.
+void CopyAsACrashLeavesIt(const std::string& live, const std::string& copy) {
+  namespace fs = std::filesystem;
+  auto listing = [&] {
+    std::map<std::string, uintmax_t> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(live, ec)) files[e.path().filename().string()] = e.file_size(ec);
+    return files;
+  };
+  for (int attempt = 0;; ++attempt) {
+    ASSERT_LT(attempt, 100) << "the store's files kept changing";
+    fs::remove_all(copy);
+    fs::create_directories(copy);
+    const auto before = listing();
+    std::error_code failed;
+    for (const auto& [name, size] : before) {
+      if (!failed) fs::copy_file(fs::path(live) / name, fs::path(copy) / name, failed);
+    }
+    if (!failed && listing() == before) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// Cuts the oldest write-ahead log that holds anything to half its size, as
+// a copy or a damaged disk might; RocksDB reads a cut tail as a crash's,
+// without a word.
+void CutTheOldestLogInHalf(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path oldest;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    if (entry.path().extension() != ".log" || entry.file_size() == 0) continue;
+    if (oldest.empty() || entry.path().filename() < oldest.filename()) oldest = entry.path();
+  }
+  ASSERT_FALSE(oldest.empty()) << "no log holds anything";
+  fs::resize_file(oldest, fs::file_size(oldest) / 2);
+}
+
+// A document of 40 facts whose excerpts are `excerpt_bytes` long or more:
+// with 64 KiB, ~5 MB in two column families (its text and the excerpts).
+void WriteDocument(Store& store, int d, size_t excerpt_bytes) {
+  const std::string long_line(excerpt_bytes, 'x');
+  DocBuilder b("doc-" + std::to_string(d));
+  for (int f = 0; f < 40; ++f) {
+    b.Add("chip:c" + std::to_string(f), "memory", Value::Quantity((d + f + 1) * kGB, "bytes", "x GB"),
+          "chip " + std::to_string(f) + " of document " + std::to_string(d) + ": " + long_line);
+  }
+  auto written = store.WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+}
+
+// The store at `path` holds a whole prefix of the documents written
+// (doc-0 ... doc-N, no hole), at least `at_least` of them and fewer than
+// `fewer_than`, and Check finds it sound.
+void ExpectAWholePrefix(const std::string& path, size_t at_least, size_t fewer_than) {
+  auto reader = Store::OpenReader(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const size_t versions = (*reader)->ListAllDocumentVersions().value().size();
+  EXPECT_GE(versions, at_least);
+  EXPECT_LT(versions, fewer_than) << "the cut cost nothing: the test cut the wrong log";
+  for (size_t d = 0; d < versions; ++d) {
+    EXPECT_TRUE((*reader)->GetDocument("doc-" + std::to_string(d)).ok()) << "doc-" << d << " of " << versions;
+  }
+  auto checked = (*reader)->Check();
+  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
+  EXPECT_EQ(checked->problem_count, 0u) << Problems(*checked);
+  EXPECT_EQ(checked->document_versions, versions);
+}
+
 // A write large enough to fill one column family's memory flushes it; the
 // others must be flushed with it, or their part of the same writes stays in
-// the log alone. Cutting that log short (as a copy or a damaged disk does;
-// RocksDB reads a cut tail as a crash's, without a word) then left table
-// files holding provenance of facts that no longer existed. Flushed
+// the log alone. Cutting that log short then left table files holding
+// provenance of facts that no longer existed (291 problems). Flushed
 // together, the cut costs whole writes at the log's end and nothing else.
 TEST(DamagedLogTest, ALogCutShortAfterAFlushCostsWholeWritesOnly) {
   namespace fs = std::filesystem;
@@ -478,78 +567,61 @@ TEST(DamagedLogTest, ALogCutShortAfterAFlushCostsWholeWritesOnly) {
   const std::string path = dir.Sub("s");
   auto tables = [&] {
     size_t n = 0;
-    for (const auto& e : fs::directory_iterator(live)) n += e.path().extension() == ".sst";
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(live, ec)) n += e.path().extension() == ".sst";
     return n;
   };
+  int d = 0;
   {
     auto store = OpenOrDie(live);
     const size_t tables_at_start = tables();
-    const std::string long_line(64 << 10, 'x');
-    auto write = [&](int d) {
-      DocBuilder b("doc-" + std::to_string(d));
-      for (int f = 0; f < 40; ++f) {
-        b.Add("chip:c" + std::to_string(f), "memory", Value::Quantity((d + f + 1) * kGB, "bytes", "x GB"),
-              "chip " + std::to_string(f) + " of document " + std::to_string(d) + ": " + long_line);
-      }
-      auto written = store->WriteDocumentVersion(b.doc(), b.version(), b.facts(), "run");
-      ASSERT_TRUE(written.ok()) << written.status().ToString();
-    };
-    // Each document is ~5 MB in two column families (its text and the
-    // excerpts): the largest memory of one family, 32 MB, fills within 20.
-    int d = 0;
+    // The largest memory of one family, 32 MB, fills within 20 documents.
     while (tables() == tables_at_start) {
       ASSERT_LT(d, 40) << "no flush after 40 documents";
-      write(d++);
+      WriteDocument(*store, d++, 64 << 10);
       ASSERT_FALSE(HasFatalFailure());
     }
-    // The flush has begun; wait for it to end (the tables stop changing).
-    size_t seen = tables();
-    for (int quiet = 0, waited = 0; quiet < 10 && waited < 600; ++waited) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      const size_t now = tables();
-      quiet = now == seen ? quiet + 1 : 0;
-      seen = now;
-    }
-    write(d);
-    write(d + 1);
+    WaitForFlushes(*store);
+    WriteDocument(*store, d, 64 << 10);
+    WriteDocument(*store, d + 1, 64 << 10);
     ASSERT_FALSE(HasFatalFailure());
-    // Every write is synced, so a copy of the open store is what a crash
-    // would leave, if no background job (a compaction) changed its files
-    // during the copy: copied again until none did.
-    auto listing = [&] {
-      std::map<std::string, uintmax_t> files;
-      for (const auto& e : fs::directory_iterator(live)) files[e.path().filename().string()] = e.file_size();
-      return files;
-    };
-    for (int attempt = 0;; ++attempt) {
-      ASSERT_LT(attempt, 100) << "the store's files kept changing";
-      fs::remove_all(path);
-      fs::create_directories(path);
-      const auto before = listing();
-      std::error_code failed;
-      for (const auto& [name, size] : before) {
-        if (!failed) fs::copy_file(fs::path(live) / name, fs::path(path) / name, failed);
-      }
-      if (!failed && listing() == before) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    CopyAsACrashLeavesIt(live, path);
+    ASSERT_FALSE(HasFatalFailure());
   }
+  CutTheOldestLogInHalf(path);
   ASSERT_FALSE(HasFatalFailure());
-  fs::path log;
-  for (const auto& entry : fs::directory_iterator(path)) {
-    if (entry.path().extension() == ".log" && (log.empty() || entry.file_size() > fs::file_size(log))) log = entry.path();
-  }
-  ASSERT_FALSE(log.empty());
-  fs::resize_file(log, fs::file_size(log) / 2);
+  // The write that found the memory full went to the new log, with the two after the flush.
+  ExpectAWholePrefix(path, static_cast<size_t>(d - 1), static_cast<size_t>(d + 2));
+}
 
-  auto reader = Store::OpenReader(path);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  const auto versions = (*reader)->ListAllDocumentVersions().value().size();
-  EXPECT_GT(versions, 0u);
-  auto checked = (*reader)->Check();
-  ASSERT_TRUE(checked.ok()) << checked.status().ToString();
-  EXPECT_EQ(checked->problem_count, 0u) << Problems(*checked);
-  EXPECT_EQ(checked->document_versions, versions);
+// A writer that opens after a crash replays the old log into memory; left
+// there, that log stayed live beside the new session's, and a cut of it left
+// a hole before the new session's writes (the counters it wrote ahead of the
+// records). The writer flushes what it replayed, so only its own log is live.
+TEST(DamagedLogTest, ALogReplayedAfterACrashIsFlushedByTheNextWriter) {
+  TempDir dir;
+  const std::string live = dir.Sub("live");
+  const std::string path = dir.Sub("s");
+  // Small documents: no memory fills, so no flush but the writer's own.
+  WriteThenDieBeforeAFlush(live, [](Store& store) {
+    for (int d = 0; d < 10; ++d) {
+      WriteDocument(store, d, 100);
+      if (::testing::Test::HasFatalFailure()) return false;
+    }
+    return true;
+  });
+  ASSERT_FALSE(HasFatalFailure());
+  {
+    auto store = OpenOrDie(live);
+    for (int d = 10; d < 14; ++d) WriteDocument(*store, d, 100);
+    ASSERT_FALSE(HasFatalFailure());
+    WaitForFlushes(*store);
+    CopyAsACrashLeavesIt(live, path);
+    ASSERT_FALSE(HasFatalFailure());
+  }
+  CutTheOldestLogInHalf(path);
+  ASSERT_FALSE(HasFatalFailure());
+  ExpectAWholePrefix(path, 10, 14);
 }
 
 }  // namespace

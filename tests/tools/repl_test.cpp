@@ -1223,11 +1223,17 @@ TEST_F(ToolsTest, ImportAndCheckSayWhatTheSchemaCannotRead) {
   replace_first("\"predicate\":\"architecture\"", "\"predicate\":\"colour\"");
   replace_first("\"dimension\":\"parameters\"", "\"dimension\":\"seconds\"");
   replace_first("\"kind\":\"chip\"", "\"kind\":\"gpu\"");
+  replace_first("\"predicate\":\"launch_price\",\"value\":{\"kind\":\"not_published\"",
+                "\"predicate\":\"secret_sauce\",\"value\":{\"kind\":\"not_published\"");
   ASSERT_FALSE(HasFatalFailure());
   const std::string copy = (g_sandbox->root() / "copy-of-another-schema").string();
   Output imported = Chipkg({"import", "-", "--db", copy}, other);
   ASSERT_EQ(imported.code, 0) << imported.err;
-  EXPECT_TRUE(Contains(imported.err, "warning: the store holds what this chipkg's schema cannot read")) << imported.err;
+  EXPECT_TRUE(Contains(imported.err, "warning: the store holds what this chipkg's schema does not describe (queries "
+                                     "cannot ask for them, or read them as what the schema describes; chipkg check "
+                                     "lists it):"))
+      << imported.err;
+  EXPECT_TRUE(Contains(imported.err, "  - predicate 'secret_sauce' is not in the schema: 1 live fact")) << imported.err;
   EXPECT_TRUE(Contains(imported.err, "  - predicate 'colour' is not in the schema: 1 live fact (the first about "))
       << imported.err;
   EXPECT_TRUE(Contains(imported.err, "  - parameters: 1 live fact holds quantities of seconds, where the schema's "
@@ -1238,12 +1244,35 @@ TEST_F(ToolsTest, ImportAndCheckSayWhatTheSchemaCannotRead) {
   Output checked = Chipkg({"check", "--db", copy});
   EXPECT_EQ(checked.code, 0) << checked.err;
   EXPECT_TRUE(Contains(checked.out, "result             sound: no damage found")) << checked.out;
-  EXPECT_TRUE(Contains(checked.out, "schema             3 things this chipkg's schema cannot read (queries do not "
-                                    "find them):\n  - predicate 'colour'"))
+  EXPECT_TRUE(Contains(checked.out, "schema             4 things this chipkg's schema does not describe (queries "
+                                    "cannot ask for them, or read them as what the schema describes):\n  - predicate "
+                                    "'colour'"))
       << checked.out;
   Output json = Chipkg({"check", "--db", copy, "--format", "json"});
   ASSERT_EQ(json.code, 0) << json.err;
-  EXPECT_EQ(nlohmann::json::parse(json.out)["schema_mismatches"].size(), 3u) << json.out;
+  const nlohmann::json mismatches = nlohmann::json::parse(json.out)["schema_mismatches"];
+  ASSERT_EQ(mismatches.size(), 4u) << json.out;
+  EXPECT_EQ(mismatches[1]["what"], "value_form") << json.out;
+  EXPECT_EQ(mismatches[1]["predicate"], "parameters") << json.out;
+  EXPECT_EQ(mismatches[1]["dimension"], "seconds") << json.out;
+  EXPECT_EQ(mismatches[1]["schema_dimension"], "parameters") << json.out;
+  EXPECT_EQ(mismatches[1]["live_facts"], 1) << json.out;
+  EXPECT_EQ(mismatches[3]["what"], "unknown_entity_kind") << json.out;
+  EXPECT_EQ(mismatches[3]["kind"], "gpu") << json.out;
+
+  // Without a schema to hold it against, the check says so, and does not say it agrees.
+  const fs::path no_schema = g_sandbox->root() / "no-such-schema";
+  const fs::path unchecked_out = g_sandbox->root() / "unchecked.out";
+  const int unchecked = ExitCodeInChild({"check", "--db", copy, "--format", "json"}, g_sandbox->root() / "unchecked.err",
+                                        [&] {
+                                          const int fd = open(unchecked_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+                                          return fd >= 0 && dup2(fd, 1) == 1 &&
+                                                 setenv("CHIPKG_SCHEMA_DIR", no_schema.c_str(), 1) == 0;
+                                        });
+  EXPECT_EQ(unchecked, 0);
+  const nlohmann::json uj = nlohmann::json::parse(ReadFile(unchecked_out));
+  EXPECT_TRUE(uj["schema_mismatches"].is_null()) << uj.dump();
+  EXPECT_TRUE(uj.contains("schema_error")) << uj.dump();
 
   Output same = Chipkg({"import", "-", "--db", (g_sandbox->root() / "copy-of-this-schema").string()}, exported.out);
   ASSERT_EQ(same.code, 0) << same.err;
@@ -1298,6 +1327,7 @@ TEST_F(ToolsTest, CheckReadsTheWholeStoreAndSaysWhetherItIsSound) {
   EXPECT_FALSE(dj["sound"].get<bool>());
   EXPECT_TRUE(dj["opened"].get<bool>());
   EXPECT_GT(dj["problem_count"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(dj["schema_mismatches"].is_null()) << "a damaged store is not held against the schema";
 
   // Every table file damaged: the store does not open, and each damaged file is named.
   const fs::path wrecked = g_sandbox->root() / "check-wrecked";

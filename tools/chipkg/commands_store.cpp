@@ -79,15 +79,22 @@ int RunStats(const Args& args) {
   return kExitOk;
 }
 
-// What the store holds that this chipkg's schema cannot read: live facts of
-// a predicate it does not define or whose values have another form than the
-// definition's, entities of a kind it does not define. Queries do not find
-// them. Not damage (a store imported from a chipkg with another schema, a
+// What the store holds that this chipkg's schema does not describe: live
+// facts of a predicate it does not define (not-published markers too) or
+// whose values have another form than the definition's, entities of a kind
+// it does not define. Queries cannot ask for them by attribute or kind, or
+// read them as what the schema describes (a quantity of seconds shown in
+// bytes). Not damage (a store imported from a chipkg with another schema, a
 // schema edited since), so said beside the check's verdict, not in it.
-Result<std::vector<std::string>> SchemaMismatches(const Store& store, const Schema& schema) {
+struct SchemaMismatch {
+  std::string text;             // for people
+  nlohmann::ordered_json json;  // the same, for monitors
+};
+
+Result<std::vector<SchemaMismatch>> SchemaMismatches(const Store& store, const Schema& schema) {
   auto uses = store.PredicateUses();
   if (!uses.ok()) return uses.status();
-  std::vector<std::string> out;
+  std::vector<SchemaMismatch> out;
   auto facts = [](uint64_t n) { return std::to_string(n) + (n == 1 ? " live fact" : " live facts"); };
   auto form = [](ValueKind kind, const std::string& dimension) {
     if (kind == ValueKind::kQuantity) return "quantities of " + (dimension.empty() ? std::string("no dimension") : dimension);
@@ -95,17 +102,37 @@ Result<std::vector<std::string>> SchemaMismatches(const Store& store, const Sche
     if (kind == ValueKind::kBool) return std::string("yes/no values");
     return std::string(ValueKindName(kind)) + (kind == ValueKind::kText ? "" : "s");
   };
-  for (const PredicateUse& use : *uses) {
-    if (use.kind == ValueKind::kNotPublished) continue;  // a marker, of any predicate
+  // Uses come in predicate order: an unknown predicate's forms are summed.
+  for (size_t i = 0; i < uses->size();) {
+    const PredicateUse& use = (*uses)[i];
     const PredicateDef* def = schema.FindPredicate(use.predicate);
-    const std::string first = " (the first about " + use.first_subject + ")";
     if (def == nullptr) {
-      out.push_back("predicate '" + use.predicate + "' is not in the schema: " + facts(use.facts) + first);
-    } else if (def->type != use.kind || (use.kind == ValueKind::kQuantity && def->dimension != use.dimension)) {
-      out.push_back(use.predicate + ": " + facts(use.facts) + (use.facts == 1 ? " holds " : " hold ") +
-                    form(use.kind, use.dimension) +
-                    ", where the schema's values are " + form(def->type, def->dimension) + first);
+      uint64_t count = 0;
+      size_t j = i;
+      for (; j < uses->size() && (*uses)[j].predicate == use.predicate; ++j) count += (*uses)[j].facts;
+      out.push_back({"predicate '" + use.predicate + "' is not in the schema: " + facts(count) + " (the first about " +
+                         use.first_subject + ")",
+                     {{"what", "unknown_predicate"},
+                      {"predicate", use.predicate},
+                      {"live_facts", count},
+                      {"first_subject", use.first_subject}}});
+      i = j;
+      continue;
     }
+    ++i;
+    if (use.kind == ValueKind::kNotPublished) continue;  // a marker, of any predicate the schema defines
+    if (def->type == use.kind && (use.kind != ValueKind::kQuantity || def->dimension == use.dimension)) continue;
+    out.push_back({use.predicate + ": " + facts(use.facts) + (use.facts == 1 ? " holds " : " hold ") +
+                       form(use.kind, use.dimension) + ", where the schema's values are " +
+                       form(def->type, def->dimension) + " (the first about " + use.first_subject + ")",
+                   {{"what", "value_form"},
+                    {"predicate", use.predicate},
+                    {"kind", ValueKindName(use.kind)},
+                    {"dimension", use.dimension},
+                    {"schema_kind", ValueKindName(def->type)},
+                    {"schema_dimension", def->dimension},
+                    {"live_facts", use.facts},
+                    {"first_subject", use.first_subject}}});
   }
   auto entities = store.ListEntities();
   if (!entities.ok()) return entities.status();
@@ -117,11 +144,18 @@ Result<std::vector<std::string>> SchemaMismatches(const Store& store, const Sche
     if (count++ == 0) first = e.id;
   }
   for (const auto& [kind, seen] : unknown_kinds) {
-    out.push_back("entity kind '" + kind + "' is not in the schema: " + std::to_string(seen.first) +
-                  (seen.first == 1 ? " entity (" : " entities (the first ") + seen.second + ")");
+    out.push_back({"entity kind '" + kind + "' is not in the schema: " + std::to_string(seen.first) +
+                       (seen.first == 1 ? " entity (" : " entities (the first ") + seen.second + ")",
+                   {{"what", "unknown_entity_kind"},
+                    {"kind", kind},
+                    {"entities", seen.first},
+                    {"first_entity", seen.second}}});
   }
   return out;
 }
+
+constexpr char kMismatchesMean[] =
+    "queries cannot ask for them, or read them as what the schema describes";
 
 // chipkg check: for monitors and for after a crash or a disk error. Exit 0
 // only for a store read whole and found sound; a store that cannot even be
@@ -141,7 +175,11 @@ int RunCheck(const Args& args) {
   std::vector<std::string> damaged_files;  // when the store would not open
   auto fail = [&](const Status& status) {
     if (format == "json") {
-      nlohmann::ordered_json j = {{"store", path}, {"sound", false}, {"opened", false}, {"error", ErrorText(status)}};
+      nlohmann::ordered_json j = {{"store", path},
+                                  {"sound", false},
+                                  {"opened", false},
+                                  {"error", ErrorText(status)},
+                                  {"schema_mismatches", nullptr}};
       if (!damaged_files.empty()) j["damaged_table_files"] = damaged_files;
       std::printf("%s\n", JsonText(j).c_str());
     } else {
@@ -169,10 +207,10 @@ int RunCheck(const Args& args) {
   // Held against the schema only when sound: a damaged store's records may
   // not decode, and its verdict is what a monitor needs.
   std::string schema_error;
-  std::vector<std::string> mismatches;
+  std::vector<SchemaMismatch> mismatches;
   if (sound) {
     auto schema = LoadSchema();
-    auto found = schema.ok() ? SchemaMismatches(**store, *schema) : Result<std::vector<std::string>>(schema.status());
+    auto found = schema.ok() ? SchemaMismatches(**store, *schema) : Result<std::vector<SchemaMismatch>>(schema.status());
     if (found.ok()) {
       mismatches = std::move(*found);
     } else {
@@ -194,10 +232,13 @@ int RunCheck(const Args& args) {
                                       {"problem_count", c.problem_count},
                                       {"problems", c.problems}};
     nlohmann::ordered_json out = j;
-    if (sound) {
-      out["schema_mismatches"] = mismatches;
-      if (!schema_error.empty()) out["schema_error"] = schema_error;
+    // null: not checked (a damaged store, or no schema to check it against).
+    out["schema_mismatches"] = nullptr;
+    if (sound && schema_error.empty()) {
+      out["schema_mismatches"] = nlohmann::ordered_json::array();
+      for (const SchemaMismatch& m : mismatches) out["schema_mismatches"].push_back(m.json);
     }
+    if (!schema_error.empty()) out["schema_error"] = schema_error;
     std::printf("%s\n", JsonText(out).c_str());
   } else {
     std::printf("store              %s\n", path.c_str());
@@ -214,9 +255,9 @@ int RunCheck(const Args& args) {
         std::printf("schema             every live fact's predicate and value, and every entity's kind, are "
                     "this chipkg's schema's\n");
       } else {
-        std::printf("schema             %zu thing%s this chipkg's schema cannot read (queries do not find %s):\n",
-                    mismatches.size(), mismatches.size() == 1 ? "" : "s", mismatches.size() == 1 ? "it" : "them");
-        for (const std::string& m : mismatches) std::printf("  - %s\n", m.c_str());
+        std::printf("schema             %zu thing%s this chipkg's schema does not describe (%s):\n",
+                    mismatches.size(), mismatches.size() == 1 ? "" : "s", kMismatchesMean);
+        for (const SchemaMismatch& m : mismatches) std::printf("  - %s\n", m.text.c_str());
       }
     } else {
       std::printf("result             DAMAGED: %llu problem%s\n", (unsigned long long)c.problem_count,
@@ -713,16 +754,16 @@ int RunImport(const Args& args) {
   // Kept as the export has it (a copy is a copy), but said: an export of a
   // chipkg with another schema holds facts this one's queries never find.
   auto schema = LoadSchema();
-  auto mismatches = schema.ok() ? SchemaMismatches(**store, *schema) : Result<std::vector<std::string>>(schema.status());
+  auto mismatches = schema.ok() ? SchemaMismatches(**store, *schema) : Result<std::vector<SchemaMismatch>>(schema.status());
   if (!mismatches.ok()) {
     std::fprintf(stderr, "warning: the imported store was not held against the schema: %s\n",
                  ErrorText(mismatches.status()).c_str());
   } else if (!mismatches->empty()) {
-    std::fprintf(stderr, "warning: the store holds what this chipkg's schema cannot read (queries do not find it; "
-                         "chipkg check lists it):\n");
+    std::fprintf(stderr, "warning: the store holds what this chipkg's schema does not describe (%s; chipkg check "
+                 "lists it):\n", kMismatchesMean);
     constexpr size_t kShown = 10;
     for (size_t i = 0; i < mismatches->size() && i < kShown; ++i) {
-      std::fprintf(stderr, "  - %s\n", (*mismatches)[i].c_str());
+      std::fprintf(stderr, "  - %s\n", (*mismatches)[i].text.c_str());
     }
     if (mismatches->size() > kShown) std::fprintf(stderr, "  ... and %zu more\n", mismatches->size() - kShown);
   }
