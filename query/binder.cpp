@@ -302,6 +302,12 @@ class Binder {
         for (const SynonymDef* s : meant) targets += (targets.empty() ? "" : " or ") + s->target;
         return Error(ref.pos, "'" + ref.name + "' may mean " + targets + ": write which");
       }
+      if (name == "name") {
+        // Conditions and `order by` take the entity's own name (they never
+        // get here); `show` and `count ... by` read attributes.
+        return Error(ref.pos, "'" + ref.name + "' is each entity's own name, which every answer shows first, not an "
+                              "attribute" + DidYouMean(ref.name, AttributeNames(subject_kind)));
+      }
       return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames(subject_kind)));
     }
     for (const auto& [k, v] : ref.qualifiers) {
