@@ -73,7 +73,7 @@ T ReadInt(const Json& j, const char* field) {
 std::string ReadStr(const Json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_object() && j.contains("hex")) {
-    const std::string hex = Field(j, "hex").get<std::string>();
+    const std::string hex = j.at("hex").get<std::string>();  // not Field: the field read is the string's own
     if (hex.size() % 2 != 0) throw std::runtime_error("odd-length hex string");
     std::string out;
     for (size_t i = 0; i < hex.size(); i += 2) {
@@ -193,7 +193,7 @@ Fact ReadFact(const Json& j) {
   } else if (kind == "not_published") {
     f.value = Value::NotPublished(original);
   } else {
-    throw std::runtime_error("unknown value kind '" + kind + "'");
+    throw std::runtime_error("field 'kind': unknown value kind '" + kind + "'");
   }
   for (const auto& q : Field(j, "qualifiers")) {
     if (!q.is_array() || q.size() != 2) throw std::runtime_error("a qualifier is not a [key, value] pair");
@@ -611,7 +611,8 @@ Result<ImportStats> StoreImpl::Import(std::istream& in, LeftOut* left_out) {
     } catch (const std::exception& e) {
       const std::string reason = JsonReason(e);
       // ReadInt's and a missing key's messages name the field already.
-      const bool named = t_reading_field == nullptr || reason.rfind(t_reading_field, 0) == 0 ||
+      const bool named = t_reading_field == nullptr || reason.rfind("field '", 0) == 0 ||
+                         reason.rfind(t_reading_field, 0) == 0 ||
                          reason.find("'" + std::string(t_reading_field) + "'") != std::string::npos;
       s = Status::InvalidArgument(named ? reason : "field '" + std::string(t_reading_field) + "': " + reason);
     }

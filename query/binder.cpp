@@ -303,10 +303,11 @@ class Binder {
         return Error(ref.pos, "'" + ref.name + "' may mean " + targets + ": write which");
       }
       if (name == "name") {
-        // Conditions and `order by` take the entity's own name (they never
-        // get here); `show` and `count ... by` read attributes.
-        return Error(ref.pos, "'" + ref.name + "' is each entity's own name, which every answer shows first, not an "
-                              "attribute" + DidYouMean(ref.name, AttributeNames(subject_kind)));
+        // Conditions and `order by` take the entity's own name, without
+        // qualifiers; `show`, `count ... by` and tests read attributes.
+        return Error(ref.pos, "'" + ref.name + "' is each entity's own name, not an attribute" +
+                                  (ref.qualifiers.empty() ? DidYouMean(ref.name, AttributeNames(subject_kind))
+                                                          : std::string(", and takes no qualifiers")));
       }
       return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames(subject_kind)));
     }

@@ -602,6 +602,11 @@ std::string FormatQueryError(std::string_view text, const SourcePos& pos, const 
     // it reached the terminal or a cron mail as a broken character.
     bool whole = (c < 0x80 || (c >= 0xC2 && c <= 0xF4)) && i + len <= end;
     for (size_t k = 1; whole && k < len; ++k) whole = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (whole && len > 1) {  // overlong forms, surrogates, past U+10FFFF
+      const auto second = static_cast<unsigned char>(text[i + 1]);
+      whole = !(c == 0xE0 && second < 0xA0) && !(c == 0xED && second >= 0xA0) && !(c == 0xF0 && second < 0x90) &&
+              !(c == 0xF4 && second > 0x8F);
+    }
     if (!whole) len = 1;
     std::string ch = whole ? std::string(text.substr(i, len)) : "?";
     if (ch == "\t" || ch == "\r") ch = " ";
@@ -659,7 +664,19 @@ std::string SpellingHint(std::string_view text, size_t offset, const std::string
   if (!rest.empty() && static_cast<unsigned char>(rest.front()) >= 0x80) {
     size_t end = offset;
     while (end > 0 && text[end - 1] == ' ') --end;
-    if (end > 0 && std::isdigit(static_cast<unsigned char>(text[end - 1]))) {
+    size_t begin = end;  // of the number before, if one is
+    while (begin > 0 && (std::isdigit(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '.' ||
+                         text[begin - 1] == ',')) {
+      --begin;
+    }
+    const bool after_number = begin < end && std::isdigit(static_cast<unsigned char>(text[end - 1])) &&
+                              (begin == 0 || !(std::isalnum(static_cast<unsigned char>(text[begin - 1])) ||
+                                               text[begin - 1] == '_' || text[begin - 1] == '"'));
+    if (after_number) {
+      // A no-break or thin space, as pasted text has them, before a unit.
+      for (std::string_view space : {"\xC2\xA0", "\xE2\x80\xAF", "\xE2\x80\x89", "\xE2\x80\x8A"}) {
+        if (rest.rfind(space, 0) == 0) return "; a number and its unit take a plain space between them";
+      }
       const std::string word(rest.substr(0, std::min(rest.find_first_of(" \t\n)"), rest.size())));
       return "; '" + word + "' is no unit chipkg knows: units are written as the schema spells them (GB, TB/s, W, "
              "TFLOPS, USD/h, mm^2)";

@@ -422,6 +422,10 @@ TEST(ExportTest, AnImportsErrorsSayWhatIsWrong) {
     says(with([](nlohmann::json& f) { f["value"] = "dense"; }), "field 'value' is a string, where an object belongs");
     says(with([](nlohmann::json& f) { f["provenance"]["excerpt"] = 5; }), "field 'excerpt': expected a string, found 5");
     says(with([](nlohmann::json& f) { f["value"]["kind"] = 3; }), "field 'kind': type must be string, but is number");
+    says(with([](nlohmann::json& f) { f["value"]["kind"] = "textt"; }), ": field 'kind': unknown value kind 'textt'");
+    // A string written as hex (bytes that are not UTF-8) is read under its own field's name.
+    says(with([](nlohmann::json& f) { f["provenance"]["note"] = {{"hex", "abc"}}; }),
+         ": field 'note': odd-length hex string");
     says(with([](nlohmann::json& f) { f["provenance"] = nlohmann::json::array(); }),
          "field 'provenance' is an array, where an object belongs");
   }

@@ -133,6 +133,9 @@ inline std::unique_ptr<Store> OpenOrDie(const std::string& path, const StoreOpti
 // The store at `path` created, then written by a child process that ends
 // as a crash would, before any flush: every write of `writes` is in the
 // write-ahead log alone. `writes` returns false to fail the child.
+// (Once a store: a forked child has none of RocksDB's background threads, so
+// a second child, whose writer must first flush what the first left in the
+// log, would wait for that flush for ever. Writes that fill a memory would too.)
 inline void WriteThenDieBeforeAFlush(const std::string& path, const std::function<bool(Store&)>& writes) {
   OpenOrDie(path);
   const pid_t pid = fork();
