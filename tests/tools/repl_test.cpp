@@ -203,6 +203,20 @@ TEST_F(ToolsTest, FirstStartIngestsTheBundledDatasets) {
   EXPECT_FALSE(Contains(again.err, "store empty")) << again.err;
 }
 
+// "exit 3" or "quit now" in a script stops it, as meant, but says the words were not read and the
+// script's status is a failure; a comment after quit is no word.
+TEST_F(ToolsTest, QuitWithWordsAfterItStopsAndSaysSo) {
+  Output stopped = Chipkg(Db({}), "trainium.foundry\nexit 3\ntrainium.memory_bandwidth\n");
+  EXPECT_EQ(stopped.code, 1) << stopped.err;
+  EXPECT_TRUE(Contains(stopped.err, "line 2: exit takes nothing after it ('3' was not read); stopped here"))
+      << stopped.err;
+  EXPECT_TRUE(Contains(stopped.out, "TSMC")) << stopped.out;
+  EXPECT_FALSE(Contains(stopped.out, "memory_bandwidth")) << stopped.out;
+  Output commented = Chipkg(Db({}), "trainium.foundry\nquit   # done\ntrainium.memory_bandwidth\n");
+  EXPECT_EQ(commented.code, 0) << commented.err;
+  EXPECT_FALSE(Contains(commented.out, "memory_bandwidth")) << commented.out;
+}
+
 // A first start where no store can be made says why, once: not also "the REPL fills it on its first
 // start", which it had just tried.
 TEST_F(ToolsTest, AFirstStartThatCannotMakeTheStoreSaysWhyOnce) {

@@ -555,7 +555,19 @@ int RunRepl(const Args& args) {
       write_history(history.c_str());
     }
     std::string word = Lower(statement.substr(0, statement.find_first_of(" \t\n")));
-    if (word == "quit" || word == "exit" || word == "\\q") return false;
+    if (word == "quit" || word == "exit" || word == "\\q") {
+      // "exit 3", "quit now": stopped, as meant, but not as if the words
+      // were read (a script's status says its statements' outcome).
+      std::string after = StripComment(statement.substr(word.size()));
+      after.erase(0, after.find_first_not_of(" \t\r\n"));
+      after.erase(after.find_last_not_of(" \t\r\n") + 1);
+      if (!after.empty()) {
+        PrintError((interactive ? "" : "line " + std::to_string(first_line) + ": ") + word +
+                   " takes nothing after it ('" + after + "' was not read); stopped here");
+        failed = true;
+      }
+      return false;
+    }
 
     Status caught = session.store->CatchUp();
     if (!caught.ok()) PrintError(caught.WithContext("catching up with the writer (answers may be stale)"));
