@@ -27,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <unordered_set>
 
@@ -930,6 +931,17 @@ rocksdb::DBOptions ReaderOptions(rocksdb::DBOptions opts) {
   return opts;
 }
 
+// The write-ahead logs in a store's directory, sorted.
+std::vector<std::string> LogFiles(const std::string& path) {
+  std::vector<std::string> logs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(path, ec)) {
+    if (entry.path().extension() == ".log") logs.push_back(entry.path().filename().string());
+  }
+  std::sort(logs.begin(), logs.end());
+  return logs;
+}
+
 }  // namespace
 
 rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamilyDescriptor>& descriptors,
@@ -946,9 +958,16 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
   // RocksDB reports such a file as missing, or (the table's file opened
   // under its other name) as Corruption: any failure while the store's state
   // moved on is tried again.
-  *state = FilesState();
+  // An open that succeeds is not enough either: RocksDB reads the MANIFEST,
+  // then lists the logs, and a writer's flush between the two (every writer
+  // flushes as it opens and closes) gave a view that had neither the flushed
+  // writes' table file nor the log that held them, without an error. An
+  // open during which a log was deleted is made again; logs that appeared or
+  // grew hold writes made after the open began.
+  constexpr int kAttempts = 12;
   rocksdb::Status st;
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 << attempt, 200)));
     handles->clear();
     *db = nullptr;
     rocksdb::DBOptions options = ReaderOptions(db_options_);
@@ -957,13 +976,27 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
     } else if (options_.damaged_log == StoreOptions::DamagedLog::kSkipTheDamage) {
       options.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
     }
-    st = rocksdb::DB::OpenForReadOnly(options, path_, descriptors, handles, db);
-    if (st.ok()) break;
-    const std::string tried = std::move(*state);
     *state = FilesState();
-    if (!(st.IsPathNotFound() || st.IsNotFound()) && *state == tried) break;
+    const std::vector<std::string> logs_before = LogFiles(path_);
+    st = rocksdb::DB::OpenForReadOnly(options, path_, descriptors, handles, db);
+    if (st.ok()) {
+      const std::vector<std::string> logs_after = LogFiles(path_);
+      if (std::includes(logs_after.begin(), logs_after.end(), logs_before.begin(), logs_before.end())) break;
+      for (auto* h : *handles) (*db)->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+      delete *db;
+      st = rocksdb::Status::TryAgain("a writer flushed during each of " + std::to_string(kAttempts) +
+                                     " opens in a row; open it again");
+      continue;
+    }
+    // A missing file is tried again a little even where nothing seemed to
+    // move (a compaction's new file and deleted ones within one listing).
+    const bool missing = st.IsPathNotFound() || st.IsNotFound();
+    if (FilesState() == *state && !(missing && attempt < 2)) break;
   }
-  if (!st.ok()) *db = nullptr;
+  if (!st.ok()) {
+    handles->clear();
+    *db = nullptr;
+  }
   return st;
 }
 

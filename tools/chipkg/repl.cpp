@@ -471,10 +471,12 @@ int RunRepl(const Args& args) {
     if (fill == Fill::kAnotherFilling) {
       std::fprintf(stderr, "waiting for it to finish filling the store ...");
       std::fflush(stderr);
-      while (!FilledNow(session.store_path) && std::chrono::steady_clock::now() < give_up) {
+      // The wait's last look decides: "still filling" only when it ran out.
+      bool filled = false;
+      while (!(filled = FilledNow(session.store_path)) && std::chrono::steady_clock::now() < give_up) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
-      fill = FilledNow(session.store_path) ? Fill::kDone : Fill::kAnotherFilling;
+      fill = filled ? Fill::kDone : Fill::kAnotherFilling;
       std::fprintf(stderr, fill == Fill::kDone ? " done\n" : " still filling after %llds\n",
                    static_cast<long long>(kWaitForFill.count()));
     }
