@@ -525,6 +525,8 @@ Status StoreImpl::CheckSinceCleanClose() const {
   std::error_code ec;
   const auto size = fs::file_size(store / manifest, ec);
   if (!ec && size == recorded_size) return Status::OK();
+  // A writer opening meanwhile names a new MANIFEST and deletes this one.
+  if (CurrentManifest(store) != manifest) return Status::OK();
   return Status::Corruption(
       "opening " + path_ + ": its " + manifest + " (the record of which table files hold the data) " +
       (ec ? std::string("cannot be read (") + ec.message() + ")"
@@ -931,13 +933,16 @@ rocksdb::DBOptions ReaderOptions(rocksdb::DBOptions opts) {
   return opts;
 }
 
-// The write-ahead logs in a store's directory, sorted.
-std::vector<std::string> LogFiles(const std::string& path) {
+// The write-ahead logs in a store's directory, sorted; nullopt where the
+// directory cannot be listed.
+std::optional<std::vector<std::string>> LogFiles(const std::string& dir) {
   std::vector<std::string> logs;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.path().extension() == ".log") logs.push_back(entry.path().filename().string());
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".log") logs.push_back(it->path().filename().string());
   }
+  if (ec) return std::nullopt;
   std::sort(logs.begin(), logs.end());
   return logs;
 }
@@ -958,16 +963,23 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
   // RocksDB reports such a file as missing, or (the table's file opened
   // under its other name) as Corruption: any failure while the store's state
   // moved on is tried again.
-  // An open that succeeds is not enough either: RocksDB reads the MANIFEST,
-  // then lists the logs, and a writer's flush between the two (every writer
-  // flushes as it opens and closes) gave a view that had neither the flushed
-  // writes' table file nor the log that held them, without an error. An
-  // open during which a log was deleted is made again; logs that appeared or
-  // grew hold writes made after the open began.
-  constexpr int kAttempts = 12;
+  // An open that succeeds is not enough either. RocksDB reads the MANIFEST
+  // (opening every table file it names), then lists the logs and replays
+  // them; a writer's flush in between (every writer flushes as it opens and
+  // closes, and when a memtable fills) gave a view without the flushed
+  // writes: the table file the MANIFEST it read does not name, the log
+  // deleted before the listing. Or with a hole: a flush that retired two
+  // logs, listed between their deletions, the older one kept. Either needs
+  // both the MANIFEST and the set of logs to change during the open; such
+  // an open is made again. The MANIFEST alone (a compaction), or logs alone
+  // (logs retired by a MANIFEST edit made before the open), cannot tear it.
+  const std::string wal_dir = db_options_.wal_dir.empty() ? path_ : db_options_.wal_dir;
+  constexpr auto kTornBudget = std::chrono::seconds(5);
+  const auto give_up = std::chrono::steady_clock::now() + kTornBudget;
   rocksdb::Status st;
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 << attempt, 200)));
+  int torn = 0;
+  for (int attempt = 0;; ++attempt) {
+    if (torn > 0) std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 << std::min(torn, 6), 200)));
     handles->clear();
     *db = nullptr;
     rocksdb::DBOptions options = ReaderOptions(db_options_);
@@ -977,21 +989,33 @@ rocksdb::Status StoreImpl::OpenReadOnlyDb(const std::vector<rocksdb::ColumnFamil
       options.wal_recovery_mode = rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords;
     }
     *state = FilesState();
-    const std::vector<std::string> logs_before = LogFiles(path_);
+    const std::string manifest_before = ManifestState();
+    const std::optional<std::vector<std::string>> logs_before = LogFiles(wal_dir);
     st = rocksdb::DB::OpenForReadOnly(options, path_, descriptors, handles, db);
+    const bool manifest_moved = ManifestState() != manifest_before;
     if (st.ok()) {
-      const std::vector<std::string> logs_after = LogFiles(path_);
-      if (std::includes(logs_after.begin(), logs_after.end(), logs_before.begin(), logs_before.end())) break;
+      if (!manifest_moved) break;
+      const std::optional<std::vector<std::string>> logs_after = LogFiles(wal_dir);
+      if (logs_before && logs_after && *logs_before == *logs_after) break;
       for (auto* h : *handles) (*db)->DestroyColumnFamilyHandle(h).PermitUncheckedError();
       delete *db;
-      st = rocksdb::Status::TryAgain("a writer flushed during each of " + std::to_string(kAttempts) +
-                                     " opens in a row; open it again");
+      ++torn;
+      st = rocksdb::Status::TryAgain("a writer flushed during every open for " + std::to_string(kTornBudget.count()) +
+                                     " s (" + std::to_string(torn) + " opens); open it again");
+      if (std::chrono::steady_clock::now() >= give_up) break;
       continue;
     }
-    // A missing file is tried again a little even where nothing seemed to
-    // move (a compaction's new file and deleted ones within one listing).
+    // A failure while the MANIFEST moved (a file a writer's compaction
+    // deleted under the open, a MANIFEST it moved past) is tried again as a
+    // torn view is; a missing file twice more at once; anything else is the
+    // store's own, said without delay.
     const bool missing = st.IsPathNotFound() || st.IsNotFound();
-    if (FilesState() == *state && !(missing && attempt < 2)) break;
+    if (manifest_moved) {
+      ++torn;
+      if (std::chrono::steady_clock::now() >= give_up) break;
+      continue;
+    }
+    if (!(missing && attempt < 2)) break;
   }
   if (!st.ok()) {
     handles->clear();
@@ -1271,21 +1295,30 @@ Status StoreImpl::CatchUp() {
   return CheckFormatAndLoad(/*fresh=*/false, /*reader=*/true).WithContext("catching up with the writer of " + path_);
 }
 
-std::string StoreImpl::FilesState() const {
+std::string StoreImpl::ManifestState() const {
   std::string state;
   std::error_code ec;
   std::ifstream current(fs::path(path_) / "CURRENT", std::ios::binary);
   std::getline(current, state);
+  const auto size = fs::file_size(fs::path(path_) / state, ec);
+  return state + " " + (ec ? std::string("?") : std::to_string(size));
+}
+
+std::string StoreImpl::FilesState() const {
+  std::string state = ManifestState();
+  std::error_code ec;
   const auto size_of = [&](const fs::path& p) {
     const auto size = fs::file_size(p, ec);
     return ec ? std::string("?") : std::to_string(size);
   };
-  state += " " + size_of(fs::path(path_) / state);
   std::vector<std::string> logs;
-  for (const auto& entry : fs::directory_iterator(path_, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) logs.push_back(name + ":" + size_of(entry.path()));
+  std::error_code list_ec;
+  fs::directory_iterator it(path_, list_ec);
+  for (; !list_ec && it != fs::directory_iterator(); it.increment(list_ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) logs.push_back(name + ":" + size_of(it->path()));
   }
+  if (list_ec) logs.push_back("?");  // unlisted: differs from any listing
   std::sort(logs.begin(), logs.end());
   for (const auto& l : logs) state += " " + l;
   return state;

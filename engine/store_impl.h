@@ -432,6 +432,8 @@ class StoreImpl final : public Store {
   // (CURRENT, the MANIFEST's size, the write-ahead logs' sizes). CatchUp
   // reopens when it differs.
   std::string FilesState() const;
+  // Its first part: CURRENT and the size of the MANIFEST it names.
+  std::string ManifestState() const;
   void CloseDb();
   // One atomic flush of every open family (see BuildOptions: atomic_flush).
   void FlushEveryColumnFamily();

@@ -511,6 +511,12 @@ int RunSalvage(const Args& args) {
   } scratch;
   bool skipped = false;
   auto damaged = open_with(StoreOptions::DamagedLog::kUpToTheDamage);
+  // A store busy under a writer (its files changing under every open) is no
+  // damage: a copy of its files taken meanwhile could miss writes.
+  if (!damaged.ok() && damaged.status().IsBusy()) {
+    PrintError(damaged.status());
+    return kExitFailed;
+  }
   if (!damaged.ok()) {
     const Status up_to_the_damage = damaged.status();
     const std::string scratch_dir = into + ".salvage-" + std::to_string(::getpid()) + ".store";
