@@ -950,35 +950,48 @@ std::optional<Range> DdrWordAfter(const Page& page, Range s, size_t figure_end) 
 
 // "a 16-chip SambaRack", "an eight-accelerator baseboard": a count of chips
 // joined to their noun, then within three words a system's scope word or a
-// name that ends in one.
+// name that ends in one; or the system first, its chips after "of" ("a
+// SambaRack of 16", "a rack of 16 chips"; "a rack of 16 servers" is a
+// rack of chips not counted).
 struct CountedSystem {
   std::string scope;
-  int chips = 0;
+  int chips = 0;  // 0: not said
 };
 
 std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
   std::string_view text(page.text);
   std::vector<Range> words;
   for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) words.push_back(*w);
+  const auto system_scope = [&](size_t j) {
+    const std::string_view name = page.View(words[j]);
+    std::string scope = AsciiLower(name);
+    if (!page.IsScopeWord(scope) || scope == "chip" || scope == "core") scope = NamedScope(page, name);
+    return scope;
+  };
   for (size_t k = 0; k < words.size(); ++k) {
     const std::string w = AsciiLower(page.View(words[k]));
     const size_t dash = w.find('-');
     if (dash == std::string::npos || dash == 0 || !IsChipNoun(w.substr(dash + 1))) continue;
-    const std::string count = w.substr(0, dash);
-    int chips = 0;
-    if (std::all_of(count.begin(), count.end(), IsDigit) && count.size() <= 5) chips = std::stoi(count);
-    static constexpr std::string_view kSmall[] = {"two", "three", "four", "five", "six", "seven", "eight", "nine",
-                                                  "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"};
-    for (size_t i = 0; i < std::size(kSmall) && chips == 0; ++i) {
-      if (count == kSmall[i]) chips = static_cast<int>(i) + 2;
-    }
+    const int chips = SmallCount(w.substr(0, dash)).value_or(0);
     if (chips < 2) continue;
     for (size_t j = k + 1; j < words.size() && j <= k + 3; ++j) {
-      const std::string_view name = page.View(words[j]);
-      std::string scope = AsciiLower(name);
-      if (!page.IsScopeWord(scope) || scope == "chip" || scope == "core") scope = NamedScope(page, name);
-      if (!scope.empty()) return CountedSystem{scope, chips};
+      if (std::string scope = system_scope(j); !scope.empty()) return CountedSystem{scope, chips};
     }
+  }
+  for (size_t k = 0; k + 2 < words.size(); ++k) {
+    if (AsciiLower(page.View(words[k + 1])) != "of") continue;
+    const int chips = SmallCount(page.View(words[k + 2])).value_or(0);
+    if (chips < 2) continue;
+    std::string scope = system_scope(k);
+    if (scope.empty()) continue;
+    // What follows the count counts: chips, or a verb; "a rack of 16
+    // servers" is a rack still, of chips not counted.
+    if (k + 3 < words.size()) {
+      std::string noun = AsciiLower(page.View(words[k + 3]));
+      if (noun.size() > 3 && noun.back() == 's') noun.pop_back();
+      if (!IsChipNoun(noun) && page.IsScopeWord(noun)) return CountedSystem{scope, 0};
+    }
+    return CountedSystem{scope, chips};
   }
   return std::nullopt;
 }
@@ -1547,7 +1560,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       }
       if (const std::optional<CountedSystem> system = CountedSystemIn(page, Range{from, f.range.begin})) {
         d.qualifiers.emplace(qualifier::kScope, system->scope);
-        d.qualifiers.emplace(qualifier::kScopeCount, std::to_string(system->chips));
+        if (system->chips > 0) d.qualifiers.emplace(qualifier::kScopeCount, std::to_string(system->chips));
       }
     }
     if (!f.count && page.MarkedSparse(f.range.end)) d.qualifiers[qualifier::kSparsity] = "sparse";
@@ -1783,7 +1796,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       std::string k;
       bool is_page = false;
       if (!subject_for(*p, &id, &k, &is_page)) continue;
-      for (const Range& item : ListItems(text, h.range.end, s.end)) {
+      // "available in three regions: Ohio, Tokyo and Frankfurt": the list
+      // after words that count or name what it lists.
+      size_t list_from = h.range.end;
+      {
+        size_t c = list_from;
+        while (c < s.end && c - list_from <= 40 &&
+               (IsLower(text[c]) || IsDigit(text[c]) || text[c] == ' ' || text[c] == '-')) {
+          ++c;
+        }
+        if (c < s.end && c > list_from + 1 && text[c] == ':') list_from = c + 1;
+      }
+      for (const Range& item : ListItems(text, list_from, s.end)) {
         Pending li;
         li.draft.subject = id;
         li.subject_kind = k;

@@ -342,6 +342,8 @@ std::optional<QuantityRead> ReadQuantity(const Page& page, Range value, const st
 Qualifiers QualifiersIn(const Page& page, Range r);
 // "GPU", "accelerators", "chip": a word for the chips a system holds.
 bool IsChipNoun(std::string_view word);
+// "8", "eight" (up to sixteen): how many chips a multi-chip scope holds, as written.
+std::optional<int> SmallCount(std::string_view word);
 // The scope that the opening of a sentence (its words before the first
 // figure) gives all its figures: "Per server, ...", "An eight-accelerator
 // baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws

@@ -119,9 +119,6 @@ void MergeQualifiers(Qualifiers& into, const Qualifiers& from) {
 
 }  // namespace
 
-namespace {
-
-// "8", "eight": how many chips a multi-chip scope holds, as written.
 std::optional<int> SmallCount(std::string_view word) {
   static constexpr std::string_view kWords[] = {"one", "two",  "three", "four",   "five",    "six",     "seven",   "eight",
                                                 "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"};
@@ -133,8 +130,6 @@ std::optional<int> SmallCount(std::string_view word) {
   const int n = std::stoi(lower);
   return n > 0 ? std::optional<int>(n) : std::nullopt;
 }
-
-}  // namespace
 
 bool IsChipNoun(std::string_view word) {
   std::string lower = AsciiLower(word);

@@ -805,6 +805,16 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
   EXPECT_EQ(read("# SambaNova SN40L\n\nWith 64 GB of HBM per chip, a 16-chip SambaRack holds 1 TB of HBM.\n"),
             (Facts{"chip:sambanova-sn40l memory 64 GB scope=chip", "chip:sambanova-sn40l memory 1 TB chips=16 scope=rack",
                    "chip:sambanova-sn40l memory_type HBM", "chip:sambanova-sn40l memory_type HBM"}));
+  // The system first and its chips after "of": a SambaRack's 24 TB was one SN40L's memory.
+  EXPECT_EQ(read("# SambaNova SN40L\n\nThe SN40L has 64 GB of HBM and 1.5 TB of DDR5 memory, so a SambaRack of 16 has "
+                 "24 TB.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory 24 TB chips=16 scope=rack",
+                   "chip:sambanova-sn40l memory_type HBM"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a rack of eight chips draws 6 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 6 kW chips=8 scope=rack"}));
+  // Not where the count is of servers: the chips are not said.
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a rack of 16 servers draws 90 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 90 kW scope=rack"}));
   EXPECT_EQ(read("# NVIDIA H100\n\nMax TDP (per GPU, 8-GPU server): 700 W\n"), (Facts{"chip:nvidia-h100 tdp 700 W scope=chip"}));
   // A chip named in an aside after the figure compares with it: the figure is still the page chip's.
   EXPECT_EQ(read("# AMD Instinct MI300X\n\nThe MI300X delivers 1,307 TFLOPS of FP16 compute (more than the H100).\n"),
@@ -847,6 +857,16 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in US East (N. Virginia), US West (Oregon) and Asia Pacific "
                     "(Tokyo)."),
             (Regions{"US East <US East (N. Virginia)>", "US West <US West (Oregon)>", "Asia Pacific <Asia Pacific (Tokyo)>"}));
+  // Words that count or name what the list holds, before its colon: "three regions:" read nothing.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in three regions: Ohio, Tokyo and Frankfurt."),
+            (Regions{"Ohio <Ohio>", "Tokyo <Tokyo>", "Frankfurt <Frankfurt>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in the following regions: US East (N. Virginia) and "
+                    "Europe (Ireland)."),
+            (Regions{"US East <US East (N. Virginia)>", "Europe <Europe (Ireland)>"}));
+  // A country after a place before the list's "and" stays an item: true of the instance, and a
+  // country among regions ("Oregon, Ireland and Tokyo") is one.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Frankfurt, Germany (EU) and Seoul, KR."),
+            (Regions{"Frankfurt <Frankfurt>", "Germany <Germany (EU)>", "Seoul <Seoul, KR>"}));
   // A label's list is a region each, where each item is a name; else the text as written.
   auto labelled = [](const std::string& line) {
     std::vector<std::string> out;
@@ -867,6 +887,9 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
             (Facts{"chip:acme-z9 peak_throughput 2.52 FP8 petaflops format=fp8"}));
   EXPECT_EQ(read("# Acme Z9\n\nZ9 servers pack 16 Z9 chips, delivering up to 40 BF16 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 40 BF16 petaflops chips=16 format=bf16 scope=server"}));
+  // A microscaling format is its element's: "MXFP4" is fp4.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\nThe MI355X delivers up to 10 MXFP4 petaflops.\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 10 MXFP4 petaflops format=fp4"}));
   // A sparsity or "peak" before the format.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 720 sparse FP8 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 720 sparse FP8 petaflops format=fp8 sparsity=sparse"}));
