@@ -1304,6 +1304,11 @@ std::string StoreImpl::ManifestState() const {
   return state + " " + (ec ? std::string("?") : std::to_string(size));
 }
 
+bool StoreImpl::ManifestMovedSinceOpen() const {
+  const std::string now = ManifestState();
+  return !(opened_state_ == now || opened_state_.rfind(now + " ", 0) == 0);
+}
+
 std::string StoreImpl::FilesState() const {
   std::string state = ManifestState();
   std::error_code ec;

@@ -434,6 +434,8 @@ class StoreImpl final : public Store {
   std::string FilesState() const;
   // Its first part: CURRENT and the size of the MANIFEST it names.
   std::string ManifestState() const;
+  // A reader: whether a writer has written the MANIFEST since the view opened.
+  bool ManifestMovedSinceOpen() const;
   void CloseDb();
   // One atomic flush of every open family (see BuildOptions: atomic_flush).
   void FlushEveryColumnFamily();

@@ -950,9 +950,9 @@ std::optional<Range> DdrWordAfter(const Page& page, Range s, size_t figure_end) 
 
 // "a 16-chip SambaRack", "an eight-accelerator baseboard": a count of chips
 // joined to their noun, then within three words a system's scope word or a
-// name that ends in one; or the system first, its chips after "of" ("a
-// SambaRack of 16", "a rack of 16 chips"; "a rack of 16 servers" is a
-// rack of chips not counted).
+// name that ends in one; or the system first, its chips after "of", as the
+// subject of the figure's verb ("a SambaRack of 16 has", "a rack of 16 chips
+// draws"; "a rack of 16 servers draws" is a rack of chips not counted).
 struct CountedSystem {
   std::string scope;
   int chips = 0;  // 0: not said
@@ -978,20 +978,60 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
       if (std::string scope = system_scope(j); !scope.empty()) return CountedSystem{scope, chips};
     }
   }
+  // "a SambaRack of 16 has", "a rack of eight chips draws", "a DGX SuperPOD
+  // of 32 DGX B200 systems delivers": the system is the subject of the
+  // figure's verb, right after what it is of (at most three words); its
+  // chips are counted only where that is all it is of, or chips. "comes in
+  // a rack of 16 and draws", "a system of two parts with" name no system
+  // the figure is of.
+  static constexpr std::string_view kVerbs[] = {"has", "have", "holds", "hold", "draws", "draw", "delivers", "deliver",
+                                                "offers", "offer", "provides", "provide", "packs", "pack", "reaches",
+                                                "consumes", "uses", "needs", "requires", "totals", "gets", "features",
+                                                "carries", "contains", "stores", "is", "are", "tops", "hits"};
   for (size_t k = 0; k + 2 < words.size(); ++k) {
     if (AsciiLower(page.View(words[k + 1])) != "of") continue;
-    const int chips = SmallCount(page.View(words[k + 2])).value_or(0);
-    if (chips < 2) continue;
     std::string scope = system_scope(k);
     if (scope.empty()) continue;
-    // What follows the count counts: chips, or a verb; "a rack of 16
-    // servers" is a rack still, of chips not counted.
-    if (k + 3 < words.size()) {
-      std::string noun = AsciiLower(page.View(words[k + 3]));
-      if (noun.size() > 3 && noun.back() == 's') noun.pop_back();
-      if (!IsChipNoun(noun) && page.IsScopeWord(noun)) return CountedSystem{scope, 0};
+    // The count as written, "4,096" whole; "4 to 8", "4-8" and a year are no count of chips.
+    const Range count_word = words[k + 2];
+    size_t e = count_word.begin;
+    while (e < r.end && (IsDigit(text[e]) || (text[e] == ',' && e + 3 < r.end && IsDigit(text[e + 1]) &&
+                                              IsDigit(text[e + 2]) && IsDigit(text[e + 3])))) {
+      ++e;
     }
-    return CountedSystem{scope, chips};
+    std::optional<int> chips;
+    size_t next = k + 3;
+    if (e > count_word.begin) {
+      std::string digits(text.substr(count_word.begin, e - count_word.begin));
+      std::erase(digits, ',');
+      if (digits.size() > 7 || (e < r.end && text[e] == '-')) continue;
+      chips = std::stoi(digits);
+      while (next < words.size() && words[next].begin < e) ++next;
+      // "the Z9 platform of 2026": a year, unless chips follow ("a pod of 2048 chips").
+      const bool year = digits.size() == 4 && *chips >= 1950 && *chips <= 2100 && text[count_word.begin + 1] != ',';
+      if (year && !(next < words.size() && IsChipNoun(page.View(words[next])))) continue;
+    } else {
+      chips = SmallCount(page.View(count_word));
+    }
+    if (!chips || *chips < 2) continue;
+    // Up to three words of what it is of, then the verb.
+    size_t verb = next;
+    while (verb < words.size() && verb < next + 3 &&
+           std::find(std::begin(kVerbs), std::end(kVerbs), AsciiLower(page.View(words[verb]))) == std::end(kVerbs)) {
+      ++verb;
+    }
+    if (verb >= words.size() || std::find(std::begin(kVerbs), std::end(kVerbs), AsciiLower(page.View(words[verb]))) ==
+                                    std::end(kVerbs)) {
+      continue;
+    }
+    static constexpr std::string_view kJoins[] = {"to", "and", "or", "but", "with", "the", "in"};
+    bool joined = false;
+    for (size_t j = next; j < verb; ++j) {
+      joined = joined || std::find(std::begin(kJoins), std::end(kJoins), AsciiLower(page.View(words[j]))) != std::end(kJoins);
+    }
+    if (joined) continue;
+    const bool of_chips = verb == next || IsChipNoun(page.View(words[verb - 1]));
+    return CountedSystem{scope, of_chips ? *chips : 0};
   }
   return std::nullopt;
 }
@@ -1797,7 +1837,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       bool is_page = false;
       if (!subject_for(*p, &id, &k, &is_page)) continue;
       // "available in three regions: Ohio, Tokyo and Frankfurt": the list
-      // after words that count or name what it lists.
+      // after words that count places, the last of them a word for places.
+      // Not "in all regions except the following:", "in two sizes:", "in
+      // limited quantities:", "in 2025:" (what follows is no list of regions).
       size_t list_from = h.range.end;
       {
         size_t c = list_from;
@@ -1805,7 +1847,19 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
                (IsLower(text[c]) || IsDigit(text[c]) || text[c] == ' ' || text[c] == '-')) {
           ++c;
         }
-        if (c < s.end && c > list_from + 1 && text[c] == ':') list_from = c + 1;
+        if (c < s.end && c > list_from + 1 && text[c] == ':') {
+          static constexpr std::string_view kPlaces[] = {"regions", "region", "locations", "zones", "cities",
+                                                         "countries", "markets", "sites", "geographies", "areas"};
+          static constexpr std::string_view kNotAll[] = {"except", "but", "excluding", "not", "soon", "more", "other"};
+          bool places = false;
+          bool excludes = false;
+          for (auto w = NextWord(text, list_from, c); w; w = NextWord(text, w->end, c)) {
+            const std::string_view word = text.substr(w->begin, w->size());
+            places = std::find(std::begin(kPlaces), std::end(kPlaces), word) != std::end(kPlaces);
+            excludes = excludes || std::find(std::begin(kNotAll), std::end(kNotAll), word) != std::end(kNotAll);
+          }
+          if (places && !excludes) list_from = c + 1;
+        }
       }
       for (const Range& item : ListItems(text, list_from, s.end)) {
         Pending li;

@@ -812,9 +812,28 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
                    "chip:sambanova-sn40l memory_type HBM"}));
   EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a rack of eight chips draws 6 kW.\n"),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 6 kW chips=8 scope=rack"}));
-  // Not where the count is of servers: the chips are not said.
+  // Not where the count is of servers, fans or systems: the chips are not said. A count written
+  // with a comma is whole.
   EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a rack of 16 servers draws 90 kW.\n"),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 90 kW scope=rack"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a rack of 16 fans draws 3 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 3 kW scope=rack"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a rack of 4 Z9 servers draws 25 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 25 kW scope=rack"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a pod of 4,096 chips draws 2.9 MW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.9 MW chips=4096 scope=pod"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a pod of 2048 chips draws 1.5 MW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 1.5 MW chips=2048 scope=pod"}));
+  // A system that is not the subject of the figure's verb gives it no scope: these are the chip's.
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is a system of two parts with 96 GB of HBM.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 comes in a rack of 16 and draws 700 W.\n"), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("# Acme Z9\n\nAcme sells a rack of 16 but the Z9 alone draws 700 W.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("# SambaNova SN40L\n\nIn a SambaRack of 16 the SN40L has 64 GB of HBM.\n"),
+            (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory_type HBM"}));
+  // A year, or a range, is no count.
+  EXPECT_EQ(read("# Acme Z9\n\nAcme showed the Z9 platform of 2026 drawing 120 kW.\n"), (Facts{"chip:acme-z9 tdp 120 kW"}));
   EXPECT_EQ(read("# NVIDIA H100\n\nMax TDP (per GPU, 8-GPU server): 700 W\n"), (Facts{"chip:nvidia-h100 tdp 700 W scope=chip"}));
   // A chip named in an aside after the figure compares with it: the figure is still the page chip's.
   EXPECT_EQ(read("# AMD Instinct MI300X\n\nThe MI300X delivers 1,307 TFLOPS of FP16 compute (more than the H100).\n"),
@@ -863,6 +882,15 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in the following regions: US East (N. Virginia) and "
                     "Europe (Ireland)."),
             (Regions{"US East <US East (N. Virginia)>", "Europe <Europe (Ireland)>"}));
+  // Not a list of what it is not in, nor of other things than places.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in all regions except the following: Ohio and Tokyo."),
+            (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in two regions and coming soon to two more: Ohio and "
+                    "Tokyo."),
+            (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in two sizes: Standard and Large."), (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in limited quantities: AWS expects more in March."),
+            (Regions{}));
   // A country after a place before the list's "and" stays an item: true of the instance, and a
   // country among regions ("Oregon, Ireland and Tokyo") is one.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in Frankfurt, Germany (EU) and Seoul, KR."),
@@ -890,6 +918,10 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
   // A microscaling format is its element's: "MXFP4" is fp4.
   EXPECT_EQ(read("# AMD Instinct MI355X\n\nThe MI355X delivers up to 10 MXFP4 petaflops.\n"),
             (Facts{"chip:amd-instinct-mi355x peak_throughput 10 MXFP4 petaflops format=fp4"}));
+  // NVIDIA's NVFP4 is fp4: read as no format, the figure before MXFP8 took its format.
+  EXPECT_EQ(read("# NVIDIA B200\n\nThe B200 delivers 9 PFLOPS of NVFP4 and 4.5 PFLOPS of MXFP8.\n"),
+            (Facts{"chip:nvidia-b200 peak_throughput 9 PFLOPS format=fp4",
+                   "chip:nvidia-b200 peak_throughput 4.5 PFLOPS format=fp8"}));
   // A sparsity or "peak" before the format.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 delivers 720 sparse FP8 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 720 sparse FP8 petaflops format=fp8 sparsity=sparse"}));
