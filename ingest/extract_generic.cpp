@@ -1001,10 +1001,15 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
     }
     std::optional<int> chips;
     size_t next = k + 3;
+    bool range = false;  // "of 4 to 8 chips", "of 4-8": a system still, its chips not one count
     if (e > count_word.begin) {
       std::string digits(text.substr(count_word.begin, e - count_word.begin));
       std::erase(digits, ',');
-      if (digits.size() > 7 || (e < r.end && text[e] == '-')) continue;
+      if (digits.size() > 7) continue;
+      if (e + 1 < r.end && text[e] == '-' && IsDigit(text[e + 1])) {
+        range = true;
+        for (++e; e < r.end && IsDigit(text[e]);) ++e;
+      }
       chips = std::stoi(digits);
       while (next < words.size() && words[next].begin < e) ++next;
       // "the Z9 platform of 2026": a year, unless chips follow ("a pod of 2048 chips").
@@ -1014,6 +1019,13 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
       chips = SmallCount(page.View(count_word));
     }
     if (!chips || *chips < 2) continue;
+    if (next + 1 < words.size() && (AsciiLower(page.View(words[next])) == "to" || AsciiLower(page.View(words[next])) == "or") &&
+        (IsDigit(text[words[next + 1].begin]) || SmallCount(page.View(words[next + 1])))) {
+      range = true;
+      const size_t to_end = words[next + 1].end;
+      next += 2;
+      while (next < words.size() && words[next].begin <= to_end + 4 && IsDigit(text[words[next].begin])) ++next;  // "4,096"
+    }
     // Up to three words of what it is of, then the verb.
     size_t verb = next;
     while (verb < words.size() && verb < next + 3 &&
@@ -1031,7 +1043,7 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
     }
     if (joined) continue;
     const bool of_chips = verb == next || IsChipNoun(page.View(words[verb - 1]));
-    return CountedSystem{scope, of_chips ? *chips : 0};
+    return CountedSystem{scope, of_chips && !range ? *chips : 0};
   }
   return std::nullopt;
 }
@@ -1850,7 +1862,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         if (c < s.end && c > list_from + 1 && text[c] == ':') {
           static constexpr std::string_view kPlaces[] = {"regions", "region", "locations", "zones", "cities",
                                                          "countries", "markets", "sites", "geographies", "areas"};
-          static constexpr std::string_view kNotAll[] = {"except", "but", "excluding", "not", "soon", "more", "other"};
+          static constexpr std::string_view kNotAll[] = {"except", "but",   "excluding", "not", "soon",
+                                                         "more",   "other", "most"};
           bool places = false;
           bool excludes = false;
           for (auto w = NextWord(text, list_from, c); w; w = NextWord(text, w->end, c)) {

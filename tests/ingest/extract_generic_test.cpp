@@ -832,8 +832,12 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
             (Facts{"chip:acme-z9 tdp 700 W"}));
   EXPECT_EQ(read("# SambaNova SN40L\n\nIn a SambaRack of 16 the SN40L has 64 GB of HBM.\n"),
             (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory_type HBM"}));
-  // A year, or a range, is no count.
+  // A year is no count; a range is a system's, of chips not counted.
   EXPECT_EQ(read("# Acme Z9\n\nAcme showed the Z9 platform of 2026 drawing 120 kW.\n"), (Facts{"chip:acme-z9 tdp 120 kW"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a system of 4 to 8 chips draws 6 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 6 kW scope=system"}));
+  EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a system of 4-8 chips draws 6 kW.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 6 kW scope=system"}));
   EXPECT_EQ(read("# NVIDIA H100\n\nMax TDP (per GPU, 8-GPU server): 700 W\n"), (Facts{"chip:nvidia-h100 tdp 700 W scope=chip"}));
   // A chip named in an aside after the figure compares with it: the figure is still the page chip's.
   EXPECT_EQ(read("# AMD Instinct MI300X\n\nThe MI300X delivers 1,307 TFLOPS of FP16 compute (more than the H100).\n"),
@@ -889,6 +893,8 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
                     "Tokyo."),
             (Regions{}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in two sizes: Standard and Large."), (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in most regions: Ohio and Tokyo are exceptions."),
+            (Regions{}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in limited quantities: AWS expects more in March."),
             (Regions{}));
   // A country after a place before the list's "and" stays an item: true of the instance, and a
