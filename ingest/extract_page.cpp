@@ -412,6 +412,37 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       if (auto hit = with_unit(Range{written.begin + open + 1, written.end - 1}, unit.substr(0, end + 1))) return hit;
     }
   }
+  // "Peak MXFP4 performance", "FP4 with sparsity", "Peak FP8 compute
+  // (sparse)": a format's own label among words that only say it is a
+  // peak figure and how sparse; each wording a label of its own, a table's
+  // row of one stored nothing.
+  std::optional<LabelHit> format_label;
+  Qualifiers sparsity;
+  bool other_words = written.size() > 48;
+  for (std::optional<Range> w = NextWord(text, written.begin, written.end); w && !other_words;
+       w = NextWord(text, w->end, written.end)) {
+    const std::string word = AsciiLower(View(*w));
+    if (word == "peak" || word == "performance" || word == "compute" || word == "throughput" || word == "with") continue;
+    if (word == "sparsity" || word == "sparse" || word == "dense") {
+      sparsity[qualifier::kSparsity] = word == "dense" ? "dense" : "sparse";
+      continue;
+    }
+    // Every format word has a digit ("fp8", "bfloat16"); the label looked up
+    // is a part of this one, never itself.
+    if (!format_label && std::any_of(word.begin(), word.end(), IsDigit) && w->size() < written.size() &&
+        FormatWord(word)) {
+      format_label = LookupLabel(*w);
+      other_words = !format_label;
+      continue;
+    }
+    other_words = true;
+  }
+  if (format_label && !other_words && format_label->def->predicate == "peak_throughput" &&
+      !format_label->def->qualifiers.count(qualifier::kSparsity) && View(written) != View(format_label->range)) {
+    format_label->range = written;
+    for (const auto& [k, v] : sparsity) format_label->extra.emplace(k, v);
+    return format_label;
+  }
   return std::nullopt;
 }
 

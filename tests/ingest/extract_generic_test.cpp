@@ -924,6 +924,12 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
   // A microscaling format is its element's: "MXFP4" is fp4.
   EXPECT_EQ(read("# AMD Instinct MI355X\n\nThe MI355X delivers up to 10 MXFP4 petaflops.\n"),
             (Facts{"chip:amd-instinct-mi355x peak_throughput 10 MXFP4 petaflops format=fp4"}));
+  // A table's row: a format's label among words that say only that it is a peak figure, and how sparse.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP4 performance | 10 PFLOPS |\n"
+                 "| FP8 with sparsity | 5 PFLOPS |\n| Peak FP16 compute (dense) | 2.5 PFLOPS |\n| FP8 efficiency | 9 |\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp4",
+                   "chip:amd-instinct-mi355x peak_throughput 5 PFLOPS format=fp8 sparsity=sparse",
+                   "chip:amd-instinct-mi355x peak_throughput 2.5 PFLOPS format=fp16 sparsity=dense"}));
   // NVIDIA's NVFP4 is fp4: read as no format, the figure before MXFP8 took its format.
   EXPECT_EQ(read("# NVIDIA B200\n\nThe B200 delivers 9 PFLOPS of NVFP4 and 4.5 PFLOPS of MXFP8.\n"),
             (Facts{"chip:nvidia-b200 peak_throughput 9 PFLOPS format=fp4",
