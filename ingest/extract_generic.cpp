@@ -992,6 +992,14 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
     if (AsciiLower(page.View(words[k + 1])) != "of") continue;
     std::string scope = system_scope(k);
     if (scope.empty()) continue;
+    // "The B200 GPU in an HGX baseboard of eight draws": the system is where
+    // the subject sits, not the subject.
+    bool placed = false;
+    for (size_t b = k >= 3 ? k - 3 : 0; b < k; ++b) {
+      static constexpr std::string_view kPlaces[] = {"in", "inside", "within", "into", "per", "across", "from", "on"};
+      placed = placed || std::find(std::begin(kPlaces), std::end(kPlaces), AsciiLower(page.View(words[b]))) != std::end(kPlaces);
+    }
+    if (placed) continue;
     // The count as written, "4,096" whole; "4 to 8", "4-8" and a year are no count of chips.
     const Range count_word = words[k + 2];
     size_t e = count_word.begin;
@@ -1036,7 +1044,8 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
                                     std::end(kVerbs)) {
       continue;
     }
-    static constexpr std::string_view kJoins[] = {"to", "and", "or", "but", "with", "the", "in"};
+    static constexpr std::string_view kJoins[] = {"to",   "and",  "or",    "but", "with", "the",
+                                                  "in",   "that", "which", "who", "whose"};
     bool joined = false;
     for (size_t j = next; j < verb; ++j) {
       joined = joined || std::find(std::begin(kJoins), std::end(kJoins), AsciiLower(page.View(words[j]))) != std::end(kJoins);
@@ -1844,6 +1853,24 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       std::string l = AsciiLower(page.View(h.range));
       bool prepositional = l.size() > 3 && (l.ends_with(" in") || l.ends_with(" at") || l.ends_with(" from"));
       if (!prepositional) continue;
+      // "is not yet available in", "will be available in", "is no longer
+      // available in": where it is not, or not yet.
+      {
+        bool not_now = false;
+        int back = 0;
+        for (size_t b = h.range.begin; b > s.begin && back < 4; --b) {
+          if (!IsWordByte(text[b - 1])) continue;
+          size_t wb = b;
+          while (wb > s.begin && IsWordByte(text[wb - 1])) --wb;
+          const std::string word = AsciiLower(text.substr(wb, b - wb));
+          static constexpr std::string_view kNotNow[] = {"not", "no", "never", "longer", "will", "won", "isn",
+                                                         "aren", "soon", "yet", "later"};
+          not_now = not_now || std::find(std::begin(kNotNow), std::end(kNotNow), word) != std::end(kNotNow);
+          ++back;
+          b = wb + 1;
+        }
+        if (not_now) continue;
+      }
       EntityId id;
       std::string k;
       bool is_page = false;
@@ -1862,8 +1889,9 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         if (c < s.end && c > list_from + 1 && text[c] == ':') {
           static constexpr std::string_view kPlaces[] = {"regions", "region", "locations", "zones", "cities",
                                                          "countries", "markets", "sites", "geographies", "areas"};
-          static constexpr std::string_view kNotAll[] = {"except", "but",   "excluding", "not", "soon",
-                                                         "more",   "other", "most"};
+          static constexpr std::string_view kNotAll[] = {
+              "except", "but",  "excluding", "not",     "soon",     "more",    "other",   "most",  "apart",
+              "save",   "bar",  "outside",   "without", "future",   "upcoming", "planned", "new",  "beyond"};
           bool places = false;
           bool excludes = false;
           for (auto w = NextWord(text, list_from, c); w; w = NextWord(text, w->end, c)) {

@@ -416,15 +416,23 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
   // (sparse)": a format's own label among words that only say it is a
   // peak figure and how sparse; each wording a label of its own, a table's
   // row of one stored nothing.
+  // Only words and a parenthesis: a footnote's mark ("FP8*") whose meaning
+  // is not known leaves the label unknown, as it does a schema's label.
   std::optional<LabelHit> format_label;
   Qualifiers sparsity;
-  bool other_words = written.size() > 48;
+  bool other_words = written.size() > 48 || !std::all_of(v.begin(), v.end(), [](char c) {
+                       return IsWordByte(c) || c == ' ' || c == '(' || c == ')' || c == '-';
+                     });
+  bool dense_and_sparse = false;
   for (std::optional<Range> w = NextWord(text, written.begin, written.end); w && !other_words;
        w = NextWord(text, w->end, written.end)) {
     const std::string word = AsciiLower(View(*w));
     if (word == "peak" || word == "performance" || word == "compute" || word == "throughput" || word == "with") continue;
     if (word == "sparsity" || word == "sparse" || word == "dense") {
-      sparsity[qualifier::kSparsity] = word == "dense" ? "dense" : "sparse";
+      const std::string said = word == "dense" ? "dense" : "sparse";
+      // "dense (with sparsity)": two figures' words, not one figure's.
+      if (auto it = sparsity.find(qualifier::kSparsity); it != sparsity.end() && it->second != said) dense_and_sparse = true;
+      sparsity[qualifier::kSparsity] = said;
       continue;
     }
     // Every format word has a digit ("fp8", "bfloat16"); the label looked up
@@ -437,7 +445,7 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
     }
     other_words = true;
   }
-  if (format_label && !other_words && format_label->def->predicate == "peak_throughput" &&
+  if (format_label && !other_words && !dense_and_sparse && format_label->def->predicate == "peak_throughput" &&
       !format_label->def->qualifiers.count(qualifier::kSparsity) && View(written) != View(format_label->range)) {
     format_label->range = written;
     for (const auto& [k, v] : sparsity) format_label->extra.emplace(k, v);

@@ -832,6 +832,12 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
             (Facts{"chip:acme-z9 tdp 700 W"}));
   EXPECT_EQ(read("# SambaNova SN40L\n\nIn a SambaRack of 16 the SN40L has 64 GB of HBM.\n"),
             (Facts{"chip:sambanova-sn40l memory 64 GB", "chip:sambanova-sn40l memory_type HBM"}));
+  // Nor a system the subject sits in, nor one a relative clause describes.
+  EXPECT_EQ(read("# NVIDIA B200\n\nThe B200 GPU in an HGX baseboard of eight draws 1,000 W.\n"),
+            (Facts{"chip:nvidia-b200 tdp 1,000 W"}));
+  EXPECT_EQ(read("# Acme Z9\n\nOne Z9 in a rack of 64 draws 700 W.\n"), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is a system of two dies that has 96 GB of HBM.\n"),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM"}));
   // A year is no count; a range is a system's, of chips not counted.
   EXPECT_EQ(read("# Acme Z9\n\nAcme showed the Z9 platform of 2026 drawing 120 kW.\n"), (Facts{"chip:acme-z9 tdp 120 kW"}));
   EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a system of 4 to 8 chips draws 6 kW.\n"),
@@ -895,6 +901,15 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in two sizes: Standard and Large."), (Regions{}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in most regions: Ohio and Tokyo are exceptions."),
             (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in all regions apart from these regions: Tokyo and "
+                    "Frankfurt."),
+            (Regions{}));
+  // Nor where it is not, or not yet.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is not yet available in these regions: Tokyo and Frankfurt."),
+            (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is not available in Tokyo or Frankfurt."), (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance isn't available in Tokyo."), (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance will be available in two new regions: Ohio and Tokyo."), (Regions{}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in limited quantities: AWS expects more in March."),
             (Regions{}));
   // A country after a place before the list's "and" stays an item: true of the instance, and a
@@ -930,6 +945,10 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
             (Facts{"chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp4",
                    "chip:amd-instinct-mi355x peak_throughput 5 PFLOPS format=fp8 sparsity=sparse",
                    "chip:amd-instinct-mi355x peak_throughput 2.5 PFLOPS format=fp16 sparsity=dense"}));
+  // Not with a footnote's mark no footnote explains, nor with two figures' sparsities.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP4 performance* | 40 PFLOPS |\n"
+                 "| Peak FP16 performance dense (with sparsity) | 1.2 PFLOPS (2.4 PFLOPS) |\n"),
+            (Facts{}));
   // NVIDIA's NVFP4 is fp4: read as no format, the figure before MXFP8 took its format.
   EXPECT_EQ(read("# NVIDIA B200\n\nThe B200 delivers 9 PFLOPS of NVFP4 and 4.5 PFLOPS of MXFP8.\n"),
             (Facts{"chip:nvidia-b200 peak_throughput 9 PFLOPS format=fp4",
