@@ -1439,6 +1439,23 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   std::optional<LabelHit> memory_bandwidth;
   std::optional<LabelHit> memory_per_chip;
   std::vector<Range> slower_tiers;  // "24 TB of DDR5 memory" beside HBM: its "DDR5"
+  // The opening's scope reaches to the end of its clause: after ";",
+  // ", while" or ", whereas" another subject speaks ("An Ironwood pod of
+  // 9,216 chips delivers 42.5 exaflops; a single chip delivers 4,614
+  // TFLOPS": the chip's figure was the pod's).
+  size_t scope_reach = s.end;
+  for (const Figure& f : figures) {
+    if (f.count) continue;
+    for (size_t i = f.range.end; i < s.end && scope_reach == s.end; ++i) {
+      if (text[i] == ';') scope_reach = i;
+      if (text[i] == ',') {
+        const std::string after = AsciiLower(text.substr(i, std::min<size_t>(10, s.end - i)));
+        if (after.starts_with(", while ") || after.starts_with(", whereas ")) scope_reach = i;
+      }
+    }
+    break;
+  }
+  const Qualifiers no_scope;
   for (size_t fi = 0; fi < figures.size(); ++fi) {
     const Figure& f = figures[fi];
     // The DDR of a host's memory ("The host VMs provide 2 TB of DDR5") or of
@@ -1607,7 +1624,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // "With 64 GB of HBM per chip, a 16-chip SambaRack holds 1 TB of HBM": a
     // system, with its chips written before its name, in the figure's own
     // clause. Read as the chip's, the rack's 1 TB was one SN40L's memory.
-    if (!f.count && !d.qualifiers.count(qualifier::kScope) && !sentence_scope.count(qualifier::kScope) &&
+    const Qualifiers& opening_scope = f.range.begin < scope_reach ? sentence_scope : no_scope;
+    if (!f.count && !d.qualifiers.count(qualifier::kScope) && !opening_scope.count(qualifier::kScope) &&
         pd.subject_kind == "chip") {
       size_t from = s.begin;  // after the figure before, not a count ("16-chip") of its clause
       for (size_t k = fi; k > 0; --k) {
@@ -1639,11 +1657,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       if (auto sp = before.find(qualifier::kSparsity); sp != before.end()) d.qualifiers[qualifier::kSparsity] = sp->second;
     }
     if (!f.count && pd.subject_kind == "chip" && d.qualifiers.count(qualifier::kScope) &&
-        sentence_scope.count(qualifier::kScopeCount) && d.qualifiers[qualifier::kScope] == sentence_scope[qualifier::kScope]) {
-      d.qualifiers.emplace(qualifier::kScopeCount, sentence_scope[qualifier::kScopeCount]);  // the scope's chips too
+        opening_scope.count(qualifier::kScopeCount) && opening_scope.count(qualifier::kScope) &&
+        d.qualifiers[qualifier::kScope] == opening_scope.at(qualifier::kScope)) {
+      d.qualifiers.emplace(qualifier::kScopeCount, opening_scope.at(qualifier::kScopeCount));  // the scope's chips too
     }
     if (!f.count && !d.qualifiers.count(qualifier::kScope) && pd.subject_kind == "chip") {
-      for (const auto& [k, v] : sentence_scope) d.qualifiers.emplace(k, v);
+      for (const auto& [k, v] : opening_scope) d.qualifiers.emplace(k, v);
     }
     d.value = Value::Quantity(f.canonical, p->dimension, page.Str(f.range));
     d.span = f.range;

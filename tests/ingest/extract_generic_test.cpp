@@ -838,6 +838,15 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
   EXPECT_EQ(read("# Acme Z9\n\nOne Z9 in a rack of 64 draws 700 W.\n"), (Facts{"chip:acme-z9 tdp 700 W"}));
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is a system of two dies that has 96 GB of HBM.\n"),
             (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM"}));
+  // The opening's system reaches to the end of its clause: after ";" or ", while" another subject speaks.
+  EXPECT_EQ(read("# Google Ironwood\n\nAn Ironwood pod of 9,216 chips delivers 42.5 exaflops of FP8; a single chip "
+                 "delivers 4,614 TFLOPS of FP8.\n"),
+            (Facts{"chip:google-ironwood peak_throughput 42.5 exaflops chips=9216 format=fp8 scope=pod",
+                   "chip:google-ironwood peak_throughput 4,614 TFLOPS format=fp8"}));
+  EXPECT_EQ(read("# Google Ironwood\n\nAn Ironwood pod of 9,216 chips delivers 42.5 exaflops of FP8, while one "
+                 "Ironwood chip delivers 4,614 TFLOPS of FP8.\n"),
+            (Facts{"chip:google-ironwood peak_throughput 42.5 exaflops chips=9216 format=fp8 scope=pod",
+                   "chip:google-ironwood peak_throughput 4,614 TFLOPS format=fp8"}));
   // A year is no count; a range is a system's, of chips not counted.
   EXPECT_EQ(read("# Acme Z9\n\nAcme showed the Z9 platform of 2026 drawing 120 kW.\n"), (Facts{"chip:acme-z9 tdp 120 kW"}));
   EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a system of 4 to 8 chips draws 6 kW.\n"),
