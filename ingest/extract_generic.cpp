@@ -283,7 +283,45 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
   }
   // Labels down the first column; each other column is one entity.
   std::vector<std::pair<EntityId, std::string>> subjects(n);
+  // "| Precision | Dense | With sparsity |", "| Spec | Per GPU | ... |": a
+  // column that says how its figures are read, not whose they are: the page's
+  // chip's. (Each was a chip named "Dense", "With sparsity", "Per GPU".)
+  std::vector<Qualifiers> column_reads(n);
+  const auto reads_as = [&](Range cell) -> std::optional<Qualifiers> {
+    Qualifiers q;
+    bool without = false;
+    bool per = false;
+    bool any = false;
+    for (auto w = NextWord(text, cell.begin, cell.end); w; w = NextWord(text, w->end, cell.end)) {
+      const std::string word = AsciiLower(page.View(*w));
+      if (word == "with") continue;
+      if (word == "without" || word == "no") {
+        without = true;
+      } else if (word == "per" || word == "each") {
+        per = true;
+      } else if (word == "dense") {
+        q[qualifier::kSparsity] = "dense";
+      } else if (word == "sparse" || word == "sparsity") {
+        q[qualifier::kSparsity] = without ? "dense" : "sparse";
+      } else if (per && IsChipNoun(word)) {
+        q[qualifier::kScope] = "chip";
+      } else {
+        return std::nullopt;
+      }
+      any = true;
+    }
+    if (!any || q.empty()) return std::nullopt;
+    return q;
+  };
   for (size_t j = 1; j < n; ++j) {
+    if (page.subject().empty() || page.subject_kind() != "chip") break;
+    if (std::optional<Qualifiers> q = reads_as(header[j])) {
+      subjects[j] = {page.subject(), page.subject_kind()};
+      column_reads[j] = std::move(*q);
+    }
+  }
+  for (size_t j = 1; j < n; ++j) {
+    if (!subjects[j].first.empty()) continue;
     std::string name = page.Str(header[j]);
     const EntityDef* known = page.schema.ResolveEntity(name);
     if (n == 2 && (page.subject().empty() || known == nullptr || known->id == page.subject())) {
@@ -316,6 +354,17 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
       if (!column_scope[j].empty() && !hit->def->qualifiers.count(qualifier::kScope)) {
         scoped.extra.emplace(qualifier::kScope, column_scope[j]);
       }
+      // The column's reading, where the row's label does not say otherwise
+      // ("FP8 with sparsity" under "Dense" is in doubt: not read).
+      bool in_doubt = false;
+      for (const auto& [k, v] : column_reads[j]) {
+        std::optional<std::string> said;
+        if (auto it = hit->def->qualifiers.find(k); it != hit->def->qualifiers.end()) said = it->second;
+        if (auto it = hit->extra.find(k); it != hit->extra.end()) said = it->second;
+        in_doubt = in_doubt || (said && *said != v);
+        scoped.extra.emplace(k, v);
+      }
+      if (in_doubt) continue;
       ReadLabelledValue(page, subjects[j].first, subjects[j].second, scoped, row.cells[j], emit);
     }
   }

@@ -954,6 +954,15 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
             (Facts{"chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp4",
                    "chip:amd-instinct-mi355x peak_throughput 5 PFLOPS format=fp8 sparsity=sparse",
                    "chip:amd-instinct-mi355x peak_throughput 2.5 PFLOPS format=fp16 sparsity=dense"}));
+  // Columns that say how their figures are read are the page's chip's: each was a chip named "Dense".
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Precision | Dense | With sparsity |\n|---|---|---|\n"
+                 "| Peak MXFP4 performance | 10 PFLOPS | 20 PFLOPS |\n| FP8 with sparsity | 5 PFLOPS | 10 PFLOPS |\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp4 sparsity=dense",
+                   "chip:amd-instinct-mi355x peak_throughput 20 PFLOPS format=fp4 sparsity=sparse",
+                   "chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp8 sparsity=sparse"}));
+  EXPECT_EQ(read("# NVIDIA B200\n\n| Spec | Per GPU | Without sparsity |\n|---|---|---|\n| FP4 | 18 PFLOPS | 9 PFLOPS |\n"),
+            (Facts{"chip:nvidia-b200 peak_throughput 18 PFLOPS format=fp4 scope=chip",
+                   "chip:nvidia-b200 peak_throughput 9 PFLOPS format=fp4 sparsity=dense"}));
   // Not with a footnote's mark no footnote explains, nor with two figures' sparsities.
   EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP4 performance* | 40 PFLOPS |\n"
                  "| Peak FP16 performance dense (with sparsity) | 1.2 PFLOPS (2.4 PFLOPS) |\n"),
