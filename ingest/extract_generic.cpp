@@ -1578,6 +1578,17 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;
+    // "Peak FP8 performance per watt: 4.5 TFLOPS", "FP8 efficiency: 3
+    // TFLOPS": a throughput's label made a ratio by the words between it and
+    // the figure; read as the label's, the chip's FP8 was 4.5 TFLOPS.
+    if (!f.count && p->dimension == "ops_per_second" && chosen->range.end <= f.range.begin) {
+      const std::string between = AsciiLower(text.substr(chosen->range.end, f.range.begin - chosen->range.end));
+      if (between.find("per watt") != std::string::npos || between.find("efficiency") != std::string::npos ||
+          between.find("/watt") != std::string::npos || between.find("per w ") != std::string::npos ||
+          between.find("per w:") != std::string::npos) {
+        continue;
+      }
+    }
     // "2 TiB host memory": the processors' memory, not the chips'. "256 GB
     // of Streaming Memory": Graphcore's DRAM beside a machine's IPUs, which
     // read per chip made a Bow IPU a 64 GB chip.

@@ -945,6 +945,10 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
             (Facts{"chip:acme-z9 peak_throughput 2.52 FP8 petaflops format=fp8"}));
   EXPECT_EQ(read("# Acme Z9\n\nZ9 servers pack 16 Z9 chips, delivering up to 40 BF16 petaflops.\n"),
             (Facts{"chip:acme-z9 peak_throughput 40 BF16 petaflops chips=16 format=bf16 scope=server"}));
+  // A throughput's label made a ratio by the words after it is no throughput's.
+  EXPECT_EQ(read("# Acme Z9\n\nPeak FP8 performance per watt: 4.5 TFLOPS\n\nFP8 efficiency: 3 TFLOPS\n\n"
+                 "Peak FP8 performance: 5 PFLOPS\n"),
+            (Facts{"chip:acme-z9 peak_throughput 5 PFLOPS format=fp8"}));
   // A microscaling format is its element's: "MXFP4" is fp4.
   EXPECT_EQ(read("# AMD Instinct MI355X\n\nThe MI355X delivers up to 10 MXFP4 petaflops.\n"),
             (Facts{"chip:amd-instinct-mi355x peak_throughput 10 MXFP4 petaflops format=fp4"}));
