@@ -51,6 +51,24 @@ std::optional<CountRead> CountAt(const Page& page, size_t pos, size_t limit) {
   while (e < limit && IsAsciiAlpha(text[e])) ++e;
   if (e == w) return std::nullopt;
   std::optional<LabelHit> hit = page.LookupLabel(Range{w, e});
+  // "64 Trainium2 chips" on Trainium2's page: the page chip's designation
+  // between the number and a word for chips. (Not another chip's: "twice
+  // the 100,000 H100 chips it started with", "added 30,000 GB200 chips" on
+  // a data center's page are no counts of what it holds now.)
+  if (!hit && sep == ' ') {
+    size_t d = e;
+    while (d < limit && IsWordByte(text[d])) ++d;
+    const std::string_view designation = text.substr(w, d - w);
+    const bool designates = std::any_of(designation.begin(), designation.end(), IsDigit) &&
+                            page.NamedBySubject(designation);
+    size_t n0 = d + 1, n1 = n0;
+    while (n1 < limit && IsAsciiAlpha(text[n1])) ++n1;
+    if (designates && d < limit && text[d] == ' ' && n1 > n0 && IsChipNoun(text.substr(n0, n1 - n0)) &&
+        (n1 == limit || !IsWordByte(text[n1]))) {
+      hit = page.LookupLabel(Range{n0, n1});
+      e = n1;
+    }
+  }
   if (!hit) return std::nullopt;
   const PredicateDef* p = page.Predicate(hit->def->predicate);
   if (p == nullptr || p->type != ValueKind::kQuantity) return std::nullopt;
@@ -1135,6 +1153,30 @@ bool NamesASystem(const Page& page, Range r) {
   return false;
 }
 
+// "The Trn2 UltraServer has 64 Trainium2 chips, and a Trn2 instance has 16
+// chips": a count in a later clause whose words before it name a system by a
+// word of its own (not inside a name the sentence resolved) counts that
+// system's chips. Given to the sentence's subject, the UltraServer had 16.
+bool CountOfAnotherSystem(const Page& page, Range s, size_t count_begin, const std::vector<Mention>& mentions) {
+  std::string_view text(page.text);
+  size_t clause = s.begin;
+  for (size_t i = s.begin; i < count_begin; ++i) {
+    if (text[i] == ';') clause = i + 1;
+    if (text[i] != ',') continue;
+    const std::string after = AsciiLower(text.substr(i, std::min<size_t>(12, count_begin - i)));
+    for (const char* joiner : {", and ", ", but ", ", while ", ", whereas ", ", so "}) {
+      if (after.starts_with(joiner)) clause = i + 1;
+    }
+  }
+  if (clause == s.begin) return false;
+  for (auto w = NextWord(text, clause, count_begin); w; w = NextWord(text, w->end, count_begin)) {
+    const bool named = std::any_of(mentions.begin(), mentions.end(),
+                                   [&](const Mention& m) { return m.range.Contains(*w); });
+    if (!named && NamesASystem(page, *w)) return true;
+  }
+  return false;
+}
+
 // The asides of sentence `s`: what parentheses enclose, and what a pair of
 // dashes (en, em, or a hyphen with spaces around it) sets off; a lone dash's
 // aside runs to the sentence's end.
@@ -1615,6 +1657,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average, typical, supply or provisioned power, not a TDP; no claim made of it");
       continue;
     }
+    if (f.count && CountOfAnotherSystem(page, s, f.range.begin, mentions)) {
+      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' counts what another system of the sentence holds; no claim made of it");
+      continue;
+    }
     Pending pd;
     if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
     Draft& d = pd.draft;
@@ -1670,13 +1716,22 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       }
       // "The DGX H100 draws 10.2 kW with eight H100 GPUs, each rated at 700
       // W": each of the chips just counted. Given the server's scope, a
-      // chip's TDP was the server's.
+      // chip's TDP was the server's. So too "A rack of 64 chips that each
+      // draw 700 W", which gave the chip's figure to the rack.
       if (!d.qualifiers.count(qualifier::kScope)) {
         const std::string lead = AsciiLower(text.substr(s.begin, f.range.begin - s.begin));
-        if (const size_t each = lead.rfind(", each "); each != std::string::npos && s.begin + each >= prev) {
-          size_t begin = each;
+        if (const size_t each = lead.rfind(" each "); each != std::string::npos && s.begin + each >= prev) {
+          size_t end = each;
+          auto drop = [&](std::string_view word) {
+            if (!std::string_view(lead).substr(0, end).ends_with(word)) return false;
+            end -= word.size();
+            return true;
+          };
+          if (!drop(" that")) drop(" which");
+          drop(",");
+          size_t begin = end;
           while (begin > 0 && IsWordByte(lead[begin - 1])) --begin;
-          const std::string noun = lead.substr(begin, each - begin);
+          const std::string noun = lead.substr(begin, end - begin);
           if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) d.qualifiers.emplace(qualifier::kScope, "chip");
         }
       }

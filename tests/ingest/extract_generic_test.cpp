@@ -789,6 +789,23 @@ TEST(GenericSentence, EachOfTheChipsJustCountedIsOneChip) {
             (Facts{"chip:nvidia-dgx-h100 tdp 10.2 kW scope=server", "chip:nvidia-dgx-h100 tdp 700 W scope=server"}));
 }
 
+// A count is of the system its own clause names: "a Trn2 instance has 16 chips" after the UltraServer's
+// count gave the UltraServer 16 chips. A chip's designation may stand between the number and the word
+// for chips.
+TEST(GenericSentence, ACountIsOfTheSystemItsClauseNames) {
+  auto read = [](const std::string& page) { return Brief(Extract(page)); };
+  using Facts = std::vector<std::string>;
+  EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer has 64 Trainium2 chips, and a Trn2 instance has 16 chips.\n"),
+            (Facts{"rack:aws-trainium2-ultraserver chips 64 Trainium2 chips",
+                   "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips"}));
+  EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer has 64 chips, while each server has 16 chips.\n"),
+            (Facts{"rack:aws-trainium2-ultraserver chips 64 chips", "rack:aws-trainium2-ultraserver accelerator 64 chips"}));
+  // The clause's system named by the sentence's subject itself: its count.
+  EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer draws 40 kW, and the Trn2 UltraServer has 64 chips.\n"),
+            (Facts{"chip:aws-trainium2 tdp 40 kW scope=ultraserver", "rack:aws-trainium2-ultraserver chips 64 chips",
+                   "rack:aws-trainium2-ultraserver accelerator 64 chips"}));
+}
+
 TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
   auto read = [](const std::string& page) { return Brief(Extract(page)); };
   using Facts = std::vector<std::string>;
@@ -824,6 +841,15 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.9 MW chips=4096 scope=pod"}));
   EXPECT_EQ(read("# Acme Z9\n\nEach Z9 draws 700 W, and a pod of 2048 chips draws 1.5 MW.\n"),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 1.5 MW chips=2048 scope=pod"}));
+  // The chips counted before "each" or "that each" are what each figure is of: "A rack of 64 chips that
+  // each draw 700 W" gave the chip's 700 W to the rack.
+  EXPECT_EQ(read("# Acme Z9\n\nA rack of 64 chips that each draw 700 W ships in May.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
+  EXPECT_EQ(read("# Acme Z9\n\nA rack of 64 chips which each draw 700 W ships in May.\n"),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
+  EXPECT_EQ(read("# Acme Z9\n\nThe Z9 rack holds 64 GPUs, each rated at 700 W.\n"), (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
+  EXPECT_EQ(read("# Acme Z9\n\nA rack of 16 servers that each draw 7 kW ships in May.\n"),
+            (Facts{"chip:acme-z9 tdp 7 kW scope=server"}));
   // A system that is not the subject of the figure's verb gives it no scope: these are the chip's.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is a system of two parts with 96 GB of HBM.\n"),
             (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM"}));
