@@ -498,8 +498,24 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   return items;
 }
 
-std::string ListItemName(std::string_view item) {
-  return std::string(item.substr(0, std::min(item.find(", "), item.find(" ("))));
+std::string ListItemName(const Page& page, Range item) {
+  const std::string_view v = page.View(item);
+  const size_t comma = v.find(", "), paren = v.find(" (");
+  if (paren < comma) {
+    // "US East (Ohio)": the region within an area, where its parenthesis is
+    // part of its name. ("Asia Pacific (Mumbai, Hyderabad)" names two: the
+    // area alone is what the item says of both.)
+    size_t w = paren;
+    while (w > 0 && IsAsciiAlpha(v[w - 1])) --w;
+    const auto areas = page.schema.tables().find("region_area_words");
+    const size_t close = v.find(')', paren);
+    const std::string_view inside = close == std::string_view::npos ? "" : v.substr(paren, close - paren);
+    if (areas != page.schema.tables().end() && close != std::string_view::npos && inside.find(',') == inside.npos &&
+        inside.find(" and ") == inside.npos && areas->second.count(AsciiLower(v.substr(w, paren - w)))) {
+      return std::string(v.substr(0, close + 1));
+    }
+  }
+  return std::string(v.substr(0, std::min(comma, paren)));
 }
 
 std::vector<Range> SplitSentences(const Page& page, Range r) {
@@ -2046,7 +2062,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         // "Mumbai, India": the place is "Mumbai", as the page names it
         // elsewhere ("in the US, Mumbai and other regions"); its country
         // stays in the excerpt. Stored whole, one region was listed twice.
-        li.draft.value = Value::Text(ListItemName(page.View(item)));
+        li.draft.value = Value::Text(ListItemName(page, item));
         li.draft.span = item;
         drafts.push_back(std::move(li));
       }

@@ -402,9 +402,9 @@ std::vector<Range> SplitSentences(const Page& page, Range r);
 // The items of a list of places or names from `pos` ("the US and in Mumbai,
 // India", "Columbus, OH, Portland, OR, and Tokyo", "US East (N. Virginia),
 // US West (Oregon)"): capitalised names, each with its apposition; and
-// the name an item gives ("Mumbai", "US East").
+// the name an item gives ("Mumbai", "US East (Ohio)": schema table region_area_words).
 std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit);
-std::string ListItemName(std::string_view item);
+std::string ListItemName(const Page& page, Range item);
 
 // ---- product names the schema does not know (extract_names.cpp) ----------
 

@@ -783,7 +783,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         if (items.size() > 1 && rest.empty()) {
           for (const Range& item : items) {
             Draft each = d;
-            each.value = Value::Text(ListItemName(page.View(item)));
+            each.value = Value::Text(ListItemName(page, item));
             each.span = item;
             page.Add(std::move(each), emit);
           }

@@ -920,13 +920,22 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
             (Regions{"St. Louis <St. Louis, MO>", "Washington <Washington, D.C.>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in US East (N. Virginia), US West (Oregon) and Asia Pacific "
                     "(Tokyo)."),
-            (Regions{"US East <US East (N. Virginia)>", "US West <US West (Oregon)>", "Asia Pacific <Asia Pacific (Tokyo)>"}));
+            (Regions{"US East (N. Virginia) <US East (N. Virginia)>", "US West (Oregon) <US West (Oregon)>",
+                     "Asia Pacific (Tokyo) <Asia Pacific (Tokyo)>"}));
+  // A region within an area is named with its parenthesis ("US East (Ohio)" and "US East (N. Virginia)"
+  // were both "US East"); after a place's own name the parenthesis is an aside.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in US East (Ohio) and US East (N. Virginia)."),
+            (Regions{"US East (Ohio) <US East (Ohio)>", "US East (N. Virginia) <US East (N. Virginia)>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Frankfurt (eu-central-1) and Tokyo (ap-northeast-1)."),
+            (Regions{"Frankfurt <Frankfurt (eu-central-1)>", "Tokyo <Tokyo (ap-northeast-1)>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Asia Pacific (Mumbai, Hyderabad) and US East (Ohio)."),
+            (Regions{"Asia Pacific <Asia Pacific (Mumbai, Hyderabad)>", "US East (Ohio) <US East (Ohio)>"}));
   // Words that count or name what the list holds, before its colon: "three regions:" read nothing.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in three regions: Ohio, Tokyo and Frankfurt."),
             (Regions{"Ohio <Ohio>", "Tokyo <Tokyo>", "Frankfurt <Frankfurt>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in the following regions: US East (N. Virginia) and "
                     "Europe (Ireland)."),
-            (Regions{"US East <US East (N. Virginia)>", "Europe <Europe (Ireland)>"}));
+            (Regions{"US East (N. Virginia) <US East (N. Virginia)>", "Europe (Ireland) <Europe (Ireland)>"}));
   // Not a list of what it is not in, nor of other things than places.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in all regions except the following: Ohio and Tokyo."),
             (Regions{}));
