@@ -48,6 +48,18 @@ std::string QualifierSuffix(const Qualifiers& q) {
   return out + "}";
 }
 
+// "bfloat16", "mxfp4": a word the schema lists as a synonym of one of
+// `allowed` stands for it, as ingest reads the same word in a document
+// ("459 teraflops of bfloat16" is stored as bf16). `lower` is returned as it
+// is otherwise.
+std::string ThroughSynonym(const Schema& schema, const std::string& lower, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), lower) != allowed.end()) return lower;
+  for (const SynonymDef& s : schema.synonyms()) {
+    if (s.word == lower && std::find(allowed.begin(), allowed.end(), s.target) != allowed.end()) return s.target;
+  }
+  return lower;
+}
+
 // Formats a number the way a person would write it back: 64, 2.5, 1e+15.
 std::string ShortNumber(double v) {
   char buf[64];
@@ -311,8 +323,13 @@ class Binder {
       }
       return Error(ref.pos, "unknown attribute '" + ref.name + "'" + DidYouMean(ref.name, AttributeNames(subject_kind)));
     }
-    for (const auto& [k, v] : ref.qualifiers) {
+    for (const auto& [k, written] : ref.qualifiers) {
       const auto& keys = schema_.qualifier_keys();
+      const std::vector<std::string>* values = schema_.QualifierValues(k);
+      const std::string v = values != nullptr ? ThroughSynonym(schema_, Lower(written), *values) : written;
+      if (values != nullptr && v != Lower(written)) {
+        *NoteSlot() = k + "=" + written + " read as " + k + "=" + v + " (documents' " + written + " figures are stored as " + v + ")";
+      }
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) {
         return Error(ref.pos, "unknown qualifier '" + k + "'" + DidYouMean(k, keys));
       }
@@ -322,8 +339,7 @@ class Binder {
                                   "=" + v);
       }
       // A closed key's unlisted value ({format=fp17}) matches nothing: say so rather than answer "no source".
-      if (const std::vector<std::string>* values = schema_.QualifierValues(k);
-          values != nullptr && std::find(values->begin(), values->end(), Lower(v)) == values->end()) {
+      if (values != nullptr && std::find(values->begin(), values->end(), v) == values->end()) {
         return Error(ref.pos, "unknown " + k + " '" + v + "'" + DidYouMean(Lower(v), *values) + "; " + k +
                                   " takes " + Join(*values));
       }
@@ -668,7 +684,8 @@ class Binder {
         if (table != schema_.tables().end()) {
           for (const auto& [k, unused] : table->second) keys.push_back(k);
         }
-        const std::string key = Lower(text);
+        const std::string key = ThroughSynonym(schema_, Lower(text), keys);
+        if (key != Lower(text)) *NoteSlot() = text + " read as " + key + " (documents' " + text + " figures are stored as " + key + ")";
         if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
           return Error(arg.pos, "unknown " + param + " '" + text + "'" + DidYouMean(text, keys) + "; " + param +
                                     " is one of " + Join(keys));
