@@ -1748,7 +1748,11 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           size_t begin = end;
           while (begin > 0 && IsWordByte(lead[begin - 1])) --begin;
           const std::string noun = lead.substr(begin, end - begin);
-          if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) d.qualifiers.emplace(qualifier::kScope, "chip");
+          if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) {
+            d.qualifiers.emplace(qualifier::kScope, "chip");
+          } else if (noun.size() > 1 && noun.back() == 's' && page.IsScopeWord(noun.substr(0, noun.size() - 1))) {
+            d.qualifiers.emplace(qualifier::kScope, noun.substr(0, noun.size() - 1));  // "16 servers that each draw 7 kW"
+          }
         }
       }
     }

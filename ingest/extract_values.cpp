@@ -277,15 +277,20 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       }
     }
     // "Up to 2,048 CS-3 systems can be clustered for 256 exaflops": many
-    // systems' total, of no chip count the text gives. (One that gives it,
-    // "32 servers, or 256 chips, in a cluster", is read below.)
+    // systems' total, of no chip count the text gives: a cluster's, or that
+    // of the system named before them ("A pod of 64 servers"). Given the
+    // scope of the systems counted, it read "256 exaflops per system". (A
+    // count that gives the chips, "32 servers, or 256 chips, in a cluster",
+    // is read below.)
     if (SmallCount(w) && !chips) {
       for (size_t j = k + 1; j < words.size() && j <= k + 2; ++j) {
         std::string plural = lower(j);
         if (plural.size() < 2 || plural.back() != 's') continue;
         plural.pop_back();
         if (!page.IsScopeWord(plural) || plural == "chip" || plural == "core") continue;
-        q[qualifier::kScope] = plural;
+        std::string outer = "cluster";
+        if (k >= 2 && lower(k - 1) == "of" && multi_chip_scope(k - 2)) outer = lower(k - 2);
+        q[qualifier::kScope] = outer;
         return q;
       }
     }

@@ -338,7 +338,7 @@ TEST(GenericSentence, WhatIsNotTheChipsValue) {
       "Up to 2,048 Acme systems can be clustered for 256 exaflops of FP16 compute.\n");
   EXPECT_EQ(Brief(e), (std::vector<std::string>{"chip:acme-lpu on_chip_memory 230 MB",
                                            "chip:acme-lpu tdp 375 W",
-                                           "chip:acme-lpu peak_throughput 256 exaflops format=fp16 scope=system"}))
+                                           "chip:acme-lpu peak_throughput 256 exaflops format=fp16 scope=cluster"}))
       << ::testing::PrintToString(e.warnings);
   EXPECT_TRUE(HasWarning(e, "a range ('1.5 TB to 1.2 PB')"));
   EXPECT_TRUE(HasWarning(e, "'240 W' is an average, typical, supply or provisioned power"));
@@ -850,6 +850,11 @@ TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 rack holds 64 GPUs, each rated at 700 W.\n"), (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
   EXPECT_EQ(read("# Acme Z9\n\nA rack of 16 servers that each draw 7 kW ships in May.\n"),
             (Facts{"chip:acme-z9 tdp 7 kW scope=server"}));
+  // Many systems' total, of chips not counted, is a cluster's, or that of the system they are "of"
+  // (with the systems' scope it read "256 exaflops per system").
+  EXPECT_EQ(read("# Cerebras WSE-3\n\nA cluster of 2,048 CS-3 systems delivers 256 exaflops of FP16.\n"),
+            (Facts{"chip:cerebras-wse-3 peak_throughput 256 exaflops format=fp16 scope=cluster"}));
+  EXPECT_EQ(read("# Acme Z9\n\nA pod of 64 servers draws 700 kW.\n"), (Facts{"chip:acme-z9 tdp 700 kW scope=pod"}));
   // A system that is not the subject of the figure's verb gives it no scope: these are the chip's.
   EXPECT_EQ(read("# Acme Z9\n\nThe Z9 is a system of two parts with 96 GB of HBM.\n"),
             (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory_type HBM"}));
