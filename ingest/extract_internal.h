@@ -307,6 +307,13 @@ class Page {
     const LabelDef* def;
   };
   std::vector<LabelEntry> scan_labels_;  // labels applicable to this page, longest first
+  // The label written exactly so (as NormalizeLabel folds it), or null.
+  const LabelDef* ExactLabel(std::string_view written) const;
+  struct FormatLabel {
+    const LabelDef* def;
+    Qualifiers sparsity;
+  };
+  std::optional<FormatLabel> FormatLabelOf(std::string_view written) const;
   struct AliasEntry {
     std::string lower;
     const EntityDef* entity;

@@ -317,6 +317,17 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       hit.also = second;
       return hit;
     }
+    // "Peak MXFP6 / MXFP4 performance": two formats' own labels among words
+    // that say the same of both.
+    if (two_words && (first == nullptr || second == nullptr)) {
+      const std::optional<FormatLabel> a = FormatLabelOf(head + std::string(c.substr(word, slash - word)) + rest);
+      const std::optional<FormatLabel> b = FormatLabelOf(head + std::string(c.substr(slash + 1, word_end - slash - 1)) + rest);
+      if (a && b && a->def != b->def && a->sparsity == b->sparsity) {
+        LabelHit hit{written, a->def, a->sparsity};
+        hit.also = b->def;
+        return hit;
+      }
+    }
   }
   // "FP4 Tensor Core 1", "GPU Memory 2": a footnote's number after the
   // label (an HTML <sup>1</sup>), where the label without it is known.
@@ -367,6 +378,20 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       Range base{written.begin, written.begin + open};
       Range inner{written.begin + open + 1, written.end - 1};
       std::string base_key = Schema::NormalizeLabel(View(Trim(text, base)));
+      // "Peak MXFP4 performance (per chip)": a format's own label, and what
+      // the parenthesis adds to it.
+      if (ExactLabel(View(Trim(text, base))) == nullptr) {
+        if (std::optional<FormatLabel> f = FormatLabelOf(View(Trim(text, base)))) {
+          Qualifiers extra = QualifiersIn(*this, inner);
+          // A parenthesis we do not understand, or that names a format, changes the meaning.
+          if (extra.empty() || extra.count(qualifier::kFormat)) return std::nullopt;
+          for (const auto& [k, q] : f->sparsity) {
+            if (auto it = extra.find(k); it != extra.end() && it->second != q) return std::nullopt;  // "dense (sparse)"
+            extra.emplace(k, q);
+          }
+          return LabelHit{written, f->def, extra};
+        }
+      }
       for (const LabelEntry& e : scan_labels_) {
         if (e.lower != base_key) continue;
         Qualifiers extra = QualifiersIn(*this, inner);
@@ -412,46 +437,61 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       if (auto hit = with_unit(Range{written.begin + open + 1, written.end - 1}, unit.substr(0, end + 1))) return hit;
     }
   }
-  // "Peak MXFP4 performance", "FP4 with sparsity", "Peak FP8 compute
-  // (sparse)": a format's own label among words that only say it is a
-  // peak figure and how sparse; each wording a label of its own, a table's
-  // row of one stored nothing.
-  // Only words and a parenthesis: a footnote's mark ("FP8*") whose meaning
-  // is not known leaves the label unknown, as it does a schema's label.
-  std::optional<LabelHit> format_label;
+  if (std::optional<FormatLabel> f = FormatLabelOf(v)) {
+    LabelHit hit{written, f->def, f->sparsity};
+    return hit;
+  }
+  return std::nullopt;
+}
+
+const LabelDef* Page::ExactLabel(std::string_view written) const {
+  const std::string key = Schema::NormalizeLabel(written);
+  if (key.empty()) return nullptr;
+  for (const LabelEntry& e : scan_labels_) {
+    if (e.lower == key) return e.def;
+  }
+  return nullptr;
+}
+
+// "Peak MXFP4 performance", "FP4 with sparsity", "Peak FP8 compute
+// (sparse)": a format's own label among words that only say it is a peak
+// figure and how sparse; each wording a label of its own, a table's row of
+// one stored nothing. Only words and a parenthesis: a footnote's mark
+// ("FP8*") whose meaning is not known leaves the label unknown, as it does
+// a schema's label.
+std::optional<Page::FormatLabel> Page::FormatLabelOf(std::string_view v) const {
+  if (v.size() > 48 || !std::all_of(v.begin(), v.end(), [](char c) {
+        return IsWordByte(c) || c == ' ' || c == '(' || c == ')' || c == '-';
+      })) {
+    return std::nullopt;
+  }
+  const LabelDef* format_label = nullptr;
   Qualifiers sparsity;
-  bool other_words = written.size() > 48 || !std::all_of(v.begin(), v.end(), [](char c) {
-                       return IsWordByte(c) || c == ' ' || c == '(' || c == ')' || c == '-';
-                     });
-  bool dense_and_sparse = false;
-  for (std::optional<Range> w = NextWord(text, written.begin, written.end); w && !other_words;
-       w = NextWord(text, w->end, written.end)) {
-    const std::string word = AsciiLower(View(*w));
+  for (std::optional<Range> w = NextWord(v, 0, v.size()); w; w = NextWord(v, w->end, v.size())) {
+    const std::string word = AsciiLower(v.substr(w->begin, w->size()));
     if (word == "peak" || word == "performance" || word == "compute" || word == "throughput" || word == "with") continue;
     if (word == "sparsity" || word == "sparse" || word == "dense") {
       const std::string said = word == "dense" ? "dense" : "sparse";
       // "dense (with sparsity)": two figures' words, not one figure's.
-      if (auto it = sparsity.find(qualifier::kSparsity); it != sparsity.end() && it->second != said) dense_and_sparse = true;
+      if (auto it = sparsity.find(qualifier::kSparsity); it != sparsity.end() && it->second != said) return std::nullopt;
       sparsity[qualifier::kSparsity] = said;
       continue;
     }
     // Every format word has a digit ("fp8", "bfloat16"); the label looked up
     // is a part of this one, never itself.
-    if (!format_label && std::any_of(word.begin(), word.end(), IsDigit) && w->size() < written.size() &&
+    if (format_label == nullptr && std::any_of(word.begin(), word.end(), IsDigit) && w->size() < v.size() &&
         FormatWord(word)) {
-      format_label = LookupLabel(*w);
-      other_words = !format_label;
+      format_label = ExactLabel(word);
+      if (format_label == nullptr) return std::nullopt;
       continue;
     }
-    other_words = true;
+    return std::nullopt;
   }
-  if (format_label && !other_words && !dense_and_sparse && format_label->def->predicate == "peak_throughput" &&
-      !format_label->def->qualifiers.count(qualifier::kSparsity) && View(written) != View(format_label->range)) {
-    format_label->range = written;
-    for (const auto& [k, v] : sparsity) format_label->extra.emplace(k, v);
-    return format_label;
+  if (format_label == nullptr || format_label->predicate != "peak_throughput" ||
+      format_label->qualifiers.count(qualifier::kSparsity)) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  return FormatLabel{format_label, std::move(sparsity)};
 }
 
 std::vector<LabelHit> Page::LabelsIn(Range r) const {

@@ -508,6 +508,7 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
     const Range whole = Trim(whole_text, value);
     std::vector<size_t> splits;
     bool more_figures = false;
+    size_t ratio_at = whole.end;  // where a ratio after the figures begins
     for (size_t i = whole.begin; i < whole.end; ++i) {
       const char c = whole_text[i];
       if (c != '/' && c != '|' && c != ',' && c != '(') continue;
@@ -515,6 +516,17 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       while (next < whole.end && SpaceAt(whole_text, next)) ++next;
       if (next >= whole.end || !(IsDigit(whole_text[next]) || whole_text[next] == '$')) continue;
       if (c == ',' && i > whole.begin && IsDigit(whole_text[i - 1])) continue;  // "1,440"
+      if (c == ',' || c == '(') {
+        // "5 / 2.5 PFLOPS, 2x over MI300X": a ratio, no figure.
+        size_t end = next;
+        while (end < whole.end && (IsDigit(whole_text[end]) || whole_text[end] == '.')) ++end;
+        const bool times_sign = whole_text.substr(end, kTimes.size()) == kTimes;
+        const bool letter_x = end < whole.end && whole_text[end] == 'x' && (end + 1 >= whole.end || !IsWordByte(whole_text[end + 1]));
+        if (end > next && (times_sign || letter_x)) {
+          ratio_at = std::min(ratio_at, i);
+          continue;
+        }
+      }
       if (c == '/' || c == '|') splits.push_back(i);
       else more_figures = true;
     }
@@ -527,8 +539,9 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
       if (bare && bare->range.end == before_split.end) {
         LabelHit borrowing = first;
         borrowing.unit_after_next_figure = true;
-        const size_t read = ReadLabelledValue(page, subject, subject_kind, borrowing, whole, emit);
-        return read + ReadLabelledValue(page, subject, subject_kind, second, Range{splits[0] + 1, whole.end}, emit);
+        const Range figures = Trim(whole_text, Range{whole.begin, ratio_at});
+        const size_t read = ReadLabelledValue(page, subject, subject_kind, borrowing, figures, emit);
+        return read + ReadLabelledValue(page, subject, subject_kind, second, Range{splits[0] + 1, figures.end}, emit);
       }
       const size_t read = ReadLabelledValue(page, subject, subject_kind, first, Range{whole.begin, splits[0]}, emit);
       return read + ReadLabelledValue(page, subject, subject_kind, second, Range{splits[0] + 1, whole.end}, emit);

@@ -1011,6 +1011,26 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
   EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP4 performance* | 40 PFLOPS |\n"
                  "| Peak FP16 performance dense (with sparsity) | 1.2 PFLOPS (2.4 PFLOPS) |\n"),
             (Facts{}));
+  // Such a label with the slash and parenthesis rules of the schema's labels: each stored nothing.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP6 / MXFP4 performance | 10 PFLOPS |\n"
+                 "| Peak MXFP8 performance (per chip) | 5 PFLOPS |\n| MXFP6/MXFP4 (dense) | 9 PFLOPS |\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp6",
+                   "chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp4",
+                   "chip:amd-instinct-mi355x peak_throughput 5 PFLOPS format=fp8 scope=chip",
+                   "chip:amd-instinct-mi355x peak_throughput 9 PFLOPS format=fp6 sparsity=dense",
+                   "chip:amd-instinct-mi355x peak_throughput 9 PFLOPS format=fp4 sparsity=dense"}));
+  // A ratio after the figures is none of them (read by the slash rule, ", 2x over" was a third figure
+  // and neither format's was stored).
+  EXPECT_EQ(read("AMD Instinct MI355X\nFP8/FP16 Performance: 5 / 2.5 PFLOPS, 2x over MI300X\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 5 / 2.5 PFLOPS format=fp8",
+                   "chip:amd-instinct-mi355x peak_throughput 2.5 PFLOPS format=fp16"}));
+  EXPECT_EQ(read("AMD Instinct MI355X\nFP8/FP16 Performance: 5 / 2.5 PFLOPS (2.1\xC3\x97 MI300X)\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 5 / 2.5 PFLOPS format=fp8",
+                   "chip:amd-instinct-mi355x peak_throughput 2.5 PFLOPS format=fp16"}));
+  // Not a parenthesis that names a format or says nothing known, nor two sparsities.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP4 performance (FP8) | 10 PFLOPS |\n"
+                 "| Peak MXFP4 performance (OAM) | 10 PFLOPS |\n| Peak MXFP4 dense performance (sparse) | 20 PFLOPS |\n"),
+            (Facts{}));
   // NVIDIA's NVFP4 is fp4: read as no format, the figure before MXFP8 took its format.
   EXPECT_EQ(read("# NVIDIA B200\n\nThe B200 delivers 9 PFLOPS of NVFP4 and 4.5 PFLOPS of MXFP8.\n"),
             (Facts{"chip:nvidia-b200 peak_throughput 9 PFLOPS format=fp4",
