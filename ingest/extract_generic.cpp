@@ -59,7 +59,10 @@ std::optional<CountRead> CountAt(const Page& page, size_t pos, size_t limit) {
     size_t d = e;
     while (d < limit && IsWordByte(text[d])) ++d;
     const std::string_view designation = text.substr(w, d - w);
-    const bool designates = std::any_of(designation.begin(), designation.end(), IsDigit) &&
+    // ("By the end of 2025 Trainium2 chips ...": a year, no count; "2048
+    // Trainium2 chips" is one.)
+    const bool year = YearAfter(text, n->range.begin, n->value);
+    const bool designates = !year && std::any_of(designation.begin(), designation.end(), IsDigit) &&
                             page.NamedBySubject(designation);
     size_t n0 = d + 1, n1 = n0;
     while (n1 < limit && IsAsciiAlpha(text[n1])) ++n1;
@@ -509,9 +512,20 @@ std::string ListItemName(const Page& page, Range item) {
     while (w > 0 && IsAsciiAlpha(v[w - 1])) --w;
     const auto areas = page.schema.tables().find("region_area_words");
     const size_t close = v.find(')', paren);
-    const std::string_view inside = close == std::string_view::npos ? "" : v.substr(paren, close - paren);
-    if (areas != page.schema.tables().end() && close != std::string_view::npos && inside.find(',') == inside.npos &&
-        inside.find(" and ") == inside.npos && areas->second.count(AsciiLower(v.substr(w, paren - w)))) {
+    const std::string_view inside = close == std::string_view::npos ? "" : v.substr(paren + 2, close - paren - 2);
+    // Only a place's name: capitalised words, no figure, no code ("Europe
+    // (coming soon)", "North America (2025)", "US East (us-east-1)",
+    // "Europe (EU)", "US East (Ohio or N. Virginia)" are the area).
+    bool place = !inside.empty() && inside.find_first_of(",;/") == inside.npos;
+    size_t words = 0;
+    for (auto iw = NextWord(inside, 0, inside.size()); iw && place; iw = NextWord(inside, iw->end, inside.size())) {
+      const std::string_view word = inside.substr(iw->begin, iw->size());
+      place = IsUpper(word[0]) && std::none_of(word.begin(), word.end(), IsDigit);
+      ++words;
+    }
+    if (place && words == 1 && inside.size() <= 2) place = false;
+    if (place && areas != page.schema.tables().end() && close != std::string_view::npos &&
+        areas->second.count(AsciiLower(v.substr(w, paren - w)))) {
       return std::string(v.substr(0, close + 1));
     }
   }
@@ -1170,27 +1184,41 @@ bool NamesASystem(const Page& page, Range r) {
 }
 
 // "The Trn2 UltraServer has 64 Trainium2 chips, and a Trn2 instance has 16
-// chips": a count in a later clause whose words before it name a system by a
-// word of its own (not inside a name the sentence resolved) counts that
-// system's chips. Given to the sentence's subject, the UltraServer had 16.
-bool CountOfAnotherSystem(const Page& page, Range s, size_t count_begin, const std::vector<Mention>& mentions) {
+// chips", "The Z9 draws 700 W, and a Z9 server with 8 chips draws 10 kW":
+// the start of a later clause, before `pos`, about another system than the
+// sentence's subject: one it names by a word of its own (not inside a name
+// the sentence resolved), brought in by "a", "an", "each" ... rather than
+// referred back to ("and the UltraServer has 64 chips", "so the system has").
+// Its count was the subject's (the UltraServer had 16 chips) and its figures
+// the chip's own (a server's 10 kW was the Z9's TDP).
+// For a figure, a system the clause refers back to is its scope all the
+// same ("the chips each attach to a cold plate, and the rack as a whole is
+// rated at 132 kW"): `for_count` false.
+std::optional<size_t> ClauseOfAnotherSystem(const Page& page, Range s, size_t pos, const std::vector<Mention>& mentions,
+                                            bool for_count) {
   std::string_view text(page.text);
   size_t clause = s.begin;
-  for (size_t i = s.begin; i < count_begin; ++i) {
+  for (size_t i = s.begin; i < pos; ++i) {
     if (text[i] == ';') clause = i + 1;
     if (text[i] != ',') continue;
-    const std::string after = AsciiLower(text.substr(i, std::min<size_t>(12, count_begin - i)));
+    const std::string after = AsciiLower(text.substr(i, std::min<size_t>(12, pos - i)));
     for (const char* joiner : {", and ", ", but ", ", while ", ", whereas ", ", so "}) {
-      if (after.starts_with(joiner)) clause = i + 1;
+      if (after.starts_with(joiner)) clause = i + std::string_view(joiner).size() - 1;
     }
   }
-  if (clause == s.begin) return false;
-  for (auto w = NextWord(text, clause, count_begin); w; w = NextWord(text, w->end, count_begin)) {
+  if (clause == s.begin) return std::nullopt;
+  std::optional<Range> first = NextWord(text, clause, pos);
+  if (!first) return std::nullopt;
+  const std::string opener = AsciiLower(page.View(*first));
+  for (const char* back : {"the", "this", "that", "its", "it", "their", "they"}) {
+    if (for_count && opener == back) return std::nullopt;
+  }
+  for (auto w = NextWord(text, clause, pos); w; w = NextWord(text, w->end, pos)) {
     const bool named = std::any_of(mentions.begin(), mentions.end(),
                                    [&](const Mention& m) { return m.range.Contains(*w); });
-    if (!named && NamesASystem(page, *w)) return true;
+    if (!named && NamesASystem(page, *w)) return clause;
   }
-  return false;
+  return std::nullopt;
 }
 
 // The asides of sentence `s`: what parentheses enclose, and what a pair of
@@ -1558,6 +1586,19 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       if (text[i] == ',') {
         const std::string after = AsciiLower(text.substr(i, std::min<size_t>(10, s.end - i)));
         if (after.starts_with(", while ") || after.starts_with(", whereas ")) scope_reach = i;
+        // "In a Trn2 UltraServer, 64 Trainium2 chips deliver 83.2 PFLOPS,
+        // and Trainium2 alone draws 500 W": a clause whose subject is the
+        // chip itself (its name, or "each chip", "a single chip").
+        for (const char* joiner : {", and ", ", but ", ", so "}) {
+          if (!after.starts_with(joiner)) continue;
+          std::optional<Range> w = NextWord(text, i + std::string_view(joiner).size() - 1, s.end);
+          for (int skipped = 0; w && skipped < 2; ++skipped) {
+            const std::string l = AsciiLower(page.View(*w));
+            if (l != "the" && l != "a" && l != "each" && l != "every" && l != "one" && l != "single" && l != "its") break;
+            w = NextWord(text, w->end, s.end);
+          }
+          if (w && (page.MentionsSubject(*w) || IsChipNoun(page.View(*w)))) scope_reach = i;
+        }
       }
     }
     break;
@@ -1673,7 +1714,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is an average, typical, supply or provisioned power, not a TDP; no claim made of it");
       continue;
     }
-    if (f.count && CountOfAnotherSystem(page, s, f.range.begin, mentions)) {
+    if (f.count && ClauseOfAnotherSystem(page, s, f.range.begin, mentions, /*for_count=*/true)) {
       page.Warn(f.range.begin, "'" + page.Str(f.range) + "' counts what another system of the sentence holds; no claim made of it");
       continue;
     }
@@ -1736,13 +1777,33 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       // draw 700 W", which gave the chip's figure to the rack.
       if (!d.qualifiers.count(qualifier::kScope)) {
         const std::string lead = AsciiLower(text.substr(s.begin, f.range.begin - s.begin));
-        if (const size_t each = lead.rfind(" each "); each != std::string::npos && s.begin + each >= prev) {
+        // Only where "each" governs the figure: its verb, a few words, then
+        // the figure ("that each draw up to 700 W", ", each rated at 700
+        // W"). Another clause or predicate between them is about something
+        // else ("72 GPUs each sit on compute trays; the rack draws 120 kW",
+        // "GPUs each connect to the switches and together draw 120 kW",
+        // "eight MI300X GPUs each and 1.5 TB of HBM3").
+        const size_t each = lead.rfind(" each ");
+        bool governs = each != std::string::npos && s.begin + each >= prev;
+        if (governs) {
+          const std::string_view between = std::string_view(lead).substr(each + 6);
+          size_t words = 0;
+          for (auto w = NextWord(between, 0, between.size()); w; w = NextWord(between, w->end, between.size())) ++words;
+          governs = words >= 1 && words <= 5 && between.find_first_of(",;:") == std::string_view::npos &&
+                    FindLowerWord(between, "and") == std::string_view::npos &&
+                    FindLowerWord(between, "or") == std::string_view::npos;
+        }
+        if (governs) {
           size_t end = each;
           auto drop = [&](std::string_view word) {
             if (!std::string_view(lead).substr(0, end).ends_with(word)) return false;
             end -= word.size();
             return true;
           };
+          // "chips that can each draw 700 W"
+          for (const char* modal : {" can", " will", " may", " could", " would", " must", " should"}) {
+            if (drop(modal)) break;
+          }
           if (!drop(" that")) drop(" which");
           drop(",");
           size_t begin = end;
@@ -1759,7 +1820,15 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // "With 64 GB of HBM per chip, a 16-chip SambaRack holds 1 TB of HBM": a
     // system, with its chips written before its name, in the figure's own
     // clause. Read as the chip's, the rack's 1 TB was one SN40L's memory.
-    const Qualifiers& opening_scope = f.range.begin < scope_reach ? sentence_scope : no_scope;
+    Qualifiers clause_scope;
+    if (!f.count) {
+      if (const std::optional<size_t> clause = ClauseOfAnotherSystem(page, s, f.range.begin, mentions, /*for_count=*/false)) {
+        clause_scope = SentenceScope(page, Range{*clause, f.range.begin});
+        if (auto sc = clause_scope.find(qualifier::kScope); sc == clause_scope.end() || sc->second == "chip") clause_scope.clear();
+      }
+    }
+    const Qualifiers& opening_scope =
+        !clause_scope.empty() ? clause_scope : f.range.begin < scope_reach ? sentence_scope : no_scope;
     if (!f.count && !d.qualifiers.count(qualifier::kScope) && !opening_scope.count(qualifier::kScope) &&
         pd.subject_kind == "chip") {
       size_t from = s.begin;  // after the figure before, not a count ("16-chip") of its clause

@@ -131,6 +131,28 @@ std::optional<int> SmallCount(std::string_view word) {
   return n > 0 ? std::optional<int>(n) : std::nullopt;
 }
 
+bool YearAfter(std::string_view text, size_t number_begin, double value) {
+  if (value < 1900 || value >= 2100 || value != std::floor(value)) return false;
+  size_t end = number_begin;
+  while (end > 0 && text[end - 1] == ' ') --end;
+  size_t begin = end;
+  while (begin > 0 && IsAsciiAlpha(text[begin - 1])) --begin;
+  const std::string word = AsciiLower(text.substr(begin, end - begin));
+  for (const char* before : {"in", "since", "by", "until", "till", "from", "after", "before", "during", "through",
+                             "early", "late", "mid", "fiscal", "fy", "year"}) {
+    if (word == before) return true;
+  }
+  if (word != "of") return false;
+  size_t w_end = begin;
+  while (w_end > 0 && text[w_end - 1] == ' ') --w_end;
+  size_t w_begin = w_end;
+  while (w_begin > 0 && IsAsciiAlpha(text[w_begin - 1])) --w_begin;
+  const std::string of_what = AsciiLower(text.substr(w_begin, w_end - w_begin));
+  return of_what == "end" || of_what == "start" || of_what == "beginning" || of_what == "middle" || of_what == "half" ||
+         of_what == "quarter" || of_what == "summer" || of_what == "spring" || of_what == "fall" || of_what == "autumn" ||
+         of_what == "winter";
+}
+
 bool IsChipNoun(std::string_view word) {
   std::string lower = AsciiLower(word);
   if (lower.size() > 1 && lower.back() == 's') lower.pop_back();
@@ -222,16 +244,29 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   // "eight accelerators", "4,096 chips", "eight Gaudi 2 accelerators": so
   // many chips together. The count, as written.
   std::optional<long long> chips;
+  size_t number_end = 0;  // the words of "9,216" after its first are no numbers of their own
   for (size_t k = 0; k < words.size() && !chips; ++k) {
     std::optional<double> n;
     size_t after = k + 1;
+    if (words[k].begin < number_end) continue;
     if (std::optional<NumberToken> number = NumberAt(text, words[k].begin, opening.end)) {
       n = number->value;
+      number_end = number->range.end;
       while (after < words.size() && words[after].begin < number->range.end) ++after;
     } else if (std::optional<int> small = SmallCount(text.substr(words[k].begin, words[k].size()))) {
       n = *small;
     }
     if (!n || *n < 2 || *n != std::floor(*n)) continue;
+    if (YearAfter(text, words[k].begin, *n)) continue;  // "By the end of 2025 Trainium2 chips ..."
+    // "a system of 4 to 8 chips", "4-8 chips": a range, no count.
+    const std::string_view word = text.substr(words[k].begin, words[k].size());
+    const size_t end = words[k].end;
+    const bool dash_after = end < opening.end && (text[end] == '-' || text.substr(end, 3) == "\xE2\x80\x93");
+    const bool dash_before = words[k].begin > 0 && (text[words[k].begin - 1] == '-' ||
+                                                    (words[k].begin >= 3 && text.substr(words[k].begin - 3, 3) == "\xE2\x80\x93"));
+    const bool word_before = k > 1 && (lower(k - 1) == "to" || lower(k - 1) == "or") && IsDigit(text[words[k - 2].begin]);
+    const bool word_after = after < words.size() && (lower(after) == "to" || lower(after) == "or");
+    if (dash_after || dash_before || word_before || word_after || word.find('-') != std::string_view::npos) continue;
     for (size_t j = after; j < words.size() && j <= after + 2; ++j) {
       const std::string noun = lower(j);
       if (noun.size() >= 2 && noun.back() == 's' && IsChipNoun(noun)) {
@@ -276,21 +311,63 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         return q;
       }
     }
-    // "Up to 2,048 CS-3 systems can be clustered for 256 exaflops": many
-    // systems' total, of no chip count the text gives: a cluster's, or that
-    // of the system named before them ("A pod of 64 servers"). Given the
-    // scope of the systems counted, it read "256 exaflops per system". (A
-    // count that gives the chips, "32 servers, or 256 chips, in a cluster",
-    // is read below.)
+    // "Each of the 16 servers draws 7 kW": a count of systems, of no chip
+    // count the text gives, read in their scope. But the system they are
+    // "of" or "with" ("A pod of up to 64 servers draws 700 kW", "A rack with
+    // 16 servers") or a cluster ("Up to 2,048 CS-3 systems can be clustered
+    // for 256 exaflops", "A cluster of 2,048 CS-3 systems"): their total,
+    // which in the systems' scope read "256 exaflops per system". (A count
+    // that gives the chips, "32 servers, or 256 chips, in a cluster", is
+    // read below.)
     if (SmallCount(w) && !chips) {
       for (size_t j = k + 1; j < words.size() && j <= k + 2; ++j) {
         std::string plural = lower(j);
         if (plural.size() < 2 || plural.back() != 's') continue;
         plural.pop_back();
         if (!page.IsScopeWord(plural) || plural == "chip" || plural == "core") continue;
-        std::string outer = "cluster";
-        if (k >= 2 && lower(k - 1) == "of" && multi_chip_scope(k - 2)) outer = lower(k - 2);
-        q[qualifier::kScope] = outer;
+        std::string scope = plural;
+        size_t b = k;
+        while (b > 0 && b + 3 > k && (lower(b - 1) == "up" || lower(b - 1) == "to" || lower(b - 1) == "about" ||
+                                      lower(b - 1) == "nearly" || lower(b - 1) == "over" || lower(b - 1) == "than" ||
+                                      lower(b - 1) == "more" || lower(b - 1) == "some" || lower(b - 1) == "roughly")) {
+          --b;
+        }
+        const bool outer = b >= 2 && (lower(b - 1) == "of" || lower(b - 1) == "with") && multi_chip_scope(b - 2);
+        const auto said = [&](std::initializer_list<std::string_view> any) {
+          return std::any_of(words.begin(), words.end(), [&](const Range& r) {
+            const std::string l = AsciiLower(text.substr(r.begin, r.size()));
+            return std::find(any.begin(), any.end(), l) != any.end();
+          });
+        };
+        // "Both of the 2 servers in a Z9 node draw 7 kW each": each system's.
+        std::string after_figure = AsciiLower(text.substr(opening.end, std::min<size_t>(40, text.size() - opening.end)));
+        after_figure = after_figure.substr(0, std::min(after_figure.find(". "), after_figure.find(',')));
+        const bool distributive = said({"each", "apiece", "every"}) ||
+                                  FindLowerWord(after_figure, "each") != std::string::npos ||
+                                  FindLowerWord(after_figure, "apiece") != std::string::npos;
+        if (outer) {
+          scope = lower(b - 2);
+        } else if (said({"cluster", "clustered", "clusters"})) {
+          scope = "cluster";
+        } else if (!distributive) {
+          // "Built from 16 servers, the Z9 rack draws 120 kW", "The 4
+          // servers of a Z9 UltraServer deliver 83 PFLOPS together": the
+          // system the sentence is about, which the counted ones make up;
+          // "its rivals' 8 servers, a single Z9 server delivers": one of
+          // them. Else the counted systems' total ("Two Z9 servers deliver
+          // 40 PFLOPS", "The 64 CS-3 systems of the Condor Galaxy 3
+          // supercomputer deliver 8 exaflops"): a cluster's.
+          scope = "cluster";
+          for (size_t m = 0; m < words.size(); ++m) {
+            if (m == j) continue;
+            const std::string named = multi_chip_scope(m) ? lower(m) : NamedScope(page, text.substr(words[m].begin, words[m].size()));
+            if (!named.empty()) {
+              scope = named;
+              break;
+            }
+          }
+        }
+        q[qualifier::kScope] = scope;
         return q;
       }
     }

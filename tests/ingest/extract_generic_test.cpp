@@ -800,10 +800,62 @@ TEST(GenericSentence, ACountIsOfTheSystemItsClauseNames) {
                    "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips"}));
   EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer has 64 chips, while each server has 16 chips.\n"),
             (Facts{"rack:aws-trainium2-ultraserver chips 64 chips", "rack:aws-trainium2-ultraserver accelerator 64 chips"}));
+  // A system the later clause refers back to ("the UltraServer", "the system") is the subject's.
+  EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer delivers 83.2 petaflops of FP8 compute, and the UltraServer "
+                 "has 64 Trainium2 chips.\n"),
+            (Facts{"chip:aws-trainium2 peak_throughput 83.2 petaflops format=fp8 scope=ultraserver",
+                   "rack:aws-trainium2-ultraserver chips 64 Trainium2 chips",
+                   "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips"}));
   // The clause's system named by the sentence's subject itself: its count.
   EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer draws 40 kW, and the Trn2 UltraServer has 64 chips.\n"),
             (Facts{"chip:aws-trainium2 tdp 40 kW scope=ultraserver", "rack:aws-trainium2-ultraserver chips 64 chips",
                    "rack:aws-trainium2-ultraserver accelerator 64 chips"}));
+}
+
+// A probe of session 60's rules: "each" only where it governs the figure; a later clause about another
+// system scopes its own figures; a count of systems is theirs, their total's, or that of the system the
+// sentence is about; a year is no count of the chips after it.
+TEST(GenericSentence, EachClausesAndCountsOfSystems) {
+  auto read = [](const std::string& body) { return Brief(Extract("# Acme Z9\n\n" + body + "\n")); };
+  using Facts = std::vector<std::string>;
+  // "each" with another clause or predicate between it and the figure: not the chip's.
+  EXPECT_EQ(read("The rack's 72 GPUs each connect to the NVLink switches and together draw 120 kW."),
+            (Facts{"chip:acme-z9 tdp 120 kW chips=72 scope=rack"}));
+  EXPECT_EQ(read("The rack's 72 GPUs each sit on compute trays; the rack draws 120 kW."),
+            (Facts{"chip:acme-z9 tdp 120 kW scope=rack"}));
+  EXPECT_EQ(read("In the Z9 rack, the chips each attach to a cold plate, and the rack as a whole is rated at 132 kW."),
+            (Facts{"chip:acme-z9 tdp 132 kW scope=rack"}));
+  EXPECT_EQ(read("A pod of 16 racks, each cooled by liquid, draws 2 MW."), (Facts{"chip:acme-z9 tdp 2 MW scope=pod"}));
+  EXPECT_EQ(read("The cluster links 1,024 nodes, each connected by InfiniBand, and draws 5 MW."),
+            (Facts{"chip:acme-z9 tdp 5 MW scope=cluster"}));
+  EXPECT_EQ(read("A rack of 64 chips that can each draw up to 700 W ships in May."),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
+  // A later clause about another system: its figure is that system's, with its chips.
+  EXPECT_EQ(read("The Z9 draws 700 W, and a Z9 server with 8 chips draws 10 kW."),
+            (Facts{"chip:acme-z9 tdp 700 W", "chip:acme-z9 tdp 10 kW chips=8 scope=server"}));
+  EXPECT_EQ(read("The Z9 has 96 GB of HBM3, and a Z9 node has 8 chips and 768 GB of HBM3."),
+            (Facts{"chip:acme-z9 memory 96 GB", "chip:acme-z9 memory 768 GB chips=8 scope=node",
+                   "chip:acme-z9 memory_type HBM3", "chip:acme-z9 memory_type HBM3"}));
+  // A clause whose subject is the chip itself ends the opening's system.
+  EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nIn a Trn2 UltraServer, 64 Trainium2 chips deliver 83.2 PFLOPS of FP8, "
+                          "and Trainium2 alone draws 500 W.\n")),
+            (Facts{"rack:aws-trainium2-ultraserver chips 64 Trainium2 chips",
+                   "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips",
+                   "chip:aws-trainium2 peak_throughput 83.2 PFLOPS chips=64 format=fp8 scope=ultraserver",
+                   "chip:aws-trainium2 tdp 500 W"}));
+  // A count of systems: each one's, the system they make up, or their total.
+  EXPECT_EQ(read("Each of the 16 servers draws 7 kW."), (Facts{"chip:acme-z9 tdp 7 kW scope=server"}));
+  EXPECT_EQ(read("Both of the 2 servers in a Z9 node draw 7 kW each."), (Facts{"chip:acme-z9 tdp 7 kW scope=server"}));
+  EXPECT_EQ(read("Built from 16 servers, the Z9 rack draws 120 kW."), (Facts{"chip:acme-z9 tdp 120 kW scope=rack"}));
+  EXPECT_EQ(read("A pod of up to 64 servers draws 700 kW."), (Facts{"chip:acme-z9 tdp 700 kW scope=pod"}));
+  EXPECT_EQ(read("Two Z9 servers deliver 40 PFLOPS of FP8 compute."),
+            (Facts{"chip:acme-z9 peak_throughput 40 PFLOPS format=fp8 scope=cluster"}));
+  EXPECT_EQ(read("Unlike its rivals' 8 servers, a single Z9 server delivers 20 PFLOPS of FP8."),
+            (Facts{"chip:acme-z9 peak_throughput 20 PFLOPS format=fp8 scope=server"}));
+  // A year is no count of the chips after it.
+  // (It read "500 W per system of 2025 chips".)
+  EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nIn 2025 Trainium2 chips each draw 500 W.\n")),
+            (Facts{"chip:aws-trainium2 tdp 500 W scope=chip"}));
 }
 
 TEST(GenericSentence, SentenceEndsOldFiguresAndClauses) {
@@ -933,6 +985,11 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
             (Regions{"US East (Ohio) <US East (Ohio)>", "US East (N. Virginia) <US East (N. Virginia)>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in Frankfurt (eu-central-1) and Tokyo (ap-northeast-1)."),
             (Regions{"Frankfurt <Frankfurt (eu-central-1)>", "Tokyo <Tokyo (ap-northeast-1)>"}));
+  // Only a place's name: not a date, a status, a code, or two places.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in North America (2025), Europe (coming soon), US East "
+                    "(us-east-1), US West (preview) and Europe (EU)."),
+            (Regions{"North America <North America (2025)>", "Europe <Europe (coming soon)>", "US East <US East (us-east-1)>",
+                     "US West <US West (preview)>", "Europe <Europe (EU)>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in Asia Pacific (Mumbai, Hyderabad) and US East (Ohio)."),
             (Regions{"Asia Pacific <Asia Pacific (Mumbai, Hyderabad)>", "US East (Ohio) <US East (Ohio)>"}));
   // Words that count or name what the list holds, before its colon: "three regions:" read nothing.
