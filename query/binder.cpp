@@ -48,18 +48,6 @@ std::string QualifierSuffix(const Qualifiers& q) {
   return out + "}";
 }
 
-// "bfloat16", "mxfp4": a word the schema lists as a synonym of one of
-// `allowed` stands for it, as ingest reads the same word in a document
-// ("459 teraflops of bfloat16" is stored as bf16). `lower` is returned as it
-// is otherwise.
-std::string ThroughSynonym(const Schema& schema, const std::string& lower, const std::vector<std::string>& allowed) {
-  if (std::find(allowed.begin(), allowed.end(), lower) != allowed.end()) return lower;
-  for (const SynonymDef& s : schema.synonyms()) {
-    if (s.word == lower && std::find(allowed.begin(), allowed.end(), s.target) != allowed.end()) return s.target;
-  }
-  return lower;
-}
-
 // Formats a number the way a person would write it back: 64, 2.5, 1e+15.
 std::string ShortNumber(double v) {
   char buf[64];

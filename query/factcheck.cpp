@@ -594,6 +594,7 @@ Result<Target> ParseTarget(const Store& store, const Schema& schema, const std::
       }
       if (const std::vector<std::string>* values = schema.QualifierValues(key)) {
         for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        value = query::ThroughSynonym(schema, value, *values);  // "{format=bfloat16}" as a query reads it
         if (std::find(values->begin(), values->end(), value) == values->end()) {
           return Status::NotFound("unknown " + key + " '" + value + "'" + query::DidYouMean(value, *values) + " in '" +
                                   text + "': " + key + " is one of " + listed(*values));

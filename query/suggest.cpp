@@ -1,5 +1,7 @@
 #include "query/suggest.h"
 
+#include "schema/schema.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -80,6 +82,14 @@ std::string DidYouMean(const std::string& word, const std::vector<std::string>& 
     out += "'" + near[i] + "'";
   }
   return out + "?)";
+}
+
+std::string ThroughSynonym(const Schema& schema, const std::string& lower, const std::vector<std::string>& allowed) {
+  if (std::find(allowed.begin(), allowed.end(), lower) != allowed.end()) return lower;
+  for (const SynonymDef& s : schema.synonyms()) {
+    if (s.word == lower && std::find(allowed.begin(), allowed.end(), s.target) != allowed.end()) return s.target;
+  }
+  return lower;
 }
 
 }  // namespace chipkg::query

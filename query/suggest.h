@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+namespace chipkg {
+class Schema;
+}
+
 namespace chipkg::query {
 
 // Optimal-string-alignment distance (insertions, deletions, substitutions and
@@ -23,5 +27,11 @@ std::vector<std::string> NearestNames(const std::string& word, const std::vector
 
 // " (did you mean 'a' or 'b'?)" or "" when there is nothing close.
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates);
+
+// "bfloat16", "mxfp4": a word the schema lists as a synonym of one of
+// `allowed` stands for it, as ingest reads the same word in a document
+// ("459 teraflops of bfloat16" is stored as bf16). `lower` (lower case) is
+// returned as it is otherwise.
+std::string ThroughSynonym(const Schema& schema, const std::string& lower, const std::vector<std::string>& allowed);
 
 }  // namespace chipkg::query

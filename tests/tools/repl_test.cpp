@@ -2679,6 +2679,11 @@ TEST_F(ToolsTest, ASourcesOwnEstimateIsShownAsOneAndCanBeLeftOut) {
   Output bad_format = Chipkg(Db({"trace", "trainium2.peak_throughput{format=fp17}"}));
   EXPECT_EQ(bad_format.code, 1) << bad_format.err;
   EXPECT_TRUE(Contains(bad_format.err, "unknown format 'fp17' (did you mean 'fp16'")) << bad_format.err;
+  // A format's synonym is read as a query reads it: "bfloat16" was an unknown format here alone.
+  Output synonym = Chipkg(Db({"trace", "trainium2.peak_throughput{format=bfloat16}"}));
+  ASSERT_EQ(synonym.code, 0) << synonym.err;
+  EXPECT_EQ(synonym.out.substr(0, synonym.out.find('\n')), "AWS Trainium 2 \xC2\xB7 peak_throughput {format=bf16}")
+      << synonym.out;
   Output no_value = Chipkg(Db({"trace", "Google TPU v4.tdp{basis}"}));
   EXPECT_EQ(no_value.code, 2) << no_value.err;
   EXPECT_TRUE(Contains(no_value.err, "expected {KEY=VALUE, ...}")) << no_value.err;
