@@ -423,9 +423,39 @@ bool AbbreviationEndsAt(std::string_view text, size_t begin, size_t dot) {
 std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   std::vector<Range> items;
   bool after_and = false;
+  // "us-east-1", "europe-west4": a cloud's code for a region, lower case
+  // but for a hyphen and a closing number.
+  const auto region_code = [&](size_t at) -> size_t {
+    size_t e = at;
+    bool hyphen = false;
+    while (e < limit && (IsAsciiAlpha(text[e]) || IsDigit(text[e]) || text[e] == '-')) {
+      if (IsUpper(text[e])) return at;
+      hyphen = hyphen || text[e] == '-';
+      ++e;
+    }
+    return hyphen && e > at + 3 && IsAsciiAlpha(text[at]) && IsDigit(text[e - 1]) ? e : at;
+  };
   while (pos < limit) {
     pos = SkipFillers(text, pos, limit, 2);
-    if (pos >= limit || !IsUpper(text[pos])) break;
+    if (pos >= limit) break;
+    if (const size_t code_end = region_code(pos); code_end > pos) {
+      items.push_back(Range{pos, code_end});
+      pos = code_end;
+      if (text.substr(pos, 5) == " and ") {
+        if (after_and) break;
+        after_and = true;
+        pos += 5;
+      } else if (text.substr(pos, 6) == ", and ") {
+        after_and = true;
+        pos += 6;
+      } else if (text.substr(pos, 2) == ", ") {
+        pos += 2;
+      } else {
+        break;
+      }
+      continue;
+    }
+    if (!IsUpper(text[pos])) break;
     size_t e = pos;
     // Capitalised words: "US", "Mumbai", "New Carlisle".
     while (true) {
@@ -457,6 +487,12 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
       if (close != std::string_view::npos && close < limit) e = close + 1;
     }
     Range item{pos, e};
+    // "available in Q3", "in H2": a time of the year, no place; nor is what follows.
+    if (const std::string_view v = text.substr(pos, e - pos);
+        (v.size() == 2 && ((v[0] == 'Q' && v[1] >= '1' && v[1] <= '4') || (v[0] == 'H' && (v[1] == '1' || v[1] == '2')))) ||
+        (v.size() >= 4 && v.size() <= 6 && v.starts_with("FY") && std::all_of(v.begin() + 2, v.end(), IsDigit))) {
+      break;
+    }
     // "Los Angeles, CA, USA", "London, UK": a state's or country's code after
     // a place is its apposition, not a region of its own ("the US, UK and
     // Japan" are three).

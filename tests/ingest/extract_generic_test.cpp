@@ -985,6 +985,13 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
             (Regions{"US East (Ohio) <US East (Ohio)>", "US East (N. Virginia) <US East (N. Virginia)>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in Frankfurt (eu-central-1) and Tokyo (ap-northeast-1)."),
             (Regions{"Frankfurt <Frankfurt (eu-central-1)>", "Tokyo <Tokyo (ap-northeast-1)>"}));
+  // A cloud's region codes are places; a quarter is none (it was stored as a region).
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in three regions: us-east-1, us-west-2 and europe-west4."),
+            (Regions{"us-east-1 <us-east-1>", "us-west-2 <us-west-2>", "europe-west4 <europe-west4>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in us-east-1 and Tokyo."),
+            (Regions{"us-east-1 <us-east-1>", "Tokyo <Tokyo>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Q3: us-east-1."), (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in many regions, including fast ones."), (Regions{}));
   // Only a place's name: not a date, a status, a code, or two places.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in North America (2025), Europe (coming soon), US East "
                     "(us-east-1), US West (preview) and Europe (EU)."),
@@ -1032,7 +1039,9 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
   };
   EXPECT_EQ(labelled("Regions: Washington, D.C., Tokyo, and Frankfurt"),
             (Regions{"Washington <Washington, D.C.>", "Tokyo <Tokyo>", "Frankfurt <Frankfurt>"}));
-  EXPECT_EQ(labelled("Regions: us-east-1, us-west-2"), (Regions{"us-east-1, us-west-2 <us-east-1, us-west-2>"}));
+  // (A cloud's region codes are names: "us-east-1, us-west-2" was one region.)
+  EXPECT_EQ(labelled("Regions: us-east-1, us-west-2"), (Regions{"us-east-1 <us-east-1>", "us-west-2 <us-west-2>"}));
+  EXPECT_EQ(labelled("Regions: all commercial ones"), (Regions{"all commercial ones <all commercial ones>"}));
 }
 
 TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
