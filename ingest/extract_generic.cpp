@@ -435,24 +435,29 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
     }
     return hyphen && e > at + 3 && IsAsciiAlpha(text[at]) && IsDigit(text[e - 1]) ? e : at;
   };
+  // Past the separator after an item; false where the list ends.
+  const auto separator = [&]() {
+    if (text.substr(pos, 5) == " and ") {
+      if (after_and) return false;
+      after_and = true;
+      pos += 5;
+    } else if (text.substr(pos, 6) == ", and ") {
+      after_and = true;
+      pos += 6;
+    } else if (text.substr(pos, 2) == ", ") {
+      pos += 2;
+    } else {
+      return false;
+    }
+    return true;
+  };
   while (pos < limit) {
     pos = SkipFillers(text, pos, limit, 2);
     if (pos >= limit) break;
     if (const size_t code_end = region_code(pos); code_end > pos) {
       items.push_back(Range{pos, code_end});
       pos = code_end;
-      if (text.substr(pos, 5) == " and ") {
-        if (after_and) break;
-        after_and = true;
-        pos += 5;
-      } else if (text.substr(pos, 6) == ", and ") {
-        after_and = true;
-        pos += 6;
-      } else if (text.substr(pos, 2) == ", ") {
-        pos += 2;
-      } else {
-        break;
-      }
+      if (!separator()) break;
       continue;
     }
     if (!IsUpper(text[pos])) break;
@@ -518,21 +523,7 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
       items.push_back(item);
     }
     pos = e;
-    // Separator.
-    if (text.substr(pos, 5) == " and ") {
-      if (after_and) break;
-      after_and = true;
-      pos += 5;
-    } else if (text.substr(pos, 2) == ", ") {
-      if (text.substr(pos, 6) == ", and ") {
-        after_and = true;
-        pos += 6;
-      } else {
-        pos += 2;
-      }
-    } else {
-      break;
-    }
+    if (!separator()) break;
   }
   return items;
 }
