@@ -61,7 +61,7 @@ std::optional<CountRead> CountAt(const Page& page, size_t pos, size_t limit) {
     const std::string_view designation = text.substr(w, d - w);
     // ("By the end of 2025 Trainium2 chips ...": a year, no count; "2048
     // Trainium2 chips" is one.)
-    const bool year = YearAfter(text, n->range.begin, n->value);
+    const bool year = ReadsAsYear(text, n->range.begin, n->value);
     const bool designates = !year && std::any_of(designation.begin(), designation.end(), IsDigit) &&
                             page.NamedBySubject(designation);
     size_t n0 = d + 1, n1 = n0;
@@ -550,7 +550,12 @@ std::string ListItemName(const Page& page, Range item) {
       place = IsUpper(word[0]) && std::none_of(word.begin(), word.end(), IsDigit);
       ++words;
     }
-    if (place && words == 1 && inside.size() <= 2) place = false;
+    if (place && (words == 0 || (words == 1 && inside.size() <= 2))) place = false;
+    // "(Coming Soon)", "(Preview)", "(Limited Availability)": a status, title-cased.
+    for (const char* status : {"coming", "soon", "preview", "limited", "availability", "available", "beta", "planned",
+                               "new", "launching", "expected", "announced", "ga", "gated", "only", "general"}) {
+      if (place && FindLowerWord(AsciiLower(inside), status) != std::string_view::npos) place = false;
+    }
     if (place && areas != page.schema.tables().end() && close != std::string_view::npos &&
         areas->second.count(AsciiLower(v.substr(w, paren - w)))) {
       return std::string(v.substr(0, close + 1));
@@ -1193,57 +1198,129 @@ bool NamesTheHost(const Page& page, Range r) {
 
 // Whether `r` names a system of several chips: a scope word ("rack",
 // "servers", "pod") or a name ending in one ("SambaRack", "SuperPOD").
-bool NamesASystem(const Page& page, Range r) {
+// The scope a word names a system by ("servers" -> server, "SambaRack" ->
+// rack; schema table words_scope but for chip and core), or "".
+std::string SystemScopeOf(const Page& page, Range word) {
   std::string_view text(page.text);
   auto scopes = page.schema.tables().find("words_scope");
-  if (scopes == page.schema.tables().end()) return false;
-  for (auto w = NextWord(text, r.begin, r.end); w; w = NextWord(text, w->end, r.end)) {
-    std::string lower = AsciiLower(page.View(*w));
-    if (lower.size() > 3 && lower.back() == 's') lower.pop_back();  // "servers", "systems"
-    for (const auto& [key, unused] : scopes->second) {
-      const std::string scope = AsciiLower(key);
-      if (scope == "chip" || scope == "core") continue;
-      // (A name, not a word such as "subsystem".)
-      if (lower == scope || (IsUpper(text[w->begin]) && lower.ends_with(scope))) return true;
+  if (scopes == page.schema.tables().end() || word.empty()) return "";
+  std::string lower = AsciiLower(page.View(word));
+  if (lower.size() > 3 && lower.back() == 's') lower.pop_back();  // "servers", "systems"
+  for (const auto& [key, unused] : scopes->second) {
+    const std::string scope = AsciiLower(key);
+    if (scope == "chip" || scope == "core") continue;
+    // (A name, not a word such as "subsystem".)
+    if (lower == scope || (IsUpper(text[word.begin]) && lower.ends_with(scope))) return scope;
+  }
+  return "";
+}
+
+bool NamesASystem(const Page& page, Range r) {
+  for (auto w = NextWord(page.text, r.begin, r.end); w; w = NextWord(page.text, w->end, r.end)) {
+    if (!SystemScopeOf(page, *w).empty()) return true;
+  }
+  return false;
+}
+
+// Where a sentence's clauses part: ";", and a comma before a joining word.
+// Another subject may speak after each.
+constexpr std::string_view kClauseJoiners[] = {", and ", ", but ", ", while ", ", whereas ", ", so "};
+
+// The start of the clause that holds `pos`, after the last joiner before it
+// (at the space before the clause's first word); s.begin for the first.
+// (Coarser than ClauseStart's: a comma alone does not part two subjects.)
+size_t JoinedClauseStart(std::string_view text, Range s, size_t pos) {
+  size_t clause = s.begin;
+  for (size_t i = s.begin; i < pos; ++i) {
+    if (text[i] == ';') clause = i + 1;
+    if (text[i] != ',') continue;
+    const std::string after = AsciiLower(text.substr(i, std::min<size_t>(12, pos - i)));
+    for (std::string_view joiner : kClauseJoiners) {
+      if (after.starts_with(joiner)) clause = i + joiner.size() - 1;
     }
+    // ", compared with 16 Trainium2 chips in a Trn2 instance": the same.
+    if (after.starts_with(", compared ") || after.starts_with(", versus ") || after.starts_with(", vs")) clause = i + 1;
+  }
+  // "... has 64 chips and a Trn2 instance has 16": "and" with a new subject.
+  for (size_t i = clause; i + 5 < pos; ++i) {
+    if (text[i] != ' ') continue;
+    const std::string after = AsciiLower(text.substr(i, std::min<size_t>(10, pos - i)));
+    if (after.starts_with(" and a ") || after.starts_with(" and an ") || after.starts_with(" and each ")) clause = i + 4;
+  }
+  return clause;
+}
+
+// "compared with 16 Trainium2 chips", "which replaced a design with 32
+// chips", "up from 8 chips": a count in a comparison, of another thing than
+// the subject (the UltraServer had them all).
+bool CountInComparison(std::string_view text, Range s, size_t count_begin) {
+  size_t from = s.begin;
+  for (size_t i = s.begin; i < count_begin; ++i) {
+    if (text[i] == ',' || text[i] == ';' || text[i] == '(') from = i + 1;
+  }
+  const std::string before = " " + AsciiLower(text.substr(from, count_begin - from));
+  for (const char* cue : {" compared ", " than ", " versus ", " vs ", " vs. ", " unlike ", " replaced ", " replaces ",
+                          " up from ", " down from ", " instead of ", " previous ", " predecessor"}) {
+    if (before.find(cue) != std::string::npos) return true;
   }
   return false;
 }
 
 // "The Trn2 UltraServer has 64 Trainium2 chips, and a Trn2 instance has 16
 // chips", "The Z9 draws 700 W, and a Z9 server with 8 chips draws 10 kW":
-// the start of a later clause, before `pos`, about another system than the
-// sentence's subject: one it names by a word of its own (not inside a name
-// the sentence resolved), brought in by "a", "an", "each" ... rather than
-// referred back to ("and the UltraServer has 64 chips", "so the system has").
-// Its count was the subject's (the UltraServer had 16 chips) and its figures
-// the chip's own (a server's 10 kW was the Z9's TDP).
-// For a figure, a system the clause refers back to is its scope all the
-// same ("the chips each attach to a cold plate, and the rack as a whole is
-// rated at 132 kW"): `for_count` false.
-std::optional<size_t> ClauseOfAnotherSystem(const Page& page, Range s, size_t pos, const std::vector<Mention>& mentions,
-                                            bool for_count) {
+// the start of a later clause, before `pos`, whose subject is another
+// system than the sentence's: one the clause names by a word of its own (not
+// inside a name the sentence resolved) that heads its subject (a verb or a
+// preposition follows: "the Z9 SXM server module is rated at 700 W" is about
+// the module). Its count was the subject's (the UltraServer had 16 chips)
+// and its figures the chip's own (a server's 10 kW was the Z9's TDP).
+// For a count, a system the clause refers back to is the subject's ("and the
+// UltraServer has 64 chips", "so the system has"): `for_count`. For a
+// figure, it is its scope all the same ("the chips each attach to a cold
+// plate, and the rack as a whole is rated at 132 kW").
+struct OtherSystemClause {
+  size_t begin;       // where the clause starts
+  std::string scope;  // the system its subject names
+};
+std::optional<OtherSystemClause> ClauseOfAnotherSystem(const Page& page, Range s, size_t pos,
+                                                       const std::vector<Mention>& mentions, bool for_count) {
   std::string_view text(page.text);
-  size_t clause = s.begin;
-  for (size_t i = s.begin; i < pos; ++i) {
-    if (text[i] == ';') clause = i + 1;
-    if (text[i] != ',') continue;
-    const std::string after = AsciiLower(text.substr(i, std::min<size_t>(12, pos - i)));
-    for (const char* joiner : {", and ", ", but ", ", while ", ", whereas ", ", so "}) {
-      if (after.starts_with(joiner)) clause = i + std::string_view(joiner).size() - 1;
-    }
-  }
+  const size_t clause = JoinedClauseStart(text, s, pos);
   if (clause == s.begin) return std::nullopt;
   std::optional<Range> first = NextWord(text, clause, pos);
   if (!first) return std::nullopt;
   const std::string opener = AsciiLower(page.View(*first));
-  for (const char* back : {"the", "this", "that", "its", "it", "their", "they"}) {
-    if (for_count && opener == back) return std::nullopt;
+  const bool definite = opener == "the" || opener == "this" || opener == "that" || opener == "its" || opener == "their";
+  // The systems the sentence named before this clause.
+  std::vector<std::string> earlier;
+  for (auto w = NextWord(text, s.begin, clause); w; w = NextWord(text, w->end, clause)) {
+    if (std::string scope = SystemScopeOf(page, *w); !scope.empty()) earlier.push_back(std::move(scope));
   }
   for (auto w = NextWord(text, clause, pos); w; w = NextWord(text, w->end, pos)) {
     const bool named = std::any_of(mentions.begin(), mentions.end(),
                                    [&](const Mention& m) { return m.range.Contains(*w); });
-    if (!named && NamesASystem(page, *w)) return clause;
+    const std::string scope = named ? "" : SystemScopeOf(page, *w);
+    if (scope.empty()) continue;
+    const std::optional<Range> next = NextWord(text, w->end, pos);
+    const std::string after = next ? AsciiLower(page.View(*next)) : "";
+    const bool heads = !next || (!IsUpper(text[next->begin]) &&
+                                    (after == "with" || after == "of" || after == "in" || after == "that" ||
+                                     after == "which" || after == "is" || after == "are" || after == "can" ||
+                                     after == "will" || after == "would" || after == "could" || after == "may" ||
+                                     after == "has" || after == "have" || after == "alone" || after == "as" ||
+                                     // a plural subject's verbs: "Trainium2 servers draw 40 kW"
+                                     after == "draw" || after == "deliver" || after == "hold" || after == "offer" ||
+                                     after == "provide" || after == "pack" || after == "carry" || after == "reach" ||
+                                     after == "use" || after == "consume" || after == "run" || after == "share" ||
+                                     after == "contain" || after == "combine" || after == "link" || after == "connect" ||
+                                     (after.size() > 3 && after.back() == 's' && SystemScopeOf(page, *next).empty() &&
+                                      !IsChipNoun(after))));
+    if (!heads) return std::nullopt;
+    if (for_count && definite &&
+        (scope == "system" || std::find(earlier.begin(), earlier.end(), scope) != earlier.end())) {
+      return std::nullopt;
+    }
+    return OtherSystemClause{clause, scope};
   }
   return std::nullopt;
 }
@@ -1616,15 +1693,25 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         // "In a Trn2 UltraServer, 64 Trainium2 chips deliver 83.2 PFLOPS,
         // and Trainium2 alone draws 500 W": a clause whose subject is the
         // chip itself (its name, or "each chip", "a single chip").
-        for (const char* joiner : {", and ", ", but ", ", so "}) {
+        // (One chip: "the chips together", "its chips", "Trainium2
+        // servers" are not.)
+        for (std::string_view joiner : kClauseJoiners) {
           if (!after.starts_with(joiner)) continue;
-          std::optional<Range> w = NextWord(text, i + std::string_view(joiner).size() - 1, s.end);
+          std::optional<Range> w = NextWord(text, i + joiner.size() - 1, s.end);
+          bool each = false;
           for (int skipped = 0; w && skipped < 2; ++skipped) {
             const std::string l = AsciiLower(page.View(*w));
-            if (l != "the" && l != "a" && l != "each" && l != "every" && l != "one" && l != "single" && l != "its") break;
+            if (l != "the" && l != "a" && l != "each" && l != "every" && l != "one" && l != "single") break;
+            each = each || l == "each" || l == "every";
             w = NextWord(text, w->end, s.end);
           }
-          if (w && (page.MentionsSubject(*w) || IsChipNoun(page.View(*w)))) scope_reach = i;
+          if (!w) continue;
+          const std::string word = AsciiLower(page.View(*w));
+          const std::optional<Range> next = NextWord(text, w->end, s.end);
+          const bool one_chip_noun = IsChipNoun(word) && (word.back() != 's' || each);
+          const bool the_chip_named = page.MentionsSubject(*w) && !(next && (!SystemScopeOf(page, *next).empty() ||
+                                                                              IsChipNoun(page.View(*next))));
+          if (one_chip_noun || the_chip_named) scope_reach = i;
         }
       }
     }
@@ -1745,6 +1832,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
       page.Warn(f.range.begin, "'" + page.Str(f.range) + "' counts what another system of the sentence holds; no claim made of it");
       continue;
     }
+    if (f.count && CountInComparison(text, s, f.range.begin)) {
+      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is a count compared with; no claim made of it");
+      continue;
+    }
     Pending pd;
     if (!subject_for(*p, &pd.draft.subject, &pd.subject_kind, &pd.page_subject)) continue;
     Draft& d = pd.draft;
@@ -1849,9 +1940,18 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     // clause. Read as the chip's, the rack's 1 TB was one SN40L's memory.
     Qualifiers clause_scope;
     if (!f.count) {
-      if (const std::optional<size_t> clause = ClauseOfAnotherSystem(page, s, f.range.begin, mentions, /*for_count=*/false)) {
-        clause_scope = SentenceScope(page, Range{*clause, f.range.begin});
-        if (auto sc = clause_scope.find(qualifier::kScope); sc == clause_scope.end() || sc->second == "chip") clause_scope.clear();
+      if (const std::optional<OtherSystemClause> clause =
+              ClauseOfAnotherSystem(page, s, f.range.begin, mentions, /*for_count=*/false)) {
+        clause_scope = SentenceScope(page, Range{clause->begin, f.range.begin});
+        // ("a SambaRack of 16 has 24 TB": the system and its count; "Trainium2
+        // servers draw 40 kW": the system's word alone.)
+        if (auto sc = clause_scope.find(qualifier::kScope); sc == clause_scope.end() || sc->second == "chip") {
+          clause_scope = Qualifiers{{qualifier::kScope, clause->scope}};
+          if (const std::optional<CountedSystem> system = CountedSystemIn(page, Range{clause->begin, f.range.begin})) {
+            clause_scope[qualifier::kScope] = system->scope;
+            if (system->chips > 0) clause_scope.emplace(qualifier::kScopeCount, std::to_string(system->chips));
+          }
+        }
       }
     }
     const Qualifiers& opening_scope =

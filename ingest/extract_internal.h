@@ -351,9 +351,10 @@ Qualifiers QualifiersIn(const Page& page, Range r);
 bool IsChipNoun(std::string_view word);
 // "8", "eight" (up to sixteen): how many chips a multi-chip scope holds, as written.
 std::optional<int> SmallCount(std::string_view word);
-// A number that is a year by the word before it ("in 2025", "since 2022",
-// "by the end of 2025"): no count of the chips after it.
-bool YearAfter(std::string_view text, size_t number_begin, double value);
+// A number at `number_begin` that is a year by what is written before it
+// ("in 2025", "since 2022", "by the end of 2025", "September 2025", "Q3
+// 2025", "mid-2025"): no count of the chips after it.
+bool ReadsAsYear(std::string_view text, size_t number_begin, double value);
 // The scope that the opening of a sentence (its words before the first
 // figure) gives all its figures: "Per server, ...", "An eight-accelerator
 // baseboard offers ...", "Platform (8 GPUs): ...", "The whole system draws

@@ -381,15 +381,16 @@ std::optional<LabelHit> Page::LookupLabel(Range written) const {
       // "Peak MXFP4 performance (per chip)": a format's own label, and what
       // the parenthesis adds to it.
       if (ExactLabel(View(Trim(text, base))) == nullptr) {
+        // (A parenthesis of other words, "(sparsity)", "(OAM)", "(FP8)", is
+        // left to the whole label's reading below.)
         if (std::optional<FormatLabel> f = FormatLabelOf(View(Trim(text, base)))) {
           Qualifiers extra = QualifiersIn(*this, inner);
-          // A parenthesis we do not understand, or that names a format, changes the meaning.
-          if (extra.empty() || extra.count(qualifier::kFormat)) return std::nullopt;
+          bool agrees = !extra.empty() && !extra.count(qualifier::kFormat);
           for (const auto& [k, q] : f->sparsity) {
-            if (auto it = extra.find(k); it != extra.end() && it->second != q) return std::nullopt;  // "dense (sparse)"
+            if (auto it = extra.find(k); it != extra.end() && it->second != q) agrees = false;  // "dense (sparse)"
             extra.emplace(k, q);
           }
-          return LabelHit{written, f->def, extra};
+          if (agrees) return LabelHit{written, f->def, extra};
         }
       }
       for (const LabelEntry& e : scan_labels_) {

@@ -131,7 +131,7 @@ std::optional<int> SmallCount(std::string_view word) {
   return n > 0 ? std::optional<int>(n) : std::nullopt;
 }
 
-bool YearAfter(std::string_view text, size_t number_begin, double value) {
+bool ReadsAsYear(std::string_view text, size_t number_begin, double value) {
   if (value < 1900 || value >= 2100 || value != std::floor(value)) return false;
   size_t end = number_begin;
   while (end > 0 && text[end - 1] == ' ') --end;
@@ -139,8 +139,20 @@ bool YearAfter(std::string_view text, size_t number_begin, double value) {
   while (begin > 0 && IsAsciiAlpha(text[begin - 1])) --begin;
   const std::string word = AsciiLower(text.substr(begin, end - begin));
   for (const char* before : {"in", "since", "by", "until", "till", "from", "after", "before", "during", "through",
-                             "early", "late", "mid", "fiscal", "fy", "year"}) {
+                             "early", "late", "mid", "fiscal", "fy", "year", "january", "february", "march", "april",
+                             "may", "june", "july", "august", "september", "october", "november", "december", "jan",
+                             "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}) {
     if (word == before) return true;
+  }
+  // "Q3 2025", "H2 2025", "mid-2025".
+  if (end >= 2 && (text[end - 1] == '-' || IsDigit(text[end - 1]))) {
+    size_t b = end;
+    while (b > 0 && (IsAsciiAlpha(text[b - 1]) || IsDigit(text[b - 1]) || text[b - 1] == '-')) --b;
+    const std::string token = AsciiLower(text.substr(b, end - b));
+    if (token == "mid-" || token == "early-" || token == "late-" ||
+        (token.size() == 2 && (token[0] == 'q' || token[0] == 'h') && IsDigit(token[1]))) {
+      return true;
+    }
   }
   if (word != "of") return false;
   size_t w_end = begin;
@@ -257,7 +269,7 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       n = *small;
     }
     if (!n || *n < 2 || *n != std::floor(*n)) continue;
-    if (YearAfter(text, words[k].begin, *n)) continue;  // "By the end of 2025 Trainium2 chips ..."
+    if (ReadsAsYear(text, words[k].begin, *n)) continue;  // "By the end of 2025 Trainium2 chips ..."
     // "a system of 4 to 8 chips", "4-8 chips": a range, no count.
     const std::string_view word = text.substr(words[k].begin, words[k].size());
     const size_t end = words[k].end;
@@ -319,6 +331,22 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     // which in the systems' scope read "256 exaflops per system". (A count
     // that gives the chips, "32 servers, or 256 chips, in a cluster", is
     // read below.)
+    // ("Unlike the 8 servers it replaces, the Z9 draws 700 W": none of theirs.)
+    const bool compared = std::any_of(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(k), [&](const Range& r) {
+      const std::string l = AsciiLower(text.substr(r.begin, r.size()));
+      return l == "unlike" || l == "than" || l == "compared" || l == "versus" || l == "vs" || l == "replaces" ||
+             l == "replaced";
+    });
+    if (SmallCount(w) && !chips && compared) {
+      // "Unlike its rivals' 8 servers, a single Z9 server delivers": the one the sentence is about.
+      for (size_t m = k + 1; m < words.size(); ++m) {
+        if (multi_chip_scope(m)) {
+          q[qualifier::kScope] = lower(m);
+          return q;
+        }
+      }
+      continue;
+    }
     if (SmallCount(w) && !chips) {
       for (size_t j = k + 1; j < words.size() && j <= k + 2; ++j) {
         std::string plural = lower(j);
@@ -378,6 +406,31 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       q[qualifier::kScope] = w;
       q[qualifier::kScopeCount] = std::to_string(*SmallCount(text.substr(words[k + 1].begin, words[k + 1].size())));
       return q;
+    }
+  }
+  // "The Trainium2 chips in a rack draw 32 kW", "Trainium2 chips in the Trn2
+  // UltraServer delivered 83.2 PFLOPS": chips, not counted, of a system the
+  // sentence names; their total (not "Eight chips in a server each draw").
+  // (One chip in a system, "The B200 GPU in an HGX baseboard", is the chip.)
+  if (!chips) {
+    std::string after_figure = AsciiLower(text.substr(opening.end, std::min<size_t>(40, text.size() - opening.end)));
+    after_figure = after_figure.substr(0, std::min(after_figure.find(". "), after_figure.find(',')));
+    const bool each = FindLowerWord(after_figure, "each") != std::string::npos ||
+                      std::any_of(words.begin(), words.end(), [&](const Range& r) {
+                        const std::string l = AsciiLower(text.substr(r.begin, r.size()));
+                        return l == "each" || l == "every" || l == "per" || l == "apiece";
+                      });
+    for (size_t k = 0; k + 2 < words.size() && !each; ++k) {
+      const std::string noun = lower(k);
+      if (noun.size() < 3 || noun.back() != 's' || !IsChipNoun(noun)) continue;
+      const std::string in = lower(k + 1);
+      if (in != "in" && in != "of" && in != "inside") continue;
+      for (size_t m = k + 2; m < words.size() && m <= k + 5; ++m) {
+        std::string scope = multi_chip_scope(m) ? lower(m) : NamedScope(page, text.substr(words[m].begin, words[m].size()));
+        if (scope.empty()) continue;
+        q[qualifier::kScope] = std::move(scope);
+        return q;
+      }
     }
   }
   // "A TPU v4 Pod contains 4,096 chips, for a total of 1.1 exaflops", "32

@@ -806,6 +806,17 @@ TEST(GenericSentence, ACountIsOfTheSystemItsClauseNames) {
             (Facts{"chip:aws-trainium2 peak_throughput 83.2 petaflops format=fp8 scope=ultraserver",
                    "rack:aws-trainium2-ultraserver chips 64 Trainium2 chips",
                    "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips"}));
+  // Not a system the later clause names that the sentence has not ("the Trn2 instance"), nor a count
+  // compared with, nor one after "and a".
+  for (const char* page : {"The Trn2 UltraServer has 64 Trainium2 chips, and the Trn2 instance has 16 chips.",
+                           "The Trn2 UltraServer has 64 Trainium2 chips, compared with 16 Trainium2 chips in a Trn2 instance.",
+                           "The Trn2 UltraServer has 64 Trainium2 chips and a Trn2 instance has 16 Trainium2 chips.",
+                           "The Trn2 UltraServer, which replaced a design with 32 Trainium2 chips, has 64 Trainium2 chips."}) {
+    EXPECT_EQ(read(std::string("# AWS Trainium2\n\n") + page + "\n"),
+              (Facts{"rack:aws-trainium2-ultraserver chips 64 Trainium2 chips",
+                     "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips"}))
+        << page;
+  }
   // The clause's system named by the sentence's subject itself: its count.
   EXPECT_EQ(read("# AWS Trainium2\n\nThe Trn2 UltraServer draws 40 kW, and the Trn2 UltraServer has 64 chips.\n"),
             (Facts{"chip:aws-trainium2 tdp 40 kW scope=ultraserver", "rack:aws-trainium2-ultraserver chips 64 chips",
@@ -852,6 +863,29 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
             (Facts{"chip:acme-z9 peak_throughput 40 PFLOPS format=fp8 scope=cluster"}));
   EXPECT_EQ(read("Unlike its rivals' 8 servers, a single Z9 server delivers 20 PFLOPS of FP8."),
             (Facts{"chip:acme-z9 peak_throughput 20 PFLOPS format=fp8 scope=server"}));
+  // A review of the above: a clause about "the chips together", "its chips" or "Trainium2 servers" is
+  // no clause about one chip; "server" that does not head the clause's subject gives no scope.
+  EXPECT_EQ(read("In a Z9 rack, 64 chips deliver 83 PFLOPS of FP8, and the chips together draw 120 kW."),
+            (Facts{"chip:acme-z9 peak_throughput 83 PFLOPS chips=64 format=fp8 scope=rack",
+                   "chip:acme-z9 tdp 120 kW chips=64 scope=rack"}));
+  EXPECT_EQ(read("A Z9 server delivers 40 PFLOPS of FP8, and its chips share 1.5 TB of HBM3."),
+            (Facts{"chip:acme-z9 peak_throughput 40 PFLOPS format=fp8 scope=server", "chip:acme-z9 memory 1.5 TB scope=server",
+                   "chip:acme-z9 memory_type HBM3"}));
+  EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nIn a Trn2 UltraServer, 64 Trainium2 chips deliver 83.2 PFLOPS of FP8, "
+                          "and Trainium2 servers draw 40 kW.\n")),
+            (Facts{"rack:aws-trainium2-ultraserver chips 64 Trainium2 chips",
+                   "rack:aws-trainium2-ultraserver accelerator 64 Trainium2 chips",
+                   "chip:aws-trainium2 peak_throughput 83.2 PFLOPS chips=64 format=fp8 scope=ultraserver",
+                   "chip:aws-trainium2 tdp 40 kW scope=server"}));
+  EXPECT_EQ(read("The Z9 PCIe card is rated at 350 W, but the Z9 SXM server module is rated at 700 W."),
+            (Facts{"chip:acme-z9 tdp 350 W", "chip:acme-z9 tdp 700 W"}));
+  // Chips, not counted, in a system the sentence names: their total, the system's.
+  EXPECT_EQ(read("The Z9 chips in a rack draw 32 kW."), (Facts{"chip:acme-z9 tdp 32 kW scope=rack"}));
+  EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nIn September 2025 Trainium2 chips in the Trn2 UltraServer delivered 83.2 "
+                          "PFLOPS of FP8.\n")),
+            (Facts{"chip:aws-trainium2 peak_throughput 83.2 PFLOPS format=fp8 scope=ultraserver"}));
+  // Systems compared with are none of the figure's.
+  EXPECT_EQ(read("Unlike the 8 servers it replaces, the Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // A year is no count of the chips after it.
   // (It read "500 W per system of 2025 chips".)
   EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nIn 2025 Trainium2 chips each draw 500 W.\n")),
@@ -992,6 +1026,10 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
             (Regions{"us-east-1 <us-east-1>", "Tokyo <Tokyo>"}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in Q3: us-east-1."), (Regions{}));
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in many regions, including fast ones."), (Regions{}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Europe (Coming Soon), US West (Preview), Asia Pacific "
+                    "(Limited Availability) and US East ( )."),
+            (Regions{"Europe <Europe (Coming Soon)>", "US West <US West (Preview)>",
+                     "Asia Pacific <Asia Pacific (Limited Availability)>", "US East <US East ( )>"}));
   // Only a place's name: not a date, a status, a code, or two places.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in North America (2025), Europe (coming soon), US East "
                     "(us-east-1), US West (preview) and Europe (EU)."),
@@ -1093,6 +1131,9 @@ TEST(GenericSentence, AFormatBetweenNumberAndUnit) {
   EXPECT_EQ(read("AMD Instinct MI355X\nFP8/FP16 Performance: 5 / 2.5 PFLOPS (2.1\xC3\x97 MI300X)\n"),
             (Facts{"chip:amd-instinct-mi355x peak_throughput 5 / 2.5 PFLOPS format=fp8",
                    "chip:amd-instinct-mi355x peak_throughput 2.5 PFLOPS format=fp16"}));
+  // A parenthesis of the words the whole label is read with: "(sparsity)" was no label for a while.
+  EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak FP8 compute (sparsity) | 10 PFLOPS |\n"),
+            (Facts{"chip:amd-instinct-mi355x peak_throughput 10 PFLOPS format=fp8 sparsity=sparse"}));
   // Not a parenthesis that names a format or says nothing known, nor two sparsities.
   EXPECT_EQ(read("# AMD Instinct MI355X\n\n| Spec | Value |\n|---|---|\n| Peak MXFP4 performance (FP8) | 10 PFLOPS |\n"
                  "| Peak MXFP4 performance (OAM) | 10 PFLOPS |\n| Peak MXFP4 dense performance (sparse) | 20 PFLOPS |\n"),
