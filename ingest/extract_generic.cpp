@@ -1253,12 +1253,15 @@ size_t JoinedClauseStart(std::string_view text, Range s, size_t pos) {
 // "compared with 16 Trainium2 chips", "which replaced a design with 32
 // chips", "up from 8 chips": a count in a comparison, of another thing than
 // the subject (the UltraServer had them all).
+// So is a count of what each part holds: "four Trn2 instances, each with 16
+// Trainium2 chips" gave the UltraServer 16 chips.
 bool CountInComparison(std::string_view text, Range s, size_t count_begin) {
   size_t from = s.begin;
   for (size_t i = s.begin; i < count_begin; ++i) {
     if (text[i] == ',' || text[i] == ';' || text[i] == '(') from = i + 1;
   }
   const std::string before = " " + AsciiLower(text.substr(from, count_begin - from));
+  if (before.starts_with("  each ") || before.starts_with(" each ")) return true;
   for (const char* cue : {" compared ", " than ", " versus ", " vs ", " vs. ", " unlike ", " replaced ", " replaces ",
                           " up from ", " down from ", " instead of ", " previous ", " predecessor"}) {
     if (before.find(cue) != std::string::npos) return true;
@@ -1907,9 +1910,11 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           const std::string_view between = std::string_view(lead).substr(each + 6);
           size_t words = 0;
           for (auto w = NextWord(between, 0, between.size()); w; w = NextWord(between, w->end, between.size())) ++words;
-          governs = words >= 1 && words <= 5 && between.find_first_of(",;:") == std::string_view::npos &&
-                    FindLowerWord(between, "and") == std::string_view::npos &&
-                    FindLowerWord(between, "or") == std::string_view::npos;
+          governs = words >= 1 && words <= 5 && between.find_first_of(",;:") == std::string_view::npos;
+          // ("8 chips that each share a 10 kW power budget": theirs together.)
+          for (const char* other : {"and", "or", "share", "shares", "shared", "together", "combined", "total"}) {
+            if (FindLowerWord(between, other) != std::string_view::npos) governs = false;
+          }
         }
         if (governs) {
           size_t end = each;

@@ -270,6 +270,11 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     }
     if (!n || *n < 2 || *n != std::floor(*n)) continue;
     if (ReadsAsYear(text, words[k].begin, *n)) continue;  // "By the end of 2025 Trainium2 chips ..."
+    // "four Trn2 instances, each with 16 Trainium2 chips": each part's chips, not the whole's.
+    if (k >= 2 && lower(k - 2) == "each" && (lower(k - 1) == "with" || lower(k - 1) == "holding" ||
+                                             lower(k - 1) == "has" || lower(k - 1) == "of")) {
+      continue;
+    }
     // "a system of 4 to 8 chips", "4-8 chips": a range, no count.
     const std::string_view word = text.substr(words[k].begin, words[k].size());
     const size_t end = words[k].end;
@@ -337,6 +342,8 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       return l == "unlike" || l == "than" || l == "compared" || l == "versus" || l == "vs" || l == "replaces" ||
              l == "replaced";
     });
+    // ("By 2026, Z9 racks will draw 120 kW": a year.)
+    if (const std::optional<int> small = SmallCount(w); small && ReadsAsYear(text, words[k].begin, *small)) continue;
     if (SmallCount(w) && !chips && compared) {
       // "Unlike its rivals' 8 servers, a single Z9 server delivers": the one the sentence is about.
       for (size_t m = k + 1; m < words.size(); ++m) {
@@ -370,7 +377,16 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         // "Both of the 2 servers in a Z9 node draw 7 kW each": each system's.
         std::string after_figure = AsciiLower(text.substr(opening.end, std::min<size_t>(40, text.size() - opening.end)));
         after_figure = after_figure.substr(0, std::min(after_figure.find(". "), after_figure.find(',')));
-        const bool distributive = said({"each", "apiece", "every"}) ||
+        // ("four Trn2 instances, each with 16 chips, for 83.2 PFLOPS": "each"
+        // of what the parts hold, not of the figure.)
+        bool each_said = false;
+        for (size_t m = 0; m < words.size(); ++m) {
+          const std::string l = lower(m);
+          if (l != "each" && l != "apiece" && l != "every") continue;
+          const std::string next = m + 1 < words.size() ? lower(m + 1) : "";
+          if (next != "with" && next != "holding" && next != "has" && next != "containing" && next != "housing") each_said = true;
+        }
+        const bool distributive = each_said ||
                                   FindLowerWord(after_figure, "each") != std::string::npos ||
                                   FindLowerWord(after_figure, "apiece") != std::string::npos;
         if (outer) {
@@ -449,6 +465,34 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   const Range trimmed = Trim(text, opening);
   if (!words.empty() && !trimmed.empty() && text[trimmed.end - 1] == ':' && multi_chip_scope(0)) {
     q[qualifier::kScope] = lower(0);
+    return q;
+  }
+  // "By 2026, Z9 racks will draw 120 kW", "Trn2 UltraServers deliver 83.2
+  // PFLOPS": systems, not counted, as the subject: each one's. (Not those a
+  // preposition brings in: "chips in racks", "per rack".)
+  for (size_t k = 0; k < words.size(); ++k) {
+    std::string w = lower(k);
+    if (w.size() < 4 || w.back() != 's') continue;
+    const std::string before = k > 0 ? lower(k - 1) : "";
+    if (before == "in" || before == "of" || before == "with" || before == "per" || before == "across" ||
+        before == "into" || before == "between" || before == "among" || before == "for") {
+      continue;
+    }
+    // (Counted ones were read above, or set aside: "Unlike the 8 servers it replaces".)
+    if (k > 0 && (SmallCount(before) || IsDigit(before[0]))) continue;
+    if (std::any_of(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(k), [&](const Range& r) {
+          const std::string l = AsciiLower(text.substr(r.begin, r.size()));
+          return l == "unlike" || l == "than" || l == "compared" || l == "versus" || l == "vs";
+        })) {
+      continue;
+    }
+    const std::string singular = w.substr(0, w.size() - 1);
+    std::string scope = page.IsScopeWord(singular) && singular != "chip" && singular != "core" ? singular : "";
+    if (scope.empty() && IsUpper(text[words[k].begin])) {
+      scope = NamedScope(page, text.substr(words[k].begin, words[k].size() - 1));
+    }
+    if (scope.empty()) continue;
+    q[qualifier::kScope] = scope;
     return q;
   }
   // "The whole system draws about 14.3 kW": the sentence opens with the scope

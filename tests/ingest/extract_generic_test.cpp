@@ -884,6 +884,17 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nIn September 2025 Trainium2 chips in the Trn2 UltraServer delivered 83.2 "
                           "PFLOPS of FP8.\n")),
             (Facts{"chip:aws-trainium2 peak_throughput 83.2 PFLOPS format=fp8 scope=ultraserver"}));
+  // A second probe: what each part holds is no count of the whole, nor does its "each" share out the
+  // figure; systems, not counted, as the subject are each one's; "each ... share" is theirs together.
+  EXPECT_EQ(read("A Z9 cluster of 16 servers, each with 8 chips, draws 160 kW."), (Facts{"chip:acme-z9 tdp 160 kW scope=cluster"}));
+  EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nA Trn2 UltraServer connects four Trn2 instances, each with 16 Trainium2 "
+                          "chips, and delivers 83.2 PFLOPS of dense FP8 compute.\n")),
+            (Facts{"chip:aws-trainium2 peak_throughput 83.2 PFLOPS format=fp8 scope=ultraserver sparsity=dense"}));
+  EXPECT_EQ(Brief(Extract("# AWS Trainium2\n\nTrn2 UltraServers deliver 83.2 PFLOPS of dense FP8 compute.\n")),
+            (Facts{"chip:aws-trainium2 peak_throughput 83.2 PFLOPS format=fp8 scope=ultraserver sparsity=dense"}));
+  EXPECT_EQ(read("By 2026, Z9 racks will draw 120 kW."), (Facts{"chip:acme-z9 tdp 120 kW scope=rack"}));
+  EXPECT_EQ(read("The Z9 server holds 8 chips that each share a 10 kW power budget."),
+            (Facts{"chip:acme-z9 tdp 10 kW chips=8 scope=server"}));
   // Systems compared with are none of the figure's.
   EXPECT_EQ(read("Unlike the 8 servers it replaces, the Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // A year is no count of the chips after it.
