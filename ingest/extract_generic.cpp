@@ -1947,14 +1947,16 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (!f.count) {
       if (const std::optional<OtherSystemClause> clause =
               ClauseOfAnotherSystem(page, s, f.range.begin, mentions, /*for_count=*/false)) {
-        clause_scope = SentenceScope(page, Range{clause->begin, f.range.begin});
-        // ("a SambaRack of 16 has 24 TB": the system and its count; "Trainium2
-        // servers draw 40 kW": the system's word alone.)
-        if (auto sc = clause_scope.find(qualifier::kScope); sc == clause_scope.end() || sc->second == "chip") {
-          clause_scope = Qualifiers{{qualifier::kScope, clause->scope}};
-          if (const std::optional<CountedSystem> system = CountedSystemIn(page, Range{clause->begin, f.range.begin})) {
-            clause_scope[qualifier::kScope] = system->scope;
-            if (system->chips > 0) clause_scope.emplace(qualifier::kScopeCount, std::to_string(system->chips));
+        // "a SambaRack of 16 has 24 TB": the system and its count; else what
+        // the clause says as a sentence would; else ("Trainium2 servers draw
+        // 40 kW") the system's word alone.
+        if (const std::optional<CountedSystem> system = CountedSystemIn(page, Range{clause->begin, f.range.begin})) {
+          clause_scope = Qualifiers{{qualifier::kScope, system->scope}};
+          if (system->chips > 0) clause_scope.emplace(qualifier::kScopeCount, std::to_string(system->chips));
+        } else {
+          clause_scope = SentenceScope(page, Range{clause->begin, f.range.begin});
+          if (auto sc = clause_scope.find(qualifier::kScope); sc == clause_scope.end() || sc->second == "chip") {
+            clause_scope = Qualifiers{{qualifier::kScope, clause->scope}};
           }
         }
       }

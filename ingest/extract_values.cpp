@@ -496,15 +496,55 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     return q;
   }
   // "The whole system draws about 14.3 kW": the sentence opens with the scope
-  // as its subject (a determiner, at most two words, the scope word). "The
-  // chip in the server has ..." is about the chip.
+  // as its subject (a determiner, at most three words, the scope word). "The
+  // chip in the server has ..." is about the chip. So does the clause after
+  // an opening phrase ("At full scale, an Ironwood pod delivers 42.5
+  // EFLOPS"), and a system named by a product line's word ("The DGX B200
+  // draws 14.3 kW": schema tables system_words_*); each was the chip's.
   static constexpr std::string_view kDeterminers[] = {"the", "a", "an", "one", "this", "that", "its", "our", "their"};
-  if (!words.empty() && std::find(std::begin(kDeterminers), std::end(kDeterminers), lower(0)) != std::end(kDeterminers)) {
-    for (size_t j = 1; j < words.size() && j <= 3; ++j) {
-      if (IsChipNoun(lower(j)) || page.IsScopeWord(lower(j))) {
-        if (multi_chip_scope(j)) q[qualifier::kScope] = lower(j);
+  const auto system_word = [&](size_t j) -> std::string {
+    if (multi_chip_scope(j)) return lower(j);
+    const std::string_view written = text.substr(words[j].begin, words[j].size());
+    if (std::string named = NamedScope(page, written); !named.empty()) return named;
+    for (const auto& [table, listed] : page.schema.tables()) {
+      if (!table.starts_with("system_words_")) continue;
+      for (const auto& [word, unused] : listed) {
+        if (AsciiLower(word) == lower(j)) return table.substr(std::string_view("system_words_").size());
+      }
+    }
+    return "";
+  };
+  std::vector<size_t> starts;
+  if (!words.empty()) starts.push_back(0);
+  for (size_t k = 1; k < words.size(); ++k) {
+    if (text.substr(words[k - 1].end, 2) == ", ") starts.push_back(k);
+  }
+  for (auto start = starts.rbegin(); start != starts.rend(); ++start) {
+    size_t from = *start + 1;
+    // ("Google's Ironwood pod": a possessive is a determiner too.)
+    const bool possessive = *start + 1 < words.size() && lower(*start + 1) == "s" &&
+                            (text.substr(words[*start + 1].begin - 1, 1) == "'" ||
+                             (words[*start + 1].begin >= 3 && text.substr(words[*start + 1].begin - 3, 3) == "\xE2\x80\x99"));
+    if (possessive) {
+      from = *start + 2;
+    } else if (std::find(std::begin(kDeterminers), std::end(kDeterminers), lower(*start)) == std::end(kDeterminers)) {
+      continue;
+    }
+    // (Up to five words: "the new liquid-cooled Z9 rack"; not past a verb or a preposition.)
+    for (size_t j = from; j < words.size() && j < from + 5; ++j) {
+      const std::string w = lower(j);
+      if (IsChipNoun(w)) break;
+      if (w == "in" || w == "of" || w == "with" || w == "on" || w == "at" || w == "for" || w == "to" || w == "and" ||
+          w == "or" || w == "is" || w == "are" || w == "was" || w == "were" || w == "has" || w == "have" ||
+          w == "that" || w == "which" || w == "can" || w == "will") {
         break;
       }
+      if (std::string scope = system_word(j); !scope.empty()) {
+        q[qualifier::kScope] = std::move(scope);
+        return q;
+      }
+      if (page.IsScopeWord(w)) break;  // "the chip", "the core"
+      if (j > from && w.size() > 2 && w.back() == 's' && IsLower(text[words[j].begin])) break;  // a verb: "the Z9 draws"
     }
   }
   return q;

@@ -895,6 +895,17 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   EXPECT_EQ(read("By 2026, Z9 racks will draw 120 kW."), (Facts{"chip:acme-z9 tdp 120 kW scope=rack"}));
   EXPECT_EQ(read("The Z9 server holds 8 chips that each share a 10 kW power budget."),
             (Facts{"chip:acme-z9 tdp 10 kW chips=8 scope=server"}));
+  // The system a sentence's subject names after an opening phrase, a possessive, several words or a
+  // product line's word ("DGX", "HGX": schema tables system_words_*): each was the chip's figure.
+  EXPECT_EQ(Brief(Extract("# Google Ironwood\n\nAt full scale, an Ironwood pod delivers 42.5 EFLOPS of FP8 compute.\n")),
+            (Facts{"chip:google-ironwood peak_throughput 42.5 EFLOPS format=fp8 scope=pod"}));
+  EXPECT_EQ(Brief(Extract("# Google Ironwood\n\nGoogle's Ironwood pod delivers 42.5 EFLOPS of FP8 compute.\n")),
+            (Facts{"chip:google-ironwood peak_throughput 42.5 EFLOPS format=fp8 scope=pod"}));
+  EXPECT_EQ(read("At launch, the new liquid-cooled Z9 rack draws 120 kW."), (Facts{"chip:acme-z9 tdp 120 kW scope=rack"}));
+  EXPECT_EQ(Brief(Extract("# NVIDIA B200\n\nThe DGX B200 draws 14.3 kW.\n")), (Facts{"chip:nvidia-b200 tdp 14.3 kW scope=server"}));
+  EXPECT_EQ(Brief(Extract("# NVIDIA B300\n\nThe NVIDIA HGX B300 delivers 144 PFLOPS of FP4 compute.\n")),
+            (Facts{"chip:nvidia-b300 peak_throughput 144 PFLOPS format=fp4 scope=baseboard"}));
+  EXPECT_EQ(read("Acme's Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // Systems compared with are none of the figure's.
   EXPECT_EQ(read("Unlike the 8 servers it replaces, the Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // A year is no count of the chips after it.
