@@ -1791,6 +1791,32 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     if (!f.count) {
       const std::string before = AsciiLower(text.substr(s.begin, f.range.begin - s.begin));
       if (before.ends_with("up from ") || before.ends_with("down from ")) continue;
+      // "The Z9 draws 700 W, compared with 500 W for the Z8", "versus 500 W
+      // for its predecessor", "than the 500 W of the Z8": a figure set
+      // against one of the same kind before it is another thing's (a chip the
+      // schema knows is dropped elsewhere; an unknown one's was the Z9's).
+      size_t earlier = fi;
+      while (earlier > 0 && figures[earlier - 1].count) --earlier;  // past counts: "vs. 32 chips drawing 30 kW"
+      if (earlier > 0 && figures[earlier - 1].dimension == f.dimension) {
+        const Figure& against = figures[earlier - 1];
+        const std::string between =
+            " " + AsciiLower(text.substr(against.range.end, f.range.begin - against.range.end)) + " ";
+        bool set_against = false;
+        for (const char* cue : {" compared ", " versus ", " vs ", " vs. ", " than ", " against ", " unlike "}) {
+          set_against = set_against || between.find(cue) != std::string::npos;
+        }
+        // (Not the chip's own other form: "rated at 600 W, versus 900 W for the OAM module".)
+        const size_t next = fi + 1 < figures.size() ? figures[fi + 1].range.begin : s.end;
+        const std::string after = " " + AsciiLower(text.substr(f.range.end, next - f.range.end)) + " ";
+        for (const char* form : {" module", " card", " oam", " pcie", " sxm", " variant", " version", " form factor",
+                                 " board", " air-cooled", " liquid-cooled"}) {
+          if (after.find(form) != std::string::npos) set_against = false;
+        }
+        if (set_against) {
+          page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is a figure compared with; no claim made of it");
+          continue;
+        }
+      }
     }
     const PredicateDef* p = page.Predicate(chosen->def->predicate);
     if (p == nullptr) continue;

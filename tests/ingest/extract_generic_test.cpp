@@ -906,6 +906,14 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   EXPECT_EQ(Brief(Extract("# NVIDIA B300\n\nThe NVIDIA HGX B300 delivers 144 PFLOPS of FP4 compute.\n")),
             (Facts{"chip:nvidia-b300 peak_throughput 144 PFLOPS format=fp4 scope=baseboard"}));
   EXPECT_EQ(read("Acme's Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
+  // A figure set against one of the same kind before it is another thing's (the Z8's 500 W was the
+  // Z9's TDP), unless it is of the chip's own other form.
+  EXPECT_EQ(read("The Z9 draws 700 W, compared with 500 W for the Z8."), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("The Z9 draws 700 W versus 500 W for its predecessor."), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("The Z9 rack draws 50 kW vs. 32 chips drawing 30 kW in the Z8 rack."),
+            (Facts{"chip:acme-z9 tdp 50 kW scope=rack"}));
+  EXPECT_EQ(read("The PCIe card is rated at 600 W, versus 900 W for the OAM module."),
+            (Facts{"chip:acme-z9 tdp 600 W", "chip:acme-z9 tdp 900 W"}));
   // Systems compared with are none of the figure's.
   EXPECT_EQ(read("Unlike the 8 servers it replaces, the Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // A year is no count of the chips after it.
