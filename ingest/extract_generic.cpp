@@ -1250,6 +1250,31 @@ size_t JoinedClauseStart(std::string_view text, Range s, size_t pos) {
   return clause;
 }
 
+// "The Z9 draws 700 W, and the server CPU draws 350 W", "..., and its
+// cooling system draws 5 kW": a later clause whose subject is another part
+// of the system (schema table other_part_words), with no chip in it. Its
+// figure was the chip's TDP, or the system's.
+bool ClauseAboutAnotherPart(const Page& page, Range s, size_t pos, const std::vector<Mention>& mentions) {
+  std::string_view text(page.text);
+  const size_t clause = JoinedClauseStart(text, s, pos);
+  if (clause == s.begin) return false;
+  const auto parts = page.schema.tables().find("other_part_words");
+  if (parts == page.schema.tables().end()) return false;
+  bool part = false;
+  std::string before;  // the word before, past numbers: "a rack of 16 fans" is a rack's
+  for (auto w = NextWord(text, clause, pos); w; w = NextWord(text, w->end, pos)) {
+    const std::string word = AsciiLower(page.View(*w));
+    if (IsChipNoun(word) || std::any_of(mentions.begin(), mentions.end(), [&](const Mention& m) {
+          return m.range.Overlaps(*w) && m.entity->kind == "chip";
+        })) {
+      return false;
+    }
+    if (parts->second.count(word) > 0 && before != "of" && before != "with") part = true;
+    if (!IsDigit(word[0]) && !SmallCount(word)) before = word;
+  }
+  return part;
+}
+
 // "compared with 16 Trainium2 chips", "which replaced a design with 32
 // chips", "up from 8 chips": a count in a comparison, of another thing than
 // the subject (the UltraServer had them all).
@@ -1859,6 +1884,10 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
     }
     if (f.count && ClauseOfAnotherSystem(page, s, f.range.begin, mentions, /*for_count=*/true)) {
       page.Warn(f.range.begin, "'" + page.Str(f.range) + "' counts what another system of the sentence holds; no claim made of it");
+      continue;
+    }
+    if (!f.count && ClauseAboutAnotherPart(page, s, f.range.begin, mentions)) {
+      page.Warn(f.range.begin, "'" + page.Str(f.range) + "' is another part's (a CPU, fan, switch, cooling ...); no claim made of it");
       continue;
     }
     if (f.count && CountInComparison(text, s, f.range.begin)) {

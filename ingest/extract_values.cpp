@@ -270,6 +270,20 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     }
     if (!n || *n < 2 || *n != std::floor(*n)) continue;
     if (ReadsAsYear(text, words[k].begin, *n)) continue;  // "By the end of 2025 Trainium2 chips ..."
+    // "Where the Z8 rack had 32 chips, the Z9 rack has 64 chips": a count in
+    // a clause that sets another thing against the subject (it was the Z9
+    // rack's). Read from the last comma before the count.
+    {
+      size_t m = k;
+      while (m > 0 && text.substr(words[m - 1].end, 1) != ",") --m;
+      bool against = false;
+      for (size_t c = m; c < k; ++c) {
+        const std::string l = lower(c);
+        against = against || l == "where" || l == "whereas" || l == "while" || l == "unlike" || l == "than" ||
+                  l == "compared" || l == "versus" || l == "vs" || l == "from" || l == "previous" || l == "predecessor";
+      }
+      if (against) continue;
+    }
     // "four Trn2 instances, each with 16 Trainium2 chips": each part's chips, not the whole's.
     if (k >= 2 && lower(k - 2) == "each" && (lower(k - 1) == "with" || lower(k - 1) == "holding" ||
                                              lower(k - 1) == "has" || lower(k - 1) == "of")) {

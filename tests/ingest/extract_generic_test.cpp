@@ -914,6 +914,14 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
             (Facts{"chip:acme-z9 tdp 50 kW scope=rack"}));
   EXPECT_EQ(read("The PCIe card is rated at 600 W, versus 900 W for the OAM module."),
             (Facts{"chip:acme-z9 tdp 600 W", "chip:acme-z9 tdp 900 W"}));
+  // A later clause about another part (schema table other_part_words) gives no figure of the chip or its
+  // system; a count in a clause that sets another thing against the subject is not its.
+  EXPECT_EQ(read("The Z9 draws 700 W, and the server CPU draws 350 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("A Z9 server with 8 chips draws 10 kW, and its host CPUs draw 700 W."),
+            (Facts{"chip:acme-z9 tdp 10 kW chips=8 scope=server"}));
+  EXPECT_EQ(read("A Z9 rack holds 64 chips, and its cooling system draws 5 kW."), (Facts{}));
+  EXPECT_EQ(read("Where the Z8 rack had 32 chips, the Z9 rack has 64 chips and draws 50 kW."),
+            (Facts{"chip:acme-z9 tdp 50 kW chips=64 scope=rack"}));
   // Systems compared with are none of the figure's.
   EXPECT_EQ(read("Unlike the 8 servers it replaces, the Z9 draws 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // A year is no count of the chips after it.
