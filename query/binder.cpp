@@ -446,6 +446,17 @@ class Binder {
         }
         v.number = lit.number * unit->factor;
         if (!std::isfinite(v.number)) return Error(lit.pos, "number out of range: " + lit.source);
+        if (unit->spelling.find("FLOP") != std::string::npos && !a.filter.count(qualifier::kFormat)) {
+          v.floating_point_only = true;
+          std::string ops = unit->spelling;
+          ops.erase(ops.find("FLOP"), 2);
+          const UnitDef* as_ops = schema_.FindUnit(ops, a.dimension);
+          const std::string shown_as = as_ops != nullptr ? as_ops->spelling : "OPS";
+          *NoteSlot() = a.label + " " + CompareOpText(op) + " " + lit.source +
+                        " compares floating-point figures only: integer and {format=max} ones (shown in " +
+                        shown_as + ") are left aside" +
+                        (as_ops != nullptr ? "; compare in " + as_ops->spelling + " to count them" : "");
+        }
         return v;
       }
       case ValueKind::kDate: {

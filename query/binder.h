@@ -48,6 +48,10 @@ struct BoundValue {
   EntityId entity;
   std::string text;    // kText; kEntity: the entity's name
   std::string source;  // as written: "64 GB"
+  // Written in a FLOP unit ("2 TFLOPS/W") of an attribute of any format:
+  // only floating-point figures are compared, not integer or "max" ones,
+  // which answers show in TOPS (Schema::CountsOperations).
+  bool floating_point_only = false;
 };
 
 // A test written as a call: a built-in presence test on one attribute, or a

@@ -278,6 +278,16 @@ std::string FoldText(const std::string& s) {
   return out;
 }
 
+// Whether a folded text is the one asked for, or it with a detail in
+// parentheses after it: "us east (ohio)" is "us east". Pages name regions
+// that way ("US East (N. Virginia)", kept whole since two such regions are
+// two places), and someone asking for the area means every place in it.
+bool SameOrDetailed(std::string_view have, std::string_view want) {
+  if (have == want) return true;
+  return !want.empty() && have.size() > want.size() + 3 && have.substr(0, want.size()) == want &&
+         have.substr(want.size(), 2) == " (" && have.back() == ')';
+}
+
 std::string QualifierText(const Qualifiers& q) {
   if (q.empty()) return "";
   std::string out = "{";
@@ -1162,8 +1172,8 @@ class Evaluator {
         const std::string have = FoldText(c.value.text), want = FoldText(v.text);
         bool r = false;
         if (cond.op == CompareOp::kContains) r = have.find(want) != std::string::npos;
-        else if (cond.op == CompareOp::kEq) r = have == want;
-        else if (cond.op == CompareOp::kNe) r = have != want;
+        else if (cond.op == CompareOp::kEq) r = SameOrDetailed(have, want);
+        else if (cond.op == CompareOp::kNe) r = !SameOrDetailed(have, want);
         else return Truth::kUnknown;
         return r ? Truth::kTrue : Truth::kFalse;
       }
@@ -1239,7 +1249,12 @@ class Evaluator {
     if (need_reasons_) pro.test = con.test = cond.label;
     const bool side_by_side = cond.attribute.predicate != nullptr && cond.attribute.predicate->many_values;
     bool unknown = false;
+    bool floating_point_only = cond.value.floating_point_only;
+    for (const BoundCondition& also : cond.same_claim) floating_point_only |= also.value.floating_point_only;
+    size_t compared = 0;
     for (const Claim& c : **claims) {
+      if (floating_point_only && CountsOperations(c)) continue;
+      ++compared;
       Truth t = CompareClaim(c, cond);
       for (auto also = cond.same_claim.begin(); also != cond.same_claim.end() && t != Truth::kFalse; ++also) {
         if (const Truth u = CompareClaim(c, *also); u != Truth::kTrue) t = u;  // false decides, unknown unless false
@@ -1278,7 +1293,7 @@ class Evaluator {
       o.truth = Truth::kTrue;
       o.support = Support::Or(std::move(yes));
       if (need_reasons_) o.reasons.push_back(std::move(pro));
-    } else if (unknown || (**claims).empty()) {
+    } else if (unknown || compared == 0) {
       o.truth = Truth::kUnknown;
     } else {
       o.truth = Truth::kFalse;
@@ -2816,6 +2831,12 @@ class Evaluator {
         return x.text == y.text;
     }
     return false;
+  }
+
+  // An integer or "max" figure, which a comparison in FLOPS leaves aside.
+  static bool CountsOperations(const Claim& c) {
+    auto format = c.key.find(qualifier::kFormat);
+    return format != c.key.end() && Schema::CountsOperations(format->second);
   }
 
   static std::string AttributeText(const Claim& c) {

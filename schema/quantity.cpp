@@ -240,6 +240,10 @@ std::optional<double> Schema::FromCanonical(double canonical, const std::string&
   return canonical / u->factor;
 }
 
+bool Schema::CountsOperations(std::string_view format) {
+  return format.substr(0, 3) == "int" || format == "max";
+}
+
 std::string Schema::FormatQuantity(double canonical, const std::string& dimension, const std::string& unit,
                                    const Qualifiers* qualifiers) const {
   const DimensionDef* dim = FindDimension(dimension);
@@ -251,8 +255,7 @@ std::string Schema::FormatQuantity(double canonical, const std::string& dimensio
     // A dataset's "max" is the fastest of floating-point and integer formats
     // alike (TPU v1's is its INT8 figure): operations, not FLOPs, is what
     // holds for every chip.
-    const bool counts_ops = format != qualifiers->end() &&
-                            (format->second.rfind("int", 0) == 0 || format->second == "max");
+    const bool counts_ops = format != qualifiers->end() && CountsOperations(format->second);
     if (counts_ops && flop != std::string::npos) {
       std::string ops = spelling;
       ops.erase(flop, 2);  // "TFLOPS" -> "TOPS", "TFLOPS/W" -> "TOPS/W"

@@ -296,6 +296,9 @@ class Schema {
   // when the schema has one ("1979 TOPS", not "1979 TFLOPS").
   std::string FormatQuantity(double canonical, const std::string& dimension, const std::string& unit = "",
                              const Qualifiers* qualifiers = nullptr) const;
+  // Whether a figure of this format counts operations rather than
+  // floating-point ones: integer formats and "max" (see FormatQuantity).
+  static bool CountsOperations(std::string_view format);
   // A figure a program wrote in the canonical unit (a dataset's
   // "8589934592.0" bytes), formatted as FormatQuantity does, except that a
   // whole number of a unit beside the display unit (within a factor of two:

@@ -116,6 +116,12 @@ class EvaluatorTest : public ::testing::Test {
 
 using Strings = std::vector<std::string>;
 
+std::string JoinNotes(const Strings& notes) {
+  std::string out;
+  for (const std::string& n : notes) out += n + "\n";
+  return out;
+}
+
 // A query that shows thousands of columns (a runaway script) is refused at
 // the first column too many, before any of them is read.
 TEST_F(EvaluatorTest, ShownColumnsAreBounded) {
@@ -350,6 +356,57 @@ TEST_F(EvaluatorTest, KleeneLogic) {
   // An unknown disjunct does not hide a true one; an unknown conjunct keeps the row out.
   EXPECT_EQ(Names("find chip where unknown(memory_type) and memory < 33 GB"), (Strings{"Beta"}));
   EXPECT_EQ(Names("find chip where not not reported(memory_type)"), (Strings{"Gamma"}));
+}
+
+// A region named with its place ("US East (Ohio)") is in the area asked
+// for; a shorter or other name is not, and `contains` is as before.
+TEST_F(EvaluatorTest, AnAreaTakesThePlacesNamedInIt) {
+  PutEntity(*store_, "instance_type:z9.large", "instance_type", "z9.large");
+  PutEntity(*store_, "instance_type:z9.small", "instance_type", "z9.small");
+  DocBuilder("regions", "vendor", "vendor.example")
+      .Add("instance_type:z9.large", "available_in", Value::Text("US East (Ohio)"))
+      .Add("instance_type:z9.large", "available_in", Value::Text("US East (N. Virginia)"))
+      .Add("instance_type:z9.small", "available_in", Value::Text("US Eastern Europe"))
+      .Add("instance_type:z9.small", "available_in", Value::Text("US East ()"))
+      .Write(*store_, "run-2");
+  EXPECT_EQ(Names("find instance_type where available_in = \"us  east\""), (Strings{"z9.large"}));
+  EXPECT_EQ(Names("find instance_type where available_in = \"US East (Ohio)\""), (Strings{"z9.large"}));
+  EXPECT_EQ(Names("find instance_type where available_in = \"US\""), (Strings{}));
+  EXPECT_EQ(Names("find instance_type where available_in = \"US East (Oregon)\""), (Strings{}));
+  EXPECT_EQ(Names("find instance_type where available_in contains \"east\" order by name"),
+            (Strings{"z9.large", "z9.small"}));
+  // Every region of z9.large is in US East: none is outside it.
+  EXPECT_EQ(Names("find instance_type where available_in != \"US East\""), (Strings{"z9.small"}));
+}
+
+// A figure in FLOPS asks for floating-point operations: integer and "max"
+// figures (shown in TOPS) are left aside, neither meeting nor failing it,
+// and a note says how to count them. An attribute of one format is compared
+// in any spelling of the unit.
+TEST_F(EvaluatorTest, FlopsAreFloatingPointOperations) {
+  PutEntity(*store_, "chip:delta", "chip", "Delta");
+  DocBuilder("ints", "vendor", "ints.example")
+      .Add("chip:alpha", "peak_throughput", Q(900e12, "ops_per_second", "900 TOPS"), {{"format", "int8"}})
+      .Add("chip:delta", "peak_throughput", Q(1000e12, "ops_per_second", "1000 TOPS"), {{"format", "max"}})
+      .Write(*store_, "run-2");
+  EXPECT_EQ(Names("find chip where peak_throughput > 800 TOPS order by name"), (Strings{"Alpha", "Delta"}));
+  QueryResult flops = Ok("find chip where peak_throughput > 800 TFLOPS");
+  EXPECT_TRUE(flops.rows.empty());
+  const std::string notes = JoinNotes(flops.notes);
+  EXPECT_NE(notes.find("peak_throughput > 800 TFLOPS compares floating-point figures only"), std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("compare in TOPS to count them"), std::string::npos) << notes;
+  // Delta has no floating-point figure: unknown, not false.
+  EXPECT_NE(notes.find("unknown for them"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("Delta"), std::string::npos) << notes;
+  EXPECT_EQ(Names("find chip where peak_throughput > 200 TFLOPS"), (Strings{"Alpha"}));
+  QueryResult reasons = Ok("find chip where peak_throughput > 200 TFLOPS");
+  ASSERT_EQ(reasons.rows.size(), 1u);
+  for (const Reason::Evidence& e : reasons.rows[0].reasons.at(0).supporting) {
+    EXPECT_EQ(e.text.find("900"), std::string::npos) << e.text;
+  }
+  EXPECT_EQ(Names("find chip where int8 > 800 TFLOPS"), (Strings{"Alpha"}));
+  EXPECT_TRUE(JoinNotes(Ok("find chip where int8 > 800 TFLOPS").notes).find("floating-point") == std::string::npos);
 }
 
 TEST_F(EvaluatorTest, SourcePolicies) {
