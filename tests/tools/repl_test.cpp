@@ -1621,6 +1621,15 @@ TEST_F(ToolsTest, StatsForPeopleAndForScripts) {
   EXPECT_GT(j["documents"].get<uint64_t>(), 0u);
   EXPECT_GT(j["last_tx"].get<uint64_t>(), 0u);
   EXPECT_TRUE(Contains(text.out, "facts              " + std::to_string(j["facts"].get<uint64_t>()))) << text.out;
+  EXPECT_TRUE(j["opened"].get<bool>());
+  // A store that will not open still gives the monitor an object to parse.
+  const fs::path missing = fs::temp_directory_path() / ("chipkg-stats-missing-" + std::to_string(::getpid()));
+  Output none = Chipkg({"stats", "--format", "json", "--db", missing.string()});
+  EXPECT_EQ(none.code, 1) << none.err;
+  const nlohmann::json n = nlohmann::json::parse(none.out);
+  EXPECT_FALSE(n["opened"].get<bool>());
+  EXPECT_TRUE(Contains(n["error"].get<std::string>(), "no chipkg store")) << none.out;
+  EXPECT_FALSE(fs::exists(missing));
   Output csv = Chipkg(Db({"stats", "--format", "csv"}));
   EXPECT_EQ(csv.code, 2);
   EXPECT_TRUE(Contains(csv.err, "stats prints --format text or json")) << csv.err;

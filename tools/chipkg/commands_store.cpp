@@ -41,19 +41,23 @@ int RunStats(const Args& args) {
     PrintError("stats prints --format text or json, not '" + format + "'");
     return kExitUsage;
   }
+  // A monitor parsing stdout gets an object whatever happens, as from `check`.
+  auto fail = [&](const Status& status) {
+    if (format == "json") {
+      const nlohmann::ordered_json j = {{"store", StorePath(args)}, {"opened", false}, {"error", ErrorText(status)}};
+      std::printf("%s\n", JsonText(j).c_str());
+    }
+    PrintError(status);
+    return kExitFailed;
+  };
   auto store = OpenForReading(StorePath(args));
-  if (!store.ok()) {
-    PrintError(store.status());
-    return kExitFailed;
-  }
+  if (!store.ok()) return fail(store.status());
   auto stats = (*store)->Statistics();
-  if (!stats.ok()) {
-    PrintError(stats.status());
-    return kExitFailed;
-  }
+  if (!stats.ok()) return fail(stats.status());
   const StoreStats& s = *stats;
   if (format == "json") {
     const nlohmann::ordered_json j = {{"store", StorePath(args)},
+                                      {"opened", true},
                                       {"facts", s.facts},
                                       {"live_facts", s.live_facts},
                                       {"retracted_facts", s.retracted_facts},
