@@ -695,6 +695,67 @@ std::string SpellingHint(std::string_view text, size_t offset, const std::string
   return "";
 }
 
+// Where a statement was complete and the next word is none of its clauses:
+// what people write from other query languages, or a condition on a
+// statement that takes none ("trainium.memory and tdp"), says what to write.
+std::string ClauseHint(std::string_view text, size_t offset) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  const std::string word = lower(WordAt(text, offset));
+  const std::string first = lower(WordAt(text, FirstWordOffset(text)));
+  const std::string_view before = text.substr(0, std::min(offset, text.size()));
+  auto has_word = [&](std::string_view w) {  // as a whole word, before the offset
+    for (size_t at = before.find(w); at != std::string_view::npos; at = before.find(w, at + 1)) {
+      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(before[at - 1]));
+      const bool ends = at + w.size() >= before.size() || !std::isalnum(static_cast<unsigned char>(before[at + w.size()]));
+      if (starts && ends) return true;
+    }
+    return false;
+  };
+  const bool lookup = first != "find" && first != "count" && first != "facts" && first != "conflicts";
+  if (word == "and" || word == "or" || word == "where") {
+    if (lookup) {
+      return "; a lookup (ENTITY.ATTRIBUTE) takes no condition: to see more attributes write "
+             "trainium.memory show tdp, to test them find chip where name = ... and ...";
+    }
+    if (first == "facts") return "; 'facts about' lists every claim and takes no condition: find KIND where ... tests them";
+    if (first == "conflicts") return "; 'conflicts' takes no condition: conflicts in KIND, or conflicts about ENTITY";
+    if (word == "where" && first == "count" && has_word("by")) {
+      return "; 'where' comes before 'by': count chip where ... by foundry";
+    }
+    if (word == "where" && (has_word("order") || has_word("show") || has_word("limit"))) {
+      return "; 'where' comes right after the kind, before show, order by and limit";
+    }
+  }
+  if (word == "sort") return "; write 'order by ATTRIBUTE [asc|desc]'";
+  if (word == "top" || word == "first") return "; write 'limit N' at the end (with order by for the largest)";
+  if (word == "select") return "; write 'show ATTRIBUTE, ...'";
+  if (!word.empty() && has_word("order") && !has_word("limit")) {
+    // "order by memory sideways": the direction, if that is what was meant.
+    size_t end = offset;
+    while (end > 0 && std::isspace(static_cast<unsigned char>(before[end - 1]))) --end;
+    if (end > 0 && !has_word("show") && before.rfind("by") != std::string_view::npos &&
+        before.substr(before.rfind("by")).find(',') == std::string_view::npos) {
+      return "; 'order by ATTRIBUTE' takes asc or desc after it";
+    }
+  }
+  // "memory > NaN GB": the word was read as a text value and the unit after
+  // it is what the parser stopped on.
+  size_t end = offset;
+  while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  size_t begin = end;
+  while (begin > 0 && (std::isalnum(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '.')) --begin;
+  const std::string value = lower(std::string(text.substr(begin, end - begin)));
+  if (end > begin && begin > 0 && std::isspace(static_cast<unsigned char>(text[begin - 1])) &&
+      (value == "nan" || value == "inf" || value == "infinity" || value.rfind("0x", 0) == 0)) {
+    return "; '" + std::string(text.substr(begin, end - begin)) +
+           "' is not a number: a quantity is compared with a decimal number and a unit, e.g. 64 GB";
+  }
+  return "";
+}
+
 Result<Query> ParseQuery(std::string_view text) {
   if (text.size() > kMaxQueryBytes) {
     return Status::InvalidArgument("query is " + std::to_string(text.size()) + " bytes long; the limit is " +
@@ -754,6 +815,7 @@ Result<Query> ParseQuery(std::string_view text) {
       }
     }
     message += SpellingHint(text, offset, message);
+    if (message == g::error_message<g::end_of_query>) message += ClauseHint(text, offset);
     if (message == g::error_message<g::member_expected>) {
       // "trn1.2xlarge.price_per_chip_hour": the name's own dot ended it.
       const size_t start = FirstWordOffset(text);

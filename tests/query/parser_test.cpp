@@ -289,3 +289,36 @@ TEST(SuggestTest, NearestNames) {
 
 }  // namespace
 }  // namespace chipkg::query
+
+namespace chipkg::query {
+namespace {
+
+// A complete statement followed by what another query language would write
+// there, or by a condition the statement does not take: the error says what
+// to write instead, not only which clauses may follow.
+TEST(ParserTest, AfterACompleteStatementTheErrorSaysWhatToWrite) {
+  auto hint = [](const std::string& text) {
+    const std::string e = ErrorOf(text);
+    const size_t semicolon = e.find("end of the query; ");
+    return semicolon == std::string::npos ? std::string() : e.substr(semicolon + 18, e.find('\n') - semicolon - 18);
+  };
+  EXPECT_EQ(hint("trainium.memory and tdp").rfind("a lookup (ENTITY.ATTRIBUTE) takes no condition", 0), 0u);
+  EXPECT_EQ(hint("trainium.memory or trainium.tdp").rfind("a lookup (ENTITY.ATTRIBUTE) takes no condition", 0), 0u);
+  EXPECT_EQ(hint("facts about trainium where memory > 1 GB").rfind("'facts about' lists every claim", 0), 0u);
+  EXPECT_EQ(hint("conflicts in chip where memory > 1 GB").rfind("'conflicts' takes no condition", 0), 0u);
+  EXPECT_EQ(hint("count chip by foundry where memory > 1 GB"), "'where' comes before 'by': count chip where ... by foundry");
+  EXPECT_EQ(hint("find chip show memory where memory > 1 GB"),
+            "'where' comes right after the kind, before show, order by and limit");
+  EXPECT_EQ(hint("find chip sort by memory"), "write 'order by ATTRIBUTE [asc|desc]'");
+  EXPECT_EQ(hint("find chip top 3"), "write 'limit N' at the end (with order by for the largest)");
+  EXPECT_EQ(hint("find chip order by memory sideways"), "'order by ATTRIBUTE' takes asc or desc after it");
+  EXPECT_EQ(hint("find chip where memory > NaN GB"),
+            "'NaN' is not a number: a quantity is compared with a decimal number and a unit, e.g. 64 GB");
+  EXPECT_EQ(hint("find chip where memory > 0x40 GB").rfind("'0x40' is not a number", 0), 0u);
+  // A word the statement can take no hint for keeps the message as it was.
+  EXPECT_EQ(hint("find chip where memory > 1 GB foo"), "");
+  EXPECT_EQ(hint("find chip where name = banana GB"), "");
+}
+
+}  // namespace
+}  // namespace chipkg::query
