@@ -212,6 +212,14 @@ TEST_F(ToolsTest, QuitWithWordsAfterItStopsAndSaysSo) {
       << stopped.err;
   EXPECT_TRUE(Contains(stopped.out, "TSMC")) << stopped.out;
   EXPECT_FALSE(Contains(stopped.out, "memory_bandwidth")) << stopped.out;
+  // So are help and refresh with words after them; the statements after still run.
+  Output helped = Chipkg(Db({}), "help me\nrefresh now\nrefresh  # a comment\ntrainium.foundry\n");
+  EXPECT_EQ(helped.code, 1) << helped.err;
+  EXPECT_TRUE(Contains(helped.err, "line 1: help takes nothing after it ('me' was not read)")) << helped.err;
+  EXPECT_TRUE(Contains(helped.err, "line 2: refresh takes nothing after it ('now' was not read)")) << helped.err;
+  EXPECT_FALSE(Contains(helped.out, "Statements")) << helped.out;
+  EXPECT_TRUE(Contains(helped.out, "refreshed: ")) << helped.out;
+  EXPECT_TRUE(Contains(helped.out, "TSMC")) << helped.out;
   Output commented = Chipkg(Db({}), "trainium.foundry\nquit   # done\ntrainium.memory_bandwidth\n");
   EXPECT_EQ(commented.code, 0) << commented.err;
   EXPECT_FALSE(Contains(commented.out, "memory_bandwidth")) << commented.out;
@@ -1094,12 +1102,14 @@ TEST_F(ToolsTest, AFailedExportLeavesTheFileItWouldReplace) {
   EXPECT_TRUE(Contains(stats.err, "unexpected argument 'extra'")) << stats.err;
   Output empty_path = Chipkg(Db({"export", ""}));
   EXPECT_EQ(empty_path.code, 2);
-  EXPECT_TRUE(Contains(empty_path.err, "argument 2 is empty (an unset shell variable?)")) << empty_path.err;
+  EXPECT_TRUE(Contains(empty_path.err, "argument 2 (the one after 'export') is empty (an unset shell variable?)"))
+      << empty_path.err;
   // Read as no argument, an empty one widened a command to the whole store.
   for (const char* command : {"verify", "conflicts", "attributes", "describe"}) {
     Output empty = Chipkg(Db({command, " "}));
     EXPECT_EQ(empty.code, 2) << command;
-    EXPECT_TRUE(Contains(empty.err, "argument 2 is empty")) << command << ": " << empty.err;
+    EXPECT_TRUE(Contains(empty.err, "argument 2 (the one after '" + std::string(command) + "') is empty"))
+        << command << ": " << empty.err;
     EXPECT_TRUE(empty.out.empty()) << command << ": " << empty.out;
   }
 }
@@ -1124,7 +1134,7 @@ TEST_F(ToolsTest, AnExportIntoTheStoreItselfIsRefused) {
   // Salvage refuses an empty path before any work.
   Output salvage = Chipkg({"salvage", "", "--db", store});
   EXPECT_EQ(salvage.code, 2) << salvage.err;
-  EXPECT_TRUE(Contains(salvage.err, "argument 2 is empty")) << salvage.err;
+  EXPECT_TRUE(Contains(salvage.err, "argument 2 (the one after 'salvage') is empty")) << salvage.err;
 }
 
 // A damaged store makes writers fail (exit 1), as it does readers: exit 2 is
@@ -2444,7 +2454,7 @@ TEST_F(ToolsTest, DescribeSourcesHistoryAndErrors) {
   EXPECT_TRUE(Contains(repl_json.err, "format json\n")) << repl_json.err;  // the REPL confirms the setting, on stderr
   EXPECT_EQ(nlohmann::json::parse(repl_json.out)["kind"], "llm") << repl_json.out;
   Output robots = Chipkg(Db({"attributes", "robots"}));
-  EXPECT_EQ(robots.code, 2);
+  EXPECT_EQ(robots.code, 1);  // as `query 'find robots'` and `describe robots`: no such thing, not bad usage
   EXPECT_TRUE(Contains(robots.err, "unknown kind 'robots'")) << robots.err;
   // A chip named the short way, as researchers write it: Epoch's names carry the maker and the line.
   Output short_name = Chipkg(Db({"describe", "MI300X"}));

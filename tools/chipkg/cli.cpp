@@ -46,7 +46,10 @@ Result<Args> ParseArgs(int argc, char** argv, const std::vector<std::pair<std::s
         // ("chipkg conflicts \"$CHIP\""), which read as no argument widened the
         // command to the whole store.
         if (a.find_first_not_of(" \t") == std::string::npos) {
-          return Status::InvalidArgument("argument " + std::to_string(i) + " is empty (an unset shell variable?)");
+          // Named by what comes before it: nobody counts a command line's words.
+          return Status::InvalidArgument("argument " + std::to_string(i) +
+                                         (i > 1 ? " (the one after '" + std::string(argv[i - 1]) + "')" : "") +
+                                         " is empty (an unset shell variable?)");
         }
         if (args.command.empty() && args.positional.empty() && !only_positional) {
           args.command = a;

@@ -466,6 +466,11 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
   std::string word = Lower(text.substr(0, space));
   std::string rest = Trim(text.substr(space));
   auto known = [&](const char* w) { return word == w; };
+  // "help me", "refresh now": refused as `exit 3` is, not run as if the words were read.
+  if ((known("help") || word == "?" || known("refresh")) && !rest.empty() && rest[0] != '#') {
+    return Fail(err, Status::InvalidArgument(word + " takes nothing after it ('" + rest + "' was not read)"),
+                kExitUsage);
+  }
 
   if (known("help") || word == "?") {
     out += HelpText();
@@ -569,7 +574,7 @@ int Dispatch(Session& s, const std::string& statement, std::string& out, std::st
   }
   if (known("attributes")) {
     auto text = AttributesListing(*s.schema, Lower(rest), s.format);
-    if (!text.ok()) return Fail(err, text.status(), kExitUsage);
+    if (!text.ok()) return Fail(err, text.status());  // an unknown kind, as for `query` and `describe`: 1
     out += *text;
     return kExitOk;
   }
