@@ -2622,9 +2622,36 @@ class Evaluator {
         if (q_.limit && result.rows.size() >= *q_.limit) break;
         result.rows.push_back(std::move(p.row));
       }
+      if (q_.limit && !q_.order.empty() && rows.size() > *q_.limit) NoteCutByLimit(rows, result);
     }
     clock.Mark(q_.with_evidence ? "expand" : "rows");
     return Status::OK();
+  }
+
+  // An ordered answer cut by its limit says how many rows it left out, and
+  // how many of them rank the same as the last one shown: which of the tied
+  // rows made the cut was the store's order, not the query's.
+  void NoteCutByLimit(const std::vector<Pending>& ordered, QueryResult& result) const {
+    const size_t limit = *q_.limit;
+    auto same_rank = [this](const Pending& a, const Pending& b) {
+      for (size_t i = 0; i < q_.order.size(); ++i) {
+        const SortKey& x = a.keys[i];
+        const SortKey& y = b.keys[i];
+        if (x.present != y.present || (x.present && (x.number != y.number || x.text != y.text))) return false;
+      }
+      return true;
+    };
+    size_t tied = 0;
+    while (limit > 0 && limit + tied < ordered.size() && same_rank(ordered[limit - 1], ordered[limit + tied])) ++tied;
+    const size_t left = ordered.size() - limit;
+    std::string note = "limit " + std::to_string(limit) + ": " + std::to_string(left) + (left == 1 ? " more row" : " more rows") +
+                       " matched and " + (left == 1 ? "is" : "are") + " not shown";
+    if (tied > 0) {
+      note += "; " + std::to_string(tied) + " of them " + (tied == 1 ? "ranks" : "rank") +
+              " the same as the last one shown (" + result.rows.back().name + "), so which made the cut is " +
+              "arbitrary: order by a further attribute, or raise the limit";
+    }
+    result.notes.push_back(std::move(note));
   }
 
   // `with evidence` rows: one for each way a matching row's condition holds,

@@ -409,6 +409,27 @@ TEST_F(EvaluatorTest, FlopsAreFloatingPointOperations) {
   EXPECT_TRUE(JoinNotes(Ok("find chip where int8 > 800 TFLOPS").notes).find("floating-point") == std::string::npos);
 }
 
+// An ordered answer cut by `limit` says how much it left out, and when rows
+// left out rank the same as the last one shown (which of them made the cut
+// was the store's order).
+TEST_F(EvaluatorTest, ALimitSaysWhatItCutAndWhereItCutATie) {
+  QueryResult no_tie = Ok("find chip order by memory desc limit 2");
+  ASSERT_EQ(no_tie.rows.size(), 2u);
+  EXPECT_NE(JoinNotes(no_tie.notes).find("limit 2: 1 more row matched and is not shown\n"), std::string::npos)
+      << JoinNotes(no_tie.notes);
+  PutEntity(*store_, "chip:delta", "chip", "Delta");
+  DocBuilder("more", "press", "more.example").Add("chip:delta", "memory", Q(96e9, "bytes", "96 GB")).Write(*store_, "run-2");
+  QueryResult tie = Ok("find chip order by memory desc limit 1");
+  ASSERT_EQ(tie.rows.size(), 1u);
+  const std::string notes = JoinNotes(tie.notes);
+  EXPECT_NE(notes.find("limit 1: 3 more rows matched and are not shown; 1 of them ranks the same as the last one "
+                       "shown (" + tie.rows[0].name + "), so which made the cut is arbitrary"),
+            std::string::npos)
+      << notes;
+  // Nothing cut, nothing said.
+  EXPECT_EQ(JoinNotes(Ok("find chip order by memory desc limit 10").notes).find("limit 10"), std::string::npos);
+}
+
 TEST_F(EvaluatorTest, SourcePolicies) {
   QueryResult vendor = Ok("alpha.foundry using vendor");
   EXPECT_EQ(vendor.rows[0].cells[0].state, Cell::State::kReported);
