@@ -1959,10 +1959,26 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         // else ("72 GPUs each sit on compute trays; the rack draws 120 kW",
         // "GPUs each connect to the switches and together draw 120 kW",
         // "eight MI300X GPUs each and 1.5 TB of HBM3").
-        const size_t each = lead.rfind(" each ");
+        size_t each = lead.rfind(" each ");
+        if (const size_t aside = lead.rfind(" each,"); aside != std::string::npos && (each == std::string::npos || aside > each)) {
+          each = aside;
+        }
         bool governs = each != std::string::npos && s.begin + each >= prev;
         if (governs) {
-          const std::string_view between = std::string_view(lead).substr(each + 6);
+          std::string_view between = std::string_view(lead).substr(each + 5);
+          // ("8 chips that each, at peak, draw 700 W": an aside between
+          // commas is no other clause.)
+          if (between.starts_with(",")) {
+            const size_t close = between.find(',', 1);
+            size_t aside_words = 0;
+            const std::string_view aside = between.substr(1, close == std::string_view::npos ? 0 : close - 1);
+            for (auto w = NextWord(aside, 0, aside.size()); w; w = NextWord(aside, w->end, aside.size())) ++aside_words;
+            if (close != std::string_view::npos && aside_words >= 1 && aside_words <= 3 &&
+                aside.find_first_of(";:") == std::string_view::npos) {
+              between = between.substr(close + 1);
+            }
+          }
+          if (between.starts_with(" ")) between.remove_prefix(1);
           size_t words = 0;
           for (auto w = NextWord(between, 0, between.size()); w; w = NextWord(between, w->end, between.size())) ++words;
           governs = words >= 1 && words <= 5 && between.find_first_of(",;:") == std::string_view::npos;
@@ -1984,9 +2000,31 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           }
           if (!drop(" that")) drop(" which");
           drop(",");
+          // "holds 8 GPUs and each draws 700 W": each of the chips just named.
+          drop(" and");
+          drop(",");
           size_t begin = end;
           while (begin > 0 && IsWordByte(lead[begin - 1])) --begin;
-          const std::string noun = lead.substr(begin, end - begin);
+          std::string noun = lead.substr(begin, end - begin);
+          // "Eight chips in a server each draw 500 W": each of the chips,
+          // not of the system they are in.
+          if (page.IsScopeWord(noun) && noun != "chip" && noun != "core") {
+            std::vector<std::string_view> back;  // the words before the system's, nearest first
+            for (size_t at = begin; back.size() < 5;) {
+              while (at > 0 && !IsWordByte(lead[at - 1])) --at;
+              const size_t word_end = at;
+              while (at > 0 && IsWordByte(lead[at - 1])) --at;
+              if (at == word_end) break;
+              back.push_back(std::string_view(lead).substr(at, word_end - at));
+            }
+            for (size_t k = 1; k < back.size(); ++k) {
+              if (back[k] != "in" && back[k] != "inside" && back[k] != "on") continue;
+              if (k + 1 < back.size() && back[k + 1].size() > 1 && back[k + 1].back() == 's' && IsChipNoun(back[k + 1])) {
+                noun = std::string(back[k + 1]);
+              }
+              break;
+            }
+          }
           if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) {
             d.qualifiers.emplace(qualifier::kScope, "chip");
           } else if (noun.size() > 1 && noun.back() == 's' && page.IsScopeWord(noun.substr(0, noun.size() - 1))) {

@@ -461,6 +461,16 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         q[qualifier::kScope] = std::move(scope);
         return q;
       }
+      // "Trainium2 chips in Project Rainier will draw 2.2 GW": chips of a
+      // place or a deployment the sentence names, which no system's word
+      // says: their total, a cluster's. It was the chip's TDP.
+      size_t named = k + 2;
+      if (named < words.size() && lower(named) == "the") ++named;
+      if (in != "of" && named < words.size() && IsUpper(text[words[named].begin]) &&
+          !page.NamedBySubject(text.substr(words[named].begin, words[named].size()))) {
+        q[qualifier::kScope] = "cluster";
+        return q;
+      }
     }
   }
   // "A TPU v4 Pod contains 4,096 chips, for a total of 1.1 exaflops", "32

@@ -841,6 +841,18 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
             (Facts{"chip:acme-z9 tdp 5 MW scope=cluster"}));
   EXPECT_EQ(read("A rack of 64 chips that can each draw up to 700 W ships in May."),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
+  // "each" of the chips, with an aside after it, with the system they are in between, or after
+  // "and": each was the server's figure.
+  EXPECT_EQ(read("The Z9 server holds 8 chips that each, at peak, draw 700 W."),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
+  EXPECT_EQ(read("Eight chips in a Z9 server each draw 500 W."), (Facts{"chip:acme-z9 tdp 500 W scope=chip"}));
+  EXPECT_EQ(read("The Z9 server holds 8 GPUs and each draws 600 W."), (Facts{"chip:acme-z9 tdp 600 W scope=chip"}));
+  // An aside of more words, or a comma with no aside, is another clause.
+  EXPECT_EQ(read("A Z9 server holds 8 chips each, and 1.5 TB of memory."),
+            (Facts{"chip:acme-z9 memory 1.5 TB chips=8 scope=server"}));
+  // Chips in a place or a deployment the sentence names: their total, not the chip's.
+  EXPECT_EQ(read("Each Z9 chip draws 700 W. Z9 chips in Project Rainier will draw 2.2 GW."),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.2 GW scope=cluster"}));
   // A later clause about another system: its figure is that system's, with its chips.
   EXPECT_EQ(read("The Z9 draws 700 W, and a Z9 server with 8 chips draws 10 kW."),
             (Facts{"chip:acme-z9 tdp 700 W", "chip:acme-z9 tdp 10 kW chips=8 scope=server"}));
