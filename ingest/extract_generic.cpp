@@ -1094,7 +1094,7 @@ std::optional<CountedSystem> CountedSystemIn(const Page& page, Range r) {
   const auto system_scope = [&](size_t j) {
     const std::string_view name = page.View(words[j]);
     std::string scope = AsciiLower(name);
-    if (!page.IsScopeWord(scope) || scope == "chip" || scope == "core") scope = NamedScope(page, name);
+    if (!page.IsSystemScope(scope)) scope = NamedScope(page, name);
     return scope;
   };
   for (size_t k = 0; k < words.size(); ++k) {
@@ -1208,7 +1208,7 @@ std::string SystemScopeOf(const Page& page, Range word) {
   if (lower.size() > 3 && lower.back() == 's') lower.pop_back();  // "servers", "systems"
   for (const auto& [key, unused] : scopes->second) {
     const std::string scope = AsciiLower(key);
-    if (scope == "chip" || scope == "core") continue;
+    if (!page.IsSystemScope(scope)) continue;
     // (A name, not a word such as "subsystem".)
     if (lower == scope || (IsUpper(text[word.begin]) && lower.ends_with(scope))) return scope;
   }
@@ -1659,7 +1659,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
   // that scope's word ("A TPU v5p pod contains 8,960 chips. The Ironwood
   // pod ...", "servers with eight chips", "72 Blackwell GPUs" are not).
   if (auto scope = sentence_scope.find(qualifier::kScope);
-      scope != sentence_scope.end() && scope->second != "chip" && scope->second != "core" &&
+      scope != sentence_scope.end() && page.IsSystemScope(scope->second) &&
       !sentence_scope.count(qualifier::kScopeCount)) {
     std::optional<Range> first = NextWord(text, s.begin, s.end);
     std::optional<Range> second = first ? NextWord(text, first->end, s.end) : std::nullopt;
@@ -2008,7 +2008,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           std::string noun = lead.substr(begin, end - begin);
           // "Eight chips in a server each draw 500 W": each of the chips,
           // not of the system they are in.
-          if (page.IsScopeWord(noun) && noun != "chip" && noun != "core") {
+          if (page.IsSystemScope(noun)) {
             std::vector<std::string_view> back;  // the words before the system's, nearest first
             for (size_t at = begin; back.size() < 5;) {
               while (at > 0 && !IsWordByte(lead[at - 1])) --at;
@@ -2928,7 +2928,7 @@ void RunGeneric(Page& page) {
         if (std::optional<Range> next = NextWord(text, product->range.end, r.end)) {
           std::string word = AsciiLower(page.View(*next));
           if (word.size() > 1 && word.back() == 's' && !page.IsScopeWord(word)) word.pop_back();
-          if (page.IsScopeWord(word) && word != "chip" && word != "core") page.SetSubjectScope(word);
+          if (page.IsSystemScope(word)) page.SetSubjectScope(word);
         }
         page.Claim(i);
         title_line = i;

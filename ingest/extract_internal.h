@@ -256,6 +256,13 @@ class Page {
   // "bf16" for the word "BF16": a numeric format named by an attribute.
   std::optional<std::string> FormatWord(std::string_view word) const;
   bool IsScopeWord(std::string_view word) const;
+  // A scope of a part of one chip ("core", "die": schema table part_scopes),
+  // whose figures are neither the chip's nor a system's.
+  bool IsPartScope(std::string_view word) const;
+  // A scope of several chips: a scope word that is neither "chip" nor a part's.
+  bool IsSystemScope(std::string_view word) const {
+    return IsScopeWord(word) && AsciiLower(word) != "chip" && !IsPartScope(word);
+  }
   // "server" for "DGX B200", "rack" for "GB300 NVL72": the scope of a system
   // built of several chips that `name` names (schema tables system_words_SCOPE);
   // empty for a chip.

@@ -621,6 +621,16 @@ std::string Page::PartScopeOf(std::string_view word) const {
   return "";
 }
 
+bool Page::IsPartScope(std::string_view word) const {
+  auto t = schema.tables().find("part_scopes");
+  if (t == schema.tables().end()) return false;
+  const std::string lower = AsciiLower(word);
+  for (const auto& [key, unused] : t->second) {
+    if (AsciiLower(key) == lower) return true;
+  }
+  return false;
+}
+
 bool Page::IsScopeWord(std::string_view word) const {
   auto t = schema.tables().find("words_scope");
   if (t == schema.tables().end()) return false;

@@ -235,7 +235,7 @@ std::string NamedScope(const Page& page, std::string_view word) {
   const std::string lower = AsciiLower(word);
   for (const auto& [key, unused] : scopes->second) {
     const std::string scope = AsciiLower(key);
-    if (scope != "chip" && scope != "core" && lower.size() > scope.size() && lower.ends_with(scope)) return scope;
+    if (page.IsSystemScope(scope) && lower.size() > scope.size() && lower.ends_with(scope)) return scope;
   }
   return "";
 }
@@ -251,7 +251,7 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   // A scope other than one chip's: a core's figures are set apart by "each core" where they are read.
   const auto multi_chip_scope = [&](size_t k) {
     const std::string w = lower(k);
-    return page.IsScopeWord(w) && w != "chip" && w != "core";
+    return page.IsSystemScope(w);
   };
   // "eight accelerators", "4,096 chips", "eight Gaudi 2 accelerators": so
   // many chips together. The count, as written.
@@ -323,6 +323,11 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         if (next == "of" || next == "the" || next == "its" || next == "these" || next == "those") continue;
         ++taken;
         if (multi_chip_scope(j)) return with_chips(next);
+        // "Per core, the Z9 offers 100 TFLOPS", "Each die has 96 GB": a part's.
+        if (page.IsPartScope(next)) {
+          q[qualifier::kScope] = next;
+          return q;
+        }
         if (IsChipNoun(next)) {  // "Each of the 16 chips on the board has 96 GB"
           q[qualifier::kScope] = "chip";
           return q;
@@ -373,7 +378,7 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         std::string plural = lower(j);
         if (plural.size() < 2 || plural.back() != 's') continue;
         plural.pop_back();
-        if (!page.IsScopeWord(plural) || plural == "chip" || plural == "core") continue;
+        if (!page.IsSystemScope(plural)) continue;
         std::string scope = plural;
         size_t b = k;
         while (b > 0 && b + 3 > k && (lower(b - 1) == "up" || lower(b - 1) == "to" || lower(b - 1) == "about" ||
@@ -481,7 +486,7 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
     for (size_t m = 0; m < words.size(); ++m) {
       std::string w = lower(m);
       if (w.size() > 1 && w.back() == 's' && !page.IsScopeWord(w)) w.pop_back();
-      if (page.IsScopeWord(w) && w != "chip" && w != "core") scope = w;
+      if (page.IsSystemScope(w)) scope = w;
     }
     return with_chips(scope);
   }
@@ -511,7 +516,7 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
       continue;
     }
     const std::string singular = w.substr(0, w.size() - 1);
-    std::string scope = page.IsScopeWord(singular) && singular != "chip" && singular != "core" ? singular : "";
+    std::string scope = page.IsSystemScope(singular) ? singular : "";
     if (scope.empty() && IsUpper(text[words[k].begin])) {
       scope = NamedScope(page, text.substr(words[k].begin, words[k].size() - 1));
     }
@@ -615,7 +620,7 @@ Qualifiers LabelScope(const Page& page, Range label) {
   std::optional<Range> first = NextWord(page.text, label.begin, label.end);
   if (!first) return q;
   const std::string word = AsciiLower(page.View(*first));
-  if (page.IsScopeWord(word) && word != "chip" && word != "core") q[qualifier::kScope] = word;
+  if (page.IsSystemScope(word)) q[qualifier::kScope] = word;
   return q;
 }
 

@@ -116,13 +116,17 @@ std::optional<double> ScopeChips(const Qualifiers& qualifiers) {
   return std::nullopt;
 }
 
+// A scope of a part of one chip (schema table part_scopes): a core's or a
+// die's figure is no chip's, whatever it measures.
+static bool OfAPart(const std::string& scope) { return scope == "core" || scope == "die"; }
+
 std::optional<double> PerChipNumber(const Value& value, const Qualifiers& qualifiers) {
   if (value.kind != ValueKind::kQuantity) return std::nullopt;
   if (!ScalesWithChips(value.dimension)) {
     // Per-watt figures and lengths do not depend on how many chips a scope
     // covers, but a core's figure is still not a chip's.
     auto scope = qualifiers.find(qualifier::kScope);
-    if (scope != qualifiers.end() && scope->second == "core") return std::nullopt;
+    if (scope != qualifiers.end() && OfAPart(scope->second)) return std::nullopt;
     return value.number;
   }
   // A system's power (a pod "draws nearly 10 MW", a server's 10.2 kW) is
@@ -154,7 +158,7 @@ Qualifiers ComparisonQualifiers(const Qualifiers& qualifiers, const Value& value
     // Non-quantities (a date, a name) are per chip whatever the scope says,
     // except a core-level claim.
     auto scope = qualifiers.find(qualifier::kScope);
-    normalisable = scope == qualifiers.end() || scope->second != "core";
+    normalisable = scope == qualifiers.end() || !OfAPart(scope->second);
   }
   if (!normalisable) {
     auto scope = qualifiers.find(qualifier::kScope);

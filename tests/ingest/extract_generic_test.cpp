@@ -850,6 +850,14 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   // An aside of more words, or a comma with no aside, is another clause.
   EXPECT_EQ(read("A Z9 server holds 8 chips each, and 1.5 TB of memory."),
             (Facts{"chip:acme-z9 memory 1.5 TB chips=8 scope=server"}));
+  // A die's or a core's figure is no chip's (schema table part_scopes): the chip's 96 GB and its
+  // 192 GB were a conflict of one source with itself.
+  EXPECT_EQ(read("Each die has 96 GB of HBM3. The Z9 has 192 GB of HBM3 in total."),
+            (Facts{"chip:acme-z9 memory 96 GB scope=die", "chip:acme-z9 memory_type HBM3", "chip:acme-z9 memory 192 GB",
+                   "chip:acme-z9 memory_type HBM3"}));
+  EXPECT_EQ(read("Per die, the Z9 offers 4 TB/s of memory bandwidth. Per core, it offers 100 TFLOPS of FP8."),
+            (Facts{"chip:acme-z9 memory_bandwidth 4 TB/s scope=die",
+                   "chip:acme-z9 peak_throughput 100 TFLOPS format=fp8 scope=core"}));
   // Chips in a place or a deployment the sentence names: their total, not the chip's.
   EXPECT_EQ(read("Each Z9 chip draws 700 W. Z9 chips in Project Rainier will draw 2.2 GW."),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.2 GW scope=cluster"}));

@@ -88,6 +88,10 @@ TEST(CompareTest, OnlyExtensiveDimensionsScaleWithChips) {
   EXPECT_DOUBLE_EQ(*PerChipNumber(Q(4.2e11, "ops_per_watt"), kServer16), 4.2e11);
   // A per-core figure cannot be turned into a chip's, nor a server's without a count.
   EXPECT_FALSE(PerChipNumber(Q(24.0 * (1 << 20), "bytes"), {{"scope", "core"}}).has_value());
+  // Nor a die's, of a quantity that does not scale with chips either ("2 TFLOPS/W per die").
+  EXPECT_FALSE(PerChipNumber(Q(96e9, "bytes"), {{"scope", "die"}}).has_value());
+  EXPECT_FALSE(PerChipNumber(Value::Quantity(2e12, "ops_per_watt", "2 TFLOPS/W"), {{"scope", "die"}}).has_value());
+  EXPECT_EQ(QualifiersToString(ComparisonQualifiers({{"scope", "die"}}, Value::Text("HBM3"))), "scope=die");
   EXPECT_FALSE(PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}}).has_value());
   EXPECT_FALSE(
       PerChipNumber(Q(1e15, "ops_per_second"), {{"scope", "server"}, {"chips", "zero"}}).has_value());
