@@ -1932,8 +1932,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
             if (l != "of" && l != "the" && l != "its" && l != "these" && l != "those") next_words.push_back(v);
           }
           // "Each PE has 384 KB": a part of the chip, read as its scope ("core").
+          // ("Each of the 16 Z9 servers": the plural too; "Z9" before it is no chip.)
+          const auto singular = [](std::string_view v) {
+            return v.size() > 3 && (v.back() == 's' || v.back() == 'S') ? v.substr(0, v.size() - 1) : v;
+          };
           auto scope_word = std::find_if(next_words.begin(), next_words.end(), [&](std::string_view v) {
-            return page.IsScopeWord(v) || !page.PartScopeOf(v).empty();
+            return page.IsScopeWord(v) || page.IsScopeWord(singular(v)) || !page.PartScopeOf(v).empty();
           });
           // "each H100 SXM5 is rated at 700W": a chip named by its designation.
           auto chip_word = std::find_if(next_words.begin(), next_words.end(), [](std::string_view v) {
@@ -1941,7 +1945,8 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           });
           if (scope_word != next_words.end()) {
             const std::string part = page.PartScopeOf(*scope_word);
-            d.qualifiers.emplace(qualifier::kScope, part.empty() ? AsciiLower(*scope_word) : part);
+            const std::string_view word = page.IsScopeWord(*scope_word) ? *scope_word : singular(*scope_word);
+            d.qualifiers.emplace(qualifier::kScope, part.empty() ? AsciiLower(word) : part);
           } else if (chip_word != next_words.end()) {
             d.qualifiers.emplace(qualifier::kScope, "chip");
           }

@@ -481,14 +481,20 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   // "A TPU v4 Pod contains 4,096 chips, for a total of 1.1 exaflops", "32
   // servers, or 256 chips, in a cluster with": the chips together, in the
   // scope named nearest the figure (a system if none).
+  // ("A Z9 rack of 16 servers and 128 chips": the rack's; systems counted
+  // are its parts, unless no other system is named.)
   if (chips) {
-    std::string scope = "system";
+    std::string scope = "system", uncounted;
     for (size_t m = 0; m < words.size(); ++m) {
       std::string w = lower(m);
       if (w.size() > 1 && w.back() == 's' && !page.IsScopeWord(w)) w.pop_back();
-      if (page.IsSystemScope(w)) scope = w;
+      if (!page.IsSystemScope(w)) continue;
+      scope = w;
+      const std::string before = m > 0 ? lower(m - 1) : "";
+      const bool counted = !before.empty() && (SmallCount(before) || IsDigit(before[0]));
+      if (!counted) uncounted = w;
     }
-    return with_chips(scope);
+    return with_chips(uncounted.empty() ? scope : uncounted);
   }
   // "Pod compute: 4.1 exaflops": a label of a total, read as a sentence.
   const Range trimmed = Trim(text, opening);

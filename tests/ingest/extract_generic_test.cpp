@@ -858,6 +858,14 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   EXPECT_EQ(read("Per die, the Z9 offers 4 TB/s of memory bandwidth. Per core, it offers 100 TFLOPS of FP8."),
             (Facts{"chip:acme-z9 memory_bandwidth 4 TB/s scope=die",
                    "chip:acme-z9 peak_throughput 100 TFLOPS format=fp8 scope=core"}));
+  // "Each of the 16 Z9 servers": the systems counted, not a chip named by "Z9"; "of 16 servers
+  // and 128 chips": the chips of the rack the servers make up.
+  EXPECT_EQ(read("Each of the 16 Z9 servers in the pod draws 7 kW."), (Facts{"chip:acme-z9 tdp 7 kW scope=server"}));
+  EXPECT_EQ(read("Each of the 8 cores has 24 MB of SRAM."), (Facts{"chip:acme-z9 on_chip_memory 24 MB scope=core"}));
+  EXPECT_EQ(read("A Z9 rack of 16 servers and 128 chips draws 120 kW."),
+            (Facts{"chip:acme-z9 tdp 120 kW chips=128 scope=rack"}));
+  EXPECT_EQ(read("32 servers, or 256 chips, in a cluster deliver 5 EFLOPS of FP8."),
+            (Facts{"chip:acme-z9 peak_throughput 5 EFLOPS chips=256 format=fp8 scope=cluster"}));
   // Chips in a place or a deployment the sentence names: their total, not the chip's.
   EXPECT_EQ(read("Each Z9 chip draws 700 W. Z9 chips in Project Rainier will draw 2.2 GW."),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.2 GW scope=cluster"}));
