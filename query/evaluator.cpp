@@ -423,7 +423,75 @@ class Evaluator {
       CHIPKG_RETURN_IF_ERROR(ResolveCitations(result));
       clock.Mark("citations");
     }
+    if (q_.statement == StatementKind::kFind) NoteRanksOnOutliers(result);
     return std::move(result);
+  }
+
+  // A row ranked by a figure that the entity's other sources put far lower
+  // (or higher, ascending): its place rests on the claim `chipkg conflicts`
+  // calls implausible for one chip (a server's bandwidth as a chip's, say),
+  // which the answer's order would otherwise pass off as the chip's. Said,
+  // not hidden: the figure may be right and the others stale.
+  void NoteRanksOnOutliers(QueryResult& result) const {
+    constexpr double kImplausibleRatio = 3.0;  // as factcheck's sanity flags
+    if (q_.order.empty() || q_.order[0].by_name || q_.with_evidence) return;
+    const BoundOrder& order = q_.order[0];
+    if (order.attribute.type != ValueKind::kQuantity) return;
+    const auto column = std::find(result.columns.begin(), result.columns.end(), order.attribute.label);
+    if (column == result.columns.end()) return;
+    const size_t at = static_cast<size_t>(column - result.columns.begin());
+    std::unordered_map<uint64_t, const std::string*> document_of;
+    for (const Citation& c : result.citations) document_of.emplace(c.fact_id, &c.document_id);
+    auto documents = [&](const Support& s, std::set<std::string>& into) {
+      for (uint64_t id : s.Facts()) {
+        if (auto d = document_of.find(id); d != document_of.end()) into.insert(*d->second);
+      }
+    };
+    std::vector<std::string> flagged;
+    for (const Row& row : result.rows) {
+      if (at >= row.cells.size() || row.cells[at].values.size() < 2) continue;
+      const std::vector<ShownValue>& values = row.cells[at].values;
+      const ShownValue* key = nullptr;
+      for (const ShownValue& v : values) {
+        if (v.kind != ShownValue::Kind::kValue || v.value().kind != ValueKind::kQuantity) continue;
+        if (key == nullptr || (order.descending ? v.value().number > key->value().number
+                                                : v.value().number < key->value().number)) {
+          key = &v;
+        }
+      }
+      if (key == nullptr || key->value().number <= 0) continue;
+      const ShownValue* nearest = nullptr;  // of the others, the one nearest the key
+      std::set<std::string> key_documents, other_documents;
+      documents(key->support, key_documents);
+      bool outlier = true;
+      for (const ShownValue& v : values) {
+        if (&v == key || v.kind != ShownValue::Kind::kValue || v.value().kind != ValueKind::kQuantity) continue;
+        const double ratio = order.descending ? key->value().number / v.value().number
+                                              : v.value().number / key->value().number;
+        if (!(ratio >= kImplausibleRatio)) outlier = false;
+        if (nearest == nullptr || (order.descending ? v.value().number > nearest->value().number
+                                                    : v.value().number < nearest->value().number)) {
+          nearest = &v;
+        }
+        documents(v.support, other_documents);
+      }
+      if (!outlier || nearest == nullptr || key_documents.empty() || key_documents.size() >= other_documents.size()) {
+        continue;
+      }
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.3g", order.descending ? key->value().number / nearest->value().number
+                                                                  : nearest->value().number / key->value().number);
+      flagged.push_back(row.name + " by " + key->text + " (" + (order.descending ? "" : "1/") + ratio + "x the " +
+                        nearest->text + " of " + std::to_string(other_documents.size()) + " other source" +
+                        (other_documents.size() == 1 ? "" : "s") + ")");
+    }
+    if (flagged.empty()) return;
+    std::string names;
+    for (size_t i = 0; i < flagged.size() && i < 5; ++i) names += (i ? "; " : "") + flagged[i];
+    if (flagged.size() > 5) names += "; ... (" + std::to_string(flagged.size()) + " in all)";
+    result.notes.push_back("ranked by a figure the entity's other sources put far " +
+                           std::string(order.descending ? "lower" : "higher") + " (likely another scope's, or "
+                           "wrong: chipkg conflicts ENTITY shows the sources side by side): " + names);
   }
 
   // Frees the claims the evaluation kept, those the helper of EvaluateInTwo

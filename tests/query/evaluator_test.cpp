@@ -430,6 +430,26 @@ TEST_F(EvaluatorTest, ALimitSaysWhatItCutAndWhereItCutATie) {
   EXPECT_EQ(JoinNotes(Ok("find chip order by memory desc limit 10").notes).find("limit 10"), std::string::npos);
 }
 
+// A row whose place in an order rests on a figure far from what the
+// entity's other sources say (a server's memory given as a chip's) is named
+// in a note; a figure most sources give, or one within 3x, is not.
+TEST_F(EvaluatorTest, ARankOnAnOutlierIsNamed) {
+  PutEntity(*store_, "chip:delta", "chip", "Delta");
+  DocBuilder("one", "press", "one.example").Add("chip:delta", "memory", Q(32e9, "bytes", "32 GB")).Write(*store_, "run-2");
+  DocBuilder("two", "press", "two.example").Add("chip:delta", "memory", Q(32e9, "bytes", "32 GB")).Write(*store_, "run-2");
+  DocBuilder("big", "press", "big.example").Add("chip:delta", "memory", Q(512e9, "bytes", "512 GB")).Write(*store_, "run-2");
+  QueryResult r = Ok("find chip order by memory desc");
+  ASSERT_FALSE(r.rows.empty());
+  EXPECT_EQ(r.rows[0].name, "Delta");  // the order is the documented one: the largest value
+  const std::string notes = JoinNotes(r.notes);
+  EXPECT_NE(notes.find("ranked by a figure the entity's other sources put far lower"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("Delta by 512 GB (16x the 32 GB of 2 other sources)"), std::string::npos) << notes;
+  // Gamma's 96 GB against 80 GB is within 3x: no note of it.
+  EXPECT_EQ(notes.find("Gamma"), std::string::npos) << notes;
+  // Ascending, Delta ranks by its 32 GB, which two sources give: nothing to say.
+  EXPECT_EQ(JoinNotes(Ok("find chip order by memory asc").notes).find("ranked by"), std::string::npos);
+}
+
 TEST_F(EvaluatorTest, SourcePolicies) {
   QueryResult vendor = Ok("alpha.foundry using vendor");
   EXPECT_EQ(vendor.rows[0].cells[0].state, Cell::State::kReported);
