@@ -341,9 +341,33 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
       column_reads[j] = std::move(*q);
     }
   }
+  // A column for a system ("HGX B300", "GB300 NVL72") gives that system's
+  // totals: without the scope they were one chip's.
+  std::vector<std::string> column_scope(n);
+  for (size_t j = 1; j < n; ++j) column_scope[j] = page.SystemScopeOf(page.View(header[j]));
   for (size_t j = 1; j < n; ++j) {
     if (!subjects[j].first.empty()) continue;
     std::string name = page.Str(header[j]);
+    // "| Spec | Z9 chip | Z9 server | Z9 rack |": the chip and the systems
+    // built of it, by the scope word the header ends in. (Each was a chip
+    // named "Z9 server", "Z9 rack".)
+    std::vector<Range> words;
+    for (auto w = NextWord(text, header[j].begin, header[j].end); w; w = NextWord(text, w->end, header[j].end)) {
+      words.push_back(*w);
+    }
+    if (words.size() >= 2 && page.IsScopeWord(page.View(words.back())) && column_scope[j].empty()) {
+      const std::string scope = AsciiLower(page.View(words.back()));
+      if (scope != "chip") column_scope[j] = scope;
+      name = page.Str(Range{words.front().begin, words[words.size() - 2].end});
+      const bool names_subject = !page.subject().empty() && page.subject_kind() == "chip" &&
+                                 std::all_of(words.begin(), words.end() - 1, [&](const Range& w) {
+                                   return page.NamedBySubject(page.View(w));
+                                 });
+      if (names_subject) {
+        subjects[j] = {page.subject(), page.subject_kind()};
+        continue;
+      }
+    }
     const EntityDef* known = page.schema.ResolveEntity(name);
     if (n == 2 && (page.subject().empty() || known == nullptr || known->id == page.subject())) {
       if (page.subject().empty()) page.SetSubject(name, "chip", header[j].begin);
@@ -358,10 +382,6 @@ void ReadTable(Page& page, const Table& table, const Emit& emit_in) {
     }
     if (auto id = page.Resolve(name, kind, header[j].begin)) subjects[j] = {*id, kind};
   }
-  // A column for a system ("HGX B300", "GB300 NVL72") gives that system's
-  // totals: without the scope they were one chip's.
-  std::vector<std::string> column_scope(n);
-  for (size_t j = 1; j < n; ++j) column_scope[j] = page.SystemScopeOf(page.View(header[j]));
   for (const Table::Row& row : table.rows) {
     if (row.cells.empty()) continue;
     std::optional<LabelHit> hit = page.LookupLabel(row.cells[0]);

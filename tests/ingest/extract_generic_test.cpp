@@ -523,6 +523,20 @@ TEST(GenericTable, ColumnsNamedByADesignationOfThePageChipsLine) {
                                       "chip:mi300x memory 192 GB scope=chip"}));
 }
 
+// Columns for the chip and the systems built of it, named by the scope word their header ends in:
+// the page's chip in that scope (each was a chip named "Z9 server", "Z9 rack"); another chip's
+// system is that chip's.
+TEST(GenericTable, ColumnsForTheChipAndItsSystems) {
+  EXPECT_EQ(Brief(Extract("# Acme Z9\n\n| Spec | Z9 chip | Z9 server | Z9 rack | Acme Z8 server |\n|---|---|---|---|---|\n"
+                          "| TDP | 700 W | 10 kW | 120 kW | 8 kW |\n| FP8 | 2 PFLOPS | 16 PFLOPS | 128 PFLOPS | 9 PFLOPS |\n")),
+            (std::vector<std::string>{"chip:acme-z9 tdp 700 W", "chip:acme-z9 tdp 10 kW scope=server",
+                                      "chip:acme-z9 tdp 120 kW scope=rack", "chip:acme-z8 tdp 8 kW scope=server",
+                                      "chip:acme-z9 peak_throughput 2 PFLOPS format=fp8",
+                                      "chip:acme-z9 peak_throughput 16 PFLOPS format=fp8 scope=server",
+                                      "chip:acme-z9 peak_throughput 128 PFLOPS format=fp8 scope=rack",
+                                      "chip:acme-z8 peak_throughput 9 PFLOPS format=fp8 scope=server"}));
+}
+
 // A label that names its cells' unit: "BF16 TFLOPS" over "2,250", "TeraFLOPs
 // (FP8): 664". A unit of another dimension, or a number with more after it,
 // is no such label.
