@@ -2079,6 +2079,36 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         }
       }
     }
+    // "The Z9 racks draw 120 kW apiece, and 16 of them draw 2 MW", "Each Z9
+    // chip draws 700 W, and 8 of them draw 5.6 kW": several of what the
+    // sentence is about, together. (Each was one rack's, one chip's.)
+    if (!f.count && fi > 0 && f.range.begin < scope_reach) {
+      const auto scope = sentence_scope.find(qualifier::kScope);
+      const bool of_systems = scope != sentence_scope.end() && page.IsSystemScope(scope->second);
+      const bool of_chips = scope == sentence_scope.end() || scope->second == "chip";
+      std::vector<std::string> words;
+      for (auto w = NextWord(text, figures[fi - 1].range.end, f.range.begin); w && (of_systems || of_chips);
+           w = NextWord(text, w->end, f.range.begin)) {
+        words.push_back(AsciiLower(page.View(*w)));
+      }
+      for (size_t k = 0; k + 2 < words.size(); ++k) {
+        const std::string& n = words[k];
+        const std::optional<int> small = SmallCount(n);
+        const bool digits = !n.empty() && n.size() < 10 && std::all_of(n.begin(), n.end(), IsDigit);
+        if ((!small && !digits) || words[k + 1] != "of" ||
+            (words[k + 2] != "them" && words[k + 2] != "these" && words[k + 2] != "those")) {
+          continue;
+        }
+        const long long many = small ? *small : std::stoll(n);
+        if (many < 2) break;
+        if (of_systems) {
+          clause_scope = Qualifiers{{qualifier::kScope, "cluster"}};
+        } else {
+          clause_scope = Qualifiers{{qualifier::kScope, "system"}, {qualifier::kScopeCount, std::to_string(many)}};
+        }
+        break;
+      }
+    }
     const Qualifiers& opening_scope =
         !clause_scope.empty() ? clause_scope : f.range.begin < scope_reach ? sentence_scope : no_scope;
     if (!f.count && !d.qualifiers.count(qualifier::kScope) && !opening_scope.count(qualifier::kScope) &&

@@ -880,6 +880,13 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
             (Facts{"chip:acme-z9 tdp 120 kW chips=128 scope=rack"}));
   EXPECT_EQ(read("32 servers, or 256 chips, in a cluster deliver 5 EFLOPS of FP8."),
             (Facts{"chip:acme-z9 peak_throughput 5 EFLOPS chips=256 format=fp8 scope=cluster"}));
+  // "16 of them": several of what the sentence is about, together, not one.
+  EXPECT_EQ(read("The Z9 racks draw 120 kW apiece, and 16 of them draw 2 MW."),
+            (Facts{"chip:acme-z9 tdp 120 kW scope=rack", "chip:acme-z9 tdp 2 MW scope=cluster"}));
+  EXPECT_EQ(read("The Z9 server draws 10 kW, and two of these servers draw 20 kW."),
+            (Facts{"chip:acme-z9 tdp 10 kW scope=server", "chip:acme-z9 tdp 20 kW scope=cluster"}));
+  EXPECT_EQ(read("Each Z9 chip draws 700 W, and 8 of them draw 5.6 kW."),
+            (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 5.6 kW chips=8 scope=system"}));
   // Chips in a place or a deployment the sentence names: their total, not the chip's.
   EXPECT_EQ(read("Each Z9 chip draws 700 W. Z9 chips in Project Rainier will draw 2.2 GW."),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.2 GW scope=cluster"}));
