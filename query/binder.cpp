@@ -719,7 +719,12 @@ class Binder {
       stated.dimension = p->dimension;
       stated.pos = c.pos;
       for (const auto& [param, id] : b.entity_args) stated.filter[schema_.QualifierOfParameter(param)] = id;
-      for (const auto& [param, key] : b.table_args) stated.filter[schema_.QualifierOfParameter(param)] = key;
+      for (const auto& [param, key] : b.table_args) {
+        // A page's "fits at MXFP4" mark is stored as fp4 (the format's values, through the schema's synonyms).
+        const std::string qualifier = schema_.QualifierOfParameter(param);
+        const std::vector<std::string>* values = schema_.QualifierValues(qualifier);
+        stated.filter[qualifier] = values != nullptr ? ThroughSynonym(schema_, key, *values) : key;
+      }
     }
     return b;
   }

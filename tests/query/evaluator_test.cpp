@@ -450,6 +450,22 @@ TEST_F(EvaluatorTest, ARankOnAnOutlierIsNamed) {
   EXPECT_EQ(JoinNotes(Ok("find chip order by memory asc").notes).find("ranked by"), std::string::npos);
 }
 
+// A block-scaled format's weights take their scales too: 70 B parameters at
+// MXFP4 are 37.2 GB (4.25 bits each), at NVFP4 39.4 GB, against fp4's 35 GB.
+TEST_F(EvaluatorTest, BlockScaledFormatsFitWithTheirScales) {
+  PutEntity(*store_, "chip:delta", "chip", "Delta");
+  DocBuilder("mid", "press", "mid.example").Add("chip:delta", "memory", Q(36e9, "bytes", "36 GB")).Write(*store_, "run-2");
+  EXPECT_EQ(Names("find chip where fits(\"Test 70B\", fp4) order by name"), (Strings{"Delta", "Gamma"}));
+  EXPECT_EQ(Names("find chip where fits(\"Test 70B\", mxfp4) order by name"), (Strings{"Gamma"}));
+  EXPECT_EQ(Names("find chip where fits(\"Test 70B\", nvfp4) order by name"), (Strings{"Gamma"}));
+  QueryResult r = Ok("find chip where fits(\"Test 70B\", mxfp4)");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_NE(r.rows[0].reasons.at(0).supporting.at(0).text.find("70 B x 0.5312 (mxfp4) = 37.19 GB"), std::string::npos)
+      << r.rows[0].reasons.at(0).supporting.at(0).text;
+  // Read as it is, with no note that it was read as fp4.
+  EXPECT_EQ(JoinNotes(r.notes).find("read as"), std::string::npos) << JoinNotes(r.notes);
+}
+
 TEST_F(EvaluatorTest, SourcePolicies) {
   QueryResult vendor = Ok("alpha.foundry using vendor");
   EXPECT_EQ(vendor.rows[0].cells[0].state, Cell::State::kReported);
