@@ -1963,7 +1963,17 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           auto chip_word = std::find_if(next_words.begin(), next_words.end(), [](std::string_view v) {
             return IsChipNoun(v) || (std::any_of(v.begin(), v.end(), IsDigit) && std::any_of(v.begin(), v.end(), IsUpper));
           });
-          if (scope_word != next_words.end()) {
+          // A part's scope only in the part's own clause: "Each die is built
+          // on N3, and the Z9 carries 192 GB", "Each die connects to four
+          // stacks, for 192 GB on the Z9" are the chip's.
+          const auto in_own_clause = [&](std::string_view word) {
+            const size_t at = static_cast<size_t>(word.data() + word.size() - text.data());
+            return text.substr(at, f.range.begin - at).find_first_of(",;") == std::string_view::npos;
+          };
+          if (scope_word != next_words.end() && page.IsPartScope(AsciiLower(singular(*scope_word))) &&
+              !in_own_clause(*scope_word)) {
+            // the chip's, as the sentence's scope says
+          } else if (scope_word != next_words.end()) {
             const std::string part = page.PartScopeOf(*scope_word);
             const std::string_view word = page.IsScopeWord(*scope_word) ? *scope_word : singular(*scope_word);
             d.qualifiers.emplace(qualifier::kScope, part.empty() ? AsciiLower(word) : part);
@@ -2050,7 +2060,28 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
               break;
             }
           }
-          if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) {
+          // ("Two Z9 servers with 8 chips each draw 20 kW": "each" of the
+          // servers, which hold 8 chips each; it was a chip's 20 kW. Not
+          // "with eight H100 GPUs, each rated at 700 W": each of the GPUs.)
+          bool held = false;
+          if (std::string_view(lead).substr(end, each - end).find(',') == std::string_view::npos) {
+            std::vector<std::string_view> back;  // the words before the noun, nearest first
+            for (size_t at = begin; back.size() < 3;) {
+              while (at > 0 && !IsWordByte(lead[at - 1])) --at;
+              const size_t word_end = at;
+              while (at > 0 && IsWordByte(lead[at - 1])) --at;
+              if (at == word_end) break;
+              back.push_back(std::string_view(lead).substr(at, word_end - at));
+            }
+            for (size_t k = 0; k + 1 < back.size() && !held; ++k) {
+              const std::string_view w = back[k + 1];
+              held = (SmallCount(back[k]) || IsDigit(back[k][0])) &&
+                     (w == "with" || w == "holding" || w == "containing" || w == "having" || w == "housing");
+            }
+          }
+          if (held) {
+            // Left to the sentence's scope.
+          } else if (noun.size() > 1 && noun.back() == 's' && IsChipNoun(noun)) {
             d.qualifiers.emplace(qualifier::kScope, "chip");
           } else if (noun.size() > 1 && noun.back() == 's' && page.IsScopeWord(noun.substr(0, noun.size() - 1))) {
             d.qualifiers.emplace(qualifier::kScope, noun.substr(0, noun.size() - 1));  // "16 servers that each draw 7 kW"
@@ -2108,6 +2139,28 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         }
         break;
       }
+    }
+    // A part's scope ("each core has 2 MB of SRAM") ends where a clause with
+    // another subject begins ("; the package draws 1000 W", ", and the Z9
+    // carries 192 GB"): that figure is the chip's, as it was before part
+    // scopes were read for a whole sentence.
+    if (const auto part = sentence_scope.find(qualifier::kScope);
+        clause_scope.empty() && fi > 0 && part != sentence_scope.end() && page.IsPartScope(part->second)) {
+      const std::string_view between = text.substr(figures[fi - 1].range.end, f.range.begin - figures[fi - 1].range.end);
+      bool new_subject = between.find(';') != std::string_view::npos;
+      for (size_t at = between.find(", "); at != std::string_view::npos && !new_subject; at = between.find(", ", at + 2)) {
+        std::optional<Range> next = NextWord(between, at + 2, between.size());
+        if (!next) break;
+        std::string word = AsciiLower(between.substr(next->begin, next->size()));
+        if (word == "and" || word == "while" || word == "but" || word == "whereas") {
+          next = NextWord(between, next->end, between.size());
+          if (!next) break;
+          word = AsciiLower(between.substr(next->begin, next->size()));
+        }
+        new_subject = word == "the" || word == "its" || word == "a" || word == "an" || word == "this" ||
+                      word == "that" || word == "their" || IsUpper(between[next->begin]);
+      }
+      if (new_subject) clause_scope = Qualifiers{{qualifier::kScope, "chip"}};
     }
     const Qualifiers& opening_scope =
         !clause_scope.empty() ? clause_scope : f.range.begin < scope_reach ? sentence_scope : no_scope;

@@ -323,10 +323,18 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         if (next == "of" || next == "the" || next == "its" || next == "these" || next == "those") continue;
         ++taken;
         if (multi_chip_scope(j)) return with_chips(next);
-        // "Per core, the Z9 offers 100 TFLOPS", "Each die has 96 GB": a part's.
+        // "Per core, the Z9 offers 100 TFLOPS", "Each die has 96 GB": a part's,
+        // in the part's own clause ("Each die is built on N3, and the Z9
+        // carries 192 GB" is the chip's; so is "..., for 192 GB on the Z9").
         if (page.IsPartScope(next)) {
-          q[qualifier::kScope] = next;
-          return q;
+          const size_t from = words[j].end;
+          std::string_view rest = text.substr(from, opening.end - from);
+          if (w == "per" && rest.starts_with(",")) rest.remove_prefix(1);  // "Per die, the Z9 offers"
+          if (rest.find_first_of(",;") == std::string_view::npos) {
+            q[qualifier::kScope] = next;
+            return q;
+          }
+          break;
         }
         if (IsChipNoun(next)) {  // "Each of the 16 chips on the board has 96 GB"
           q[qualifier::kScope] = "chip";
@@ -467,14 +475,21 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
         return q;
       }
       // "Trainium2 chips in Project Rainier will draw 2.2 GW": chips of a
-      // place or a deployment the sentence names, which no system's word
-      // says: their total, a cluster's. It was the chip's TDP.
+      // deployment the sentence names by a word of schema table
+      // deployment_words, which no system's word says: their total, a
+      // cluster's. It was the chip's TDP. (Only such a word: "in FP8 mode",
+      // "in Q3 2025", "in Microsoft Azure", "in SXM form" are the chip's.)
       size_t named = k + 2;
       if (named < words.size() && lower(named) == "the") ++named;
+      const auto deployments = page.schema.tables().find("deployment_words");
       if (in != "of" && named < words.size() && IsUpper(text[words[named].begin]) &&
-          !page.NamedBySubject(text.substr(words[named].begin, words[named].size()))) {
-        q[qualifier::kScope] = "cluster";
-        return q;
+          !page.NamedBySubject(text.substr(words[named].begin, words[named].size())) &&
+          deployments != page.schema.tables().end()) {
+        for (size_t m = named; m < words.size() && m < named + 3; ++m) {
+          if (!deployments->second.count(lower(m))) continue;
+          q[qualifier::kScope] = "cluster";
+          return q;
+        }
       }
     }
   }

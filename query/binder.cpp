@@ -446,10 +446,17 @@ class Binder {
         }
         v.number = lit.number * unit->factor;
         if (!std::isfinite(v.number)) return Error(lit.pos, "number out of range: " + lit.source);
-        if (unit->spelling.find("FLOP") != std::string::npos && !a.filter.count(qualifier::kFormat)) {
+        // Only for an attribute shown in FLOPs, whose figures carry their
+        // format: one a dataset computes over every format (max_performance,
+        // shown in TOPS) or gives only as "max" (price_performance, GOPS/USD)
+        // has no floating-point figure to keep.
+        const auto flop_at = [](const std::string& spelling) { return Lower(spelling).find("flop"); };
+        if (flop_at(unit->spelling) != std::string::npos && flop_at(a.display_unit) != std::string::npos &&
+            !a.filter.count(qualifier::kFormat)) {
           v.floating_point_only = true;
-          std::string ops = unit->spelling;
-          ops.erase(ops.find("FLOP"), 2);
+          // Answers show such figures in the display unit's OPS twin (TOPS for TFLOPS).
+          std::string ops = a.display_unit;
+          ops.erase(flop_at(ops), 2);
           const UnitDef* as_ops = schema_.FindUnit(ops, a.dimension);
           const std::string shown_as = as_ops != nullptr ? as_ops->spelling : "OPS";
           *NoteSlot() = a.label + " " + CompareOpText(op) + " " + lit.source +

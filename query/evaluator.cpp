@@ -466,6 +466,8 @@ class Evaluator {
       bool outlier = true;
       for (const ShownValue& v : values) {
         if (&v == key || v.kind != ShownValue::Kind::kValue || v.value().kind != ValueKind::kQuantity) continue;
+        // Only figures of the same thing: an FP8 sparse figure is 4x a BF16 dense one by design.
+        if (v.qualifiers() != key->qualifiers()) continue;
         const double ratio = order.descending ? key->value().number / v.value().number
                                               : v.value().number / key->value().number;
         if (!(ratio >= kImplausibleRatio)) outlier = false;

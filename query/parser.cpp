@@ -722,6 +722,7 @@ std::string ClauseHint(std::string_view text, size_t offset) {
     }
     if (first == "facts") return "; 'facts about' lists every claim and takes no condition: find KIND where ... tests them";
     if (first == "conflicts") return "; 'conflicts' takes no condition: conflicts in KIND, or conflicts about ENTITY";
+    if (word == "where" && has_word("where")) return "; a query has one 'where': join its conditions with 'and' or 'or'";
     if (word == "where" && first == "count" && has_word("by")) {
       return "; 'where' comes before 'by': count chip where ... by foundry";
     }
@@ -732,12 +733,19 @@ std::string ClauseHint(std::string_view text, size_t offset) {
   if (word == "sort") return "; write 'order by ATTRIBUTE [asc|desc]'";
   if (word == "top" || word == "first") return "; write 'limit N' at the end (with order by for the largest)";
   if (word == "select") return "; write 'show ATTRIBUTE, ...'";
-  if (!word.empty() && has_word("order") && !has_word("limit")) {
-    // "order by memory sideways": the direction, if that is what was meant.
-    size_t end = offset;
-    while (end > 0 && std::isspace(static_cast<unsigned char>(before[end - 1]))) --end;
-    if (end > 0 && !has_word("show") && before.rfind("by") != std::string_view::npos &&
-        before.substr(before.rfind("by")).find(',') == std::string_view::npos) {
+  {
+    // "order by memory sideways": right after "order by ATTRIBUTE", the direction, if that is what was
+    // meant; "order by tdp and memory > 1 GB": a condition after the order.
+    std::vector<std::string> last;  // the words before the offset, nearest first
+    for (size_t at = std::min(offset, text.size()); last.size() < 3;) {
+      while (at > 0 && std::isspace(static_cast<unsigned char>(text[at - 1]))) --at;
+      const size_t end = at;
+      while (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) --at;
+      if (at == end) break;
+      last.push_back(lower(std::string(text.substr(at, end - at))));
+    }
+    if (last.size() == 3 && last[2] == "order" && last[1] == "by" && !word.empty()) {
+      if (word == "and" || word == "or") return "; a condition goes after 'where', before 'order by'";
       return "; 'order by ATTRIBUTE' takes asc or desc after it";
     }
   }

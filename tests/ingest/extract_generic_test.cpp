@@ -861,6 +861,8 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
             (Facts{"chip:acme-z9 tdp 700 W scope=chip"}));
   EXPECT_EQ(read("Eight chips in a Z9 server each draw 500 W."), (Facts{"chip:acme-z9 tdp 500 W scope=chip"}));
   EXPECT_EQ(read("The Z9 server holds 8 GPUs and each draws 600 W."), (Facts{"chip:acme-z9 tdp 600 W scope=chip"}));
+  // "with 8 chips each": what each server holds; the figure is no chip's.
+  EXPECT_EQ(read("Two Z9 servers with 8 chips each draw 20 kW."), (Facts{"chip:acme-z9 tdp 20 kW chips=8 scope=server"}));
   // An aside of more words, or a comma with no aside, is another clause.
   EXPECT_EQ(read("A Z9 server holds 8 chips each, and 1.5 TB of memory."),
             (Facts{"chip:acme-z9 memory 1.5 TB chips=8 scope=server"}));
@@ -869,6 +871,13 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   EXPECT_EQ(read("Each die has 96 GB of HBM3. The Z9 has 192 GB of HBM3 in total."),
             (Facts{"chip:acme-z9 memory 96 GB scope=die", "chip:acme-z9 memory_type HBM3", "chip:acme-z9 memory 192 GB",
                    "chip:acme-z9 memory_type HBM3"}));
+  // ... in the part's own clause: a later clause with another subject is the chip's.
+  EXPECT_EQ(read("Each die is built on TSMC N3, and the Z9 carries 192 GB of HBM3 memory."),
+            (Facts{"chip:acme-z9 memory 192 GB", "chip:acme-z9 process_node TSMC N3", "chip:acme-z9 memory_type HBM3"}));
+  EXPECT_EQ(read("Each die connects to four HBM3 stacks, for 192 GB of memory on the Z9."),
+            (Facts{"chip:acme-z9 memory 192 GB", "chip:acme-z9 memory_type HBM3"}));
+  EXPECT_EQ(read("The Z9 has 64 cores; each core has 2 MB of SRAM, and the package draws 1000 W."),
+            (Facts{"chip:acme-z9 on_chip_memory 2 MB scope=core", "chip:acme-z9 tdp 1000 W scope=chip"}));
   EXPECT_EQ(read("Per die, the Z9 offers 4 TB/s of memory bandwidth. Per core, it offers 100 TFLOPS of FP8."),
             (Facts{"chip:acme-z9 memory_bandwidth 4 TB/s scope=die",
                    "chip:acme-z9 peak_throughput 100 TFLOPS format=fp8 scope=core"}));
@@ -890,6 +899,10 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   // Chips in a place or a deployment the sentence names: their total, not the chip's.
   EXPECT_EQ(read("Each Z9 chip draws 700 W. Z9 chips in Project Rainier will draw 2.2 GW."),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.2 GW scope=cluster"}));
+  // Only a deployment's word (schema table deployment_words): a mode, a date, a cloud, a form are the chip's.
+  EXPECT_EQ(read("Z9 chips in Q3 2025 will draw 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("Z9 chips in Microsoft Azure are rated at 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
+  EXPECT_EQ(read("Z9 chips in SXM form draw 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   // A later clause about another system: its figure is that system's, with its chips.
   EXPECT_EQ(read("The Z9 draws 700 W, and a Z9 server with 8 chips draws 10 kW."),
             (Facts{"chip:acme-z9 tdp 700 W", "chip:acme-z9 tdp 10 kW chips=8 scope=server"}));

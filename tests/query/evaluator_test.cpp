@@ -406,6 +406,15 @@ TEST_F(EvaluatorTest, FlopsAreFloatingPointOperations) {
     EXPECT_EQ(e.text.find("900"), std::string::npos) << e.text;
   }
   EXPECT_EQ(Names("find chip where int8 > 800 TFLOPS"), (Strings{"Alpha"}));
+  // However the FLOP unit is written.
+  EXPECT_TRUE(Ok("find chip where peak_throughput > 0.8 petaflops").rows.empty());
+  // An attribute shown in OPS (a dataset's price-performance, every figure "max") is compared as written.
+  DocBuilder("prices", "aggregator", "prices.example")
+      .Add("chip:delta", "price_performance", Q(50e9, "ops_per_second_per_usd", "50 GOPS/USD"), {{"format", "max"}})
+      .Write(*store_, "run-3");
+  EXPECT_EQ(Names("find chip where price_performance > 10 GFLOPS/USD"), (Strings{"Delta"}));
+  EXPECT_EQ(JoinNotes(Ok("find chip where price_performance > 10 GFLOPS/USD").notes).find("floating-point"),
+            std::string::npos);
   EXPECT_TRUE(JoinNotes(Ok("find chip where int8 > 800 TFLOPS").notes).find("floating-point") == std::string::npos);
 }
 
@@ -446,6 +455,17 @@ TEST_F(EvaluatorTest, ARankOnAnOutlierIsNamed) {
   EXPECT_NE(notes.find("Delta by 512 GB (16x the 32 GB of 2 other sources)"), std::string::npos) << notes;
   // Gamma's 96 GB against 80 GB is within 3x: no note of it.
   EXPECT_EQ(notes.find("Gamma"), std::string::npos) << notes;
+  // Figures of other formats are no measure of each other: an FP8 sparse figure 4x a BF16 one is none.
+  DocBuilder("fp8", "press", "fp8.example")
+      .Add("chip:gamma", "peak_throughput", Q(4000e12, "ops_per_second", "4000 TFLOPS"), {{"format", "fp8"}, {"sparsity", "sparse"}})
+      .Write(*store_, "run-3");
+  DocBuilder("bf16a", "press", "a.example")
+      .Add("chip:gamma", "peak_throughput", Q(990e12, "ops_per_second", "990 TFLOPS"), {{"format", "bf16"}})
+      .Write(*store_, "run-3");
+  DocBuilder("bf16b", "press", "b.example")
+      .Add("chip:gamma", "peak_throughput", Q(990e12, "ops_per_second", "990 TFLOPS"), {{"format", "bf16"}})
+      .Write(*store_, "run-3");
+  EXPECT_EQ(JoinNotes(Ok("find chip order by peak_throughput desc").notes).find("ranked by"), std::string::npos);
   // Ascending, Delta ranks by its 32 GB, which two sources give: nothing to say.
   EXPECT_EQ(JoinNotes(Ok("find chip order by memory asc").notes).find("ranked by"), std::string::npos);
 }

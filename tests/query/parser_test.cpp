@@ -315,6 +315,12 @@ TEST(ParserTest, AfterACompleteStatementTheErrorSaysWhatToWrite) {
   EXPECT_EQ(hint("find chip where memory > NaN GB"),
             "'NaN' is not a number: a quantity is compared with a decimal number and a unit, e.g. 64 GB");
   EXPECT_EQ(hint("find chip where memory > 0x40 GB").rfind("'0x40' is not a number", 0), 0u);
+  EXPECT_EQ(hint("find chip order by tdp and memory > 1 GB"), "a condition goes after 'where', before 'order by'");
+  EXPECT_EQ(hint("find chip where tdp > 1 W limit 3 where x"), "a query has one 'where': join its conditions with 'and' or 'or'");
+  // Not after a direction, or further on.
+  EXPECT_EQ(hint("find chip order by tdp desc foo"), "");
+  EXPECT_EQ(hint("find chip order by tdp asc desc"), "");
+  EXPECT_EQ(hint("find chip order by tdp using vendor foo"), "");
   // A word the statement can take no hint for keeps the message as it was.
   EXPECT_EQ(hint("find chip where memory > 1 GB foo"), "");
   EXPECT_EQ(hint("find chip where name = banana GB"), "");
