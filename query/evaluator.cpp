@@ -2716,7 +2716,12 @@ class Evaluator {
     const size_t left = ordered.size() - limit;
     std::string note = "limit " + std::to_string(limit) + ": " + std::to_string(left) + (left == 1 ? " more row" : " more rows") +
                        " matched and " + (left == 1 ? "is" : "are") + " not shown";
-    if (tied > 0) {
+    const bool valueless = !ordered[limit - 1].keys.empty() && !ordered[limit - 1].keys[0].present;
+    if (tied > 0 && valueless) {
+      // Rows without a value come last, in the store's order.
+      note += "; " + std::to_string(tied) + " of them " + (tied == 1 ? "has" : "have") + " no " +
+              q_.order[0].attribute.label + " either, as the last one shown (" + result.rows.back().name + ")";
+    } else if (tied > 0) {
       note += "; " + std::to_string(tied) + " of them " + (tied == 1 ? "ranks" : "rank") +
               " the same as the last one shown (" + result.rows.back().name + "), so which made the cut is " +
               "arbitrary: order by a further attribute, or raise the limit";

@@ -435,6 +435,12 @@ TEST_F(EvaluatorTest, ALimitSaysWhatItCutAndWhereItCutATie) {
                        "shown (" + tie.rows[0].name + "), so which made the cut is arbitrary"),
             std::string::npos)
       << notes;
+  // Rows with no value tie with a last row that has none: said so.
+  QueryResult valueless = Ok("find chip order by tdp desc limit 2");
+  EXPECT_NE(JoinNotes(valueless.notes).find("limit 2: 2 more rows matched and are not shown; 2 of them have no tdp "
+                                            "either, as the last one shown"),
+            std::string::npos)
+      << JoinNotes(valueless.notes);
   // Nothing cut, nothing said.
   EXPECT_EQ(JoinNotes(Ok("find chip order by memory desc limit 10").notes).find("limit 10"), std::string::npos);
 }
