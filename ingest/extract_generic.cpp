@@ -2041,17 +2041,22 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           size_t begin = end;
           while (begin > 0 && IsWordByte(lead[begin - 1])) --begin;
           std::string noun = lead.substr(begin, end - begin);
-          // "Eight chips in a server each draw 500 W": each of the chips,
-          // not of the system they are in.
-          if (page.IsSystemScope(noun)) {
-            std::vector<std::string_view> back;  // the words before the system's, nearest first
-            for (size_t at = begin; back.size() < 5;) {
+          // Up to `n` words of the lead before the noun, nearest first.
+          const auto words_before_noun = [&](size_t n) {
+            std::vector<std::string_view> back;
+            for (size_t at = begin; back.size() < n;) {
               while (at > 0 && !IsWordByte(lead[at - 1])) --at;
               const size_t word_end = at;
               while (at > 0 && IsWordByte(lead[at - 1])) --at;
               if (at == word_end) break;
               back.push_back(std::string_view(lead).substr(at, word_end - at));
             }
+            return back;
+          };
+          // "Eight chips in a server each draw 500 W": each of the chips,
+          // not of the system they are in.
+          if (page.IsSystemScope(noun)) {
+            const std::vector<std::string_view> back = words_before_noun(5);
             for (size_t k = 1; k < back.size(); ++k) {
               if (back[k] != "in" && back[k] != "inside" && back[k] != "on") continue;
               if (k + 1 < back.size() && back[k + 1].size() > 1 && back[k + 1].back() == 's' && IsChipNoun(back[k + 1])) {
@@ -2065,14 +2070,7 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
           // "with eight H100 GPUs, each rated at 700 W": each of the GPUs.)
           bool held = false;
           if (std::string_view(lead).substr(end, each - end).find(',') == std::string_view::npos) {
-            std::vector<std::string_view> back;  // the words before the noun, nearest first
-            for (size_t at = begin; back.size() < 3;) {
-              while (at > 0 && !IsWordByte(lead[at - 1])) --at;
-              const size_t word_end = at;
-              while (at > 0 && IsWordByte(lead[at - 1])) --at;
-              if (at == word_end) break;
-              back.push_back(std::string_view(lead).substr(at, word_end - at));
-            }
+            const std::vector<std::string_view> back = words_before_noun(3);
             for (size_t k = 0; k + 1 < back.size() && !held; ++k) {
               const std::string_view w = back[k + 1];
               held = (SmallCount(back[k]) || IsDigit(back[k][0])) &&
