@@ -284,8 +284,12 @@ std::string FoldText(const std::string& s) {
 // two places), and someone asking for the area means every place in it.
 bool SameOrDetailed(std::string_view have, std::string_view want) {
   if (have == want) return true;
-  return !want.empty() && have.size() > want.size() + 3 && have.substr(0, want.size()) == want &&
-         have.substr(want.size(), 2) == " (" && have.back() == ')';
+  if (want.empty() || have.size() < want.size() + 3 || have.substr(0, want.size()) != want || have.back() != ')') {
+    return false;
+  }
+  std::string_view detail = have.substr(want.size());  // " (ohio)" or "(ohio)"
+  if (detail.front() == ' ') detail.remove_prefix(1);
+  return detail.size() >= 3 && detail.front() == '(' && detail.find_first_not_of(" ()") != std::string_view::npos;
 }
 
 std::string QualifierText(const Qualifiers& q) {

@@ -363,18 +363,20 @@ TEST_F(EvaluatorTest, KleeneLogic) {
 TEST_F(EvaluatorTest, AnAreaTakesThePlacesNamedInIt) {
   PutEntity(*store_, "instance_type:z9.large", "instance_type", "z9.large");
   PutEntity(*store_, "instance_type:z9.small", "instance_type", "z9.small");
+  PutEntity(*store_, "instance_type:z9.mid", "instance_type", "z9.mid");
   DocBuilder("regions", "vendor", "vendor.example")
       .Add("instance_type:z9.large", "available_in", Value::Text("US East (Ohio)"))
       .Add("instance_type:z9.large", "available_in", Value::Text("US East (N. Virginia)"))
       .Add("instance_type:z9.small", "available_in", Value::Text("US Eastern Europe"))
       .Add("instance_type:z9.small", "available_in", Value::Text("US East ()"))
+      .Add("instance_type:z9.mid", "available_in", Value::Text("US East(Oregon)"))
       .Write(*store_, "run-2");
-  EXPECT_EQ(Names("find instance_type where available_in = \"us  east\""), (Strings{"z9.large"}));
+  EXPECT_EQ(Names("find instance_type where available_in = \"us  east\" order by name"), (Strings{"z9.large", "z9.mid"}));
   EXPECT_EQ(Names("find instance_type where available_in = \"US East (Ohio)\""), (Strings{"z9.large"}));
   EXPECT_EQ(Names("find instance_type where available_in = \"US\""), (Strings{}));
   EXPECT_EQ(Names("find instance_type where available_in = \"US East (Oregon)\""), (Strings{}));
   EXPECT_EQ(Names("find instance_type where available_in contains \"east\" order by name"),
-            (Strings{"z9.large", "z9.small"}));
+            (Strings{"z9.large", "z9.mid", "z9.small"}));
   // Every region of z9.large is in US East: none is outside it.
   EXPECT_EQ(Names("find instance_type where available_in != \"US East\""), (Strings{"z9.small"}));
 }
