@@ -2638,8 +2638,18 @@ class Evaluator {
       // Of those the index found: the note on what it did not find says
       // how to list every one (a chip with an int8 figure in range is
       // examined for `bf16 >= ...`, one with none at all is not).
-      result.notes.push_back("left out because the condition is unknown for them (no claim, \"not published\", or "
-                             "a date too coarse to decide)" +
+      // (A comparison in FLOPs leaves integer figures aside: a chip with no other is unknown too.)
+      const std::function<bool(const BoundCondition&)> in_flops = [&in_flops](const BoundCondition& c) {
+        if (c.kind == Condition::Kind::kComparison && c.value.floating_point_only) return true;
+        for (const BoundCondition& also : c.same_claim) {
+          if (also.value.floating_point_only) return true;
+        }
+        return std::any_of(c.children.begin(), c.children.end(), in_flops);
+      };
+      const bool flops = q_.where && in_flops(*q_.where);
+      result.notes.push_back("left out because the condition is unknown for them (no claim, \"not published\", " +
+                             std::string(flops ? "only integer or max figures for a comparison in FLOPs, " : "") +
+                             "or a date too coarse to decide)" +
                              std::string(index_missed_unknown_ ? ", of the " + q_.kind + "s the index found" : "") +
                              ": " + names);
     }

@@ -398,8 +398,11 @@ TEST_F(EvaluatorTest, FlopsAreFloatingPointOperations) {
   EXPECT_NE(notes.find("peak_throughput > 800 TFLOPS compares floating-point figures only"), std::string::npos)
       << notes;
   EXPECT_NE(notes.find("compare in TOPS to count them"), std::string::npos) << notes;
-  // Delta has no floating-point figure: unknown, not false.
-  EXPECT_NE(notes.find("unknown for them"), std::string::npos) << notes;
+  // Delta has no floating-point figure: unknown, not false, and the note says why.
+  EXPECT_NE(notes.find("unknown for them (no claim, \"not published\", only integer or max figures for a comparison "
+                       "in FLOPs, or a date too coarse to decide)"),
+            std::string::npos)
+      << notes;
   EXPECT_NE(notes.find("Delta"), std::string::npos) << notes;
   EXPECT_EQ(Names("find chip where peak_throughput > 200 TFLOPS"), (Strings{"Alpha"}));
   QueryResult reasons = Ok("find chip where peak_throughput > 200 TFLOPS");
