@@ -499,7 +499,15 @@ Qualifiers SentenceScope(const Page& page, Range opening) {
   // ("A Z9 rack of 16 servers and 128 chips": the rack's; systems counted
   // are its parts, unless no other system is named.)
   if (chips) {
-    std::string scope = "system", uncounted;
+    // ("Project Rainier spans 400,000 Trainium2 chips": a deployment's, a
+    // cluster, where no system's word is written.)
+    const auto deployments = page.schema.tables().find("deployment_words");
+    const bool deployment =
+        deployments != page.schema.tables().end() &&
+        std::any_of(words.begin(), words.end(), [&](const Range& r) {
+          return IsUpper(text[r.begin]) && deployments->second.count(AsciiLower(text.substr(r.begin, r.size())));
+        });
+    std::string scope = deployment ? "cluster" : "system", uncounted;
     for (size_t m = 0; m < words.size(); ++m) {
       std::string w = lower(m);
       if (w.size() > 1 && w.back() == 's' && !page.IsScopeWord(w)) w.pop_back();

@@ -899,6 +899,8 @@ TEST(GenericSentence, EachClausesAndCountsOfSystems) {
   // Chips in a place or a deployment the sentence names: their total, not the chip's.
   EXPECT_EQ(read("Each Z9 chip draws 700 W. Z9 chips in Project Rainier will draw 2.2 GW."),
             (Facts{"chip:acme-z9 tdp 700 W scope=chip", "chip:acme-z9 tdp 2.2 GW scope=cluster"}));
+  EXPECT_EQ(read("Project Rainier spans 400,000 Z9 chips and draws 2.2 GW."),
+            (Facts{"chip:acme-z9 tdp 2.2 GW chips=400000 scope=cluster"}));
   // Only a deployment's word (schema table deployment_words): a mode, a date, a cloud, a form are the chip's.
   EXPECT_EQ(read("Z9 chips in Q3 2025 will draw 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
   EXPECT_EQ(read("Z9 chips in Microsoft Azure are rated at 700 W."), (Facts{"chip:acme-z9 tdp 700 W"}));
