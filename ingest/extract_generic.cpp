@@ -548,40 +548,77 @@ std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit) {
   return items;
 }
 
+namespace {
+
+// Whether a parenthesis's words name one place: capitalised words, no
+// figure, no code, no status ("Europe (coming soon)", "North America
+// (2025)", "US East (us-east-1)", "Europe (EU)", "(Coming Soon)",
+// "(Preview)", "(Limited Availability)" do not).
+bool NamesOnePlace(std::string_view inside) {
+  bool place = !inside.empty() && inside.find_first_of(",;/") == inside.npos;
+  size_t words = 0;
+  for (auto iw = NextWord(inside, 0, inside.size()); iw && place; iw = NextWord(inside, iw->end, inside.size())) {
+    const std::string_view word = inside.substr(iw->begin, iw->size());
+    place = IsUpper(word[0]) && std::none_of(word.begin(), word.end(), IsDigit);
+    ++words;
+  }
+  if (place && (words == 0 || (words == 1 && inside.size() <= 2))) place = false;
+  for (const char* status : {"coming", "soon", "preview", "limited", "availability", "available", "beta", "planned",
+                             "new", "launching", "expected", "announced", "ga", "gated", "only", "general", "or",
+                             "and"}) {
+    if (place && FindLowerWord(AsciiLower(inside), status) != std::string_view::npos) place = false;
+  }
+  return place;
+}
+
+// The area and the parenthesis of "US East (Ohio)", where the area ends in a
+// word of schema table region_area_words; nullopt otherwise.
+std::optional<std::pair<std::string_view, std::string_view>> AreaAndDetail(const Page& page, std::string_view v) {
+  const size_t comma = v.find(", "), paren = v.find(" (");
+  if (paren == std::string_view::npos || paren > comma) return std::nullopt;
+  const size_t close = v.find(')', paren);
+  if (close == std::string_view::npos) return std::nullopt;
+  size_t w = paren;
+  while (w > 0 && IsAsciiAlpha(v[w - 1])) --w;
+  const auto areas = page.schema.tables().find("region_area_words");
+  if (areas == page.schema.tables().end() || !areas->second.count(AsciiLower(v.substr(w, paren - w)))) return std::nullopt;
+  return std::make_pair(v.substr(0, paren), v.substr(paren + 2, close - paren - 2));
+}
+
+}  // namespace
+
 std::string ListItemName(const Page& page, Range item) {
   const std::string_view v = page.View(item);
   const size_t comma = v.find(", "), paren = v.find(" (");
-  if (paren < comma) {
-    // "US East (Ohio)": the region within an area, where its parenthesis is
-    // part of its name. ("Asia Pacific (Mumbai, Hyderabad)" names two: the
-    // area alone is what the item says of both.)
-    size_t w = paren;
-    while (w > 0 && IsAsciiAlpha(v[w - 1])) --w;
-    const auto areas = page.schema.tables().find("region_area_words");
-    const size_t close = v.find(')', paren);
-    const std::string_view inside = close == std::string_view::npos ? "" : v.substr(paren + 2, close - paren - 2);
-    // Only a place's name: capitalised words, no figure, no code ("Europe
-    // (coming soon)", "North America (2025)", "US East (us-east-1)",
-    // "Europe (EU)", "US East (Ohio or N. Virginia)" are the area).
-    bool place = !inside.empty() && inside.find_first_of(",;/") == inside.npos;
-    size_t words = 0;
-    for (auto iw = NextWord(inside, 0, inside.size()); iw && place; iw = NextWord(inside, iw->end, inside.size())) {
-      const std::string_view word = inside.substr(iw->begin, iw->size());
-      place = IsUpper(word[0]) && std::none_of(word.begin(), word.end(), IsDigit);
-      ++words;
-    }
-    if (place && (words == 0 || (words == 1 && inside.size() <= 2))) place = false;
-    // "(Coming Soon)", "(Preview)", "(Limited Availability)": a status, title-cased.
-    for (const char* status : {"coming", "soon", "preview", "limited", "availability", "available", "beta", "planned",
-                               "new", "launching", "expected", "announced", "ga", "gated", "only", "general"}) {
-      if (place && FindLowerWord(AsciiLower(inside), status) != std::string_view::npos) place = false;
-    }
-    if (place && areas != page.schema.tables().end() && close != std::string_view::npos &&
-        areas->second.count(AsciiLower(v.substr(w, paren - w)))) {
-      return std::string(v.substr(0, close + 1));
-    }
+  // "US East (Ohio)": the region within an area, where its parenthesis is
+  // part of its name ("US East (Ohio or N. Virginia)" is the area).
+  if (const auto area = AreaAndDetail(page, v); area && NamesOnePlace(area->second)) {
+    return std::string(area->first) + " (" + std::string(area->second) + ")";
   }
   return std::string(v.substr(0, std::min(comma, paren)));
+}
+
+std::vector<std::string> ListItemNames(const Page& page, Range item) {
+  // "Asia Pacific (Tokyo, Osaka)": a region each, "Asia Pacific (Tokyo)" and
+  // "Asia Pacific (Osaka)". (It was the area alone.)
+  if (const auto area = AreaAndDetail(page, page.View(item))) {
+    std::vector<std::string> places;
+    std::string_view rest = area->second;
+    while (!rest.empty()) {
+      size_t cut = std::min(rest.find(", "), rest.find(" and "));
+      std::string_view place = rest.substr(0, cut);
+      if (cut == std::string_view::npos) {
+        rest = {};
+      } else {
+        rest.remove_prefix(cut + (rest.substr(cut, 2) == ", " ? 2 : 5));
+        if (rest.starts_with("and ")) rest.remove_prefix(4);  // "Tokyo, Osaka, and Seoul"
+      }
+      if (!NamesOnePlace(place)) return {ListItemName(page, item)};
+      places.push_back(std::string(area->first) + " (" + std::string(place) + ")");
+    }
+    if (places.size() >= 2) return places;
+  }
+  return {ListItemName(page, item)};
 }
 
 std::vector<Range> SplitSentences(const Page& page, Range r) {
@@ -2468,9 +2505,12 @@ void ReadSentence(Page& page, Range s, const SentenceOptions& opt) {
         // "Mumbai, India": the place is "Mumbai", as the page names it
         // elsewhere ("in the US, Mumbai and other regions"); its country
         // stays in the excerpt. Stored whole, one region was listed twice.
-        li.draft.value = Value::Text(ListItemName(page, item));
         li.draft.span = item;
-        drafts.push_back(std::move(li));
+        for (std::string& name : ListItemNames(page, item)) {
+          Pending one = li;
+          one.draft.value = Value::Text(std::move(name));
+          drafts.push_back(std::move(one));
+        }
       }
     }
   }

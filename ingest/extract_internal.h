@@ -423,6 +423,9 @@ std::vector<Range> SplitSentences(const Page& page, Range r);
 // the name an item gives ("Mumbai", "US East (Ohio)": schema table region_area_words).
 std::vector<Range> ListItems(std::string_view text, size_t pos, size_t limit);
 std::string ListItemName(const Page& page, Range item);
+// The names of the places an item gives: ListItemName's, or one for each
+// place of an area's parenthesis ("Asia Pacific (Tokyo, Osaka)").
+std::vector<std::string> ListItemNames(const Page& page, Range item);
 
 // ---- product names the schema does not know (extract_names.cpp) ----------
 

@@ -1072,10 +1072,12 @@ size_t ReadLabelledValue(Page& page, const EntityId& subject, const std::string&
         while (!rest.empty() && (text[rest.end - 1] == '.' || text[rest.end - 1] == ';')) --rest.end;
         if (items.size() > 1 && rest.empty()) {
           for (const Range& item : items) {
-            Draft each = d;
-            each.value = Value::Text(ListItemName(page, item));
-            each.span = item;
-            page.Add(std::move(each), emit);
+            for (std::string& name : ListItemNames(page, item)) {
+              Draft each = d;
+              each.value = Value::Text(std::move(name));
+              each.span = item;
+              page.Add(std::move(each), emit);
+            }
           }
           break;
         }

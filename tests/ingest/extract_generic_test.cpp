@@ -1137,8 +1137,17 @@ TEST(GenericSentence, ARegionListNamesEachPlaceOnce) {
                     "(us-east-1), US West (preview) and Europe (EU)."),
             (Regions{"North America <North America (2025)>", "Europe <Europe (coming soon)>", "US East <US East (us-east-1)>",
                      "US West <US West (preview)>", "Europe <Europe (EU)>"}));
+  // Two places in one area's parenthesis: a region each (it was the area alone).
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in Asia Pacific (Mumbai, Hyderabad) and US East (Ohio)."),
-            (Regions{"Asia Pacific <Asia Pacific (Mumbai, Hyderabad)>", "US East (Ohio) <US East (Ohio)>"}));
+            (Regions{"Asia Pacific (Mumbai) <Asia Pacific (Mumbai, Hyderabad)>",
+                     "Asia Pacific (Hyderabad) <Asia Pacific (Mumbai, Hyderabad)>", "US East (Ohio) <US East (Ohio)>"}));
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Asia Pacific (Tokyo, Osaka, and Seoul)."),
+            (Regions{"Asia Pacific (Tokyo) <Asia Pacific (Tokyo, Osaka, and Seoul)>",
+                     "Asia Pacific (Osaka) <Asia Pacific (Tokyo, Osaka, and Seoul)>",
+                     "Asia Pacific (Seoul) <Asia Pacific (Tokyo, Osaka, and Seoul)>"}));
+  // Not where a part is no place's name: the area.
+  EXPECT_EQ(regions("The trn1.32xlarge instance is available in Asia Pacific (Tokyo, coming soon) and Europe."),
+            (Regions{"Asia Pacific <Asia Pacific (Tokyo, coming soon)>", "Europe <Europe>"}));
   // Words that count or name what the list holds, before its colon: "three regions:" read nothing.
   EXPECT_EQ(regions("The trn1.32xlarge instance is available in three regions: Ohio, Tokyo and Frankfurt."),
             (Regions{"Ohio <Ohio>", "Tokyo <Tokyo>", "Frankfurt <Frankfurt>"}));
